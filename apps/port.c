@@ -1,0 +1,359 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * port: an rte_ethdev (a PCI NIC or a virtual device: pcap, ring, null,
+ * af_packet, tap, vhost, ...).
+ *
+ * init probes `device` (hot-plug) unless an ethdev of that name already
+ * exists, for instance a NIC the EAL probed at start-up or a --vdev given in
+ * the EAL arguments; the ethdev name is the part of `device` before the first
+ * comma (a PCI address in its full 0000:bb:dd.f form).  The app takes
+ * ownership of the port (rte_eth_dev_owner_*), so two apps cannot drive one
+ * device.  The port gets rx_queues rx queues (RSS over IP/UDP/TCP when more
+ * than one); it transmits on tx queue 0 only.
+ *
+ * pull  receives a burst from every rx queue and transmits it on "output";
+ *       with "output" unconnected the queues are set up but never polled.
+ * push  sends what "input" holds on tx queue 0.  Packets the device does
+ *       not take are dropped (counted in the app's drops); sent packets are
+ *       counted as the app's out_packets/out_bytes.
+ * stop  stops the device.  fini closes it (freeing what its rings hold),
+ *       and removes the device if this app probed it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_dev.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_pci.h>
+
+#include "app.h"
+
+#define PORT_TX_ROUNDS 4
+#define PORT_RSS_HF (RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_TCP)
+
+struct port_priv {
+	uint16_t port_id;
+	uint16_t n_rxq;
+	bool is_pci;             /* name is a PCI address (else a vdev) */
+	bool probed;             /* this app hot-plugged the device: fini removes it */
+	bool configured;         /* fini closes the port */
+	bool started;
+	bool owned;              /* port_id is owned by owner_id */
+	uint64_t owner_id;
+	struct rte_device *dev;  /* the bus device, for rte_dev_remove */
+	char name[RTE_ETH_NAME_MAX_LEN];
+};
+
+/* Ethdev name of a device string: up to the first comma, PCI addresses in
+ * canonical form. */
+static int device_name(const char *device, char *name, size_t size, bool *is_pci,
+		       struct sl_err *err)
+{
+	size_t len = strcspn(device, ",");
+	struct rte_pci_addr addr;
+
+	if (len >= size)
+		return sl_errf(err, EINVAL, "device name in '%s' is longer than %zu characters",
+			       device, size - 1);
+	memcpy(name, device, len);
+	name[len] = '\0';
+	*is_pci = rte_pci_addr_parse(name, &addr) == 0;
+	if (*is_pci)
+		rte_pci_device_name(&addr, name, size);
+	return 0;
+}
+
+/* Many drivers fail with -1 rather than a -errno value and log the reason
+ * themselves; do not call that "Operation not permitted". */
+static const char *why(int rc)
+{
+	return rc == -1 ? "the driver refused (see its log message)" : rte_strerror(-rc);
+}
+
+static int errnum(int rc)
+{
+	return rc == -1 ? EINVAL : -rc;
+}
+
+/* Find or probe the device, and take ownership of its port. */
+static int port_attach(struct sl_app *app, const char *device, struct sl_err *err)
+{
+	struct port_priv *p = app->priv;
+	struct rte_eth_dev_owner owner = { 0 };
+	int rc;
+
+	rc = device_name(device, p->name, sizeof(p->name), &p->is_pci, err);
+	if (rc < 0)
+		return rc;
+	if (rte_eth_dev_get_port_by_name(p->name, &p->port_id) != 0) {
+		rc = rte_dev_probe(device);
+		/* EAL answers -EFAULT when no bus claims the name. */
+		if (rc == -EFAULT)
+			return sl_errf(err, ENODEV,
+				       "cannot probe device '%s': no bus or driver recognises '%s'",
+				       device, p->name);
+		if (rc < 0)
+			return sl_errf(err, errnum(rc), "cannot probe device '%s': %s",
+				       device, why(rc));
+		if (rte_eth_dev_get_port_by_name(p->name, &p->port_id) != 0) {
+			/* Probed, but not as an ethdev of the expected name:
+			 * undo the probe so that nothing is left attached. */
+			rte_eal_hotplug_remove(p->is_pci ? "pci" : "vdev", p->name);
+			return sl_errf(err, ENODEV, "device '%s' has no ethdev port", device);
+		}
+		p->probed = true;
+	}
+
+	rc = rte_eth_dev_owner_new(&p->owner_id);
+	if (rc < 0)
+		return sl_errf(err, errnum(rc), "cannot create an ethdev owner: %s", why(rc));
+	owner.id = p->owner_id;
+	snprintf(owner.name, sizeof(owner.name), "sluice app '%s'", app->name);
+	if (rte_eth_dev_owner_set(p->port_id, &owner) != 0) {
+		struct rte_eth_dev_owner cur = { 0 };
+		rte_eth_dev_owner_get(p->port_id, &cur);
+		return sl_errf(err, EBUSY, "device '%s' is already used by %s", p->name,
+			       cur.name[0] != '\0' ? cur.name : "another owner");
+	}
+	p->owned = true;
+	return 0;
+}
+
+static int port_init(struct sl_app *app, struct sl_err *err)
+{
+	struct port_priv *p = app->priv;
+	const char *device = sl_app_param_str(app, "device");
+	unsigned n_rxq = (unsigned)sl_app_param_uint(app, "rx_queues");
+	uint16_t rx_desc = (uint16_t)sl_app_param_uint(app, "rx_desc");
+	uint16_t tx_desc = (uint16_t)sl_app_param_uint(app, "tx_desc");
+	uint16_t mtu = (uint16_t)sl_app_param_uint(app, "mtu");
+	struct rte_eth_conf conf = { 0 };
+	struct rte_eth_dev_info info;
+	int rc;
+
+	rc = port_attach(app, device, err);
+	if (rc < 0)
+		return rc;
+
+	rc = rte_eth_dev_info_get(p->port_id, &info);
+	if (rc < 0)
+		return sl_errf(err, errnum(rc), "cannot query device '%s': %s", p->name,
+			       why(rc));
+	p->dev = info.device;
+
+	if (n_rxq > info.max_rx_queues)
+		return sl_errf(err, EINVAL,
+			       "rx_queues is %u but device '%s' has at most %u rx queues",
+			       n_rxq, p->name, info.max_rx_queues);
+	if (n_rxq > 1) {
+		uint64_t hf = PORT_RSS_HF & info.flow_type_rss_offloads;
+		if (hf == 0)
+			return sl_errf(err, EINVAL,
+				       "rx_queues is %u but device '%s' has no RSS; use 1",
+				       n_rxq, p->name);
+		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		conf.rx_adv_conf.rss_conf.rss_hf = hf;
+	}
+
+	/* Frame overhead beyond the MTU, by ethdev's own rule. */
+	uint32_t overhead = info.max_mtu != UINT16_MAX && info.max_rx_pktlen > info.max_mtu ?
+		info.max_rx_pktlen - info.max_mtu : RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
+	uint32_t mtu_max = info.max_rx_pktlen > overhead ? info.max_rx_pktlen - overhead : 0;
+	mtu_max = RTE_MIN(mtu_max, (uint32_t)info.max_mtu);
+	uint16_t eff_mtu = mtu;
+	if (mtu != 0) {
+		if (mtu < info.min_mtu || mtu > mtu_max)
+			return sl_errf(err, EINVAL,
+				       "mtu %u is outside the range %u..%u of device '%s'",
+				       mtu, info.min_mtu, mtu_max, p->name);
+		conf.rxmode.mtu = mtu;
+	} else {
+		eff_mtu = RTE_MIN(info.max_mtu, (uint16_t)RTE_ETHER_MTU);
+	}
+	/* Frames larger than one pool buffer need scattered rx. */
+	uint32_t room = rte_pktmbuf_data_room_size(app->pool);
+	uint32_t buf = room - RTE_MIN(room, (uint32_t)RTE_PKTMBUF_HEADROOM);
+	/* Where the device offers it, ask for scattered rx; otherwise the PMD
+	 * decides (several enable it by themselves, others refuse at start). */
+	if (eff_mtu + overhead > buf && (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER))
+		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
+	/* Chained mbufs (from scattered rx or a large source) may be sent. */
+	if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
+		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+
+	/* Only tx queue 0 is used, but some drivers (tap) insist on as many tx
+	 * queues as rx queues; idle extra ones cost a few descriptors. */
+	uint16_t n_txq = (uint16_t)RTE_MAX(1u, RTE_MIN(n_rxq, (unsigned)info.max_tx_queues));
+
+	rc = rte_eth_dev_configure(p->port_id, (uint16_t)n_rxq, n_txq, &conf);
+	if (rc < 0)
+		return sl_errf(err, errnum(rc), "cannot configure device '%s': %s", p->name,
+			       why(rc));
+	p->configured = true;
+	p->n_rxq = (uint16_t)n_rxq;
+
+	rc = rte_eth_dev_adjust_nb_rx_tx_desc(p->port_id, &rx_desc, &tx_desc);
+	if (rc < 0)
+		return sl_errf(err, errnum(rc), "cannot fit descriptor counts to device '%s': %s",
+			       p->name, why(rc));
+
+	int socket = rte_eth_dev_socket_id(p->port_id);
+	if (socket < 0)
+		socket = app->socket;
+	for (uint16_t q = 0; q < p->n_rxq; q++) {
+		rc = rte_eth_rx_queue_setup(p->port_id, q, rx_desc, (unsigned)socket,
+					    NULL, app->pool);
+		if (rc < 0)
+			return sl_errf(err, errnum(rc),
+				       "cannot set up rx queue %u of device '%s': %s",
+				       q, p->name, why(rc));
+	}
+	for (uint16_t q = 0; q < n_txq; q++) {
+		rc = rte_eth_tx_queue_setup(p->port_id, q, tx_desc, (unsigned)socket, NULL);
+		if (rc < 0)
+			return sl_errf(err, errnum(rc),
+				       "cannot set up tx queue %u of device '%s': %s",
+				       q, p->name, why(rc));
+	}
+
+	rc = rte_eth_dev_start(p->port_id);
+	if (rc < 0) {
+		const char *hint = rc == -ENOMEM ?
+			" (the pool must hold at least rx_queues x rx_desc mbufs)" : "";
+		return sl_errf(err, errnum(rc), "cannot start device '%s': %s%s",
+			       p->name, why(rc), hint);
+	}
+	p->started = true;
+
+	if (sl_app_param_bool(app, "promiscuous"))
+		rc = rte_eth_promiscuous_enable(p->port_id);
+	else
+		rc = rte_eth_promiscuous_disable(p->port_id);
+	if (rc < 0 && rc != -ENOTSUP)
+		return sl_errf(err, errnum(rc), "cannot set promiscuous mode on device '%s': %s",
+			       p->name, why(rc));
+	return 0;
+}
+
+static void port_pull(struct sl_app *app)
+{
+	const struct port_priv *p = app->priv;
+	struct rte_mbuf *pkts[SL_BURST_MAX];
+	struct sl_link *out = app->out[0];
+
+	if (out == NULL)
+		return;
+	for (uint16_t q = 0; q < p->n_rxq; q++) {
+		uint16_t n = rte_eth_rx_burst(p->port_id, q, pkts, (uint16_t)app->burst);
+		if (n == 0)
+			continue;
+		sl_app_count_in(app, pkts, n);
+		sl_link_transmit(out, pkts, n);
+	}
+}
+
+static void port_push(struct sl_app *app)
+{
+	const struct port_priv *p = app->priv;
+	struct rte_mbuf *pkts[SL_BURST_MAX];
+	struct sl_link *in = app->in[0];
+
+	if (in == NULL)
+		return;
+	for (unsigned r = 0; r < PORT_TX_ROUNDS; r++) {
+		unsigned n = sl_link_receive(in, pkts, app->burst);
+		if (n == 0)
+			break;
+		/* Lengths are read first: a PMD may free what it sent at once. */
+		uint64_t bytes = sl_pkts_bytes(pkts, n);
+		uint16_t sent = rte_eth_tx_burst(p->port_id, 0, pkts, (uint16_t)n);
+		if (sent < n)
+			bytes -= sl_pkts_bytes(pkts + sent, n - sent);
+		sl_app_count_out_n(app, sent, bytes);
+		if (sent < n) {
+			/* The tx ring is full: drop the rest and stop for now. */
+			sl_app_drop(app, pkts + sent, n - sent);
+			break;
+		}
+		if (n < app->burst)
+			break;
+	}
+}
+
+static void port_stop(struct sl_app *app)
+{
+	struct port_priv *p = app->priv;
+
+	if (p->started) {
+		rte_eth_dev_stop(p->port_id);
+		p->started = false;
+	}
+}
+
+static void port_fini(struct sl_app *app)
+{
+	struct port_priv *p = app->priv;
+
+	port_stop(app);
+	if (p->configured) {
+		rte_eth_dev_close(p->port_id);   /* also releases the port and its owner */
+		p->configured = false;
+		p->owned = false;
+	}
+	if (p->owned) {
+		rte_eth_dev_owner_unset(p->port_id, p->owner_id);
+		p->owned = false;
+	}
+	if (p->probed) {
+		if (p->dev != NULL)
+			rte_dev_remove(p->dev);
+		else
+			rte_eal_hotplug_remove(p->is_pci ? "pci" : "vdev", p->name);
+		p->probed = false;
+	}
+}
+
+static const struct sl_param_spec port_params[] = {
+	{ .name = "device", .type = SL_PARAM_STRING, .def = NULL,
+	  .doc = "PCI address (0000:03:00.0) or vdev string (net_pcap0,rx_pcap=in.pcap)" },
+	{ .name = "rx_queues", .type = SL_PARAM_UINT, .def = "1", .min = 1, .max = 16,
+	  .doc = "rx queues, spread by RSS over IP/UDP/TCP when more than 1" },
+	{ .name = "rx_desc", .type = SL_PARAM_UINT, .def = "1024", .min = 64, .max = 16384,
+	  .doc = "descriptors per rx queue (fitted to the device's limits)" },
+	{ .name = "tx_desc", .type = SL_PARAM_UINT, .def = "1024", .min = 64, .max = 16384,
+	  .doc = "descriptors of the tx queue (fitted to the device's limits)" },
+	{ .name = "promiscuous", .type = SL_PARAM_BOOL, .def = "true",
+	  .doc = "receive frames for any MAC address (ignored where unsupported)" },
+	{ .name = "mtu", .type = SL_PARAM_UINT, .def = "0", .max = 9600,
+	  .doc = "MTU in bytes; 0 keeps the device's default" },
+};
+
+static const struct sl_port_spec port_inputs[] = {
+	{ .name = "input", .required = false, .doc = "packets to transmit" },
+};
+
+static const struct sl_port_spec port_outputs[] = {
+	{ .name = "output", .required = false, .doc = "packets received" },
+};
+
+static const struct sl_app_type port_app = {
+	.name = "port",
+	.doc = "A DPDK ethdev: receive on output, transmit what arrives on input",
+	.params = port_params,
+	.n_params = SL_ARRAY_LEN(port_params),
+	.inputs = port_inputs,
+	.n_inputs = SL_ARRAY_LEN(port_inputs),
+	.outputs = port_outputs,
+	.n_outputs = SL_ARRAY_LEN(port_outputs),
+	.priv_size = sizeof(struct port_priv),
+	.boundary = true,
+	.init = port_init,
+	.pull = port_pull,
+	.push = port_push,
+	.stop = port_stop,
+	.fini = port_fini,
+};
+
+SL_APP_REGISTER(port_app)

@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <assert.h>
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+
+static struct sl_app_reg *registry;
+
+void sl_app_registry_append(struct sl_app_reg *reg)
+{
+	reg->next = registry;
+	registry = reg;
+}
+
+const struct sl_app_type *sl_app_type_find(const char *name)
+{
+	for (struct sl_app_reg *r = registry; r != NULL; r = r->next)
+		if (strcmp(r->type->name, name) == 0)
+			return r->type;
+	return NULL;
+}
+
+static int cmp_type(const void *a, const void *b)
+{
+	const struct sl_app_type *x = *(const struct sl_app_type *const *)a;
+	const struct sl_app_type *y = *(const struct sl_app_type *const *)b;
+	return strcmp(x->name, y->name);
+}
+
+unsigned sl_app_types(const struct sl_app_type **out, unsigned max)
+{
+	unsigned n = 0;
+	for (struct sl_app_reg *r = registry; r != NULL; r = r->next) {
+		if (n < max)
+			out[n] = r->type;
+		n++;
+	}
+	qsort(out, n < max ? n : max, sizeof(*out), cmp_type);
+	return n;
+}
+
+bool sl_port_spec_match(const struct sl_port_spec *spec, const char *port,
+			unsigned *number)
+{
+	size_t len = strlen(spec->name);
+	if (len > 0 && spec->name[len - 1] == '#') {
+		len--;
+		if (strncmp(spec->name, port, len) != 0)
+			return false;
+		const char *digits = port + len;
+		if (!isdigit((unsigned char)digits[0]) ||
+		    (digits[0] == '0' && digits[1] != '\0'))
+			return false;
+		char *end;
+		unsigned long v = strtoul(digits, &end, 10);
+		if (*end != '\0' || v >= SL_MAX_PORTS)
+			return false;
+		*number = (unsigned)v;
+		return true;
+	}
+	if (strcmp(spec->name, port) != 0)
+		return false;
+	*number = 0;
+	return true;
+}
+
+static int check_ports(const struct sl_app_type *t, const struct sl_port_spec *p,
+		       unsigned n, const char *dir, struct sl_err *err)
+{
+	if (n > SL_MAX_PORTS)
+		return sl_errf(err, EINVAL, "app type '%s': more than %u %s ports",
+			       t->name, SL_MAX_PORTS, dir);
+	for (unsigned i = 0; i < n; i++) {
+		size_t len = strlen(p[i].name);
+		if (len == 0)
+			return sl_errf(err, EINVAL, "app type '%s': empty %s port name",
+				       t->name, dir);
+		if (p[i].name[len - 1] == '#' && n != 1)
+			return sl_errf(err, EINVAL,
+				       "app type '%s': numbered %s port '%s' must be the only %s port",
+				       t->name, dir, p[i].name, dir);
+	}
+	return 0;
+}
+
+int sl_app_registry_check(struct sl_err *err)
+{
+	for (struct sl_app_reg *r = registry; r != NULL; r = r->next) {
+		const struct sl_app_type *t = r->type;
+		if (t->name == NULL || t->name[0] == '\0' || t->doc == NULL)
+			return sl_errf(err, EINVAL, "an app type has no name or doc");
+		for (struct sl_app_reg *q = r->next; q != NULL; q = q->next)
+			if (strcmp(q->type->name, t->name) == 0)
+				return sl_errf(err, EINVAL,
+					       "app type '%s' is registered twice", t->name);
+		int rc = check_ports(t, t->inputs, t->n_inputs, "input", err);
+		if (rc == 0)
+			rc = check_ports(t, t->outputs, t->n_outputs, "output", err);
+		if (rc < 0)
+			return rc;
+		for (unsigned i = 0; i < t->n_params; i++) {
+			const struct sl_param_spec *s = &t->params[i];
+			if (sl_param_find(t->params, i, s->name) >= 0)
+				return sl_errf(err, EINVAL,
+					       "app type '%s': parameter '%s' declared twice",
+					       t->name, s->name);
+			if (strcmp(s->name, "type") == 0 || strcmp(s->name, "worker") == 0)
+				return sl_errf(err, EINVAL,
+					       "app type '%s': parameter name '%s' is reserved",
+					       t->name, s->name);
+			if (s->def != NULL) {
+				struct sl_param_value v;
+				rc = sl_param_parse(s, s->def, &v, err);
+				if (rc < 0)
+					return sl_err_prefix(err, EINVAL,
+							     "app type '%s': bad default", t->name);
+				sl_param_value_free(&v);
+			}
+		}
+	}
+	return 0;
+}
+
+static const struct sl_param_value *param(const struct sl_app *app, const char *name,
+					  enum sl_param_type type)
+{
+	int i = sl_param_find(app->type->params, app->type->n_params, name);
+	assert(i >= 0 && "parameter not in the app type's table");
+	assert(app->type->params[i].type == type && "parameter read with the wrong type");
+	(void)type;
+	return &app->params[i];
+}
+
+uint64_t sl_app_param_uint(const struct sl_app *app, const char *name)
+{
+	int i = sl_param_find(app->type->params, app->type->n_params, name);
+	assert(i >= 0 && "parameter not in the app type's table");
+	assert(app->type->params[i].type != SL_PARAM_STRING &&
+	       app->type->params[i].type != SL_PARAM_MAC);
+	return app->params[i].u;
+}
+
+bool sl_app_param_bool(const struct sl_app *app, const char *name)
+{
+	return param(app, name, SL_PARAM_BOOL)->u != 0;
+}
+
+const char *sl_app_param_str(const struct sl_app *app, const char *name)
+{
+	int i = sl_param_find(app->type->params, app->type->n_params, name);
+	assert(i >= 0 && "parameter not in the app type's table");
+	return app->params[i].s;
+}
+
+const uint8_t *sl_app_param_mac(const struct sl_app *app, const char *name)
+{
+	return param(app, name, SL_PARAM_MAC)->mac;
+}
+
+bool sl_app_param_is_set(const struct sl_app *app, const char *name)
+{
+	int i = sl_param_find(app->type->params, app->type->n_params, name);
+	assert(i >= 0 && "parameter not in the app type's table");
+	return app->params[i].set;
+}
+
+static struct sl_link *find_port(const struct sl_port_spec *specs, unsigned n,
+				 struct sl_link *const *links, const char *port)
+{
+	for (unsigned i = 0; i < n; i++) {
+		unsigned number;
+		if (sl_port_spec_match(&specs[i], port, &number)) {
+			size_t len = strlen(specs[i].name);
+			return links[specs[i].name[len - 1] == '#' ? number : i];
+		}
+	}
+	return NULL;
+}
+
+struct sl_link *sl_app_input(const struct sl_app *app, const char *port)
+{
+	return find_port(app->type->inputs, app->type->n_inputs, app->in, port);
+}
+
+struct sl_link *sl_app_output(const struct sl_app *app, const char *port)
+{
+	return find_port(app->type->outputs, app->type->n_outputs, app->out, port);
+}

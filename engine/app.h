@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Apps: the units of a pipeline.  An app type is a const table (struct
+ * sl_app_type) in one file under apps/, ending in SL_APP_REGISTER(type).
+ * Registration only appends to a list; names, ports and parameter tables are
+ * checked when the engine starts (sl_app_registry_check), where an error can
+ * be reported.
+ *
+ * Ports.  A type names its input and output ports.  A fixed port has a plain
+ * name ("input"); a numbered family is written "output#" and matches output0,
+ * output1, ... which must be connected from 0 without gaps.  An app with one
+ * input and one output calls them "input" and "output".
+ *
+ * Life cycle, and which thread calls what:
+ *   init(app, err)  control thread, before any worker runs, after the links
+ *                   are connected (app->in/out are valid).  May allocate,
+ *                   probe devices, block.  Returns 0 or -errno with a sentence
+ *                   in err (the engine prefixes "app 'NAME': ").
+ *   pull(app)       the app's worker, once per breath: bring packets in from
+ *                   outside (a device's rx, a generator).  Must not block.
+ *   push(app)       the app's worker, when at least one input link holds
+ *                   packets: consume inputs, transmit on outputs.  Must not
+ *                   block.
+ *   tick(app)       the app's worker, once per breath after push: capped
+ *                   housekeeping.  Must not block.
+ *   stop(app)       control thread, after every worker has stopped: stop
+ *                   devices, so that nothing more arrives.
+ *   fini(app)       control thread, after all stops and after the links have
+ *                   been drained: free every packet and resource the app holds.
+ *                   Must be safe after a failed init.
+ *
+ * Packets: an app owns the packets it received until it transmits or frees
+ * them; it must not hold packets across breaths except in its own documented
+ * queues, which fini frees.
+ */
+#ifndef SL_APP_H
+#define SL_APP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stddef.h>
+
+#include <rte_common.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "counter.h"
+#include "err.h"
+#include "link.h"
+#include "param.h"
+
+#define SL_MAX_PORTS 16       /* per direction */
+#define SL_BURST_MAX 256
+
+struct sl_app;
+
+struct sl_port_spec {
+	const char *name;    /* "input", or "output#" for a numbered family */
+	bool required;       /* must be connected (for a family: at least one) */
+	const char *doc;
+};
+
+struct sl_app_type {
+	const char *name;
+	const char *doc;                       /* one line */
+	const struct sl_param_spec *params;
+	unsigned n_params;
+	const struct sl_port_spec *inputs;
+	unsigned n_inputs;
+	const struct sl_port_spec *outputs;
+	unsigned n_outputs;
+	size_t priv_size;                      /* bytes at app->priv, zeroed */
+	/* true for an app whose inputs never flow to its outputs: what it
+	 * outputs comes from pull (a port: rx in pull, tx in push).  Links out
+	 * of such an app do not constrain the push order and cannot close a
+	 * cycle, so "nic.output -> fwd.input; fwd.output -> nic.input" is legal. */
+	bool boundary;
+
+	int (*init)(struct sl_app *app, struct sl_err *err);
+	void (*pull)(struct sl_app *app);
+	void (*push)(struct sl_app *app);
+	void (*tick)(struct sl_app *app);
+	void (*stop)(struct sl_app *app);
+	void (*fini)(struct sl_app *app);
+};
+
+/* Counters of packets crossing the app's boundary with the outside world
+ * (a device, a generator, a sink).  Packets moved over links are counted on
+ * the links.  Written only by the app's worker. */
+struct sl_app_stats {
+	uint64_t in_packets, in_bytes;    /* received from outside / generated */
+	uint64_t out_packets, out_bytes;  /* sent to outside / consumed */
+	uint64_t drops;                   /* dropped by the app, any reason */
+};
+
+struct sl_app {
+	const struct sl_app_type *type;
+	void *priv;                          /* type->priv_size bytes, zeroed */
+	struct sl_link *in[SL_MAX_PORTS];    /* by port index (fixed) or number (#) */
+	struct sl_link *out[SL_MAX_PORTS];
+	unsigned n_in, n_out;                /* highest connected index + 1 */
+	unsigned burst;                      /* engine-wide burst size (<= SL_BURST_MAX) */
+	struct rte_mempool *pool;            /* mbufs for this app's worker */
+	int socket;                          /* NUMA node of the app's worker */
+	struct sl_app_stats stats __rte_cache_aligned;
+
+	/* control data */
+	const char *name;
+	unsigned index;                      /* position in the config */
+	unsigned worker;                     /* index of its worker */
+	const struct sl_param_value *params; /* parallel to type->params */
+	bool inited;
+};
+
+/* Parameter access for init(): the spec must exist in the type's table with a
+ * matching type (checked by assertion; a mismatch is a programming error). */
+uint64_t sl_app_param_uint(const struct sl_app *app, const char *name);
+bool sl_app_param_bool(const struct sl_app *app, const char *name);
+const char *sl_app_param_str(const struct sl_app *app, const char *name);
+const uint8_t *sl_app_param_mac(const struct sl_app *app, const char *name);
+bool sl_app_param_is_set(const struct sl_app *app, const char *name);
+
+/* Input or output link by fixed port name; NULL if not connected. */
+struct sl_link *sl_app_input(const struct sl_app *app, const char *port);
+struct sl_link *sl_app_output(const struct sl_app *app, const char *port);
+
+/* Count packets that crossed the app's outer boundary.  The _n forms take
+ * totals, for callers that must read lengths before handing packets away (a
+ * PMD's tx may free what it sent at once). */
+static inline void sl_app_count_in_n(struct sl_app *app, uint64_t packets, uint64_t bytes)
+{
+	sl_counter_add(&app->stats.in_packets, packets);
+	sl_counter_add(&app->stats.in_bytes, bytes);
+}
+
+static inline void sl_app_count_out_n(struct sl_app *app, uint64_t packets, uint64_t bytes)
+{
+	sl_counter_add(&app->stats.out_packets, packets);
+	sl_counter_add(&app->stats.out_bytes, bytes);
+}
+
+static inline void sl_app_count_in(struct sl_app *app, struct rte_mbuf **p, unsigned n)
+{
+	sl_app_count_in_n(app, n, sl_pkts_bytes(p, n));
+}
+
+static inline void sl_app_count_out(struct sl_app *app, struct rte_mbuf **p, unsigned n)
+{
+	sl_app_count_out_n(app, n, sl_pkts_bytes(p, n));
+}
+
+/* Free pkts[0..n) and count them as the app's drops. */
+static inline void sl_app_drop(struct sl_app *app, struct rte_mbuf **p, unsigned n)
+{
+	if (n == 0)
+		return;
+	rte_pktmbuf_free_bulk(p, n);
+	sl_counter_add(&app->stats.drops, n);
+}
+
+/* Registry.  The list node lives inside the registering file; appending
+ * never allocates and never fails. */
+struct sl_app_reg {
+	const struct sl_app_type *type;
+	struct sl_app_reg *next;
+};
+
+void sl_app_registry_append(struct sl_app_reg *reg);
+
+/* Look up a type by name; NULL if unknown. */
+const struct sl_app_type *sl_app_type_find(const char *name);
+
+/* Registered types in name order: fills up to max pointers, returns the total. */
+unsigned sl_app_types(const struct sl_app_type **out, unsigned max);
+
+/* Check every registered type: unique names, well-formed port and parameter
+ * tables, defaults that parse.  Returns 0 or -EINVAL with a sentence. */
+int sl_app_registry_check(struct sl_err *err);
+
+/* Does port name `port` belong to spec (exact, or a number for "name#")?
+ * On a match, *number receives the family number (0 for a fixed port). */
+bool sl_port_spec_match(const struct sl_port_spec *spec, const char *port,
+			unsigned *number);
+
+#define SL_APP_REGISTER(t)                                                   \
+	static struct sl_app_reg sl_app_reg_##t = { .type = &(t) };          \
+	__attribute__((constructor)) static void sl_app_register_##t(void)   \
+	{                                                                    \
+		sl_app_registry_append(&sl_app_reg_##t);                     \
+	}
+
+#define SL_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+#endif

@@ -1,0 +1,1310 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Configuration loading.  libyaml's document API turns the text into a tree
+ * of nodes, each with the position where it starts; the functions below walk
+ * that tree section by section (dpdk, pool, engine, workers, apps, links, in
+ * that order whatever the order in the file), fill a struct sl_config, then
+ * check ports and compute the push order.  The first problem found stops the
+ * walk: its sentence goes into the caller's struct sl_err, prefixed with
+ * FILE:LINE:COLUMN, and everything built so far is freed.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yaml.h>
+
+#include "config.h"
+
+#define NAME_LIST_MAX 400     /* bytes of "a, b, c" lists in messages */
+
+/* What the walk needs at hand: the file name for messages, the document, the
+ * config being filled and where to write the error. */
+struct ctx {
+	const char *name;
+	yaml_document_t *doc;
+	struct sl_config *cfg;
+	struct sl_err *err;
+	cpu_set_t allowed;       /* this process's CPU affinity */
+};
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static struct sl_mark node_mark(const yaml_node_t *n)
+{
+	return (struct sl_mark){ .line = (unsigned)n->start_mark.line + 1,
+				 .col = (unsigned)n->start_mark.column + 1 };
+}
+
+/* Write "NAME:LINE:COL: sentence" into the error and return -EINVAL. */
+__attribute__((format(printf, 3, 4)))
+static int fail_at(struct ctx *c, struct sl_mark m, const char *fmt, ...)
+{
+	char msg[sizeof(c->err->msg)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return sl_errf(c->err, EINVAL, "%s:%u:%u: %s", c->name, m.line, m.col, msg);
+}
+
+static int out_of_memory(struct ctx *c)
+{
+	return sl_errf(c->err, ENOMEM, "%s: out of memory", c->name);
+}
+
+static yaml_node_t *node_at(const struct ctx *c, int id)
+{
+	return yaml_document_get_node(c->doc, id);
+}
+
+static const char *text_of(const yaml_node_t *n)
+{
+	return (const char *)n->data.scalar.value;
+}
+
+/* The kind of a node, for "..., got a sequence". */
+static const char *kind_name(const yaml_node_t *n)
+{
+	switch (n->type) {
+	case YAML_MAPPING_NODE: return "a mapping";
+	case YAML_SEQUENCE_NODE: return "a sequence";
+	case YAML_SCALAR_NODE: return "a single value";
+	default: return "nothing";
+	}
+}
+
+/* An empty plain scalar, `~` or `null`: what `key:` with no value gives. */
+static bool is_null(const yaml_node_t *n)
+{
+	if (n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+		return false;
+	const char *s = text_of(n);
+	return s[0] == '\0' || strcmp(s, "~") == 0 || strcmp(s, "null") == 0 ||
+	       strcmp(s, "Null") == 0 || strcmp(s, "NULL") == 0;
+}
+
+static unsigned n_pairs(const yaml_node_t *map)
+{
+	return (unsigned)(map->data.mapping.pairs.top - map->data.mapping.pairs.start);
+}
+
+static unsigned n_items(const yaml_node_t *seq)
+{
+	return (unsigned)(seq->data.sequence.items.top - seq->data.sequence.items.start);
+}
+
+/* App and worker names: a letter, then letters, digits, '_' and '-'. */
+static bool valid_name(const char *s)
+{
+	if (!isalpha((unsigned char)s[0]))
+		return false;
+	for (const char *p = s + 1; *p != '\0'; p++)
+		if (!isalnum((unsigned char)*p) && *p != '_' && *p != '-')
+			return false;
+	return true;
+}
+
+/* Join words into buf as "a, b, c" (cut short with "..." if it does not fit). */
+static const char *join_names(const char *const *words, unsigned n, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < n; i++) {
+		int w = snprintf(buf + used, len - used, "%s%s", i > 0 ? ", " : "", words[i]);
+		if (w < 0 || (size_t)w >= len - used) {
+			if (len >= 4)
+				strcpy(buf + len - 4, "...");
+			break;
+		}
+		used += (size_t)w;
+	}
+	return buf;
+}
+
+/* Every key of a mapping must be a scalar, and no key may appear twice.
+ * `what` names a key in the message ("app", "worker", "key"); `owner` is put
+ * in front ("app 'x': ") or is "". */
+static int check_keys(struct ctx *c, const yaml_node_t *map, const char *what,
+		      const char *owner)
+{
+	const yaml_node_pair_t *start = map->data.mapping.pairs.start;
+
+	for (const yaml_node_pair_t *p = start; p < map->data.mapping.pairs.top; p++) {
+		const yaml_node_t *k = node_at(c, p->key);
+		if (k->type != YAML_SCALAR_NODE)
+			return fail_at(c, node_mark(k), "%s%s names must be single words, got %s",
+				       owner, what, kind_name(k));
+		for (const yaml_node_pair_t *q = start; q < p; q++) {
+			const yaml_node_t *first = node_at(c, q->key);
+			if (strcmp(text_of(first), text_of(k)) == 0)
+				return fail_at(c, node_mark(k),
+					       "%sduplicate %s '%s' (first at line %u)", owner,
+					       what, text_of(k), node_mark(first).line);
+		}
+	}
+	return 0;
+}
+
+/* "unknown key 'x' (did you mean 'y'?)" or "... (known keys: a, b)". */
+static int unknown_key(struct ctx *c, const yaml_node_t *k, const char *owner,
+		       const char *what, const char *const *known, unsigned n)
+{
+	const char *guess = sl_did_you_mean(text_of(k), known, n);
+	char list[NAME_LIST_MAX];
+
+	if (guess != NULL)
+		return fail_at(c, node_mark(k), "%sunknown %s '%s' (did you mean '%s'?)",
+			       owner, what, text_of(k), guess);
+	return fail_at(c, node_mark(k), "%sunknown %s '%s' (known: %s)", owner, what,
+		       text_of(k), join_names(known, n, list, sizeof(list)));
+}
+
+/* ---- numbers: pool and engine ------------------------------------------ */
+
+/* Parse the scalar settings of a section against specs.  Values found in the
+ * mapping replace out[i]; marks[i] receives the position of each value given.
+ * Messages read "pool.mbufs must be in 1023..16777215, got 5". */
+static int parse_numbers(struct ctx *c, const yaml_node_t *map, const char *section,
+			 const struct sl_param_spec *specs, unsigned n, uint64_t *out,
+			 struct sl_mark *marks)
+{
+	const char *known[8];
+	char owner[32];
+	int rc;
+
+	for (unsigned i = 0; i < n && i < SL_ARRAY_LEN(known); i++)
+		known[i] = specs[i].name;
+	snprintf(owner, sizeof(owner), "%s: ", section);
+	rc = check_keys(c, map, "key", owner);
+	if (rc < 0)
+		return rc;
+	for (const yaml_node_pair_t *p = map->data.mapping.pairs.start;
+	     p < map->data.mapping.pairs.top; p++) {
+		const yaml_node_t *k = node_at(c, p->key), *v = node_at(c, p->value);
+		int idx = sl_param_find(specs, n, text_of(k));
+		if (idx < 0)
+			return unknown_key(c, k, owner, "key", known, n);
+		if (v->type != YAML_SCALAR_NODE)
+			return fail_at(c, node_mark(v), "%s.%s must be a number, got %s",
+				       section, specs[idx].name, kind_name(v));
+
+		struct sl_param_value val;
+		struct sl_err perr;
+		if (sl_param_parse(&specs[idx], text_of(v), &val, &perr) < 0) {
+			/* "parameter 'mbufs' must ..." becomes "pool.mbufs must ..." */
+			char lead[64];
+			const char *rest = perr.msg;
+			snprintf(lead, sizeof(lead), "parameter '%s' ", specs[idx].name);
+			if (strncmp(rest, lead, strlen(lead)) == 0)
+				rest += strlen(lead);
+			return fail_at(c, node_mark(v), "%s.%s %s", section, specs[idx].name,
+				       rest);
+		}
+		sl_param_value_free(&val);
+		out[idx] = val.u;
+		marks[idx] = node_mark(v);
+	}
+	return 0;
+}
+
+/* A section that must be a mapping; a key with no value counts as absent. */
+static bool section_absent(const yaml_node_t *n)
+{
+	return n == NULL || is_null(n);
+}
+
+static int parse_pool(struct ctx *c, const yaml_node_t *n)
+{
+	static const struct sl_param_spec specs[] = {
+		{ .name = "mbufs", .type = SL_PARAM_UINT, .def = "16383",
+		  .min = 1023, .max = 16777215, .doc = "buffers in the pool" },
+		{ .name = "cache", .type = SL_PARAM_UINT, .def = "256",
+		  .min = 0, .max = 512, .doc = "per-lcore cache of buffers" },
+		{ .name = "data_room", .type = SL_PARAM_UINT, .def = "2048",
+		  .min = 64, .max = 65000, .doc = "bytes of packet data per buffer" },
+	};
+	uint64_t v[] = { 16383, 256, 2048 };
+	struct sl_mark marks[SL_ARRAY_LEN(specs)];
+	int rc;
+
+	if (section_absent(n))
+		return 0;
+	if (n->type != YAML_MAPPING_NODE)
+		return fail_at(c, node_mark(n),
+			       "'pool' must be a mapping with mbufs, cache and data_room, got %s",
+			       kind_name(n));
+	rc = parse_numbers(c, n, "pool", specs, SL_ARRAY_LEN(specs), v, marks);
+	if (rc < 0)
+		return rc;
+	c->cfg->pool.mbufs = (uint32_t)v[0];
+	c->cfg->pool.cache = (uint32_t)v[1];
+	c->cfg->pool.data_room = (uint32_t)v[2];
+	return 0;
+}
+
+static int parse_engine(struct ctx *c, const yaml_node_t *n)
+{
+	/* Defaults are applied from v[] below; .def is for documentation. */
+	static const struct sl_param_spec specs[] = {
+		{ .name = "burst", .type = SL_PARAM_UINT, .def = "32",
+		  .min = 1, .max = SL_BURST_MAX, .doc = "packets per burst" },
+		{ .name = "link_size", .type = SL_PARAM_UINT, .def = NULL,
+		  .min = 64, .max = 65536, .doc = "slots per link, a power of two" },
+	};
+	uint64_t v[] = { 32, SL_LINK_SIZE_DEFAULT };
+	struct sl_mark marks[SL_ARRAY_LEN(specs)];
+	int rc;
+
+	if (section_absent(n))
+		return 0;
+	if (n->type != YAML_MAPPING_NODE)
+		return fail_at(c, node_mark(n),
+			       "'engine' must be a mapping with burst and link_size, got %s",
+			       kind_name(n));
+	rc = parse_numbers(c, n, "engine", specs, SL_ARRAY_LEN(specs), v, marks);
+	if (rc < 0)
+		return rc;
+	if ((v[1] & (v[1] - 1)) != 0)
+		return fail_at(c, marks[1], "engine.link_size must be a power of two, got %" PRIu64,
+			       v[1]);
+	c->cfg->burst = (unsigned)v[0];
+	c->cfg->link_size = (unsigned)v[1];
+	return 0;
+}
+
+/* ---- dpdk --------------------------------------------------------------- */
+
+/* EAL options that choose lcores: the engine builds that map itself. */
+static bool eal_arg_reserved(const char *a)
+{
+	if (a[0] == '-' && (a[1] == 'l' || a[1] == 'c'))
+		return true;     /* -l LIST, -lLIST, -c MASK, -cMASK */
+	return strcmp(a, "--lcores") == 0 || strncmp(a, "--lcores=", 9) == 0 ||
+	       strcmp(a, "--main-lcore") == 0 || strncmp(a, "--main-lcore=", 13) == 0;
+}
+
+static int parse_dpdk(struct ctx *c, const yaml_node_t *n)
+{
+	static const char *const known[] = { "args" };
+	struct sl_config *cfg = c->cfg;
+	const yaml_node_t *args = NULL;
+	int rc;
+
+	if (section_absent(n))
+		return 0;
+	if (n->type != YAML_MAPPING_NODE)
+		return fail_at(c, node_mark(n), "'dpdk' must be a mapping with 'args', got %s",
+			       kind_name(n));
+	rc = check_keys(c, n, "key", "dpdk: ");
+	if (rc < 0)
+		return rc;
+	for (const yaml_node_pair_t *p = n->data.mapping.pairs.start;
+	     p < n->data.mapping.pairs.top; p++) {
+		const yaml_node_t *k = node_at(c, p->key);
+		if (strcmp(text_of(k), "args") != 0)
+			return unknown_key(c, k, "dpdk: ", "key", known, 1);
+		args = node_at(c, p->value);
+	}
+	if (args == NULL || is_null(args))
+		return 0;
+	if (args->type != YAML_SEQUENCE_NODE)
+		return fail_at(c, node_mark(args),
+			       "dpdk.args must be a sequence of strings like [--no-huge, -m, \"512\"], got %s",
+			       kind_name(args));
+
+	cfg->eal_args = calloc(n_items(args) + 1, sizeof(*cfg->eal_args));
+	if (cfg->eal_args == NULL)
+		return out_of_memory(c);
+	for (const yaml_node_item_t *i = args->data.sequence.items.start;
+	     i < args->data.sequence.items.top; i++) {
+		const yaml_node_t *a = node_at(c, *i);
+		if (a->type != YAML_SCALAR_NODE)
+			return fail_at(c, node_mark(a),
+				       "dpdk.args must be a sequence of strings, got %s as an item",
+				       kind_name(a));
+		if (eal_arg_reserved(text_of(a)))
+			return fail_at(c, node_mark(a),
+				       "dpdk.args: '%s' is not allowed: Sluice assigns lcores from the workers section",
+				       text_of(a));
+		cfg->eal_args[cfg->n_eal_args] = strdup(text_of(a));
+		if (cfg->eal_args[cfg->n_eal_args] == NULL)
+			return out_of_memory(c);
+		cfg->n_eal_args++;
+	}
+	return 0;
+}
+
+/* ---- workers ------------------------------------------------------------ */
+
+/* The allowed CPUs as "0-3,8,10-11". */
+static const char *cpu_ranges(const cpu_set_t *set, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+		if (!CPU_ISSET(cpu, set))
+			continue;
+		int last = cpu;
+		while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, set))
+			last++;
+		int w = last == cpu ?
+			snprintf(buf + used, len - used, "%s%d", used ? "," : "", cpu) :
+			snprintf(buf + used, len - used, "%s%d-%d", used ? "," : "", cpu, last);
+		if (w < 0 || (size_t)w >= len - used) {
+			if (len >= 4)
+				strcpy(buf + len - 4, "...");
+			break;
+		}
+		used += (size_t)w;
+		cpu = last;
+	}
+	if (used == 0 && buf[0] == '\0')
+		snprintf(buf, len, "none");
+	return buf;
+}
+
+static int add_worker(struct ctx *c, const char *name, int core, struct sl_mark mark)
+{
+	struct sl_config *cfg = c->cfg;
+	struct sl_worker_cfg *w = &cfg->workers[cfg->n_workers];
+
+	w->name = strdup(name);
+	if (w->name == NULL)
+		return out_of_memory(c);
+	w->core = core;
+	w->mark = mark;
+	cfg->n_workers++;
+	return 0;
+}
+
+/* The value of one worker: `auto`, a CPU number, or { core: ... }. */
+static int parse_worker(struct ctx *c, const yaml_node_t *k, const yaml_node_t *v)
+{
+	static const char *const known[] = { "core" };
+	static const struct sl_param_spec core_spec = {
+		.name = "core", .type = SL_PARAM_UINT, .def = "auto", .doc = "CPU number",
+	};
+	const char *name = text_of(k);
+	const yaml_node_t *core = v;
+	char owner[128];
+	int rc;
+
+	snprintf(owner, sizeof(owner), "worker '%s': ", name);
+	if (!valid_name(name))
+		return fail_at(c, node_mark(k),
+			       "worker name '%s' is not valid: use letters, digits, '_' and '-', starting with a letter",
+			       name);
+	if (v->type == YAML_MAPPING_NODE) {
+		core = NULL;
+		rc = check_keys(c, v, "key", owner);
+		if (rc < 0)
+			return rc;
+		for (const yaml_node_pair_t *p = v->data.mapping.pairs.start;
+		     p < v->data.mapping.pairs.top; p++) {
+			const yaml_node_t *key = node_at(c, p->key);
+			if (strcmp(text_of(key), "core") != 0)
+				return unknown_key(c, key, owner, "key", known, 1);
+			core = node_at(c, p->value);
+		}
+	} else if (v->type != YAML_SCALAR_NODE) {
+		return fail_at(c, node_mark(v),
+			       "worker '%s' must be a core number, 'auto' or { core: N | auto }, got %s",
+			       name, kind_name(v));
+	}
+
+	if (core == NULL || is_null(core) ||
+	    (core->type == YAML_SCALAR_NODE && strcmp(text_of(core), "auto") == 0))
+		return add_worker(c, name, SL_CORE_AUTO, node_mark(k));
+
+	struct sl_param_value val;
+	if (core->type != YAML_SCALAR_NODE ||
+	    sl_param_parse(&core_spec, text_of(core), &val, NULL) < 0)
+		return fail_at(c, node_mark(core),
+			       "worker '%s': core must be a CPU number or 'auto', got %s%s%s",
+			       name, core->type == YAML_SCALAR_NODE ? "'" : "",
+			       core->type == YAML_SCALAR_NODE ? text_of(core) : kind_name(core),
+			       core->type == YAML_SCALAR_NODE ? "'" : "");
+	if (val.u >= CPU_SETSIZE || !CPU_ISSET((int)val.u, &c->allowed)) {
+		char avail[256];
+		return fail_at(c, node_mark(core),
+			       "worker '%s': core %" PRIu64 " is not available to this process (available: %s)",
+			       name, val.u, cpu_ranges(&c->allowed, avail, sizeof(avail)));
+	}
+	for (unsigned i = 0; i < c->cfg->n_workers; i++)
+		if (c->cfg->workers[i].core == (int)val.u)
+			return fail_at(c, node_mark(core),
+				       "worker '%s': core %" PRIu64 " is already used by worker '%s'",
+				       name, val.u, c->cfg->workers[i].name);
+	return add_worker(c, name, (int)val.u, node_mark(k));
+}
+
+static int parse_workers(struct ctx *c, const yaml_node_t *n)
+{
+	struct sl_config *cfg = c->cfg;
+	unsigned count = 1;
+	int rc;
+
+	if (!section_absent(n)) {
+		if (n->type != YAML_MAPPING_NODE)
+			return fail_at(c, node_mark(n),
+				       "'workers' must be a mapping of worker names to { core: N | auto }, got %s",
+				       kind_name(n));
+		count = n_pairs(n);
+		if (count == 0)
+			return fail_at(c, node_mark(n),
+				       "'workers' names no worker; leave it out to run every app on one worker");
+	}
+	cfg->workers = calloc(count, sizeof(*cfg->workers));
+	if (cfg->workers == NULL)
+		return out_of_memory(c);
+	if (section_absent(n))
+		return add_worker(c, "main", SL_CORE_AUTO, (struct sl_mark){ 1, 1 });
+
+	CPU_ZERO(&c->allowed);
+	if (sched_getaffinity(0, sizeof(c->allowed), &c->allowed) != 0)
+		return sl_errf(c->err, errno, "%s: cannot read this process's CPU affinity: %s",
+			       c->name, strerror(errno));
+	rc = check_keys(c, n, "worker", "");
+	if (rc < 0)
+		return rc;
+	for (const yaml_node_pair_t *p = n->data.mapping.pairs.start;
+	     p < n->data.mapping.pairs.top; p++) {
+		rc = parse_worker(c, node_at(c, p->key), node_at(c, p->value));
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static const char *worker_list(const struct sl_config *cfg, char *buf, size_t len)
+{
+	const char *names[64];
+	unsigned n = cfg->n_workers < SL_ARRAY_LEN(names) ? cfg->n_workers : SL_ARRAY_LEN(names);
+
+	for (unsigned i = 0; i < n; i++)
+		names[i] = cfg->workers[i].name;
+	return join_names(names, n, buf, len);
+}
+
+/* ---- apps --------------------------------------------------------------- */
+
+static int find_worker(const struct sl_config *cfg, const char *name)
+{
+	for (unsigned i = 0; i < cfg->n_workers; i++)
+		if (strcmp(cfg->workers[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+static int find_app(const struct sl_config *cfg, const char *name)
+{
+	for (unsigned i = 0; i < cfg->n_apps; i++)
+		if (strcmp(cfg->apps[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+static int unknown_type(struct ctx *c, const yaml_node_t *v, const char *app)
+{
+	const struct sl_app_type *small[64], **types = small;
+	unsigned n = sl_app_types(small, SL_ARRAY_LEN(small));
+	const char **names;
+	char list[NAME_LIST_MAX];
+	int rc;
+
+	if (n > SL_ARRAY_LEN(small)) {
+		types = calloc(n, sizeof(*types));
+		if (types == NULL)
+			return out_of_memory(c);
+		sl_app_types(types, n);
+	}
+	names = calloc(n + 1, sizeof(*names));
+	if (names == NULL) {
+		rc = out_of_memory(c);
+		goto out_free_types;
+	}
+	for (unsigned i = 0; i < n; i++)
+		names[i] = types[i]->name;
+	const char *guess = sl_did_you_mean(text_of(v), names, n);
+	if (guess != NULL)
+		rc = fail_at(c, node_mark(v), "app '%s': unknown type '%s' (did you mean '%s'?)",
+			     app, text_of(v), guess);
+	else
+		rc = fail_at(c, node_mark(v), "app '%s': unknown type '%s' (known types: %s)",
+			     app, text_of(v), join_names(names, n, list, sizeof(list)));
+	free(names);
+out_free_types:
+	if (types != small)
+		free(types);
+	return rc;
+}
+
+static int unknown_param(struct ctx *c, const yaml_node_t *k, const struct sl_app_cfg *a)
+{
+	const struct sl_app_type *t = a->type;
+	const char **names = calloc(t->n_params + 2, sizeof(*names));
+	char list[NAME_LIST_MAX];
+	int rc;
+
+	if (names == NULL)
+		return out_of_memory(c);
+	for (unsigned i = 0; i < t->n_params; i++)
+		names[i] = t->params[i].name;
+	names[t->n_params] = "type";
+	names[t->n_params + 1] = "worker";
+	const char *guess = sl_did_you_mean(text_of(k), names, t->n_params + 2);
+	if (guess != NULL)
+		rc = fail_at(c, node_mark(k), "app '%s': unknown parameter '%s' (did you mean '%s'?)",
+			     a->name, text_of(k), guess);
+	else if (t->n_params == 0)
+		rc = fail_at(c, node_mark(k),
+			     "app '%s': unknown parameter '%s' (type %s takes no parameters)",
+			     a->name, text_of(k), t->name);
+	else
+		rc = fail_at(c, node_mark(k),
+			     "app '%s': unknown parameter '%s' (type %s takes: %s)",
+			     a->name, text_of(k), t->name,
+			     join_names(names, t->n_params, list, sizeof(list)));
+	free(names);
+	return rc;
+}
+
+static const yaml_node_t *lookup(const struct ctx *c, const yaml_node_t *map,
+				 const char *key, const yaml_node_t **key_node)
+{
+	for (const yaml_node_pair_t *p = map->data.mapping.pairs.start;
+	     p < map->data.mapping.pairs.top; p++) {
+		const yaml_node_t *k = node_at(c, p->key);
+		if (strcmp(text_of(k), key) == 0) {
+			if (key_node != NULL)
+				*key_node = k;
+			return node_at(c, p->value);
+		}
+	}
+	return NULL;
+}
+
+static int app_type(struct ctx *c, struct sl_app_cfg *a, const yaml_node_t *k,
+		    const yaml_node_t *v)
+{
+	const yaml_node_t *t = lookup(c, v, "type", NULL);
+
+	if (t == NULL)
+		return fail_at(c, node_mark(k), "app '%s': missing 'type'", a->name);
+	if (t->type != YAML_SCALAR_NODE)
+		return fail_at(c, node_mark(t), "app '%s': 'type' must be a type name, got %s",
+			       a->name, kind_name(t));
+	a->type = sl_app_type_find(text_of(t));
+	if (a->type == NULL)
+		return unknown_type(c, t, a->name);
+	return 0;
+}
+
+static int app_worker(struct ctx *c, struct sl_app_cfg *a, const yaml_node_t *v)
+{
+	const struct sl_config *cfg = c->cfg;
+	const yaml_node_t *w = lookup(c, v, "worker", NULL);
+	char list[NAME_LIST_MAX];
+
+	if (w == NULL || is_null(w)) {
+		if (cfg->n_workers != 1)
+			return fail_at(c, a->mark,
+				       "app '%s': no worker given and there are %u workers (%s)",
+				       a->name, cfg->n_workers,
+				       worker_list(cfg, list, sizeof(list)));
+		a->worker = 0;
+		return 0;
+	}
+	if (w->type != YAML_SCALAR_NODE)
+		return fail_at(c, node_mark(w), "app '%s': 'worker' must be a worker name, got %s",
+			       a->name, kind_name(w));
+	int idx = find_worker(cfg, text_of(w));
+	if (idx >= 0) {
+		a->worker = (unsigned)idx;
+		return 0;
+	}
+
+	const char *names[64];
+	unsigned n = cfg->n_workers < SL_ARRAY_LEN(names) ? cfg->n_workers : SL_ARRAY_LEN(names);
+	for (unsigned i = 0; i < n; i++)
+		names[i] = cfg->workers[i].name;
+	const char *guess = sl_did_you_mean(text_of(w), names, n);
+	if (guess != NULL)
+		return fail_at(c, node_mark(w), "app '%s': no worker named '%s' (did you mean '%s'?)",
+			       a->name, text_of(w), guess);
+	return fail_at(c, node_mark(w), "app '%s': no worker named '%s' (workers: %s)",
+		       a->name, text_of(w), worker_list(cfg, list, sizeof(list)));
+}
+
+static int parse_app(struct ctx *c, const yaml_node_t *k, const yaml_node_t *v)
+{
+	struct sl_config *cfg = c->cfg;
+	struct sl_app_cfg *a = &cfg->apps[cfg->n_apps];
+	char owner[160];
+	int rc;
+
+	if (!valid_name(text_of(k)))
+		return fail_at(c, node_mark(k),
+			       "app name '%s' is not valid: use letters, digits, '_' and '-', starting with a letter",
+			       text_of(k));
+	a->name = strdup(text_of(k));
+	if (a->name == NULL)
+		return out_of_memory(c);
+	a->mark = node_mark(k);
+	cfg->n_apps++;
+
+	if (v->type != YAML_MAPPING_NODE)
+		return fail_at(c, node_mark(v),
+			       "app '%s' must be a mapping with 'type' and its parameters, got %s",
+			       a->name, kind_name(v));
+	snprintf(owner, sizeof(owner), "app '%s': ", a->name);
+	rc = check_keys(c, v, "key", owner);
+	if (rc == 0)
+		rc = app_type(c, a, k, v);
+	if (rc == 0)
+		rc = app_worker(c, a, v);
+	if (rc < 0)
+		return rc;
+
+	const struct sl_app_type *t = a->type;
+	a->params = calloc(t->n_params > 0 ? t->n_params : 1, sizeof(*a->params));
+	if (a->params == NULL)
+		return out_of_memory(c);
+	for (const yaml_node_pair_t *p = v->data.mapping.pairs.start;
+	     p < v->data.mapping.pairs.top; p++) {
+		const yaml_node_t *pk = node_at(c, p->key), *pv = node_at(c, p->value);
+		const char *key = text_of(pk);
+		if (strcmp(key, "type") == 0 || strcmp(key, "worker") == 0)
+			continue;
+		int idx = sl_param_find(t->params, t->n_params, key);
+		if (idx < 0)
+			return unknown_param(c, pk, a);
+		if (pv->type != YAML_SCALAR_NODE)
+			return fail_at(c, node_mark(pv),
+				       "app '%s': parameter '%s' must be a single value, got %s",
+				       a->name, key, kind_name(pv));
+		if (sl_param_parse(&t->params[idx], text_of(pv), &a->params[idx], c->err) < 0)
+			return sl_err_prefix(c->err, EINVAL, "%s:%u:%u: app '%s'", c->name,
+					     node_mark(pv).line, node_mark(pv).col, a->name);
+	}
+	for (unsigned i = 0; i < t->n_params; i++) {
+		const struct sl_param_spec *s = &t->params[i];
+		if (a->params[i].set)
+			continue;
+		if (s->def == NULL)
+			return fail_at(c, a->mark, "app '%s': missing required parameter '%s'",
+				       a->name, s->name);
+		if (sl_param_parse(s, s->def, &a->params[i], c->err) < 0)
+			return sl_err_prefix(c->err, EINVAL, "%s:%u:%u: app '%s': type %s has a bad default",
+					     c->name, a->mark.line, a->mark.col, a->name, t->name);
+		a->params[i].set = false;
+	}
+	return 0;
+}
+
+static int parse_apps(struct ctx *c, const yaml_node_t *n, const yaml_node_t *root)
+{
+	struct sl_config *cfg = c->cfg;
+	int rc;
+
+	if (n == NULL)
+		return fail_at(c, node_mark(root),
+			       "no 'apps' section: at least one app is required");
+	if (is_null(n) || (n->type == YAML_MAPPING_NODE && n_pairs(n) == 0))
+		return fail_at(c, node_mark(n), "'apps' is empty: at least one app is required");
+	if (n->type != YAML_MAPPING_NODE)
+		return fail_at(c, node_mark(n),
+			       "'apps' must be a mapping of app names to their settings, got %s",
+			       kind_name(n));
+	rc = check_keys(c, n, "app", "");
+	if (rc < 0)
+		return rc;
+	cfg->apps = calloc(n_pairs(n), sizeof(*cfg->apps));
+	if (cfg->apps == NULL)
+		return out_of_memory(c);
+	for (const yaml_node_pair_t *p = n->data.mapping.pairs.start;
+	     p < n->data.mapping.pairs.top; p++) {
+		rc = parse_app(c, node_at(c, p->key), node_at(c, p->value));
+		if (rc < 0)
+			return rc;
+	}
+	for (unsigned w = 0; w < cfg->n_workers; w++) {
+		unsigned used = 0;
+		for (unsigned i = 0; i < cfg->n_apps; i++)
+			used += cfg->apps[i].worker == w;
+		if (used == 0)
+			return fail_at(c, cfg->workers[w].mark, "worker '%s' has no apps",
+				       cfg->workers[w].name);
+	}
+	return 0;
+}
+
+/* ---- links -------------------------------------------------------------- */
+
+/* Cut "app.port" out of [s, e) after trimming blanks; false if malformed. */
+static bool split_endpoint(const char *s, const char *e, char *app, char *port, size_t len)
+{
+	while (s < e && isspace((unsigned char)*s))
+		s++;
+	while (e > s && isspace((unsigned char)e[-1]))
+		e--;
+	const char *dot = memchr(s, '.', (size_t)(e - s));
+	if (dot == NULL || dot == s || dot + 1 == e)
+		return false;
+	size_t al = (size_t)(dot - s), pl = (size_t)(e - dot - 1);
+	if (al >= len || pl >= len)
+		return false;
+	memcpy(app, s, al);
+	app[al] = '\0';
+	memcpy(port, dot + 1, pl);
+	port[pl] = '\0';
+	if (!valid_name(app))
+		return false;
+	for (const char *p = port; *p != '\0'; p++)
+		if (!isalnum((unsigned char)*p) && *p != '_')
+			return false;
+	return true;
+}
+
+static const char *dir_name(bool output)
+{
+	return output ? "output" : "input";
+}
+
+/* "app 'a' (type source) has no output port 'out' (did you mean 'output'?)" */
+static int unknown_port(struct ctx *c, const yaml_node_t *ln, const struct sl_app_cfg *a,
+			bool output, const char *port)
+{
+	const struct sl_app_type *t = a->type;
+	const struct sl_port_spec *specs = output ? t->outputs : t->inputs;
+	unsigned n = output ? t->n_outputs : t->n_inputs;
+	char names[SL_MAX_PORTS][48];
+	const char *cands[SL_MAX_PORTS] = { NULL };
+	char list[NAME_LIST_MAX];
+	const char *text = text_of(ln);
+
+	if (n > SL_MAX_PORTS)
+		n = SL_MAX_PORTS;
+	for (unsigned i = 0; i < n; i++) {
+		size_t len = strlen(specs[i].name);
+		if (len > 0 && specs[i].name[len - 1] == '#') {
+			/* A family port with a number past the limit: say so. */
+			if (strncmp(port, specs[i].name, len - 1) == 0 &&
+			    isdigit((unsigned char)port[len - 1]))
+				return fail_at(c, node_mark(ln),
+					       "link '%s': app '%s' (type %s) has no %s port '%s' (numbered ports go from %.*s0 to %.*s%u)",
+					       text, a->name, t->name, dir_name(output), port,
+					       (int)(len - 1), specs[i].name, (int)(len - 1),
+					       specs[i].name, SL_MAX_PORTS - 1);
+			snprintf(names[i], sizeof(names[i]), "%.*s0", (int)(len - 1), specs[i].name);
+		} else {
+			snprintf(names[i], sizeof(names[i]), "%s", specs[i].name);
+		}
+		cands[i] = names[i];
+	}
+	const char *guess = sl_did_you_mean(port, cands, n);
+	if (guess != NULL)
+		return fail_at(c, node_mark(ln),
+			       "link '%s': app '%s' (type %s) has no %s port '%s' (did you mean '%s'?)",
+			       text, a->name, t->name, dir_name(output), port, guess);
+	if (n == 0)
+		return fail_at(c, node_mark(ln),
+			       "link '%s': app '%s' (type %s) has no %s port '%s' (it has no %s ports)",
+			       text, a->name, t->name, dir_name(output), port, dir_name(output));
+	return fail_at(c, node_mark(ln),
+		       "link '%s': app '%s' (type %s) has no %s port '%s' (%s ports: %s)",
+		       text, a->name, t->name, dir_name(output), port, dir_name(output),
+		       join_names(cands, n, list, sizeof(list)));
+}
+
+static int resolve_endpoint(struct ctx *c, const yaml_node_t *ln, const char *app,
+			    const char *port, bool output, struct sl_endpoint *ep)
+{
+	const struct sl_config *cfg = c->cfg;
+	const char *text = text_of(ln);
+	int idx = find_app(cfg, app);
+
+	if (idx < 0) {
+		const char **names = calloc(cfg->n_apps + 1, sizeof(*names));
+		if (names == NULL)
+			return out_of_memory(c);
+		for (unsigned i = 0; i < cfg->n_apps; i++)
+			names[i] = cfg->apps[i].name;
+		const char *guess = sl_did_you_mean(app, names, cfg->n_apps);
+		int rc = guess != NULL ?
+			fail_at(c, node_mark(ln), "link '%s': no app named '%s' (did you mean '%s'?)",
+				text, app, guess) :
+			fail_at(c, node_mark(ln), "link '%s': no app named '%s'", text, app);
+		free(names);
+		return rc;
+	}
+
+	const struct sl_app_cfg *a = &cfg->apps[idx];
+	const struct sl_port_spec *specs = output ? a->type->outputs : a->type->inputs;
+	unsigned n = output ? a->type->n_outputs : a->type->n_inputs;
+	for (unsigned s = 0; s < n; s++) {
+		unsigned number;
+		if (sl_port_spec_match(&specs[s], port, &number)) {
+			ep->app = (unsigned)idx;
+			ep->spec = s;
+			ep->number = number;
+			ep->port = strdup(port);
+			return ep->port != NULL ? 0 : out_of_memory(c);
+		}
+	}
+	return unknown_port(c, ln, a, output, port);
+}
+
+static bool same_port(const struct sl_endpoint *x, const struct sl_endpoint *y)
+{
+	return x->app == y->app && x->spec == y->spec && x->number == y->number;
+}
+
+static int parse_link(struct ctx *c, const yaml_node_t *ln)
+{
+	struct sl_config *cfg = c->cfg;
+	char from_app[128], from_port[128], to_app[128], to_port[128];
+
+	if (ln->type != YAML_SCALAR_NODE)
+		return fail_at(c, node_mark(ln),
+			       "each link must be a string like \"app.port -> app.port\", got %s",
+			       kind_name(ln));
+	const char *text = text_of(ln);
+	const char *arrow = strstr(text, "->");
+	if (arrow == NULL ||
+	    !split_endpoint(text, arrow, from_app, from_port, sizeof(from_app)) ||
+	    !split_endpoint(arrow + 2, text + strlen(text), to_app, to_port, sizeof(to_app)))
+		return fail_at(c, node_mark(ln), "link '%s' must look like 'app.port -> app.port'",
+			       text);
+
+	struct sl_link_cfg *l = &cfg->links[cfg->n_links];
+	l->mark = node_mark(ln);
+	cfg->n_links++;
+	int rc = resolve_endpoint(c, ln, from_app, from_port, true, &l->from);
+	if (rc == 0)
+		rc = resolve_endpoint(c, ln, to_app, to_port, false, &l->to);
+	if (rc < 0)
+		return rc;
+	for (unsigned j = 0; j + 1 < cfg->n_links; j++) {
+		const struct sl_link_cfg *o = &cfg->links[j];
+		if (same_port(&o->from, &l->from))
+			return fail_at(c, l->mark, "link '%s': port '%s.%s' is already connected (line %u)",
+				       text, from_app, from_port, o->mark.line);
+		if (same_port(&o->to, &l->to))
+			return fail_at(c, l->mark, "link '%s': port '%s.%s' is already connected (line %u)",
+				       text, to_app, to_port, o->mark.line);
+	}
+	return 0;
+}
+
+static int parse_links(struct ctx *c, const yaml_node_t *n)
+{
+	struct sl_config *cfg = c->cfg;
+
+	if (section_absent(n))
+		return 0;
+	if (n->type != YAML_SEQUENCE_NODE)
+		return fail_at(c, node_mark(n),
+			       "'links' must be a sequence of \"app.port -> app.port\" strings, got %s",
+			       kind_name(n));
+	cfg->links = calloc(n_items(n) + 1, sizeof(*cfg->links));
+	if (cfg->links == NULL)
+		return out_of_memory(c);
+	for (const yaml_node_item_t *i = n->data.sequence.items.start;
+	     i < n->data.sequence.items.top; i++) {
+		int rc = parse_link(c, node_at(c, *i));
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* Required ports connected; numbered families from 0 without gaps. */
+static int check_app_ports(struct ctx *c, unsigned app, bool output)
+{
+	const struct sl_config *cfg = c->cfg;
+	const struct sl_app_cfg *a = &cfg->apps[app];
+	const struct sl_port_spec *specs = output ? a->type->outputs : a->type->inputs;
+	unsigned n = output ? a->type->n_outputs : a->type->n_inputs;
+
+	for (unsigned s = 0; s < n; s++) {
+		uint64_t used = 0;      /* bit k: number k connected (k < SL_MAX_PORTS) */
+		for (unsigned i = 0; i < cfg->n_links; i++) {
+			const struct sl_endpoint *e = output ? &cfg->links[i].from : &cfg->links[i].to;
+			if (e->app == app && e->spec == s)
+				used |= UINT64_C(1) << e->number;
+		}
+		size_t len = strlen(specs[s].name);
+		bool family = len > 0 && specs[s].name[len - 1] == '#';
+		int base = (int)(family ? len - 1 : len);
+		for (unsigned k = 0; family && k < 64 && (used >> k) != 0; k++) {
+			if (used & (UINT64_C(1) << k))
+				continue;
+			unsigned next = k + 1;
+			while (!(used & (UINT64_C(1) << next)))
+				next++;
+			return fail_at(c, a->mark,
+				       "app '%s': %.*s%u is not connected but %.*s%u is; number ports from %.*s0 without gaps",
+				       a->name, base, specs[s].name, k, base, specs[s].name, next,
+				       base, specs[s].name);
+		}
+		if (specs[s].required && used == 0)
+			return fail_at(c, a->mark, "app '%s': %s '%.*s%s' is not connected",
+				       a->name, dir_name(output), base, specs[s].name,
+				       family ? "0" : "");
+	}
+	return 0;
+}
+
+static int check_ports(struct ctx *c)
+{
+	for (unsigned i = 0; i < c->cfg->n_apps; i++) {
+		int rc = check_app_ports(c, i, false);
+		if (rc == 0)
+			rc = check_app_ports(c, i, true);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- order -------------------------------------------------------------- */
+
+/* Called with the apps Kahn's algorithm could not place (left[i] true): each
+ * has a predecessor among them.  Walk predecessors from the first such app
+ * until one repeats; that closes a cycle.  Report it starting from its link
+ * that comes first in the file. */
+/* Does link l order its ends?  Links out of a boundary app (a port: its
+ * outputs come from pull, not from its inputs) do not. */
+static bool link_orders(const struct sl_config *cfg, unsigned l)
+{
+	return !cfg->apps[cfg->links[l].from.app].type->boundary;
+}
+
+static int report_cycle(const struct sl_config *cfg, const bool *left, struct sl_err *err)
+{
+	unsigned n = cfg->n_apps;
+	int *seen = calloc(n + 1, sizeof(*seen));       /* step at which an app was met */
+	unsigned *via = calloc(n + 1, sizeof(*via));    /* link taken from step k */
+	char text[sizeof(err->msg)];
+	size_t used = 0;
+	unsigned cur = 0, steps = 0;
+
+	if (seen == NULL || via == NULL) {
+		free(seen);
+		free(via);
+		return sl_errf(err, ENOMEM, "%s: out of memory", cfg->path);
+	}
+	for (unsigned i = 0; i < n; i++)
+		seen[i] = -1;
+	while (!left[cur])
+		cur++;
+	while (seen[cur] < 0) {
+		seen[cur] = (int)steps;
+		unsigned l = 0;
+		while (cfg->links[l].to.app != cur || !left[cfg->links[l].from.app] ||
+		       !link_orders(cfg, l))
+			l++;
+		via[steps++] = l;
+		cur = cfg->links[l].from.app;
+	}
+
+	/* The cycle's links are via[seen[cur] .. steps). */
+	unsigned first = via[seen[cur]];
+	for (unsigned k = (unsigned)seen[cur]; k < steps; k++)
+		if (via[k] < first)
+			first = via[k];
+	unsigned l = first;
+	do {
+		const struct sl_link_cfg *lk = &cfg->links[l];
+		int w = snprintf(text + used, sizeof(text) - used, "%s -> ",
+				 cfg->apps[lk->from.app].name);
+		if (w > 0 && (size_t)w < sizeof(text) - used)
+			used += (size_t)w;
+		for (unsigned k = (unsigned)seen[cur]; k < steps; k++)
+			if (cfg->links[via[k]].from.app == lk->to.app) {
+				l = via[k];
+				break;
+			}
+	} while (l != first);
+	snprintf(text + used, sizeof(text) - used, "%s", cfg->apps[cfg->links[first].from.app].name);
+
+	int rc = sl_errf(err, EINVAL, "%s:%u:%u: links form a cycle: %s", cfg->path,
+			 cfg->links[first].mark.line, cfg->links[first].mark.col, text);
+	free(seen);
+	free(via);
+	return rc;
+}
+
+int sl_config_order(struct sl_config *cfg, struct sl_err *err)
+{
+	unsigned n = cfg->n_apps;
+	unsigned *order = calloc(n + 1, sizeof(*order));
+	unsigned *indeg = calloc(n + 1, sizeof(*indeg));
+	bool *left = calloc(n + 1, sizeof(*left));
+	unsigned placed = 0;
+	int rc = 0;
+
+	if (order == NULL || indeg == NULL || left == NULL) {
+		rc = sl_errf(err, ENOMEM, "%s: out of memory", cfg->path);
+		goto out;
+	}
+	for (unsigned i = 0; i < n; i++)
+		left[i] = true;
+	for (unsigned l = 0; l < cfg->n_links; l++)
+		if (link_orders(cfg, l))
+			indeg[cfg->links[l].to.app]++;
+	while (placed < n) {
+		unsigned pick = 0;
+		while (pick < n && !(left[pick] && indeg[pick] == 0))
+			pick++;
+		if (pick == n)
+			break;
+		left[pick] = false;
+		order[placed++] = pick;
+		for (unsigned l = 0; l < cfg->n_links; l++)
+			if (cfg->links[l].from.app == pick && link_orders(cfg, l))
+				indeg[cfg->links[l].to.app]--;
+	}
+	if (placed < n) {
+		rc = report_cycle(cfg, left, err);
+		goto out;
+	}
+	free(cfg->order);
+	cfg->order = order;
+	order = NULL;
+out:
+	free(order);
+	free(indeg);
+	free(left);
+	return rc;
+}
+
+/* ---- entry points ------------------------------------------------------- */
+
+/* Line and column of a byte offset, for reader errors (bad UTF-8...). */
+static struct sl_mark offset_mark(const char *text, size_t len, size_t off)
+{
+	struct sl_mark m = { 1, 1 };
+
+	for (size_t i = 0; i < off && i < len; i++) {
+		if (text[i] == '\n') {
+			m.line++;
+			m.col = 1;
+		} else {
+			m.col++;
+		}
+	}
+	return m;
+}
+
+static int syntax_error(struct ctx *c, const yaml_parser_t *p, const char *text, size_t len)
+{
+	const char *problem = p->problem != NULL ? p->problem : "malformed input";
+
+	switch (p->error) {
+	case YAML_MEMORY_ERROR:
+		return out_of_memory(c);
+	case YAML_READER_ERROR:
+		return fail_at(c, offset_mark(text, len, p->problem_offset),
+			       "YAML syntax error: %s", problem);
+	default:
+		break;
+	}
+	struct sl_mark m = { (unsigned)p->problem_mark.line + 1,
+			     (unsigned)p->problem_mark.column + 1 };
+	if (p->context != NULL)
+		return fail_at(c, m, "YAML syntax error: %s (%s at line %u)", problem, p->context,
+			       (unsigned)p->context_mark.line + 1);
+	return fail_at(c, m, "YAML syntax error: %s", problem);
+}
+
+/* Walk the top-level mapping, sections in dependency order. */
+static int parse_root(struct ctx *c, const yaml_node_t *root)
+{
+	static const char *const top[] = { "dpdk", "pool", "engine", "workers", "apps", "links" };
+	const yaml_node_t *sec[SL_ARRAY_LEN(top)] = { NULL };
+	int rc;
+
+	if (root->type != YAML_MAPPING_NODE)
+		return fail_at(c, node_mark(root),
+			       "the configuration must be a mapping with 'apps' and 'links', got %s",
+			       kind_name(root));
+	rc = check_keys(c, root, "key", "");
+	if (rc < 0)
+		return rc;
+	for (const yaml_node_pair_t *p = root->data.mapping.pairs.start;
+	     p < root->data.mapping.pairs.top; p++) {
+		const yaml_node_t *k = node_at(c, p->key);
+		unsigned i = 0;
+		while (i < SL_ARRAY_LEN(top) && strcmp(top[i], text_of(k)) != 0)
+			i++;
+		if (i == SL_ARRAY_LEN(top))
+			return unknown_key(c, k, "", "top-level key", top, SL_ARRAY_LEN(top));
+		sec[i] = node_at(c, p->value);
+	}
+	rc = parse_dpdk(c, sec[0]);
+	if (rc == 0)
+		rc = parse_pool(c, sec[1]);
+	if (rc == 0)
+		rc = parse_engine(c, sec[2]);
+	if (rc == 0)
+		rc = parse_workers(c, sec[3]);
+	if (rc == 0)
+		rc = parse_apps(c, sec[4], root);
+	if (rc == 0)
+		rc = parse_links(c, sec[5]);
+	if (rc == 0)
+		rc = check_ports(c);
+	if (rc == 0)
+		rc = sl_config_order(c->cfg, c->err);
+	return rc;
+}
+
+struct sl_config *sl_config_parse(const char *name, const char *text, size_t len,
+				  struct sl_err *err)
+{
+	struct sl_err scratch;
+	struct ctx c = { .name = name != NULL ? name : "<config>",
+			 .err = err != NULL ? err : &scratch };
+	yaml_parser_t parser;
+	yaml_document_t doc, extra;
+	int rc;
+
+	c.cfg = calloc(1, sizeof(*c.cfg));
+	if (c.cfg == NULL) {
+		out_of_memory(&c);
+		return NULL;
+	}
+	c.cfg->path = strdup(c.name);
+	if (c.cfg->path == NULL) {
+		rc = out_of_memory(&c);
+		goto out_free_cfg;
+	}
+	c.cfg->pool = (struct sl_pool_cfg){ .mbufs = 16383, .cache = 256, .data_room = 2048 };
+	c.cfg->burst = 32;
+	c.cfg->link_size = SL_LINK_SIZE_DEFAULT;
+
+	if (!yaml_parser_initialize(&parser)) {
+		rc = out_of_memory(&c);
+		goto out_free_cfg;
+	}
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	if (!yaml_parser_load(&parser, &doc)) {
+		rc = syntax_error(&c, &parser, text, len);
+		goto out_delete_parser;
+	}
+	c.doc = &doc;
+
+	/* A second document is a mistake (and a syntax error in it is one too). */
+	if (!yaml_parser_load(&parser, &extra)) {
+		rc = syntax_error(&c, &parser, text, len);
+		goto out_delete_doc;
+	}
+	yaml_node_t *more = yaml_document_get_root_node(&extra);
+	if (more != NULL) {
+		rc = fail_at(&c, node_mark(more),
+			     "a second YAML document; a configuration is one document");
+		yaml_document_delete(&extra);
+		goto out_delete_doc;
+	}
+	yaml_document_delete(&extra);
+
+	yaml_node_t *root = yaml_document_get_root_node(&doc);
+	if (root == NULL || is_null(root))
+		rc = fail_at(&c, (struct sl_mark){ 1, 1 },
+			     "empty configuration; expected a mapping with 'apps' and 'links'");
+	else
+		rc = parse_root(&c, root);
+
+out_delete_doc:
+	yaml_document_delete(&doc);
+out_delete_parser:
+	yaml_parser_delete(&parser);
+out_free_cfg:
+	if (rc < 0) {
+		sl_config_free(c.cfg);
+		return NULL;
+	}
+	return c.cfg;
+}
+
+struct sl_config *sl_config_load(const char *path, struct sl_err *err)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+
+	if (f == NULL) {
+		sl_errf(err, errno, "%s: cannot read: %s", path, strerror(errno));
+		return NULL;
+	}
+	for (;;) {
+		if (cap - len < 4096) {
+			cap = cap == 0 ? 16384 : cap * 2;
+			char *bigger = realloc(buf, cap);
+			if (bigger == NULL) {
+				sl_errf(err, ENOMEM, "%s: cannot read: out of memory", path);
+				goto out_close_file;
+			}
+			buf = bigger;
+		}
+		size_t got = fread(buf + len, 1, cap - len, f);
+		len += got;
+		if (got == 0)
+			break;
+	}
+	if (ferror(f)) {
+		int e = errno != 0 ? errno : EIO;
+		sl_errf(err, e, "%s: cannot read: %s", path, strerror(e));
+		goto out_close_file;
+	}
+	fclose(f);
+
+	struct sl_config *cfg = sl_config_parse(path, buf, len, err);
+	free(buf);
+	return cfg;
+
+out_close_file:
+	free(buf);
+	fclose(f);
+	return NULL;
+}
+
+void sl_config_free(struct sl_config *cfg)
+{
+	if (cfg == NULL)
+		return;
+	for (unsigned i = 0; i < cfg->n_eal_args; i++)
+		free(cfg->eal_args[i]);
+	free(cfg->eal_args);
+	for (unsigned i = 0; i < cfg->n_workers; i++)
+		free(cfg->workers[i].name);
+	free(cfg->workers);
+	for (unsigned i = 0; i < cfg->n_apps; i++) {
+		struct sl_app_cfg *a = &cfg->apps[i];
+		if (a->params != NULL)
+			for (unsigned p = 0; p < a->type->n_params; p++)
+				sl_param_value_free(&a->params[p]);
+		free(a->params);
+		free(a->name);
+	}
+	free(cfg->apps);
+	for (unsigned i = 0; i < cfg->n_links; i++) {
+		free(cfg->links[i].from.port);
+		free(cfg->links[i].to.port);
+	}
+	free(cfg->links);
+	free(cfg->order);
+	free(cfg->path);
+	free(cfg);
+}

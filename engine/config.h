@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Pipeline configuration: a YAML file (parsed with libyaml) turned into a
+ * checked, immutable struct sl_config.
+ *
+ *   dpdk:    { args: [EAL arguments...] }
+ *   pool:    { mbufs: N, cache: N, data_room: N }
+ *   engine:  { burst: N, link_size: N }
+ *   workers: { NAME: { core: N | auto } ... }
+ *   apps:    { NAME: { type: T, worker: W, PARAM: VALUE ... } ... }
+ *   links:   [ "a.output -> b.input", ... ]
+ *
+ * sl_config_load checks everything that can be checked without hardware:
+ * syntax, unknown keys (with "did you mean"), types and ranges of every
+ * parameter against the app's schema, unknown apps, duplicate names, links to
+ * missing apps or ports, ports connected twice, required ports left
+ * unconnected, numbered ports with gaps, cycles, and worker cores that this
+ * process may not use.  Every error is one sentence that starts with
+ * FILE:LINE:COLUMN and names the object.
+ *
+ * Thread: control thread.  Ownership: the returned config owns all its
+ * strings; free it with sl_config_free.
+ */
+#ifndef SL_CONFIG_H
+#define SL_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "app.h"
+#include "err.h"
+#include "param.h"
+
+#define SL_CORE_AUTO (-1)
+
+struct sl_mark {
+	unsigned line, col;      /* 1-based */
+};
+
+struct sl_worker_cfg {
+	char *name;
+	int core;                /* CPU number, or SL_CORE_AUTO */
+	struct sl_mark mark;
+};
+
+struct sl_app_cfg {
+	char *name;
+	const struct sl_app_type *type;
+	unsigned worker;         /* index into workers */
+	struct sl_param_value *params;  /* parallel to type->params */
+	struct sl_mark mark;
+};
+
+struct sl_endpoint {
+	unsigned app;            /* index into apps */
+	char *port;              /* "output", "output2", ... */
+	unsigned spec;           /* index into the type's inputs/outputs */
+	unsigned number;         /* family number (0 for a fixed port) */
+};
+
+struct sl_link_cfg {
+	struct sl_endpoint from, to;
+	struct sl_mark mark;
+};
+
+struct sl_pool_cfg {
+	uint32_t mbufs;          /* buffers in the pool */
+	uint32_t cache;          /* DPDK per-lcore cache size */
+	uint32_t data_room;      /* bytes of packet data per mbuf, headroom excluded */
+};
+
+struct sl_config {
+	char *path;
+	char **eal_args;         /* from dpdk.args */
+	unsigned n_eal_args;
+	struct sl_pool_cfg pool;
+	unsigned burst;          /* packets per burst, 1..SL_BURST_MAX */
+	unsigned link_size;      /* same-worker and cross-worker ring size */
+	struct sl_worker_cfg *workers;
+	unsigned n_workers;
+	struct sl_app_cfg *apps;
+	unsigned n_apps;
+	struct sl_link_cfg *links;
+	unsigned n_links;
+	unsigned *order;         /* app indices in topological (push) order */
+};
+
+/* Load and check the file at path.  NULL on error, with the reason in err. */
+struct sl_config *sl_config_load(const char *path, struct sl_err *err);
+
+/* The same from a string (tests); `name` stands for the file name in messages. */
+struct sl_config *sl_config_parse(const char *name, const char *text, size_t len,
+				  struct sl_err *err);
+
+void sl_config_free(struct sl_config *cfg);
+
+/* Compute the deterministic push order of cfg's apps: Kahn's algorithm, taking
+ * among the ready apps the one declared first.  Fills cfg->order.  Returns 0, or
+ * -EINVAL with the apps of one cycle named in err ("a -> b -> a"). */
+int sl_config_order(struct sl_config *cfg, struct sl_err *err);
+
+#endif

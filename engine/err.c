@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdio.h>
+#include <string.h>
+
+#include "err.h"
+
+int sl_errf(struct sl_err *err, int errnum, const char *fmt, ...)
+{
+	if (err != NULL) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		va_end(ap);
+	}
+	return -errnum;
+}
+
+int sl_err_prefix(struct sl_err *err, int errnum, const char *fmt, ...)
+{
+	if (err != NULL) {
+		char prefix[256];
+		char old[sizeof(err->msg)];
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(prefix, sizeof(prefix), fmt, ap);
+		va_end(ap);
+		memcpy(old, err->msg, sizeof(old));
+		size_t n = strlen(prefix);
+		if (n > sizeof(err->msg) - 3)
+			n = sizeof(err->msg) - 3;
+		memcpy(err->msg, prefix, n);
+		memcpy(err->msg + n, ": ", 2);
+		size_t room = sizeof(err->msg) - n - 3;
+		size_t m = strnlen(old, room);
+		memcpy(err->msg + n + 2, old, m);
+		err->msg[n + 2 + m] = '\0';
+	}
+	return -errnum;
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Sluice's one error convention.
+ *
+ *  - Actions return 0 on success or a negative errno value (-EINVAL, -ENOMEM...).
+ *  - Predicates return bool.  Burst functions return a count.
+ *  - Constructors return a pointer, or NULL with the reason in a struct sl_err.
+ *  - Where a person will read the failure, the callee writes one sentence that
+ *    names the object ("app 'fc': parameter 'entries' must be ...") into the
+ *    struct sl_err the caller passed.  The caller prints it; the callee never
+ *    prints and never exits.
+ *
+ * Exit statuses of the sluice binary: 0 success, 1 runtime failure, 2 usage or
+ * configuration error (SL_EXIT_*).
+ */
+#ifndef SL_ERR_H
+#define SL_ERR_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+enum { SL_EXIT_OK = 0, SL_EXIT_RUNTIME = 1, SL_EXIT_CONFIG = 2 };
+
+struct sl_err {
+	char msg[512];
+};
+
+/* Write a sentence into err (may be NULL) and return -errnum (errnum > 0).
+ * A message already in err is replaced. */
+int sl_errf(struct sl_err *err, int errnum, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Prefix the message in err with "prefix: " (for adding file:line:col or an
+ * object name on the way up).  Returns -errnum like sl_errf. */
+int sl_err_prefix(struct sl_err *err, int errnum, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif

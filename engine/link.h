@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Links: one-way carriers of mbuf pointers from one app's output port to
+ * another app's input port.  Apps see only this burst API; the engine decides
+ * what is behind it:
+ *
+ *  - both apps on one worker: a plain ring in the worker's memory, no atomics;
+ *  - apps on different workers: a single-producer/single-consumer rte_ring
+ *    (the interlink library will replace it behind the same API).
+ *
+ * Ownership: sl_link_transmit() always takes every packet it is given.  What
+ * fits is queued; the rest is freed at once and counted in `drops` (the same
+ * rule as Snabb's link.transmit).  sl_link_receive() hands ownership of the
+ * returned packets to the caller.
+ *
+ * Threads: transmit is called only by the worker that runs the producing app,
+ * receive only by the worker that runs the consuming app.  The counters may be
+ * read by any thread at any time (relaxed loads: a reader may see a value a
+ * few packets old, never a torn one).
+ */
+#ifndef SL_LINK_H
+#define SL_LINK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_branch_prediction.h>
+#include <rte_common.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "counter.h"
+
+#define SL_LINK_SIZE_DEFAULT 1024u
+
+/* Sum of pkt_len over p[0..n). */
+static inline uint64_t sl_pkts_bytes(struct rte_mbuf *const *p, unsigned n)
+{
+	uint64_t bytes = 0;
+	for (unsigned i = 0; i < n; i++)
+		bytes += rte_pktmbuf_pkt_len(p[i]);
+	return bytes;
+}
+
+struct sl_app;
+
+struct sl_link_stats {
+	uint64_t tx_packets;  /* accepted by transmit (producer side) */
+	uint64_t tx_bytes;
+	uint64_t drops;       /* freed by transmit because the link was full */
+	uint64_t rx_packets;  /* handed to the consumer by receive */
+};
+
+struct sl_link {
+	/* Read by both ends of a same-worker link, so all on one line. */
+	struct rte_mbuf **slots;    /* same-worker ring, size mask + 1 */
+	struct rte_ring *ring;      /* cross-worker: SP/SC rte_ring, else NULL */
+	uint32_t mask;
+	uint32_t read;              /* same-worker consumer cursor */
+	uint32_t write;             /* same-worker producer cursor */
+
+	/* Producer counters and consumer counter on separate lines so that the
+	 * two ends of a cross-worker link do not share a written cache line. */
+	struct {
+		uint64_t packets, bytes, drops;
+	} tx __rte_cache_aligned;
+	struct {
+		uint64_t packets;
+	} rx __rte_cache_aligned;
+
+	/* Control data, written at build time only. */
+	struct sl_app *from, *to __rte_cache_aligned;
+	const char *from_port, *to_port;
+	unsigned index;             /* position in the config's links list */
+	char name[96];              /* "a.output -> b.input" */
+};
+
+/* Number of packets waiting in the link (a lower bound if called by the producer
+ * of a cross-worker link). */
+static inline unsigned sl_link_count(const struct sl_link *l)
+{
+	if (l->ring != NULL)
+		return rte_ring_count(l->ring);
+	return l->write - l->read;
+}
+
+static inline bool sl_link_empty(const struct sl_link *l)
+{
+	if (l->ring != NULL)
+		return rte_ring_empty(l->ring);
+	return l->write == l->read;
+}
+
+/* Take up to max packets from l into pkts.  Returns the number taken (0..max);
+ * the caller owns them. */
+static inline unsigned sl_link_receive(struct sl_link *l, struct rte_mbuf **pkts,
+				       unsigned max)
+{
+	unsigned n;
+	if (l->ring != NULL) {
+		n = rte_ring_sc_dequeue_burst(l->ring, (void **)pkts, max, NULL);
+	} else {
+		n = l->write - l->read;
+		if (n > max)
+			n = max;
+		for (unsigned i = 0; i < n; i++)
+			pkts[i] = l->slots[(l->read + i) & l->mask];
+		l->read += n;
+	}
+	sl_counter_add(&l->rx.packets, n);
+	return n;
+}
+
+/* Queue pkts[0..n) on l.  Always consumes all n packets: those that do not fit
+ * are freed and counted as drops. */
+static inline void sl_link_transmit(struct sl_link *l, struct rte_mbuf **pkts,
+				    unsigned n)
+{
+	/* Lengths are summed before the enqueue: once queued on a cross-worker
+	 * ring a packet may be taken and freed by the consumer at once. */
+	uint64_t bytes = sl_pkts_bytes(pkts, n);
+	unsigned sent;
+
+	if (l->ring != NULL) {
+		sent = rte_ring_sp_enqueue_burst(l->ring, (void **)pkts, n, NULL);
+	} else {
+		unsigned room = l->mask + 1 - (l->write - l->read);
+		sent = n < room ? n : room;
+		for (unsigned i = 0; i < sent; i++)
+			l->slots[(l->write + i) & l->mask] = pkts[i];
+		l->write += sent;
+	}
+	if (unlikely(sent < n)) {
+		bytes -= sl_pkts_bytes(pkts + sent, n - sent);
+		rte_pktmbuf_free_bulk(pkts + sent, n - sent);
+		sl_counter_add(&l->tx.drops, n - sent);
+	}
+	sl_counter_add(&l->tx.packets, sent);
+	sl_counter_add(&l->tx.bytes, bytes);
+}
+
+/* Snapshot of the counters (any thread). */
+static inline void sl_link_stats_read(const struct sl_link *l, struct sl_link_stats *s)
+{
+	s->tx_packets = sl_counter_read(&l->tx.packets);
+	s->tx_bytes = sl_counter_read(&l->tx.bytes);
+	s->drops = sl_counter_read(&l->tx.drops);
+	s->rx_packets = sl_counter_read(&l->rx.packets);
+}
+
+#endif

@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The sluice command line.
+ *
+ *   sluice run CONFIG [--duration S] [--stats S] [--quiet] [-- EAL args...]
+ *   sluice check CONFIG
+ *   sluice apps [TYPE] [--markdown]
+ *   sluice version
+ *
+ * Exit status: 0 success, 1 runtime failure, 2 usage or configuration error.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "config.h"
+#include "engine.h"
+
+#define SL_VERSION "0.1.0"
+
+static const char usage_text[] =
+	"usage: sluice COMMAND [ARGS]\n"
+	"\n"
+	"commands:\n"
+	"  run CONFIG [--duration S] [--stats S] [--quiet] [-- EAL-ARGS...]\n"
+	"                     run the pipeline in CONFIG until SIGINT/SIGTERM or for S seconds,\n"
+	"                     printing a stats line every S seconds with --stats\n"
+	"  check CONFIG       validate CONFIG (syntax, apps, parameters, links, workers)\n"
+	"                     without starting DPDK or any port\n"
+	"  apps [TYPE] [--markdown]\n"
+	"                     list the app types with their ports and parameters\n"
+	"  version            print the version\n"
+	"\n"
+	"exit status: 0 success, 1 runtime failure, 2 usage or configuration error\n";
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "sluice: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n(see 'sluice help')\n");
+	return SL_EXIT_CONFIG;
+}
+
+static int parse_seconds(const char *opt, const char *text, double *out)
+{
+	char *end;
+	double v = strtod(text, &end);
+	if (end == text || *end != '\0' || v < 0 || v > 1e9) {
+		fprintf(stderr, "sluice: %s needs a number of seconds, got '%s'\n", opt, text);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+static struct sl_config *load(const char *path)
+{
+	struct sl_err err = { "" };
+	int rc = sl_app_registry_check(&err);
+	if (rc < 0) {
+		fprintf(stderr, "sluice: internal error: %s\n", err.msg);
+		return NULL;
+	}
+	struct sl_config *cfg = sl_config_load(path, &err);
+	if (cfg == NULL)
+		fprintf(stderr, "sluice: %s\n", err.msg);
+	return cfg;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	struct sl_run_opts opts = { 0 };
+	const char *path = NULL;
+	int i;
+	for (i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--") == 0) {
+			opts.eal_args = argv + i + 1;
+			opts.n_eal_args = (unsigned)(argc - i - 1);
+			break;
+		} else if (strcmp(a, "--duration") == 0 || strcmp(a, "--stats") == 0) {
+			if (i + 1 >= argc)
+				return usage_error("%s needs a value", a);
+			if (parse_seconds(a, argv[++i],
+					  a[2] == 'd' ? &opts.duration : &opts.stats) < 0)
+				return SL_EXIT_CONFIG;
+		} else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
+			opts.quiet = true;
+		} else if (a[0] == '-') {
+			return usage_error("run: unknown option '%s'", a);
+		} else if (path == NULL) {
+			path = a;
+		} else {
+			return usage_error("run: unexpected argument '%s'", a);
+		}
+	}
+	if (path == NULL)
+		return usage_error("%s", "run: missing CONFIG");
+
+	struct sl_config *cfg = load(path);
+	if (cfg == NULL)
+		return SL_EXIT_CONFIG;
+	struct sl_err err = { "" };
+	int rc = sl_engine_run(cfg, &opts, &err);
+	sl_config_free(cfg);
+	if (rc < 0) {
+		fprintf(stderr, "sluice: error: %s\n", err.msg);
+		return SL_EXIT_RUNTIME;
+	}
+	return SL_EXIT_OK;
+}
+
+static int cmd_check(int argc, char **argv)
+{
+	if (argc != 1 || argv[0][0] == '-')
+		return usage_error("%s", "check: usage: sluice check CONFIG");
+	struct sl_config *cfg = load(argv[0]);
+	if (cfg == NULL)
+		return SL_EXIT_CONFIG;
+	int cpus[cfg->n_workers + 1], main_cpu;
+	struct sl_err err = { "" };
+	if (sl_engine_place(cfg, cpus, &main_cpu, &err) < 0) {
+		fprintf(stderr, "sluice: %s: %s\n", argv[0], err.msg);
+		sl_config_free(cfg);
+		return SL_EXIT_CONFIG;
+	}
+	printf("%s: ok: %u apps, %u links, %u workers (", argv[0], cfg->n_apps, cfg->n_links,
+	       cfg->n_workers);
+	for (unsigned w = 0; w < cfg->n_workers; w++)
+		printf("%s%s on cpu %d", w ? ", " : "", cfg->workers[w].name, cpus[w]);
+	printf(")\npush order:");
+	for (unsigned k = 0; k < cfg->n_apps; k++)
+		printf(" %s", cfg->apps[cfg->order[k]].name);
+	printf("\n");
+	sl_config_free(cfg);
+	return SL_EXIT_OK;
+}
+
+static void ports_text(char *buf, size_t len, const struct sl_port_spec *p, unsigned n)
+{
+	size_t off = 0;
+	buf[0] = '\0';
+	for (unsigned i = 0; i < n && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s%s", i ? ", " : "", p[i].name,
+					p[i].required ? "" : " (optional)");
+	if (n == 0)
+		snprintf(buf, len, "none");
+}
+
+static void print_type(const struct sl_app_type *t, bool md)
+{
+	char in[256], out[256], range[128];
+	ports_text(in, sizeof(in), t->inputs, t->n_inputs);
+	ports_text(out, sizeof(out), t->outputs, t->n_outputs);
+	if (md) {
+		printf("## %s\n\n%s\n\n- inputs: %s\n- outputs: %s\n\n", t->name, t->doc, in, out);
+		if (t->n_params == 0) {
+			printf("No parameters.\n\n");
+			return;
+		}
+		printf("| parameter | type | default | range | description |\n");
+		printf("| --- | --- | --- | --- | --- |\n");
+		for (unsigned i = 0; i < t->n_params; i++) {
+			const struct sl_param_spec *s = &t->params[i];
+			printf("| `%s` | %s | %s | %s | %s |\n", s->name, sl_param_type_name(s->type),
+			       s->def ? s->def : "(required)",
+			       sl_param_range_str(s, range, sizeof(range)), s->doc);
+		}
+		printf("\n");
+		return;
+	}
+	printf("%s: %s\n  inputs: %s\n  outputs: %s\n", t->name, t->doc, in, out);
+	for (unsigned i = 0; i < t->n_params; i++) {
+		const struct sl_param_spec *s = &t->params[i];
+		sl_param_range_str(s, range, sizeof(range));
+		printf("  %-14s %-8s %-12s %-18s %s\n", s->name, sl_param_type_name(s->type),
+		       s->def ? s->def : "(required)", range, s->doc);
+	}
+}
+
+static int cmd_apps(int argc, char **argv)
+{
+	bool md = false;
+	const char *only = NULL;
+	for (int i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--markdown") == 0)
+			md = true;
+		else if (argv[i][0] == '-')
+			return usage_error("apps: unknown option '%s'", argv[i]);
+		else
+			only = argv[i];
+	}
+	const struct sl_app_type *types[128];
+	unsigned n = sl_app_types(types, 128);
+	if (only != NULL) {
+		const struct sl_app_type *t = sl_app_type_find(only);
+		if (t == NULL) {
+			const char *names[128];
+			for (unsigned i = 0; i < n; i++)
+				names[i] = types[i]->name;
+			const char *hint = sl_did_you_mean(only, names, n);
+			fprintf(stderr, "sluice: apps: unknown app type '%s'%s%s%s\n", only,
+				hint ? " (did you mean '" : "", hint ? hint : "", hint ? "'?)" : "");
+			return SL_EXIT_CONFIG;
+		}
+		print_type(t, md);
+		return SL_EXIT_OK;
+	}
+	if (md)
+		printf("# Apps\n\n<!-- Generated by `sluice apps --markdown` from the parameter "
+		       "schemas; do not edit by hand. -->\n\n"
+		       "Ports named `name#` are numbered families (`output0`, `output1`, ...), "
+		       "connected from 0 without gaps.\n\n");
+	for (unsigned i = 0; i < n; i++) {
+		print_type(types[i], md);
+		if (!md && i + 1 < n)
+			printf("\n");
+	}
+	return SL_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const commands[] = { "run", "check", "apps", "version", "help" };
+	if (argc < 2) {
+		fputs(usage_text, stderr);
+		return SL_EXIT_CONFIG;
+	}
+	const char *cmd = argv[1];
+	if (strcmp(cmd, "run") == 0)
+		return cmd_run(argc - 2, argv + 2);
+	if (strcmp(cmd, "check") == 0)
+		return cmd_check(argc - 2, argv + 2);
+	if (strcmp(cmd, "apps") == 0)
+		return cmd_apps(argc - 2, argv + 2);
+	if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
+		printf("sluice %s\n", SL_VERSION);
+		return SL_EXIT_OK;
+	}
+	if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+		fputs(usage_text, stdout);
+		return SL_EXIT_OK;
+	}
+	const char *hint = sl_did_you_mean(cmd, commands, SL_ARRAY_LEN(commands));
+	fprintf(stderr, "sluice: unknown command '%s'%s%s%s\n%s", cmd,
+		hint ? " (did you mean '" : "", hint ? hint : "", hint ? "'?)" : "", usage_text);
+	return SL_EXIT_CONFIG;
+}

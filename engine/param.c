@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "param.h"
+
+const char *sl_param_type_name(enum sl_param_type t)
+{
+	switch (t) {
+	case SL_PARAM_UINT: return "uint";
+	case SL_PARAM_BOOL: return "bool";
+	case SL_PARAM_STRING: return "string";
+	case SL_PARAM_ENUM: return "enum";
+	case SL_PARAM_MAC: return "mac";
+	case SL_PARAM_DURATION: return "duration";
+	}
+	return "?";
+}
+
+static int parse_uint(const char *text, uint64_t *out)
+{
+	char *end;
+	if (text[0] == '\0' || text[0] == '-' || isspace((unsigned char)text[0]))
+		return -EINVAL;
+	errno = 0;
+	unsigned long long v = strtoull(text, &end, 0);
+	if (errno != 0 || end == text)
+		return -EINVAL;
+	uint64_t mul = 1;
+	if (strcmp(end, "k") == 0 || strcmp(end, "K") == 0) mul = 1000ULL;
+	else if (strcmp(end, "M") == 0) mul = 1000000ULL;
+	else if (strcmp(end, "G") == 0) mul = 1000000000ULL;
+	else if (strcmp(end, "Ki") == 0) mul = 1ULL << 10;
+	else if (strcmp(end, "Mi") == 0) mul = 1ULL << 20;
+	else if (strcmp(end, "Gi") == 0) mul = 1ULL << 30;
+	else if (*end != '\0') return -EINVAL;
+	if (v != 0 && mul > UINT64_MAX / v)
+		return -ERANGE;
+	*out = v * mul;
+	return 0;
+}
+
+static int parse_duration(const char *text, uint64_t *ns)
+{
+	char *end;
+	if (text[0] == '\0' || text[0] == '-')
+		return -EINVAL;
+	errno = 0;
+	double v = strtod(text, &end);
+	if (errno != 0 || end == text || v < 0)
+		return -EINVAL;
+	double mul;
+	if (*end == '\0' || strcmp(end, "s") == 0) mul = 1e9;
+	else if (strcmp(end, "ms") == 0) mul = 1e6;
+	else if (strcmp(end, "us") == 0) mul = 1e3;
+	else if (strcmp(end, "ns") == 0) mul = 1;
+	else if (strcmp(end, "m") == 0) mul = 60e9;
+	else if (strcmp(end, "h") == 0) mul = 3600e9;
+	else return -EINVAL;
+	if (v * mul > 1.8e19)
+		return -ERANGE;
+	*ns = (uint64_t)(v * mul);
+	return 0;
+}
+
+static int parse_mac(const char *text, uint8_t mac[6])
+{
+	unsigned b[6];
+	char tail;
+	if (sscanf(text, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3],
+		   &b[4], &b[5], &tail) != 6 || strlen(text) != 17)
+		return -EINVAL;
+	for (int i = 0; i < 6; i++)
+		mac[i] = (uint8_t)b[i];
+	return 0;
+}
+
+static int enum_index(const char *choices, const char *text)
+{
+	size_t len = strlen(text);
+	int idx = 0;
+	for (const char *p = choices; *p != '\0'; idx++) {
+		const char *bar = strchr(p, '|');
+		size_t n = bar ? (size_t)(bar - p) : strlen(p);
+		if (n == len && strncmp(p, text, n) == 0)
+			return idx;
+		if (bar == NULL)
+			break;
+		p = bar + 1;
+	}
+	return -1;
+}
+
+const char *sl_param_range_str(const struct sl_param_spec *spec, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	switch (spec->type) {
+	case SL_PARAM_UINT:
+		if (spec->max != 0)
+			snprintf(buf, len, "%" PRIu64 "..%" PRIu64, spec->min, spec->max);
+		else if (spec->min != 0)
+			snprintf(buf, len, ">= %" PRIu64, spec->min);
+		break;
+	case SL_PARAM_ENUM:
+		snprintf(buf, len, "%s", spec->choices);
+		break;
+	case SL_PARAM_BOOL:
+		snprintf(buf, len, "true|false");
+		break;
+	default:
+		break;
+	}
+	return buf;
+}
+
+int sl_param_parse(const struct sl_param_spec *spec, const char *text,
+		   struct sl_param_value *out, struct sl_err *err)
+{
+	char range[128];
+	struct sl_param_value v = { 0 };
+	int rc;
+
+	switch (spec->type) {
+	case SL_PARAM_UINT:
+		rc = parse_uint(text, &v.u);
+		if (rc == -ERANGE)
+			return sl_errf(err, EINVAL, "parameter '%s' is too large: '%s'",
+				       spec->name, text);
+		if (rc < 0)
+			return sl_errf(err, EINVAL,
+				       "parameter '%s' must be an unsigned integer, got '%s'",
+				       spec->name, text);
+		if (v.u < spec->min || (spec->max != 0 && v.u > spec->max))
+			return sl_errf(err, EINVAL,
+				       "parameter '%s' must be in %s, got %" PRIu64,
+				       spec->name, sl_param_range_str(spec, range, sizeof(range)),
+				       v.u);
+		break;
+	case SL_PARAM_BOOL:
+		if (!strcasecmp(text, "true") || !strcasecmp(text, "yes") ||
+		    !strcasecmp(text, "on"))
+			v.u = 1;
+		else if (!strcasecmp(text, "false") || !strcasecmp(text, "no") ||
+			 !strcasecmp(text, "off"))
+			v.u = 0;
+		else
+			return sl_errf(err, EINVAL,
+				       "parameter '%s' must be true or false, got '%s'",
+				       spec->name, text);
+		break;
+	case SL_PARAM_STRING:
+		if (text[0] == '\0')
+			return sl_errf(err, EINVAL, "parameter '%s' must not be empty",
+				       spec->name);
+		break;
+	case SL_PARAM_ENUM: {
+		int idx = enum_index(spec->choices, text);
+		if (idx < 0)
+			return sl_errf(err, EINVAL, "parameter '%s' must be one of %s, got '%s'",
+				       spec->name, spec->choices, text);
+		v.u = (uint64_t)idx;
+		break;
+	}
+	case SL_PARAM_MAC:
+		if (parse_mac(text, v.mac) < 0)
+			return sl_errf(err, EINVAL,
+				       "parameter '%s' must be a MAC address like 02:00:00:00:00:01, got '%s'",
+				       spec->name, text);
+		break;
+	case SL_PARAM_DURATION:
+		if (parse_duration(text, &v.u) < 0)
+			return sl_errf(err, EINVAL,
+				       "parameter '%s' must be a duration like 30s or 250ms, got '%s'",
+				       spec->name, text);
+		break;
+	}
+	if (spec->type == SL_PARAM_STRING || spec->type == SL_PARAM_ENUM) {
+		v.s = strdup(text);
+		if (v.s == NULL)
+			return sl_errf(err, ENOMEM, "out of memory");
+	}
+	v.set = true;
+	*out = v;
+	return 0;
+}
+
+void sl_param_value_free(struct sl_param_value *v)
+{
+	free(v->s);
+	v->s = NULL;
+}
+
+int sl_param_find(const struct sl_param_spec *specs, unsigned n, const char *name)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (strcmp(specs[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+static unsigned edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	unsigned row[64];
+	if (la >= 63 || lb >= 63)
+		return 99;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = (unsigned)j;
+	for (size_t i = 1; i <= la; i++) {
+		unsigned diag = row[0];
+		row[0] = (unsigned)i;
+		for (size_t j = 1; j <= lb; j++) {
+			unsigned up = row[j];
+			unsigned best = diag + (a[i - 1] == b[j - 1] ? 0 : 1);
+			if (up + 1 < best) best = up + 1;
+			if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+const char *sl_did_you_mean(const char *word, const char *const *cands, unsigned n)
+{
+	const char *best = NULL;
+	unsigned best_d = 99;
+	for (unsigned i = 0; i < n; i++) {
+		unsigned d = edit_distance(word, cands[i]);
+		if (d < best_d) {
+			best_d = d;
+			best = cands[i];
+		}
+	}
+	size_t len = strlen(word);
+	unsigned limit = len <= 3 ? 1 : (len <= 6 ? 2 : 3);
+	return best_d <= limit ? best : NULL;
+}

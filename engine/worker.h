@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The worker loop.  One worker runs on one DPDK lcore and repeats a breath:
+ *
+ *   pull   every app on the worker that has pull(), in push order;
+ *   push   apps with packets on an input link, in topological order, in
+ *          rounds until no input link of this worker's apps holds packets or
+ *          SL_PUSH_ROUNDS rounds have run;
+ *   tick   every app that has tick() (capped housekeeping).
+ *
+ * No step blocks.  The loop ends when *stop becomes true.
+ *
+ * Ownership: a worker does not own its apps or links, it only runs them; the
+ * engine creates and destroys both on the control thread while no worker runs.
+ */
+#ifndef SL_WORKER_H
+#define SL_WORKER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "app.h"
+
+#define SL_PUSH_ROUNDS 8
+
+struct sl_push_entry {
+	struct sl_app *app;
+	struct sl_link *in[SL_MAX_PORTS];   /* connected inputs only */
+	unsigned n_in;
+};
+
+struct sl_worker {
+	uint64_t breaths __rte_cache_aligned;   /* single-writer counter */
+
+	struct sl_app **pull;
+	unsigned n_pull;
+	struct sl_push_entry *push;            /* topological order */
+	unsigned n_push;
+	struct sl_app **tick;
+	unsigned n_tick;
+	const bool *stop;                      /* read with acquire */
+
+	const char *name;
+	unsigned index;
+	unsigned lcore;
+	int cpu;
+	int socket;
+};
+
+/* One breath; returns true if any app was pushed.  Worker thread only. */
+bool sl_worker_breathe(struct sl_worker *w);
+
+/* Push every app of w in rounds until no input holds packets (or the round
+ * limit); returns the number of rounds with work.  Used by the loop and, with
+ * workers stopped, by the control thread to drain the links. */
+unsigned sl_worker_push(struct sl_worker *w);
+
+/* The lcore entry point: breathes until *w->stop.  arg is a struct sl_worker. */
+int sl_worker_main(void *arg);
+
+#endif

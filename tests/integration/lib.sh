@@ -1,0 +1,65 @@
+# Shared helpers for Sluice's integration tests (sourced, not run).
+# Each test gets a scratch directory $T, removed on exit, and a unique DPDK
+# file prefix $PREFIX.  SLUICE is the binary (set by meson, or build/sluice).
+set -uo pipefail
+SLUICE=${SLUICE:-${1:-build/sluice}}
+SRC=${SLUICE_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+PCAPTOOL="python3 $SRC/tests/tools/pcaptool.py"
+T=$(mktemp -d /tmp/sluice-test.XXXXXX)
+PREFIX="sl$$"
+trap 'rm -rf "$T"' EXIT
+EAL_ARGS="[--no-huge, -m, \"256\", --no-pci, --file-prefix, $PREFIX, --log-level, \"lib.eal:warning\"]"
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "SKIP: $*" >&2; exit 77; }
+ok() { echo "ok: $*"; }
+
+# run_sluice LOG ARGS...: run sluice, keep stdout+stderr in LOG, return its status.
+run_sluice() {
+  local log=$1; shift
+  "$SLUICE" "$@" >"$log" 2>&1
+}
+
+# expect_exit WANT LOG ARGS...: run sluice and fail unless the status is WANT.
+expect_exit() {
+  local want=$1 log=$2; shift 2
+  run_sluice "$log" "$@"
+  local rc=$?
+  [[ $rc -eq $want ]] || { cat "$log" >&2; fail "sluice $* exited $rc, expected $want"; }
+}
+
+# expect_in LOG TEXT: fail unless LOG contains TEXT (fixed string).
+expect_in() {
+  grep -qF -- "$2" "$1" || { cat "$1" >&2; fail "expected '$2' in the output"; }
+}
+
+# pool_back LOG: the engine's end-of-run accounting says every mbuf is back.
+pool_back() {
+  local line
+  line=$(grep -E '^pool: [0-9]+ of [0-9]+ mbufs back in the pool' "$1") ||
+    { cat "$1" >&2; fail "no pool accounting line"; }
+  local a b
+  read -r a b < <(echo "$line" | sed -E 's/^pool: ([0-9]+) of ([0-9]+).*/\1 \2/')
+  [[ "$a" -eq "$b" && "$b" -gt 0 ]] || fail "only $a of $b mbufs back in the pool"
+  ok "all $b mbufs back in the pool"
+}
+
+# app_counter LOG APP COLUMN: a number from the summary's apps table.
+# COLUMN: in_packets in_bytes out_packets out_bytes drops
+app_counter() {
+  local col
+  case $3 in
+    in_packets) col=4 ;; in_bytes) col=5 ;; out_packets) col=6 ;;
+    out_bytes) col=7 ;; drops) col=8 ;; *) fail "bad column $3" ;;
+  esac
+  awk -v app="$2" -v c="$col" '/^apps/{t=1;next} /^links:/{t=0} t && $1==app {print $c}' "$1"
+}
+
+# link_counter LOG "a.output -> b.input" COLUMN: packets bytes drops
+link_counter() {
+  local col
+  case $3 in packets) col=1 ;; bytes) col=2 ;; drops) col=3 ;; *) fail "bad column $3" ;; esac
+  awk -v l="$2" -v c="$col" '
+    /^links:/{t=1;next} /^workers:/{t=0}
+    t && index($0, "  " l " ") == 1 { n=split($0, f, " "); print f[n-3+c] }' "$1"
+}

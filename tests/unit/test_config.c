@@ -1,0 +1,806 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests for engine/config.c: valid configurations are checked value by
+ * value; invalid ones are a table of YAML texts and the message each must
+ * produce (with its FILE:LINE:COL where the position matters).
+ *
+ * The app types used here are registered by this file (names start with
+ * "t_") so that the tests do not depend on the real apps.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+
+/* ---- test-local app types ----------------------------------------------- */
+
+static const struct sl_port_spec in_port[] = { { "input", true, "packets in" } };
+static const struct sl_port_spec out_port[] = { { "output", true, "packets out" } };
+static const struct sl_port_spec opt_in[] = { { "input", false, "packets in" } };
+static const struct sl_port_spec opt_out[] = { { "output", false, "packets out" } };
+static const struct sl_port_spec in_family[] = { { "input#", true, "packets in" } };
+static const struct sl_port_spec out_family[] = { { "output#", true, "packets out" } };
+
+static const struct sl_app_type t_gen = {
+	.name = "t_gen", .doc = "test generator",
+	.outputs = out_port, .n_outputs = 1,
+};
+SL_APP_REGISTER(t_gen)
+
+static const struct sl_param_spec fwd_params[] = {
+	{ .name = "size", .type = SL_PARAM_UINT, .def = "64", .min = 64, .max = 9000,
+	  .doc = "frame size" },
+	{ .name = "mode", .type = SL_PARAM_ENUM, .def = "a", .choices = "a|bb",
+	  .doc = "mode" },
+	{ .name = "mac", .type = SL_PARAM_MAC, .def = "02:00:00:00:00:01", .doc = "address" },
+	{ .name = "idle_timeout", .type = SL_PARAM_DURATION, .def = "30s", .doc = "idle time" },
+	{ .name = "flag", .type = SL_PARAM_BOOL, .def = "no", .doc = "a switch" },
+};
+static const struct sl_app_type t_fwd = {
+	.name = "t_fwd", .doc = "test forwarder",
+	.params = fwd_params, .n_params = SL_ARRAY_LEN(fwd_params),
+	.inputs = in_port, .n_inputs = 1,
+	.outputs = out_port, .n_outputs = 1,
+};
+SL_APP_REGISTER(t_fwd)
+
+static const struct sl_param_spec dev_params[] = {
+	{ .name = "device", .type = SL_PARAM_STRING, .def = NULL, .doc = "device" },
+};
+static const struct sl_app_type t_dev = {
+	.name = "t_dev", .doc = "test device",
+	.params = dev_params, .n_params = SL_ARRAY_LEN(dev_params),
+	.inputs = opt_in, .n_inputs = 1,
+	.outputs = opt_out, .n_outputs = 1,
+};
+SL_APP_REGISTER(t_dev)
+
+static const struct sl_app_type t_split = {
+	.name = "t_split", .doc = "test splitter",
+	.inputs = in_port, .n_inputs = 1,
+	.outputs = out_family, .n_outputs = 1,
+};
+SL_APP_REGISTER(t_split)
+
+static const struct sl_app_type t_join = {
+	.name = "t_join", .doc = "test joiner",
+	.inputs = in_family, .n_inputs = 1,
+	.outputs = out_port, .n_outputs = 1,
+};
+SL_APP_REGISTER(t_join)
+
+static const struct sl_app_type t_sink = {
+	.name = "t_sink", .doc = "test sink",
+	.inputs = in_port, .n_inputs = 1,
+};
+SL_APP_REGISTER(t_sink)
+
+/* ---- reporting ---------------------------------------------------------- */
+
+static unsigned n_checks, n_failed;
+
+/* Record one check; print "ok N what" or "FAIL N what: detail". */
+__attribute__((format(printf, 3, 4)))
+static bool check(bool ok, const char *what, const char *detail_fmt, ...)
+{
+	n_checks++;
+	if (ok) {
+		printf("ok %u %s\n", n_checks, what);
+		return true;
+	}
+	n_failed++;
+	printf("FAIL %u %s: ", n_checks, what);
+	va_list ap;
+	va_start(ap, detail_fmt);
+	vprintf(detail_fmt, ap);
+	va_end(ap);
+	printf("\n");
+	return false;
+}
+
+static bool check_uint(const char *what, unsigned long long got, unsigned long long want)
+{
+	return check(got == want, what, "got %llu, want %llu", got, want);
+}
+
+static bool check_str(const char *what, const char *got, const char *want)
+{
+	return check(got != NULL && strcmp(got, want) == 0, what, "got '%s', want '%s'",
+		     got != NULL ? got : "(null)", want);
+}
+
+static struct sl_config *parse(const char *text, struct sl_err *err)
+{
+	memset(err, 0, sizeof(*err));
+	return sl_config_parse("t.yaml", text, strlen(text), err);
+}
+
+/* Parse text that must be valid; print the message if not. */
+static struct sl_config *parse_ok(const char *what, const char *text)
+{
+	struct sl_err err;
+	struct sl_config *cfg = parse(text, &err);
+	check(cfg != NULL, what, "unexpected error: %s", err.msg);
+	return cfg;
+}
+
+static int app_index(const struct sl_config *cfg, const char *name)
+{
+	for (unsigned i = 0; i < cfg->n_apps; i++)
+		if (strcmp(cfg->apps[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+static const struct sl_param_value *pv(const struct sl_config *cfg, const char *app,
+				       const char *param)
+{
+	const struct sl_app_cfg *a = &cfg->apps[app_index(cfg, app)];
+	return &a->params[sl_param_find(a->type->params, a->type->n_params, param)];
+}
+
+/* ---- valid configurations ----------------------------------------------- */
+
+static void test_minimal_defaults(void)
+{
+	struct sl_config *cfg = parse_ok("minimal config parses",
+		"apps:\n"
+		"  g: { type: t_gen }\n"
+		"  s: { type: t_sink }\n"
+		"links:\n"
+		"  - g.output -> s.input\n");
+	if (cfg == NULL)
+		return;
+	check_str("path is the given name", cfg->path, "t.yaml");
+	check_uint("default pool.mbufs", cfg->pool.mbufs, 16383);
+	check_uint("default pool.cache", cfg->pool.cache, 256);
+	check_uint("default pool.data_room", cfg->pool.data_room, 2048);
+	check_uint("default engine.burst", cfg->burst, 32);
+	check_uint("default engine.link_size", cfg->link_size, SL_LINK_SIZE_DEFAULT);
+	check_uint("no eal args", cfg->n_eal_args, 0);
+	check_uint("one default worker", cfg->n_workers, 1);
+	check_str("default worker name", cfg->workers[0].name, "main");
+	check(cfg->workers[0].core == SL_CORE_AUTO, "default worker core auto", "core %d",
+	      cfg->workers[0].core);
+	check_uint("two apps", cfg->n_apps, 2);
+	check_str("app 0 name", cfg->apps[0].name, "g");
+	check(cfg->apps[0].type == &t_gen, "app 0 type", "wrong type");
+	check_uint("app 0 worker", cfg->apps[0].worker, 0);
+	check_uint("app 1 mark line", cfg->apps[1].mark.line, 3);
+	check_uint("app 1 mark col", cfg->apps[1].mark.col, 3);
+	check_uint("one link", cfg->n_links, 1);
+	check_uint("link from app", cfg->links[0].from.app, 0);
+	check_str("link from port", cfg->links[0].from.port, "output");
+	check_uint("link to app", cfg->links[0].to.app, 1);
+	check_str("link to port", cfg->links[0].to.port, "input");
+	check_uint("link mark line", cfg->links[0].mark.line, 5);
+	check_uint("link mark col", cfg->links[0].mark.col, 5);
+	check(cfg->order != NULL && cfg->order[0] == 0 && cfg->order[1] == 1, "order g, s",
+	      "wrong order");
+	sl_config_free(cfg);
+}
+
+static int first_allowed_cpu(void)
+{
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+		return -1;
+	for (int i = 0; i < CPU_SETSIZE; i++)
+		if (CPU_ISSET(i, &set))
+			return i;
+	return -1;
+}
+
+static void test_overrides(void)
+{
+	int cpu = first_allowed_cpu();
+	char text[1024];
+
+	snprintf(text, sizeof(text),
+		 "dpdk:\n"
+		 "  args: [--no-huge, -m, \"512\", --no-pci, --log-level=7]\n"
+		 "pool: { mbufs: 64Ki, cache: 0, data_room: 0x1000 }\n"
+		 "engine:\n"
+		 "  burst: 64\n"
+		 "  link_size: 4Ki\n"
+		 "workers:\n"
+		 "  rx: auto\n"
+		 "  fwd: { core: auto }\n"
+		 "  pinned: { core: %d }\n"
+		 "  bare: %d\n"
+		 "apps:\n"
+		 "  g: { type: t_gen, worker: rx }\n"
+		 "  f: { type: t_fwd, worker: fwd }\n"
+		 "  f2: { type: t_fwd, worker: bare }\n"
+		 "  s: { type: t_sink, worker: pinned }\n"
+		 "links: [g.output -> f.input, f.output -> f2.input, f2.output -> s.input]\n",
+		 cpu, cpu + 1);
+	/* `bare` needs a second CPU: skip it on a one-CPU affinity set. */
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	sched_getaffinity(0, sizeof(set), &set);
+	bool two = cpu >= 0 && cpu + 1 < CPU_SETSIZE && CPU_ISSET(cpu + 1, &set);
+	if (!two) {
+		snprintf(text, sizeof(text),
+			 "dpdk:\n"
+			 "  args: [--no-huge, -m, \"512\", --no-pci, --log-level=7]\n"
+			 "pool: { mbufs: 64Ki, cache: 0, data_room: 0x1000 }\n"
+			 "engine:\n"
+			 "  burst: 64\n"
+			 "  link_size: 4Ki\n"
+			 "workers:\n"
+			 "  rx: auto\n"
+			 "  fwd: { core: auto }\n"
+			 "  pinned: { core: %d }\n"
+			 "  bare: auto\n"
+			 "apps:\n"
+			 "  g: { type: t_gen, worker: rx }\n"
+			 "  f: { type: t_fwd, worker: fwd }\n"
+			 "  f2: { type: t_fwd, worker: bare }\n"
+			 "  s: { type: t_sink, worker: pinned }\n"
+			 "links: [g.output -> f.input, f.output -> f2.input, f2.output -> s.input]\n",
+			 cpu);
+	}
+	struct sl_config *cfg = parse_ok("overrides parse", text);
+	if (cfg == NULL)
+		return;
+	check_uint("eal arg count", cfg->n_eal_args, 5);
+	check_str("eal arg 0", cfg->eal_args[0], "--no-huge");
+	check_str("eal arg 2 (quoted)", cfg->eal_args[2], "512");
+	check_str("eal arg 4", cfg->eal_args[4], "--log-level=7");
+	check_uint("pool.mbufs 64Ki", cfg->pool.mbufs, 65536);
+	check_uint("pool.cache 0", cfg->pool.cache, 0);
+	check_uint("pool.data_room 0x1000", cfg->pool.data_room, 4096);
+	check_uint("engine.burst", cfg->burst, 64);
+	check_uint("engine.link_size 4Ki", cfg->link_size, 4096);
+	check_uint("four workers", cfg->n_workers, 4);
+	check_str("worker 0 name", cfg->workers[0].name, "rx");
+	check(cfg->workers[0].core == SL_CORE_AUTO, "scalar auto core", "core %d",
+	      cfg->workers[0].core);
+	check(cfg->workers[1].core == SL_CORE_AUTO, "mapping auto core", "core %d",
+	      cfg->workers[1].core);
+	check(cfg->workers[2].core == cpu, "mapping explicit core", "core %d, want %d",
+	      cfg->workers[2].core, cpu);
+	check(cfg->workers[3].core == (two ? cpu + 1 : SL_CORE_AUTO), "scalar explicit core",
+	      "core %d", cfg->workers[3].core);
+	check_uint("worker mark line", cfg->workers[2].mark.line, 10);
+	check_uint("app g on rx", cfg->apps[0].worker, 0);
+	check_uint("app f on fwd", cfg->apps[1].worker, 1);
+	check_uint("app f2 on bare", cfg->apps[2].worker, 3);
+	check_uint("app s on pinned", cfg->apps[3].worker, 2);
+	sl_config_free(cfg);
+}
+
+static void test_params(void)
+{
+	struct sl_config *cfg = parse_ok("typed parameters parse",
+		"apps:\n"
+		"  d:\n"
+		"    type: t_dev\n"
+		"    device: \"net_pcap0,rx_pcap=in.pcap\"\n"
+		"  f:\n"
+		"    type: t_fwd\n"
+		"    size: 2Ki\n"
+		"    mode: bb\n"
+		"    mac: aa:bb:cc:dd:ee:0f\n"
+		"    idle_timeout: 250ms\n"
+		"    flag: yes\n"
+		"  g: { type: t_fwd, size: 1k }\n"
+		"  s: { type: t_sink }\n"
+		"links:\n"
+		"  - d.output -> f.input\n"
+		"  - f.output -> g.input\n"
+		"  - g.output -> s.input\n");
+	if (cfg == NULL)
+		return;
+	check_str("string param", pv(cfg, "d", "device")->s, "net_pcap0,rx_pcap=in.pcap");
+	check(pv(cfg, "d", "device")->set, "string param set", "not set");
+	check_uint("uint 2Ki", pv(cfg, "f", "size")->u, 2048);
+	check(pv(cfg, "f", "size")->set, "uint set", "not set");
+	check_uint("enum index", pv(cfg, "f", "mode")->u, 1);
+	check_str("enum name", pv(cfg, "f", "mode")->s, "bb");
+	const uint8_t *mac = pv(cfg, "f", "mac")->mac;
+	check(mac[0] == 0xaa && mac[5] == 0x0f, "mac value", "got %02x..%02x", mac[0], mac[5]);
+	check_uint("duration 250ms in ns", pv(cfg, "f", "idle_timeout")->u, 250000000ULL);
+	check_uint("bool yes", pv(cfg, "f", "flag")->u, 1);
+	check_uint("uint 1k", pv(cfg, "g", "size")->u, 1000);
+	check(pv(cfg, "g", "size")->set, "given uint is set", "not set");
+	check_uint("default enum index", pv(cfg, "g", "mode")->u, 0);
+	check_str("default enum name", pv(cfg, "g", "mode")->s, "a");
+	check(!pv(cfg, "g", "mode")->set, "default enum is not set", "set");
+	mac = pv(cfg, "g", "mac")->mac;
+	check(mac[0] == 0x02 && mac[5] == 0x01, "default mac", "got %02x..%02x", mac[0], mac[5]);
+	check(!pv(cfg, "g", "mac")->set, "default mac is not set", "set");
+	check_uint("default duration 30s", pv(cfg, "g", "idle_timeout")->u, 30000000000ULL);
+	check_uint("default bool", pv(cfg, "g", "flag")->u, 0);
+	check(!pv(cfg, "g", "flag")->set, "default bool is not set", "set");
+	check_uint("d mark line", cfg->apps[0].mark.line, 2);
+	sl_config_free(cfg);
+}
+
+static void test_numbered_ports_and_diamond(void)
+{
+	struct sl_config *cfg = parse_ok("diamond with numbered ports parses",
+		"apps:\n"
+		"  gen: { type: t_gen }\n"
+		"  sp: { type: t_split }\n"
+		"  a: { type: t_fwd }\n"
+		"  b: { type: t_fwd }\n"
+		"  jn: { type: t_join }\n"
+		"  out: { type: t_sink }\n"
+		"links:\n"
+		"  - gen.output -> sp.input\n"
+		"  - sp.output1 -> b.input\n"
+		"  - sp.output0->a.input\n"
+		"  - \"a.output\t->   jn.input0\"\n"
+		"  - b.output  ->  jn.input1\n"
+		"  - jn.output -> out.input\n");
+	if (cfg == NULL)
+		return;
+	check_uint("six links", cfg->n_links, 6);
+	const struct sl_link_cfg *l = &cfg->links[1];
+	check_str("family port name", l->from.port, "output1");
+	check_uint("family port number", l->from.number, 1);
+	check_uint("family spec index", l->from.spec, 0);
+	check_uint("link 1 to app b", l->to.app, 3);
+	l = &cfg->links[2];
+	check_uint("link without blanks: from app", l->from.app, 1);
+	check_uint("link without blanks: number", l->from.number, 0);
+	l = &cfg->links[3];
+	check_str("tab-separated link: to port", l->to.port, "input0");
+	check_uint("tab-separated link: to app", l->to.app, 4);
+	check_uint("fixed port number is 0", cfg->links[5].to.number, 0);
+	bool ok = true;
+	for (unsigned i = 0; i < 6; i++)
+		ok = ok && cfg->order[i] == i;
+	check(ok, "diamond order follows declaration", "order %u %u %u %u %u %u",
+	      cfg->order[0], cfg->order[1], cfg->order[2], cfg->order[3], cfg->order[4],
+	      cfg->order[5]);
+	sl_config_free(cfg);
+}
+
+static void test_order_out_of_declaration(void)
+{
+	struct sl_config *cfg = parse_ok("apps declared downstream first parse",
+		"links:\n"
+		"  - jn.output -> out.input\n"
+		"  - gen.output -> sp.input\n"
+		"  - sp.output0 -> a.input\n"
+		"  - sp.output1 -> b.input\n"
+		"  - a.output -> jn.input1\n"
+		"  - b.output -> jn.input0\n"
+		"apps:\n"
+		"  out: { type: t_sink }\n"
+		"  jn: { type: t_join }\n"
+		"  b: { type: t_fwd }\n"
+		"  a: { type: t_fwd }\n"
+		"  sp: { type: t_split }\n"
+		"  gen: { type: t_gen }\n");
+	if (cfg == NULL)
+		return;
+	static const unsigned want[] = { 5, 4, 2, 3, 1, 0 };  /* gen sp b a jn out */
+	bool ok = true;
+	for (unsigned i = 0; i < 6; i++)
+		ok = ok && cfg->order[i] == want[i];
+	check(ok, "push order: upstream first, ties by declaration",
+	      "order %u %u %u %u %u %u", cfg->order[0], cfg->order[1], cfg->order[2],
+	      cfg->order[3], cfg->order[4], cfg->order[5]);
+	sl_config_free(cfg);
+}
+
+static void test_optional_sections(void)
+{
+	struct sl_config *cfg = parse_ok("lone app with null sections parses",
+		"# a device that needs no links\n"
+		"dpdk:\n"
+		"pool:\n"
+		"engine: {}\n"
+		"apps:\n"
+		"  nic: { type: t_dev, device: net_null0 }\n"
+		"links:\n");
+	if (cfg == NULL)
+		return;
+	check_uint("no links", cfg->n_links, 0);
+	check_uint("null pool keeps defaults", cfg->pool.mbufs, 16383);
+	check_uint("order of one app", cfg->order[0], 0);
+	sl_config_free(cfg);
+}
+
+static void test_load_file(void)
+{
+	char path[] = "/tmp/sluice_test_config_XXXXXX";
+	int fd = mkstemp(path);
+	static const char text[] =
+		"apps:\n"
+		"  g: { type: t_gen }\n"
+		"  s: { type: t_sink, sizee: 1 }\n"
+		"links: [g.output -> s.input]\n";
+	struct sl_err err;
+
+	if (!check(fd >= 0, "temporary file", "mkstemp: %s", strerror(errno)))
+		return;
+	if (write(fd, text, sizeof(text) - 1) != (ssize_t)(sizeof(text) - 1))
+		check(false, "write temporary file", "%s", strerror(errno));
+	close(fd);
+
+	struct sl_config *cfg = sl_config_load(path, &err);
+	char want[256];
+	snprintf(want, sizeof(want), "%s:3:22: app 's': unknown parameter 'sizee'", path);
+	check(cfg == NULL && strncmp(err.msg, want, strlen(want)) == 0,
+	      "load reports the file's path", "got '%s'", err.msg);
+	sl_config_free(cfg);
+
+	fd = open(path, O_WRONLY | O_TRUNC);
+	static const char good[] = "apps: { s: { type: t_dev, device: x } }\n";
+	if (fd < 0 || write(fd, good, sizeof(good) - 1) != (ssize_t)(sizeof(good) - 1))
+		check(false, "rewrite temporary file", "%s", strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	cfg = sl_config_load(path, &err);
+	check(cfg != NULL, "load a valid file", "%s", err.msg);
+	if (cfg != NULL)
+		check_str("loaded path", cfg->path, path);
+	sl_config_free(cfg);
+	unlink(path);
+
+	cfg = sl_config_load("/nonexistent/sluice.yaml", &err);
+	check(cfg == NULL && strcmp(err.msg, "/nonexistent/sluice.yaml: cannot read: "
+				    "No such file or directory") == 0,
+	      "missing file", "got '%s'", err.msg);
+	cfg = sl_config_load("/tmp", &err);
+	check(cfg == NULL && strcmp(err.msg, "/tmp: cannot read: Is a directory") == 0,
+	      "directory", "got '%s'", err.msg);
+}
+
+/* sl_config_order on a config built by hand, and called twice. */
+static void test_order_api(void)
+{
+	struct sl_config *cfg = parse_ok("config for order api",
+		"apps:\n"
+		"  s: { type: t_sink }\n"
+		"  g: { type: t_gen }\n"
+		"links: [g.output -> s.input]\n");
+	if (cfg == NULL)
+		return;
+	struct sl_err err;
+	int rc = sl_config_order(cfg, &err);
+	check(rc == 0 && cfg->order[0] == 1 && cfg->order[1] == 0, "order recomputed",
+	      "rc %d", rc);
+	sl_config_free(cfg);
+}
+
+/* ---- invalid configurations --------------------------------------------- */
+
+struct bad_case {
+	const char *what;
+	const char *text;
+	const char *want;      /* substring of the message */
+	const char *unwanted;  /* substring that must not appear, or NULL */
+};
+
+#define TWO_APPS "apps:\n  g: { type: t_gen }\n  s: { type: t_sink }\n"
+#define TWO_LINKED TWO_APPS "links: [g.output -> s.input]\n"
+
+static const struct bad_case bad_cases[] = {
+	{ "syntax error", "apps:\n  g: { type: t_gen\nlinks: []\n",
+	  "t.yaml:3:6: YAML syntax error: did not find expected ',' or '}'", NULL },
+	{ "syntax error: bad indentation", "apps:\n  g: {type: t_gen}\n s: 1\n",
+	  "t.yaml:3:2: YAML syntax error: ", NULL },
+	{ "invalid UTF-8", "apps:\n  g: \xff\n", "t.yaml:2:6: YAML syntax error: ", NULL },
+	{ "empty text", "", "t.yaml:1:1: empty configuration; expected a mapping with 'apps' and 'links'",
+	  NULL },
+	{ "only comments", "# nothing\n\n", "t.yaml:1:1: empty configuration", NULL },
+	{ "two documents", TWO_LINKED "---\napps: {}\n",
+	  "t.yaml:6:1: a second YAML document", NULL },
+	{ "root is a sequence", "- apps\n- links\n",
+	  "t.yaml:1:1: the configuration must be a mapping with 'apps' and 'links', got a sequence",
+	  NULL },
+	{ "unknown top-level key", TWO_LINKED "linkz: []\n",
+	  "t.yaml:5:1: unknown top-level key 'linkz' (did you mean 'links'?)", NULL },
+	{ "unknown top-level key, no guess", "zzzzzzzz: 1\n" TWO_LINKED,
+	  "t.yaml:1:1: unknown top-level key 'zzzzzzzz' (known: dpdk, pool", "did you mean" },
+	{ "duplicate top-level key", "pool: {}\n" TWO_LINKED "pool: { cache: 1 }\n",
+	  "t.yaml:6:1: duplicate key 'pool' (first at line 1)", NULL },
+	{ "no apps section", "links: []\n",
+	  "t.yaml:1:1: no 'apps' section: at least one app is required", NULL },
+	{ "empty apps", "apps: {}\n", "t.yaml:1:7: 'apps' is empty: at least one app is required",
+	  NULL },
+	{ "apps is a sequence", "apps: [g, s]\n",
+	  "t.yaml:1:7: 'apps' must be a mapping of app names to their settings, got a sequence",
+	  NULL },
+	{ "links is a mapping", TWO_APPS "links: { g.output: s.input }\n",
+	  "t.yaml:4:8: 'links' must be a sequence of \"app.port -> app.port\" strings, got a mapping",
+	  NULL },
+	{ "link is not a string", TWO_APPS "links:\n  - { g.output: s.input }\n",
+	  "t.yaml:5:5: each link must be a string", NULL },
+	{ "dpdk is a sequence", "dpdk: [--no-huge]\n" TWO_LINKED,
+	  "t.yaml:1:7: 'dpdk' must be a mapping with 'args', got a sequence", NULL },
+	{ "dpdk unknown key", "dpdk: { arg: [--no-huge] }\n" TWO_LINKED,
+	  "t.yaml:1:9: dpdk: unknown key 'arg' (did you mean 'args'?)", NULL },
+	{ "dpdk.args is a string", "dpdk: { args: --no-huge }\n" TWO_LINKED,
+	  "t.yaml:1:15: dpdk.args must be a sequence of strings", NULL },
+	{ "dpdk.args with -l", "dpdk: {args: [--no-huge, -l, 0-3]}\n" TWO_LINKED,
+	  "t.yaml:1:26: dpdk.args: '-l' is not allowed: Sluice assigns lcores from the workers section",
+	  NULL },
+	{ "dpdk.args with -c", "dpdk:\n  args:\n    - -c0x3\n" TWO_LINKED,
+	  "t.yaml:3:7: dpdk.args: '-c0x3' is not allowed", NULL },
+	{ "dpdk.args with --lcores", "dpdk: {args: [--lcores=0-1]}\n" TWO_LINKED,
+	  "dpdk.args: '--lcores=0-1' is not allowed", NULL },
+	{ "dpdk.args with --main-lcore", "dpdk: {args: [--main-lcore, \"1\"]}\n" TWO_LINKED,
+	  "dpdk.args: '--main-lcore' is not allowed", NULL },
+	{ "pool.mbufs too small", "pool: { mbufs: 5 }\n" TWO_LINKED,
+	  "t.yaml:1:16: pool.mbufs must be in 1023..16777215, got 5", NULL },
+	{ "pool.cache not a number", "pool:\n  cache: lots\n" TWO_LINKED,
+	  "t.yaml:2:10: pool.cache must be an unsigned integer, got 'lots'", NULL },
+	{ "pool.data_room is a sequence", "pool: { data_room: [1] }\n" TWO_LINKED,
+	  "t.yaml:1:20: pool.data_room must be a number, got a sequence", NULL },
+	{ "pool unknown key", "pool: { mbuf: 4096 }\n" TWO_LINKED,
+	  "t.yaml:1:9: pool: unknown key 'mbuf' (did you mean 'mbufs'?)", NULL },
+	{ "pool is a scalar", "pool: 4096\n" TWO_LINKED,
+	  "t.yaml:1:7: 'pool' must be a mapping", NULL },
+	{ "engine.link_size not a power of two", "engine: { link_size: 1000 }\n" TWO_LINKED,
+	  "t.yaml:1:22: engine.link_size must be a power of two, got 1000", NULL },
+	{ "engine.link_size too big", "engine: { link_size: 128Ki }\n" TWO_LINKED,
+	  "engine.link_size must be in 64..65536, got 131072", NULL },
+	{ "engine.burst zero", "engine: { burst: 0 }\n" TWO_LINKED,
+	  "t.yaml:1:18: engine.burst must be in 1..256, got 0", NULL },
+	{ "engine unknown key", "engine: { brust: 8 }\n" TWO_LINKED,
+	  "engine: unknown key 'brust' (did you mean 'burst'?)", NULL },
+	{ "worker core beyond the CPU set", "workers:\n  rx: { core: 5000 }\n"
+	  "apps:\n  g: { type: t_gen }\n  s: { type: t_sink }\nlinks: [g.output -> s.input]\n",
+	  "t.yaml:2:15: worker 'rx': core 5000 is not available to this process (available: ",
+	  NULL },
+	{ "worker core not a number", "workers:\n  rx: { core: first }\n"
+	  "apps:\n  g: { type: t_gen }\n  s: { type: t_sink }\nlinks: [g.output -> s.input]\n",
+	  "t.yaml:2:15: worker 'rx': core must be a CPU number or 'auto', got 'first'", NULL },
+	{ "worker unknown key", "workers:\n  rx: { cores: auto }\n"
+	  "apps:\n  g: { type: t_gen }\n  s: { type: t_sink }\nlinks: [g.output -> s.input]\n",
+	  "t.yaml:2:9: worker 'rx': unknown key 'cores' (did you mean 'core'?)", NULL },
+	{ "worker is a sequence", "workers:\n  rx: [1]\n"
+	  "apps:\n  g: { type: t_gen }\n  s: { type: t_sink }\nlinks: [g.output -> s.input]\n",
+	  "t.yaml:2:7: worker 'rx' must be a core number, 'auto' or { core: N | auto }, got a sequence",
+	  NULL },
+	{ "bad worker name", "workers:\n  1rx: auto\n"
+	  "apps:\n  g: { type: t_gen }\n  s: { type: t_sink }\nlinks: [g.output -> s.input]\n",
+	  "t.yaml:2:3: worker name '1rx' is not valid", NULL },
+	{ "duplicate worker", "workers:\n  rx: auto\n  rx: auto\n"
+	  "apps:\n  g: { type: t_gen }\n  s: { type: t_sink }\nlinks: [g.output -> s.input]\n",
+	  "t.yaml:3:3: duplicate worker 'rx' (first at line 2)", NULL },
+	{ "empty workers", "workers: {}\n" TWO_LINKED,
+	  "t.yaml:1:10: 'workers' names no worker", NULL },
+	{ "worker without apps", "workers:\n  rx: auto\n  idle: auto\n"
+	  "apps:\n  g: { type: t_gen, worker: rx }\n  s: { type: t_sink, worker: rx }\n"
+	  "links: [g.output -> s.input]\n",
+	  "t.yaml:3:3: worker 'idle' has no apps", NULL },
+	{ "app without worker among several", "workers:\n  rx: auto\n  fwd: auto\n"
+	  "apps:\n  g: { type: t_gen, worker: rx }\n  x: { type: t_sink }\n"
+	  "links: [g.output -> x.input]\n",
+	  "t.yaml:6:3: app 'x': no worker given and there are 2 workers (rx, fwd)", NULL },
+	{ "unknown worker", "workers:\n  rx: auto\n  fwd: auto\n"
+	  "apps:\n  g: { type: t_gen, worker: rx }\n  x: { type: t_sink, worker: fwdd }\n"
+	  "links: [g.output -> x.input]\n",
+	  "t.yaml:6:30: app 'x': no worker named 'fwdd' (did you mean 'fwd'?)", NULL },
+	{ "unknown worker, no guess", "workers:\n  rx: auto\n  fwd: auto\n"
+	  "apps:\n  g: { type: t_gen, worker: rx }\n  x: { type: t_sink, worker: zzzzzz }\n"
+	  "links: [g.output -> x.input]\n",
+	  "app 'x': no worker named 'zzzzzz' (workers: rx, fwd)", NULL },
+	{ "unknown type with a guess", "apps:\n  x: { type: t_fwdd }\n",
+	  "t.yaml:2:14: app 'x': unknown type 't_fwdd' (did you mean 't_fwd'?)", NULL },
+	{ "unknown type without a guess", "apps:\n  x: { type: zzzzzzzzzz }\n",
+	  "app 'x': unknown type 'zzzzzzzzzz' (known types: ", NULL },
+	{ "missing type", "apps:\n  x: { size: 64 }\n", "t.yaml:2:3: app 'x': missing 'type'",
+	  NULL },
+	{ "app is a scalar", "apps:\n  x: t_gen\n",
+	  "t.yaml:2:6: app 'x' must be a mapping with 'type' and its parameters, got a single value",
+	  NULL },
+	{ "bad app name", "apps:\n  a.b: { type: t_gen }\n",
+	  "t.yaml:2:3: app name 'a.b' is not valid", NULL },
+	{ "duplicate app", "apps:\n  g: { type: t_gen }\n  s: { type: t_sink }\n"
+	  "  g: { type: t_gen }\n",
+	  "t.yaml:4:3: duplicate app 'g' (first at line 2)", NULL },
+	{ "duplicate key in an app", "apps:\n  f:\n    type: t_fwd\n    size: 64\n    size: 128\n",
+	  "t.yaml:5:5: app 'f': duplicate key 'size' (first at line 4)", NULL },
+	{ "unknown parameter with a guess",
+	  "apps:\n  g: { type: t_gen }\n  fc:\n    type: t_fwd\n    idle_timout: 30s\n",
+	  "t.yaml:5:5: app 'fc': unknown parameter 'idle_timout' (did you mean 'idle_timeout'?)",
+	  NULL },
+	{ "unknown parameter, no guess", "apps:\n  fc: { type: t_fwd, zzzzzzzzz: 1 }\n",
+	  "app 'fc': unknown parameter 'zzzzzzzzz' (type t_fwd takes: size, mode, mac", NULL },
+	{ "misspelt 'worker'", "apps:\n  fc: { type: t_fwd, workr: main }\n",
+	  "app 'fc': unknown parameter 'workr' (did you mean 'worker'?)", NULL },
+	{ "parameter out of range", "apps:\n  f: { type: t_fwd, size: 10 }\n",
+	  "t.yaml:2:27: app 'f': parameter 'size' must be in 64..9000, got 10", NULL },
+	{ "enum parameter", "apps:\n  f: { type: t_fwd, mode: c }\n",
+	  "app 'f': parameter 'mode' must be one of a|bb, got 'c'", NULL },
+	{ "parameter is a mapping", "apps:\n  f: { type: t_fwd, mac: { a: 1 } }\n",
+	  "t.yaml:2:26: app 'f': parameter 'mac' must be a single value, got a mapping", NULL },
+	{ "missing required parameter", "apps:\n  g: { type: t_gen }\n  nic: { type: t_dev }\n",
+	  "t.yaml:3:3: app 'nic': missing required parameter 'device'", NULL },
+	{ "link without arrow", TWO_APPS "links: [g.output s.input]\n",
+	  "t.yaml:4:9: link 'g.output s.input' must look like 'app.port -> app.port'", NULL },
+	{ "link without a port", TWO_APPS "links: [g -> s.input]\n",
+	  "link 'g -> s.input' must look like 'app.port -> app.port'", NULL },
+	{ "link with two arrows", TWO_APPS "links: [g.output -> s.input -> x.input]\n",
+	  "must look like 'app.port -> app.port'", NULL },
+	{ "link to an unknown app", TWO_APPS "links:\n  - g.output -> ss.input\n",
+	  "t.yaml:5:5: link 'g.output -> ss.input': no app named 'ss' (did you mean 's'?)",
+	  NULL },
+	{ "link to an unknown app, no guess", TWO_APPS "links:\n  - g.output -> zzzzz.input\n",
+	  "link 'g.output -> zzzzz.input': no app named 'zzzzz'", "did you mean" },
+	{ "unknown output port with a guess", TWO_APPS "links: [g.outpt -> s.input]\n",
+	  "t.yaml:4:9: link 'g.outpt -> s.input': app 'g' (type t_gen) has no output port 'outpt' (did you mean 'output'?)",
+	  NULL },
+	{ "unknown output port, no guess", TWO_APPS "links: [g.out -> s.input]\n",
+	  "app 'g' (type t_gen) has no output port 'out' (output ports: output)", NULL },
+	{ "family port offered with its number",
+	  "apps:\n  g: { type: t_gen }\n  sp: { type: t_split }\n  s: { type: t_sink }\n"
+	  "links: [g.output -> sp.input, sp.outpt0 -> s.input]\n",
+	  "app 'sp' (type t_split) has no output port 'outpt0' (did you mean 'output0'?)", NULL },
+	{ "family port number too high",
+	  "apps:\n  g: { type: t_gen }\n  sp: { type: t_split }\n  s: { type: t_sink }\n"
+	  "links: [g.output -> sp.input, sp.output16 -> s.input]\n",
+	  "has no output port 'output16' (numbered ports go from output0 to output15)", NULL },
+	{ "input used as a link source", TWO_APPS "links: [s.input -> g.output]\n",
+	  "app 's' (type t_sink) has no output port 'input' (it has no output ports)", NULL },
+	{ "output used as a link destination",
+	  "apps:\n  g: { type: t_gen }\n  f: { type: t_fwd }\n"
+	  "links: [g.output -> f.output]\n",
+	  "app 'f' (type t_fwd) has no input port 'output' (input ports: input)", NULL },
+	{ "output connected twice",
+	  "apps:\n  g: { type: t_gen }\n  s: { type: t_sink }\n  t: { type: t_sink }\n"
+	  "links:\n  - g.output -> s.input\n  - g.output -> t.input\n",
+	  "t.yaml:7:5: link 'g.output -> t.input': port 'g.output' is already connected (line 6)",
+	  NULL },
+	{ "input connected twice",
+	  "apps:\n  g: { type: t_gen }\n  h: { type: t_gen }\n  s: { type: t_sink }\n"
+	  "links:\n  - g.output -> s.input\n  - h.output -> s.input\n",
+	  "t.yaml:7:5: link 'h.output -> s.input': port 's.input' is already connected (line 6)",
+	  NULL },
+	{ "required input left open",
+	  "apps:\n  g: { type: t_dev, device: x }\n  snk: { type: t_sink }\n",
+	  "t.yaml:3:3: app 'snk': input 'input' is not connected", NULL },
+	{ "required output left open",
+	  "apps:\n  g: { type: t_gen }\n  s: { type: t_dev, device: x }\n",
+	  "t.yaml:2:3: app 'g': output 'output' is not connected", NULL },
+	{ "numbered family with a gap",
+	  "apps:\n  g: { type: t_gen }\n  sp: { type: t_split }\n"
+	  "  a: { type: t_sink }\n  b: { type: t_sink }\n"
+	  "links: [g.output -> sp.input, sp.output0 -> a.input, sp.output2 -> b.input]\n",
+	  "t.yaml:3:3: app 'sp': output1 is not connected but output2 is; number ports from output0 without gaps",
+	  NULL },
+	{ "numbered family without output0",
+	  "apps:\n  g: { type: t_gen }\n  sp: { type: t_split }\n  a: { type: t_sink }\n"
+	  "links: [g.output -> sp.input, sp.output1 -> a.input]\n",
+	  "app 'sp': output0 is not connected but output1 is", NULL },
+	{ "required numbered family unconnected",
+	  "apps:\n  g: { type: t_gen }\n  sp: { type: t_split }\n"
+	  "links: [g.output -> sp.input]\n",
+	  "t.yaml:3:3: app 'sp': output 'output0' is not connected", NULL },
+	{ "self-loop", "apps:\n  f: { type: t_fwd }\nlinks:\n  - f.output -> f.input\n",
+	  "t.yaml:4:5: links form a cycle: f -> f", NULL },
+	{ "three-app cycle",
+	  "apps:\n  a: { type: t_fwd }\n  b: { type: t_fwd }\n  c: { type: t_fwd }\n"
+	  "links:\n  - b.output -> c.input\n  - a.output -> b.input\n  - c.output -> a.input\n",
+	  "t.yaml:6:5: links form a cycle: b -> c -> a -> b", NULL },
+	{ "cycle downstream of a source",
+	  "apps:\n  g: { type: t_gen }\n  j: { type: t_join }\n  f: { type: t_fwd }\n"
+	  "  sp: { type: t_split }\n  s: { type: t_sink }\n"
+	  "links:\n  - g.output -> j.input0\n  - j.output -> f.input\n  - f.output -> sp.input\n"
+	  "  - sp.output0 -> s.input\n  - sp.output1 -> j.input1\n",
+	  "t.yaml:9:5: links form a cycle: j -> f -> sp -> j", NULL },
+};
+
+static void test_bad_cases(void)
+{
+	for (unsigned i = 0; i < SL_ARRAY_LEN(bad_cases); i++) {
+		const struct bad_case *b = &bad_cases[i];
+		struct sl_err err;
+		struct sl_config *cfg = parse(b->text, &err);
+		char what[160];
+
+		snprintf(what, sizeof(what), "invalid: %s", b->what);
+		if (cfg != NULL) {
+			check(false, what, "parsed without error");
+			sl_config_free(cfg);
+			continue;
+		}
+		bool ok = strstr(err.msg, b->want) != NULL &&
+			  (b->unwanted == NULL || strstr(err.msg, b->unwanted) == NULL) &&
+			  strchr(err.msg, '\n') == NULL;
+		check(ok, what, "got '%s', want '%s'", err.msg, b->want);
+	}
+}
+
+/* Messages that depend on this machine's CPU set. */
+static void test_cpu_messages(void)
+{
+	cpu_set_t set;
+	char avail[256] = "";
+	size_t used = 0;
+
+	CPU_ZERO(&set);
+	sched_getaffinity(0, sizeof(set), &set);
+	for (int c = 0; c < CPU_SETSIZE; c++) {
+		if (!CPU_ISSET(c, &set))
+			continue;
+		int e = c;
+		while (e + 1 < CPU_SETSIZE && CPU_ISSET(e + 1, &set))
+			e++;
+		int w = e == c ? snprintf(avail + used, sizeof(avail) - used, "%s%d",
+					  used ? "," : "", c)
+			       : snprintf(avail + used, sizeof(avail) - used, "%s%d-%d",
+					  used ? "," : "", c, e);
+		if (w < 0 || (size_t)w >= sizeof(avail) - used)
+			break;
+		used += (size_t)w;
+		c = e;
+	}
+
+	char text[512], want[512];
+	struct sl_err err;
+	struct sl_config *cfg;
+	snprintf(text, sizeof(text),
+		 "workers:\n  rx: 1023\n  tx: auto\n"
+		 "apps:\n  g: { type: t_gen, worker: rx }\n  s: { type: t_sink, worker: tx }\n"
+		 "links: [g.output -> s.input]\n");
+	cfg = parse(text, &err);
+	if (CPU_ISSET(1023, &set)) {
+		check(cfg != NULL, "core 1023 is allowed here", "%s", err.msg);
+	} else {
+		snprintf(want, sizeof(want),
+			 "t.yaml:2:7: worker 'rx': core 1023 is not available to this process "
+			 "(available: %s)", avail);
+		check(cfg == NULL && strcmp(err.msg, want) == 0, "invalid: unavailable core lists ranges",
+		      "got '%s', want '%s'", err.msg, want);
+	}
+	sl_config_free(cfg);
+
+	int cpu = first_allowed_cpu();
+	snprintf(text, sizeof(text),
+		 "workers:\n  a: { core: %d }\n  b: { core: %d }\n"
+		 "apps:\n  g: { type: t_gen, worker: a }\n  s: { type: t_sink, worker: b }\n"
+		 "links: [g.output -> s.input]\n", cpu, cpu);
+	cfg = parse(text, &err);
+	snprintf(want, sizeof(want), "t.yaml:3:14: worker 'b': core %d is already used by worker 'a'",
+		 cpu);
+	check(cfg == NULL && strcmp(err.msg, want) == 0, "invalid: core used twice",
+	      "got '%s', want '%s'", err.msg, want);
+	sl_config_free(cfg);
+}
+
+/* A NULL err is allowed: the call still fails cleanly. */
+static void test_null_err(void)
+{
+	struct sl_config *cfg = sl_config_parse("t.yaml", "apps: 1", 7, NULL);
+	check(cfg == NULL, "NULL err accepted", "parsed");
+}
+
+int main(void)
+{
+	test_minimal_defaults();
+	test_overrides();
+	test_params();
+	test_numbered_ports_and_diamond();
+	test_order_out_of_declaration();
+	test_optional_sections();
+	test_load_file();
+	test_order_api();
+	test_bad_cases();
+	test_cpu_messages();
+	test_null_err();
+
+	if (n_failed > 0) {
+		printf("%u of %u checks failed\n", n_failed, n_checks);
+		return 1;
+	}
+	printf("all %u checks passed\n", n_checks);
+	return 0;
+}
