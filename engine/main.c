@@ -17,6 +17,7 @@
 #include "app.h"
 #include "config.h"
 #include "engine.h"
+#include "topology.h"
 
 #define SL_VERSION "0.1.0"
 
@@ -31,6 +32,8 @@ static const char usage_text[] =
 	"                     without starting DPDK or any port\n"
 	"  apps [TYPE] [--markdown]\n"
 	"                     list the app types with their ports and parameters\n"
+	"  topology           print the machine's PUs, cores, L2/L3 domains, NUMA nodes\n"
+	"                     and PCI devices (hwloc; honours HWLOC_SYNTHETIC, HWLOC_XMLFILE)\n"
 	"  version            print the version\n"
 	"\n"
 	"exit status: 0 success, 1 runtime failure, 2 usage or configuration error\n";
@@ -221,9 +224,25 @@ static int cmd_apps(int argc, char **argv)
 	return SL_EXIT_OK;
 }
 
+static int cmd_topology(int argc, char **argv)
+{
+	if (argc > 0)
+		return usage_error("topology: unexpected argument '%s'", argv[0]);
+	struct sl_err err = { "" };
+	struct sl_topology *t = sl_topology_load(&err);
+	if (t == NULL) {
+		fprintf(stderr, "sluice: topology: %s\n", err.msg);
+		return SL_EXIT_RUNTIME;
+	}
+	sl_topology_print(t, stdout);
+	sl_topology_free(t);
+	return SL_EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
-	static const char *const commands[] = { "run", "check", "apps", "version", "help" };
+	static const char *const commands[] = { "run", "check", "apps", "topology", "version",
+					       "help" };
 	if (argc < 2) {
 		fputs(usage_text, stderr);
 		return SL_EXIT_CONFIG;
@@ -235,6 +254,8 @@ int main(int argc, char **argv)
 		return cmd_check(argc - 2, argv + 2);
 	if (strcmp(cmd, "apps") == 0)
 		return cmd_apps(argc - 2, argv + 2);
+	if (strcmp(cmd, "topology") == 0)
+		return cmd_topology(argc - 2, argv + 2);
 	if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
 		printf("sluice %s\n", SL_VERSION);
 		return SL_EXIT_OK;
