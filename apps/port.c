@@ -29,6 +29,7 @@
 #include <rte_pci.h>
 
 #include "app.h"
+#include "topology.h"
 
 #define PORT_TX_ROUNDS 4
 #define PORT_RSS_HF (RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_TCP)
@@ -315,6 +316,16 @@ static void port_fini(struct sl_app *app)
 	}
 }
 
+/* Placement hint: a PCI NIC's NUMA node.  params[0] is `device`. */
+static int port_numa(const struct sl_param_value *params, const struct sl_topology *topo)
+{
+	char name[RTE_ETH_NAME_MAX_LEN];
+	bool is_pci = false;
+	if (device_name(params[0].s, name, sizeof(name), &is_pci, NULL) < 0 || !is_pci)
+		return -1;
+	return sl_topology_pci_numa(topo, name);
+}
+
 static const struct sl_param_spec port_params[] = {
 	{ .name = "device", .type = SL_PARAM_STRING, .def = NULL,
 	  .doc = "PCI address (0000:03:00.0) or vdev string (net_pcap0,rx_pcap=in.pcap)" },
@@ -349,6 +360,7 @@ static const struct sl_app_type port_app = {
 	.n_outputs = SL_ARRAY_LEN(port_outputs),
 	.priv_size = sizeof(struct port_priv),
 	.boundary = true,
+	.numa = port_numa,
 	.init = port_init,
 	.pull = port_pull,
 	.push = port_push,

@@ -53,6 +53,7 @@
 #define SL_BURST_MAX 256
 
 struct sl_app;
+struct sl_topology;
 
 struct sl_port_spec {
 	const char *name;    /* "input", or "output#" for a numbered family */
@@ -75,6 +76,10 @@ struct sl_app_type {
 	 * of such an app do not constrain the push order and cannot close a
 	 * cycle, so "nic.output -> fwd.input; fwd.output -> nic.input" is legal. */
 	bool boundary;
+
+	/* Optional placement hint, control thread, before EAL starts: the NUMA
+	 * node the app's worker should run on (a NIC's node), or -1. */
+	int (*numa)(const struct sl_param_value *params, const struct sl_topology *topo);
 
 	int (*init)(struct sl_app *app, struct sl_err *err);
 	void (*pull)(struct sl_app *app);

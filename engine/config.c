@@ -30,7 +30,6 @@ struct ctx {
 	yaml_document_t *doc;
 	struct sl_config *cfg;
 	struct sl_err *err;
-	cpu_set_t allowed;       /* this process's CPU affinity */
 };
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -344,34 +343,6 @@ static int parse_dpdk(struct ctx *c, const yaml_node_t *n)
 
 /* ---- workers ------------------------------------------------------------ */
 
-/* The allowed CPUs as "0-3,8,10-11". */
-static const char *cpu_ranges(const cpu_set_t *set, char *buf, size_t len)
-{
-	size_t used = 0;
-
-	buf[0] = '\0';
-	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
-		if (!CPU_ISSET(cpu, set))
-			continue;
-		int last = cpu;
-		while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, set))
-			last++;
-		int w = last == cpu ?
-			snprintf(buf + used, len - used, "%s%d", used ? "," : "", cpu) :
-			snprintf(buf + used, len - used, "%s%d-%d", used ? "," : "", cpu, last);
-		if (w < 0 || (size_t)w >= len - used) {
-			if (len >= 4)
-				strcpy(buf + len - 4, "...");
-			break;
-		}
-		used += (size_t)w;
-		cpu = last;
-	}
-	if (used == 0 && buf[0] == '\0')
-		snprintf(buf, len, "none");
-	return buf;
-}
-
 static int add_worker(struct ctx *c, const char *name, int core, struct sl_mark mark)
 {
 	struct sl_config *cfg = c->cfg;
@@ -433,12 +404,12 @@ static int parse_worker(struct ctx *c, const yaml_node_t *k, const yaml_node_t *
 			       name, core->type == YAML_SCALAR_NODE ? "'" : "",
 			       core->type == YAML_SCALAR_NODE ? text_of(core) : kind_name(core),
 			       core->type == YAML_SCALAR_NODE ? "'" : "");
-	if (val.u >= CPU_SETSIZE || !CPU_ISSET((int)val.u, &c->allowed)) {
-		char avail[256];
+	/* Whether the core exists and may be used is the placement's question
+	 * (engine/placement.c): it depends on the machine, not on the file. */
+	if (val.u >= CPU_SETSIZE)
 		return fail_at(c, node_mark(core),
-			       "worker '%s': core %" PRIu64 " is not available to this process (available: %s)",
-			       name, val.u, cpu_ranges(&c->allowed, avail, sizeof(avail)));
-	}
+			       "worker '%s': core must be below %d, got %" PRIu64, name,
+			       CPU_SETSIZE, val.u);
 	for (unsigned i = 0; i < c->cfg->n_workers; i++)
 		if (c->cfg->workers[i].core == (int)val.u)
 			return fail_at(c, node_mark(core),
@@ -469,10 +440,6 @@ static int parse_workers(struct ctx *c, const yaml_node_t *n)
 	if (section_absent(n))
 		return add_worker(c, "main", SL_CORE_AUTO, (struct sl_mark){ 1, 1 });
 
-	CPU_ZERO(&c->allowed);
-	if (sched_getaffinity(0, sizeof(c->allowed), &c->allowed) != 0)
-		return sl_errf(c->err, errno, "%s: cannot read this process's CPU affinity: %s",
-			       c->name, strerror(errno));
 	rc = check_keys(c, n, "worker", "");
 	if (rc < 0)
 		return rc;

@@ -19,6 +19,7 @@
 #include <rte_ring.h>
 
 #include "engine.h"
+#include "placement.h"
 #include "worker.h"
 
 static volatile sig_atomic_t signalled;
@@ -37,71 +38,10 @@ struct engine {
 	struct sl_link *links;          /* cfg->n_links */
 	struct sl_worker *workers;      /* cfg->n_workers */
 	struct sl_worker everyone;      /* all apps, for the drain on stop */
-	int *cpus;
-	int main_cpu;
+	struct sl_plan plan;
 	bool stop;
 	uint64_t drained, freed_at_stop;
 };
-
-/* ---------------------------------------------------------------- placement */
-
-static int allowed_cpus(int *cpus, int max)
-{
-	cpu_set_t set;
-	int n = 0;
-	if (sched_getaffinity(0, sizeof(set), &set) != 0)
-		return -errno;
-	for (int c = 0; c < CPU_SETSIZE && n < max; c++)
-		if (CPU_ISSET(c, &set))
-			cpus[n++] = c;
-	return n;
-}
-
-int sl_engine_place(const struct sl_config *cfg, int *cpus, int *main_cpu,
-		    struct sl_err *err)
-{
-	int allowed[CPU_SETSIZE];
-	int n = allowed_cpus(allowed, CPU_SETSIZE);
-	if (n <= 0)
-		return sl_errf(err, EINVAL, "cannot read this process's CPU affinity");
-
-	bool used[CPU_SETSIZE] = { false };
-	for (unsigned w = 0; w < cfg->n_workers; w++)
-		if (cfg->workers[w].core != SL_CORE_AUTO)
-			used[cfg->workers[w].core] = true;
-
-	/* The control thread: the first allowed CPU no explicit worker uses. */
-	*main_cpu = allowed[0];
-	for (int i = 0; i < n; i++)
-		if (!used[allowed[i]]) {
-			*main_cpu = allowed[i];
-			break;
-		}
-	bool taken[CPU_SETSIZE] = { false };
-	memcpy(taken, used, sizeof(taken));
-	taken[*main_cpu] = true;
-
-	/* Auto workers: free CPUs first, in order; then share round-robin,
-	 * the control thread's CPU first since it mostly sleeps. */
-	unsigned share = 0;
-	for (unsigned w = 0; w < cfg->n_workers; w++) {
-		if (cfg->workers[w].core != SL_CORE_AUTO) {
-			cpus[w] = cfg->workers[w].core;
-			continue;
-		}
-		int pick = -1;
-		for (int i = 0; i < n && pick < 0; i++)
-			if (!taken[allowed[i]])
-				pick = allowed[i];
-		if (pick < 0) {
-			pick = (share == 0) ? *main_cpu : allowed[(share - 1) % (unsigned)n];
-			share++;
-		}
-		taken[pick] = true;
-		cpus[w] = pick;
-	}
-	return 0;
-}
 
 /* ---------------------------------------------------------------- EAL */
 
@@ -121,9 +61,9 @@ static int eal_init(struct engine *e, struct sl_err *err)
 		argv[argc++] = cfg->eal_args[i];
 	for (unsigned i = 0; i < e->opts->n_eal_args; i++)
 		argv[argc++] = e->opts->eal_args[i];
-	int len = sprintf(lcores, "0@%d", e->main_cpu);
+	int len = sprintf(lcores, "0@%d", e->plan.main_cpu);
 	for (unsigned w = 0; w < cfg->n_workers; w++)
-		len += sprintf(lcores + len, ",%u@%d", w + 1, e->cpus[w]);
+		len += sprintf(lcores + len, ",%u@%d", w + 1, e->plan.cpus[w]);
 	argv[argc++] = (char *)"--lcores";
 	argv[argc++] = lcores;
 
@@ -286,7 +226,7 @@ static int setup(struct engine *e, struct sl_err *err)
 		wk->name = cfg->workers[w].name;
 		wk->index = w;
 		wk->lcore = w + 1;
-		wk->cpu = e->cpus[w];
+		wk->cpu = e->plan.cpus[w];
 		wk->socket = (int)rte_lcore_to_socket_id(wk->lcore);
 		wk->stop = &e->stop;
 	}
@@ -543,15 +483,20 @@ int sl_engine_run(const struct sl_config *cfg, const struct sl_run_opts *opts,
 	rc = sl_app_registry_check(err);
 	if (rc < 0)
 		return rc;
-	e.cpus = calloc(cfg->n_workers, sizeof(int));
-	if (e.cpus == NULL)
-		return sl_errf(err, ENOMEM, "out of memory");
-	rc = sl_engine_place(cfg, e.cpus, &e.main_cpu, err);
+	struct sl_topology *topo;
+	rc = sl_plan_here(cfg, &topo, &e.plan, err);
 	if (rc < 0)
-		goto out_free_cpus;
+		return rc;
+	if (topo->synthetic) {
+		rc = sl_errf(err, EINVAL, "cannot run on a described machine (%s); unset "
+			     "HWLOC_SYNTHETIC and HWLOC_XMLFILE, or use 'sluice plan'", topo->source);
+		goto out_free_plan;
+	}
+	for (unsigned i = 0; i < e.plan.n_warnings; i++)
+		printf("sluice: warning: %s\n", e.plan.warnings[i]);
 	rc = eal_init(&e, err);
 	if (rc < 0)
-		goto out_free_cpus;
+		goto out_free_plan;
 
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigemptyset(&sa.sa_mask);
@@ -564,8 +509,8 @@ int sl_engine_run(const struct sl_config *cfg, const struct sl_run_opts *opts,
 
 	printf("sluice: running %u apps on %u workers (", cfg->n_apps, cfg->n_workers);
 	for (unsigned w = 0; w < cfg->n_workers; w++)
-		printf("%s%s on cpu %d", w ? ", " : "", e.workers[w].name, e.cpus[w]);
-	printf("); control thread on cpu %d\n", e.main_cpu);
+		printf("%s%s on cpu %d", w ? ", " : "", e.workers[w].name, e.plan.cpus[w]);
+	printf("); control thread on cpu %d\n", e.plan.main_cpu);
 	fflush(stdout);
 
 	int ms = run_loop(&e);
@@ -588,7 +533,8 @@ out_teardown:
 out_release:
 	release(&e);
 	rte_eal_cleanup();
-out_free_cpus:
-	free(e.cpus);
+out_free_plan:
+	sl_plan_free(&e.plan);
+	sl_topology_free(topo);
 	return rc;
 }

@@ -37,12 +37,4 @@ struct sl_run_opts {
 int sl_engine_run(const struct sl_config *cfg, const struct sl_run_opts *opts,
 		  struct sl_err *err);
 
-/* Placement used by sl_engine_run, exposed for `sluice check` and tests:
- * fills cpus[0..cfg->n_workers) with a CPU per worker and *main_cpu with the
- * control thread's CPU.  Auto workers take allowed CPUs in order, avoiding
- * explicit ones and the control thread's CPU while CPUs remain; then they
- * share.  Returns 0 or -errno with a sentence. */
-int sl_engine_place(const struct sl_config *cfg, int *cpus, int *main_cpu,
-		    struct sl_err *err);
-
 #endif

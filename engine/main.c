@@ -4,6 +4,8 @@
  *
  *   sluice run CONFIG [--duration S] [--stats S] [--quiet] [-- EAL args...]
  *   sluice check CONFIG
+ *   sluice plan CONFIG
+ *   sluice topology
  *   sluice apps [TYPE] [--markdown]
  *   sluice version
  *
@@ -17,6 +19,7 @@
 #include "app.h"
 #include "config.h"
 #include "engine.h"
+#include "placement.h"
 #include "topology.h"
 
 #define SL_VERSION "0.1.0"
@@ -30,6 +33,8 @@ static const char usage_text[] =
 	"                     printing a stats line every S seconds with --stats\n"
 	"  check CONFIG       validate CONFIG (syntax, apps, parameters, links, workers)\n"
 	"                     without starting DPDK or any port\n"
+	"  plan CONFIG        show where each worker would run (cpu, core, L3 domain, NUMA\n"
+	"                     node) and the hop class of every link, with warnings\n"
 	"  apps [TYPE] [--markdown]\n"
 	"                     list the app types with their ports and parameters\n"
 	"  topology           print the machine's PUs, cores, L2/L3 domains, NUMA nodes\n"
@@ -115,28 +120,42 @@ static int cmd_run(int argc, char **argv)
 	return SL_EXIT_OK;
 }
 
-static int cmd_check(int argc, char **argv)
+/* check and plan: load, place on this machine (or the one HWLOC_SYNTHETIC /
+ * HWLOC_XMLFILE describe), and print a one-line verdict or the whole plan. */
+static int check_or_plan(int argc, char **argv, bool full)
 {
-	if (argc != 1 || argv[0][0] == '-')
-		return usage_error("%s", "check: usage: sluice check CONFIG");
+	const char *cmd = full ? "plan" : "check";
+	if (argc != 1 || argv[0][0] == '-') {
+		fprintf(stderr, "sluice: %s: usage: sluice %s CONFIG\n", cmd, cmd);
+		return SL_EXIT_CONFIG;
+	}
 	struct sl_config *cfg = load(argv[0]);
 	if (cfg == NULL)
 		return SL_EXIT_CONFIG;
-	int cpus[cfg->n_workers + 1], main_cpu;
+	struct sl_topology *topo;
+	struct sl_plan plan;
 	struct sl_err err = { "" };
-	if (sl_engine_place(cfg, cpus, &main_cpu, &err) < 0) {
-		fprintf(stderr, "sluice: %s: %s\n", argv[0], err.msg);
+	if (sl_plan_here(cfg, &topo, &plan, &err) < 0) {
+		fprintf(stderr, "sluice: %s\n", err.msg);
 		sl_config_free(cfg);
 		return SL_EXIT_CONFIG;
 	}
-	printf("%s: ok: %u apps, %u links, %u workers (", argv[0], cfg->n_apps, cfg->n_links,
-	       cfg->n_workers);
-	for (unsigned w = 0; w < cfg->n_workers; w++)
-		printf("%s%s on cpu %d", w ? ", " : "", cfg->workers[w].name, cpus[w]);
-	printf(")\npush order:");
-	for (unsigned k = 0; k < cfg->n_apps; k++)
-		printf(" %s", cfg->apps[cfg->order[k]].name);
-	printf("\n");
+	if (full) {
+		sl_plan_print(cfg, topo, &plan, stdout);
+	} else {
+		printf("%s: ok: %u apps, %u links, %u workers (", argv[0], cfg->n_apps,
+		       cfg->n_links, cfg->n_workers);
+		for (unsigned w = 0; w < cfg->n_workers; w++)
+			printf("%s%s on cpu %d", w ? ", " : "", cfg->workers[w].name, plan.cpus[w]);
+		printf(")\npush order:");
+		for (unsigned k = 0; k < cfg->n_apps; k++)
+			printf(" %s", cfg->apps[cfg->order[k]].name);
+		printf("\n");
+		for (unsigned i = 0; i < plan.n_warnings; i++)
+			printf("warning: %s\n", plan.warnings[i]);
+	}
+	sl_plan_free(&plan);
+	sl_topology_free(topo);
 	sl_config_free(cfg);
 	return SL_EXIT_OK;
 }
@@ -241,7 +260,7 @@ static int cmd_topology(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	static const char *const commands[] = { "run", "check", "apps", "topology", "version",
+	static const char *const commands[] = { "run", "check", "plan", "apps", "topology", "version",
 					       "help" };
 	if (argc < 2) {
 		fputs(usage_text, stderr);
@@ -251,7 +270,9 @@ int main(int argc, char **argv)
 	if (strcmp(cmd, "run") == 0)
 		return cmd_run(argc - 2, argv + 2);
 	if (strcmp(cmd, "check") == 0)
-		return cmd_check(argc - 2, argv + 2);
+		return check_or_plan(argc - 2, argv + 2, false);
+	if (strcmp(cmd, "plan") == 0)
+		return check_or_plan(argc - 2, argv + 2, true);
 	if (strcmp(cmd, "apps") == 0)
 		return cmd_apps(argc - 2, argv + 2);
 	if (strcmp(cmd, "topology") == 0)

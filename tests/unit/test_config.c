@@ -556,7 +556,7 @@ static const struct bad_case bad_cases[] = {
 	  "engine: unknown key 'brust' (did you mean 'burst'?)", NULL },
 	{ "worker core beyond the CPU set", "workers:\n  rx: { core: 5000 }\n"
 	  "apps:\n  g: { type: t_gen }\n  s: { type: t_sink }\nlinks: [g.output -> s.input]\n",
-	  "t.yaml:2:15: worker 'rx': core 5000 is not available to this process (available: ",
+	  "t.yaml:2:15: worker 'rx': core must be below 1024, got 5000",
 	  NULL },
 	{ "worker core not a number", "workers:\n  rx: { core: first }\n"
 	  "apps:\n  g: { type: t_gen }\n  s: { type: t_sink }\nlinks: [g.output -> s.input]\n",
@@ -719,49 +719,13 @@ static void test_bad_cases(void)
 	}
 }
 
-/* Messages that depend on this machine's CPU set. */
+/* Two workers naming one core (a CPU this process may use, so that only the
+ * duplicate is wrong). */
 static void test_cpu_messages(void)
 {
-	cpu_set_t set;
-	char avail[256] = "";
-	size_t used = 0;
-
-	CPU_ZERO(&set);
-	sched_getaffinity(0, sizeof(set), &set);
-	for (int c = 0; c < CPU_SETSIZE; c++) {
-		if (!CPU_ISSET(c, &set))
-			continue;
-		int e = c;
-		while (e + 1 < CPU_SETSIZE && CPU_ISSET(e + 1, &set))
-			e++;
-		int w = e == c ? snprintf(avail + used, sizeof(avail) - used, "%s%d",
-					  used ? "," : "", c)
-			       : snprintf(avail + used, sizeof(avail) - used, "%s%d-%d",
-					  used ? "," : "", c, e);
-		if (w < 0 || (size_t)w >= sizeof(avail) - used)
-			break;
-		used += (size_t)w;
-		c = e;
-	}
-
 	char text[512], want[512];
 	struct sl_err err;
 	struct sl_config *cfg;
-	snprintf(text, sizeof(text),
-		 "workers:\n  rx: 1023\n  tx: auto\n"
-		 "apps:\n  g: { type: t_gen, worker: rx }\n  s: { type: t_sink, worker: tx }\n"
-		 "links: [g.output -> s.input]\n");
-	cfg = parse(text, &err);
-	if (CPU_ISSET(1023, &set)) {
-		check(cfg != NULL, "core 1023 is allowed here", "%s", err.msg);
-	} else {
-		snprintf(want, sizeof(want),
-			 "t.yaml:2:7: worker 'rx': core 1023 is not available to this process "
-			 "(available: %s)", avail);
-		check(cfg == NULL && strcmp(err.msg, want) == 0, "invalid: unavailable core lists ranges",
-		      "got '%s', want '%s'", err.msg, want);
-	}
-	sl_config_free(cfg);
 
 	int cpu = first_allowed_cpu();
 	snprintf(text, sizeof(text),
