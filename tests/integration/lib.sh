@@ -7,7 +7,7 @@ SRC=${SLUICE_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 PCAPTOOL="python3 $SRC/tests/tools/pcaptool.py"
 T=$(mktemp -d /tmp/sluice-test.XXXXXX)
 PREFIX="sl$$"
-trap 'rm -rf "$T"' EXIT
+trap 'rm -rf "$T" "/var/run/dpdk/$PREFIX"' EXIT
 EAL_ARGS="[--no-huge, -m, \"256\", --no-pci, --file-prefix, $PREFIX, --log-level, \"lib.eal:warning\"]"
 
 fail() { echo "FAIL: $*" >&2; exit 1; }

@@ -1,0 +1,265 @@
+#!/usr/bin/env bash
+# af_packet ports on veth pairs: Sluice as a two-port wire between two network
+# namespaces, with ping from one to the other going through it.
+#
+#   ns A: vethA 198.18.0.1/24 ==veth== ethA ]                [ ethB ==veth== vethB 198.18.0.2/24 : ns B
+#                                           ns E: sluice a <-> b
+#
+# The engine's veth ends live in a namespace of their own (E), so that no
+# other traffic of this machine reaches them.  IPv6 is off everywhere, so the
+# only frames are ARP and ICMP from the ping, and the counters must agree
+# exactly: with Sluice's own (apps and links) and with the kernel's (veths).
+# Variants: one worker; two workers with one port each (cross-worker links);
+# a tee sending a copy of every A->B frame to a sink.  Then a port naming an
+# interface that does not exist must fail the run, naming the app and device.
+. "$(dirname "$0")/lib.sh"
+
+ID=$$
+NS_A=sl-afp-a-$ID
+NS_B=sl-afp-b-$ID
+NS_E=sl-afp-e-$ID
+IP_A=198.18.0.1
+IP_B=198.18.0.2
+PINGS=20
+SL_PID=
+RAN=
+
+cleanup() {
+  local rc=$?
+  if [[ -n $SL_PID ]] && kill -0 "$SL_PID" 2>/dev/null; then
+    kill -TERM "$SL_PID" 2>/dev/null
+    for _ in $(seq 50); do kill -0 "$SL_PID" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$SL_PID" 2>/dev/null
+    wait "$SL_PID" 2>/dev/null
+  fi
+  SL_PID=
+  # Deleting one end of a veth deletes both; do it while the namespace is
+  # still there, so that nothing waits on the kernel's asynchronous cleanup.
+  ip -n "$NS_E" link del ethA 2>/dev/null
+  ip -n "$NS_E" link del ethB 2>/dev/null
+  for ns in "$NS_A" "$NS_B" "$NS_E"; do ip netns del "$ns" 2>/dev/null; done
+  rm -rf "$T"
+  # EAL's runtime directory for this test's file prefix.
+  [[ -n $RAN ]] && rm -rf "/var/run/dpdk/$PREFIX" 2>/dev/null
+  return $rc
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+command -v ip >/dev/null || skip "no 'ip' command (iproute2)"
+command -v ping >/dev/null || skip "no 'ping' command (iputils-ping)"
+[[ $(id -u) -eq 0 ]] || skip "network namespaces need root (CAP_NET_ADMIN)"
+
+# ----------------------------------------------------------------- set-up
+ip netns add "$NS_A" 2>"$T/err" || skip "cannot create a network namespace: $(cat "$T/err")"
+ip netns add "$NS_B" || fail "cannot create namespace $NS_B"
+ip netns add "$NS_E" || fail "cannot create namespace $NS_E"
+ip link add vethA netns "$NS_A" type veth peer name ethA netns "$NS_E" 2>"$T/err" ||
+  skip "cannot create a veth pair: $(cat "$T/err")"
+ip link add vethB netns "$NS_B" type veth peer name ethB netns "$NS_E" ||
+  fail "cannot create the second veth pair"
+for ns in "$NS_A" "$NS_B" "$NS_E"; do
+  ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+    net.ipv6.conf.default.disable_ipv6=1 || fail "cannot disable IPv6 in $ns"
+done
+while read -r ns dev; do
+  ip netns exec "$ns" sysctl -qw "net.ipv6.conf.$dev.disable_ipv6=1" ||
+    fail "cannot disable IPv6 on $dev"
+done <<EOF
+$NS_A vethA
+$NS_B vethB
+$NS_E ethA
+$NS_E ethB
+EOF
+ip -n "$NS_A" addr add "$IP_A/24" dev vethA || fail "cannot address vethA"
+ip -n "$NS_B" addr add "$IP_B/24" dev vethB || fail "cannot address vethB"
+while read -r ns dev; do
+  ip -n "$ns" link set "$dev" up || fail "cannot set $dev up in $ns"
+done <<EOF
+$NS_A lo
+$NS_A vethA
+$NS_B lo
+$NS_B vethB
+$NS_E ethA
+$NS_E ethB
+EOF
+ok "namespaces $NS_A, $NS_B, $NS_E with two veth pairs"
+
+# kstat NS DEV COUNTER: a kernel interface counter (rx_packets, tx_packets).
+kstat() { ip netns exec "$1" cat "/sys/class/net/$2/statistics/$3"; }
+kstats() {
+  echo "$(kstat "$NS_A" vethA tx_packets) $(kstat "$NS_A" vethA rx_packets)" \
+       "$(kstat "$NS_B" vethB tx_packets) $(kstat "$NS_B" vethB rx_packets)"
+}
+
+# Before Sluice runs, nothing joins the two veth pairs: ping must fail.
+ip netns exec "$NS_A" ping -c 1 -W 1 "$IP_B" >/dev/null 2>&1 &&
+  fail "$IP_B answers before Sluice runs"
+
+# Small af_packet rings: 64 frames of 2 KiB per direction.
+AFP="qpairs=1,blocksz=4096,framesz=2048,framecnt=64"
+
+# config VARIANT: write $T/VARIANT.yaml.
+config() {
+  local head="dpdk: { args: $EAL_ARGS }
+pool: { mbufs: 4095 }"
+  case $1 in
+    one) cat <<YAML
+$head
+apps:
+  a: { type: port, device: "net_af_packet0,iface=ethA,$AFP" }
+  b: { type: port, device: "net_af_packet1,iface=ethB,$AFP" }
+links:
+  - a.output -> b.input
+  - b.output -> a.input
+YAML
+    ;;
+    two) cat <<YAML
+$head
+workers: { wa: auto, wb: auto }
+apps:
+  a: { type: port, worker: wa, device: "net_af_packet0,iface=ethA,$AFP" }
+  b: { type: port, worker: wb, device: "net_af_packet1,iface=ethB,$AFP" }
+links:
+  - a.output -> b.input
+  - b.output -> a.input
+YAML
+    ;;
+    tee) cat <<YAML
+$head
+workers: { wa: auto, wb: auto }
+apps:
+  a:    { type: port, worker: wa, device: "net_af_packet0,iface=ethA,$AFP" }
+  b:    { type: port, worker: wa, device: "net_af_packet1,iface=ethB,$AFP" }
+  copy: { type: tee, worker: wa }
+  seen: { type: sink, worker: wb }
+links:
+  - a.output -> copy.input
+  - copy.output0 -> b.input
+  - copy.output1 -> seen.input
+  - b.output -> a.input
+YAML
+    ;;
+  esac >"$T/$1.yaml"
+}
+
+# num VALUE WHAT: fail unless VALUE is a number.
+num() { [[ $1 =~ ^[0-9]+$ ]] || { cat "$LOG" >&2; fail "no number for $2 in the summary"; }; }
+
+for variant in one two tee; do
+  LOG=$T/$variant.log
+  config "$variant"
+  expect_exit 0 "$T/$variant.check" check "$T/$variant.yaml"
+
+  # Both hosts must resolve each other through Sluice: forget what they knew.
+  ip -n "$NS_A" neigh flush dev vethA
+  ip -n "$NS_B" neigh flush dev vethB
+  read -r a_tx0 a_rx0 b_tx0 b_rx0 < <(kstats)
+
+  RAN=1
+  # --duration is a backstop only: the run is ended by SIGINT below.
+  ip netns exec "$NS_E" "$SLUICE" run "$T/$variant.yaml" --duration 50 >"$LOG" 2>&1 &
+  SL_PID=$!
+  for _ in $(seq 300); do
+    grep -q '^sluice: running' "$LOG" && break
+    kill -0 "$SL_PID" 2>/dev/null || break
+    sleep 0.1
+  done
+  if ! grep -q '^sluice: running' "$LOG"; then
+    grep -q 'no bus or driver recognises' "$LOG" &&
+      { cat "$LOG" >&2; skip "DPDK has no net_af_packet driver here"; }
+    cat "$LOG" >&2
+    fail "$variant: sluice did not start within 30 s"
+  fi
+
+  ip netns exec "$NS_A" ping -n -q -c "$PINGS" -i 0.2 -W 2 -w 30 "$IP_B" >"$T/ping" 2>&1
+  ping_rc=$?
+  kill -INT "$SL_PID"
+  wait "$SL_PID"
+  rc=$?
+  SL_PID=
+  if [[ $ping_rc -ne 0 ]] || ! grep -q " 0% packet loss" "$T/ping"; then
+    cat "$T/ping" "$LOG" >&2
+    fail "$variant: ping through Sluice lost packets"
+  fi
+  ok "$variant: $(grep 'packet loss' "$T/ping")"
+  [[ $rc -eq 0 ]] || { cat "$LOG" >&2; fail "$variant: sluice exited $rc after SIGINT, expected 0"; }
+  expect_in "$LOG" "sluice: SIGINT received, stopping"
+  pool_back "$LOG"
+  read -r a_tx1 a_rx1 b_tx1 b_rx1 < <(kstats)
+
+  a_in=$(app_counter "$LOG" a in_packets);  num "$a_in" "a in_packets"
+  a_out=$(app_counter "$LOG" a out_packets); num "$a_out" "a out_packets"
+  a_drop=$(app_counter "$LOG" a drops);     num "$a_drop" "a drops"
+  b_in=$(app_counter "$LOG" b in_packets);  num "$b_in" "b in_packets"
+  b_out=$(app_counter "$LOG" b out_packets); num "$b_out" "b out_packets"
+  b_drop=$(app_counter "$LOG" b drops);     num "$b_drop" "b drops"
+  if [[ $variant == tee ]]; then
+    ab="a.output -> copy.input"
+  else
+    ab="a.output -> b.input"
+  fi
+  ba="b.output -> a.input"
+  ab_pk=$(link_counter "$LOG" "$ab" packets); num "$ab_pk" "$ab packets"
+  ab_dr=$(link_counter "$LOG" "$ab" drops);   num "$ab_dr" "$ab drops"
+  ba_pk=$(link_counter "$LOG" "$ba" packets); num "$ba_pk" "$ba packets"
+  ba_dr=$(link_counter "$LOG" "$ba" drops);   num "$ba_dr" "$ba drops"
+  freed=$(sed -nE 's/^drained at stop: [0-9]+ packets delivered, ([0-9]+) freed from links$/\1/p' "$LOG")
+  num "$freed" "packets freed from links at stop"
+
+  # A->B: every echo request and A's ARP request; B->A: the replies.
+  (( b_out >= PINGS + 1 )) || fail "$variant: b sent $b_out frames out of ethB, expected >= $((PINGS + 1))"
+  (( a_out >= PINGS + 1 )) || fail "$variant: a sent $a_out frames out of ethA, expected >= $((PINGS + 1))"
+  (( ab_pk >= PINGS + 1 && ba_pk >= PINGS + 1 )) ||
+    fail "$variant: links carried $ab_pk (A->B) and $ba_pk (B->A) frames, expected >= $((PINGS + 1))"
+  (( ab_dr == 0 && ba_dr == 0 && a_drop == 0 && b_drop == 0 && freed == 0 )) ||
+    fail "$variant: drops: links $ab_dr/$ba_dr, ports $a_drop/$b_drop, freed at stop $freed"
+  # Nothing is lost or made up inside Sluice...
+  (( a_in == ab_pk && ab_pk == b_out && b_in == ba_pk && ba_pk == a_out )) ||
+    fail "$variant: a in $a_in, $ab $ab_pk, b out $b_out; b in $b_in, $ba $ba_pk, a out $a_out"
+  # ...nor between Sluice and the hosts' kernels: what a host received came
+  # from Sluice alone, frame for frame.  What a host sent may exceed what
+  # Sluice took in by a late ARP probe sent after Sluice closed its socket.
+  (( b_rx1 - b_rx0 == b_out && a_rx1 - a_rx0 == a_out &&
+     a_tx1 - a_tx0 >= a_in && b_tx1 - b_tx0 >= b_in )) ||
+    fail "$variant: vethA sent $((a_tx1 - a_tx0)) (a in $a_in), vethB received $((b_rx1 - b_rx0)) (b out $b_out), vethB sent $((b_tx1 - b_tx0)) (b in $b_in), vethA received $((a_rx1 - a_rx0)) (a out $a_out)"
+  if [[ $variant == tee ]]; then
+    seen=$(app_counter "$LOG" seen out_packets); num "$seen" "seen out_packets"
+    c0=$(link_counter "$LOG" "copy.output0 -> b.input" packets); num "$c0" "copy.output0 packets"
+    c1=$(link_counter "$LOG" "copy.output1 -> seen.input" packets); num "$c1" "copy.output1 packets"
+    (( seen == a_in && c0 == a_in && c1 == a_in )) ||
+      fail "tee: a in $a_in, copy.output0 $c0, copy.output1 $c1, seen $seen"
+    ok "tee: the sink saw a copy of all $seen A->B frames"
+  fi
+  ok "$variant: A->B $a_in frames, B->A $b_in frames, no drops, kernel counters agree"
+done
+
+# ------------------------------------------------ an interface that does not exist
+cat >"$T/bad.yaml" <<YAML
+dpdk: { args: $EAL_ARGS }
+pool: { mbufs: 4095 }
+apps:
+  ghost: { type: port, device: "net_af_packet9,iface=nosuch0" }
+  drop:  { type: sink }
+links:
+  - ghost.output -> drop.input
+YAML
+ip netns exec "$NS_E" "$SLUICE" run "$T/bad.yaml" --duration 5 >"$T/bad.log" 2>&1
+rc=$?
+[[ $rc -eq 1 ]] || { cat "$T/bad.log" >&2; fail "a port on a missing interface: exit $rc, expected 1"; }
+expect_in "$T/bad.log" "app 'ghost': cannot probe device 'net_af_packet9,iface=nosuch0'"
+grep -q '^sluice: running' "$T/bad.log" && fail "sluice reported running with a missing interface"
+ok "a port on a missing interface fails: $(grep "app 'ghost'" "$T/bad.log")"
+
+# ------------------------------------------------------------ the example
+expect_exit 0 "$T/example.log" check "$SRC/docs/examples/af-packet-bridge.yaml"
+ok "docs/examples/af-packet-bridge.yaml passes 'sluice check'"
+
+# ------------------------------------------------------------ nothing left
+cleanup
+trap - EXIT
+left=$(ip netns list | grep -E "^sl-afp-[abe]-$ID( |$)")
+[[ -z $left ]] || fail "namespaces left behind: $left"
+ok "namespaces and veths removed"
+exit 0
