@@ -38,7 +38,7 @@ struct engine {
 	struct sl_link *links;          /* cfg->n_links */
 	struct sl_worker *workers;      /* cfg->n_workers */
 	struct sl_worker everyone;      /* all apps, for the drain on stop */
-	struct sl_plan plan;
+	const struct sl_plan *plan;
 	bool stop;
 	uint64_t drained, freed_at_stop;
 };
@@ -61,9 +61,9 @@ static int eal_init(struct engine *e, struct sl_err *err)
 		argv[argc++] = cfg->eal_args[i];
 	for (unsigned i = 0; i < e->opts->n_eal_args; i++)
 		argv[argc++] = e->opts->eal_args[i];
-	int len = sprintf(lcores, "0@%d", e->plan.main_cpu);
+	int len = sprintf(lcores, "0@%d", e->plan->main_cpu);
 	for (unsigned w = 0; w < cfg->n_workers; w++)
-		len += sprintf(lcores + len, ",%u@%d", w + 1, e->plan.cpus[w]);
+		len += sprintf(lcores + len, ",%u@%d", w + 1, e->plan->cpus[w]);
 	argv[argc++] = (char *)"--lcores";
 	argv[argc++] = lcores;
 
@@ -226,7 +226,7 @@ static int setup(struct engine *e, struct sl_err *err)
 		wk->name = cfg->workers[w].name;
 		wk->index = w;
 		wk->lcore = w + 1;
-		wk->cpu = e->plan.cpus[w];
+		wk->cpu = e->plan->cpus[w];
 		wk->socket = (int)rte_lcore_to_socket_id(wk->lcore);
 		wk->stop = &e->stop;
 	}
@@ -474,29 +474,25 @@ static int run_loop(struct engine *e)
 	return (int)(elapsed * 1000);
 }
 
-int sl_engine_run(const struct sl_config *cfg, const struct sl_run_opts *opts,
+int sl_engine_run(const struct sl_config *cfg, const struct sl_topology *topo,
+		  const struct sl_plan *plan, const struct sl_run_opts *opts,
 		  struct sl_err *err)
 {
-	struct engine e = { .cfg = cfg, .opts = opts };
+	struct engine e = { .cfg = cfg, .opts = opts, .plan = plan };
 	int rc;
 
 	rc = sl_app_registry_check(err);
 	if (rc < 0)
 		return rc;
-	struct sl_topology *topo;
-	rc = sl_plan_here(cfg, &topo, &e.plan, err);
-	if (rc < 0)
-		return rc;
-	if (topo->synthetic) {
-		rc = sl_errf(err, EINVAL, "cannot run on a described machine (%s); unset "
-			     "HWLOC_SYNTHETIC and HWLOC_XMLFILE, or use 'sluice plan'", topo->source);
-		goto out_free_plan;
-	}
-	for (unsigned i = 0; i < e.plan.n_warnings; i++)
-		printf("sluice: warning: %s\n", e.plan.warnings[i]);
+	if (topo->synthetic)
+		return sl_errf(err, EINVAL, "cannot run on a described machine (%s); unset "
+			       "HWLOC_SYNTHETIC and HWLOC_XMLFILE, or use 'sluice plan'",
+			       topo->source);
+	for (unsigned i = 0; i < e.plan->n_warnings; i++)
+		printf("sluice: warning: %s\n", e.plan->warnings[i]);
 	rc = eal_init(&e, err);
 	if (rc < 0)
-		goto out_free_plan;
+		return rc;
 
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigemptyset(&sa.sa_mask);
@@ -509,8 +505,8 @@ int sl_engine_run(const struct sl_config *cfg, const struct sl_run_opts *opts,
 
 	printf("sluice: running %u apps on %u workers (", cfg->n_apps, cfg->n_workers);
 	for (unsigned w = 0; w < cfg->n_workers; w++)
-		printf("%s%s on cpu %d", w ? ", " : "", e.workers[w].name, e.plan.cpus[w]);
-	printf("); control thread on cpu %d\n", e.plan.main_cpu);
+		printf("%s%s on cpu %d", w ? ", " : "", e.workers[w].name, e.plan->cpus[w]);
+	printf("); control thread on cpu %d\n", e.plan->main_cpu);
 	fflush(stdout);
 
 	int ms = run_loop(&e);
@@ -533,8 +529,5 @@ out_teardown:
 out_release:
 	release(&e);
 	rte_eal_cleanup();
-out_free_plan:
-	sl_plan_free(&e.plan);
-	sl_topology_free(topo);
 	return rc;
 }

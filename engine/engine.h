@@ -2,8 +2,8 @@
 /*
  * The engine: turns a checked struct sl_config into running workers and back.
  *
- *   sl_engine_run()  places workers on CPUs, initialises DPDK's EAL with an
- *                    lcore map built from that placement, creates the mbuf
+ *   sl_engine_run()  given a placement (engine/placement.h) of cfg on topo,
+ *                    initialises DPDK's EAL with an lcore map built from it, creates the mbuf
  *                    pool, builds the links, initialises every app (config
  *                    order), launches one DPDK lcore per worker, prints a stats
  *                    line every opts->stats seconds, and stops on SIGINT,
@@ -25,6 +25,8 @@
 
 #include "config.h"
 #include "err.h"
+#include "placement.h"
+#include "topology.h"
 
 struct sl_run_opts {
 	double duration;        /* seconds; 0 = until a signal */
@@ -34,7 +36,8 @@ struct sl_run_opts {
 	bool quiet;             /* no summary tables */
 };
 
-int sl_engine_run(const struct sl_config *cfg, const struct sl_run_opts *opts,
+int sl_engine_run(const struct sl_config *cfg, const struct sl_topology *topo,
+		  const struct sl_plan *plan, const struct sl_run_opts *opts,
 		  struct sl_err *err);
 
 #endif

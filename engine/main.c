@@ -55,7 +55,7 @@ static int parse_seconds(const char *opt, const char *text, double *out)
 {
 	char *end;
 	double v = strtod(text, &end);
-	if (end == text || *end != '\0' || v < 0 || v > 1e9) {
+	if (end == text || *end != '\0' || !(v >= 0 && v <= 1e9)) {
 		fprintf(stderr, "sluice: %s needs a number of seconds, got '%s'\n", opt, text);
 		return -EINVAL;
 	}
@@ -111,7 +111,16 @@ static int cmd_run(int argc, char **argv)
 	if (cfg == NULL)
 		return SL_EXIT_CONFIG;
 	struct sl_err err = { "" };
-	int rc = sl_engine_run(cfg, &opts, &err);
+	struct sl_topology *topo;
+	struct sl_plan plan;
+	if (sl_plan_here(cfg, &topo, &plan, &err) < 0) {
+		fprintf(stderr, "sluice: %s\n", err.msg);
+		sl_config_free(cfg);
+		return SL_EXIT_CONFIG;
+	}
+	int rc = sl_engine_run(cfg, topo, &plan, &opts, &err);
+	sl_plan_free(&plan);
+	sl_topology_free(topo);
 	sl_config_free(cfg);
 	if (rc < 0) {
 		fprintf(stderr, "sluice: error: %s\n", err.msg);
@@ -171,6 +180,18 @@ static void ports_text(char *buf, size_t len, const struct sl_port_spec *p, unsi
 		snprintf(buf, len, "none");
 }
 
+/* " TEXT |" as a Markdown table cell: a '|' in TEXT would end the cell. */
+static void md_cell(const char *text)
+{
+	putchar(' ');
+	for (; *text != '\0'; text++) {
+		if (*text == '|')
+			putchar('\\');
+		putchar(*text);
+	}
+	fputs(" |", stdout);
+}
+
 static void print_type(const struct sl_app_type *t, bool md)
 {
 	char in[256], out[256], range[128];
@@ -186,9 +207,11 @@ static void print_type(const struct sl_app_type *t, bool md)
 		printf("| --- | --- | --- | --- | --- |\n");
 		for (unsigned i = 0; i < t->n_params; i++) {
 			const struct sl_param_spec *s = &t->params[i];
-			printf("| `%s` | %s | %s | %s | %s |\n", s->name, sl_param_type_name(s->type),
-			       s->def ? s->def : "(required)",
-			       sl_param_range_str(s, range, sizeof(range)), s->doc);
+			printf("| `%s` | %s |", s->name, sl_param_type_name(s->type));
+			md_cell(s->def ? s->def : "(required)");
+			md_cell(sl_param_range_str(s, range, sizeof(range)));
+			md_cell(s->doc);
+			putchar('\n');
 		}
 		printf("\n");
 		return;

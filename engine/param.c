@@ -206,24 +206,24 @@ int sl_param_find(const struct sl_param_spec *specs, unsigned n, const char *nam
 static unsigned edit_distance(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b);
-	unsigned row[64];
+	unsigned d[64][64];   /* optimal string alignment: an adjacent swap is one edit */
 	if (la >= 63 || lb >= 63)
 		return 99;
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = (unsigned)i;
 	for (size_t j = 0; j <= lb; j++)
-		row[j] = (unsigned)j;
-	for (size_t i = 1; i <= la; i++) {
-		unsigned diag = row[0];
-		row[0] = (unsigned)i;
+		d[0][j] = (unsigned)j;
+	for (size_t i = 1; i <= la; i++)
 		for (size_t j = 1; j <= lb; j++) {
-			unsigned up = row[j];
-			unsigned best = diag + (a[i - 1] == b[j - 1] ? 0 : 1);
-			if (up + 1 < best) best = up + 1;
-			if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
+			unsigned best = d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+			if (d[i - 1][j] + 1 < best) best = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < best) best = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
 		}
-	}
-	return row[lb];
+	return d[la][lb];
 }
 
 const char *sl_did_you_mean(const char *word, const char *const *cands, unsigned n)

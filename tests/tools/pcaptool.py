@@ -8,6 +8,26 @@
   pcaptool.py cmp A B              compare packet by packet; exit 1 on the first
                                    difference, naming the packet and offset
   pcaptool.py count FILE           print the number of packets
+  pcaptool.py bytes FILE           print the number of bytes in all packets
+  pcaptool.py pick IN OUT START STEP
+                                   write packets START, START+STEP, ... of IN
+  pcaptool.py minlen IN OUT N      write the packets of IN that have at least N bytes
+  pcaptool.py gen-flows OUT N FLOWS [SEED]
+                                   N frames over FLOWS flows (IPv4 UDP/TCP, IPv6 UDP,
+                                   VLAN-tagged IPv4, IPv4 fragments, ARP); packets of
+                                   one flow differ in length and payload
+  pcaptool.py gen-bad OUT N [SEED] N malformed frames: 0..13 bytes, cut headers,
+                                   bad IHL, deep VLAN stacks, IPv6 extension chains
+                                   that run past the end, oversized length fields;
+                                   frames of 12 bytes or more all differ
+  pcaptool.py interleave ALL PART...
+                                   exit 1 unless ALL is an interleaving of the PARTs:
+                                   every packet of ALL belongs to exactly one PART,
+                                   and each PART keeps its own order (the check is
+                                   greedy: packets should differ across PARTs)
+  pcaptool.py flows FILE...        exit 1 if a flow (the 5-tuple split hashes on)
+                                   has packets in more than one FILE; print how many
+                                   flows each FILE holds
 """
 import random
 import struct
@@ -96,6 +116,142 @@ def gen(n, seed):
     return pkts
 
 
+def gen_flows(n, nflows, seed):
+    """n frames, each on one of nflows flows; the frames of one flow share
+    their flow key but differ in payload, length and TTL."""
+    rnd = random.Random(seed)
+    flows = []
+    for f in range(nflows):
+        kind = f % 6
+        dst = bytes([0x02, 0, 0, 0, 0, 0x20 + f % 8])
+        src = bytes([0x02, 0, 0, 0, 2, f % 256])
+        s4 = [10, 1, f // 256 % 256, f % 256]
+        d4 = [10, 2, 0, 1 + f % 5]
+        flows.append((kind, dst, src, s4, d4, 1024 + f, 2000 + f % 13))
+    pkts = []
+    for i in range(n):
+        kind, dst, src, s4, d4, sport, dport = flows[rnd.randrange(nflows)]
+        body = bytes(rnd.randrange(256) for _ in range(rnd.randrange(0, 200)))
+        ttl = rnd.randrange(1, 255)
+        if kind == 0:
+            udp = struct.pack("!HHHH", sport, dport, 8 + len(body), 0) + body
+            frame = dst + src + b"\x08\x00" + ipv4(s4, d4, 17, udp, ttl)
+        elif kind == 1:
+            tcp = struct.pack("!HHIIBBHHH", sport, dport, i, 0, 0x50, 0x10, 512, 0, 0) + body
+            frame = dst + src + b"\x08\x00" + ipv4(s4, d4, 6, tcp, ttl)
+        elif kind == 2:
+            udp = struct.pack("!HHHH", sport, dport, 8 + len(body), 0) + body
+            ip6 = struct.pack("!IHBB16s16s", 0x60000000 | i % 4096, len(udp), 17, ttl,
+                              bytes([0x20, 0x01, 0x0d, 0xb8] + [0] * 8 + s4),
+                              bytes([0x20, 0x01, 0x0d, 0xb8] + [0] * 8 + d4))
+            frame = dst + src + b"\x86\xdd" + ip6 + udp
+        elif kind == 3:
+            udp = struct.pack("!HHHH", sport, dport, 8 + len(body), 0) + body
+            tag = struct.pack("!H", rnd.randrange(1, 4095))   # the VLAN id is not hashed
+            frame = dst + src + b"\x81\x00" + tag + b"\x08\x00" + ipv4(s4, d4, 17, udp, ttl)
+        elif kind == 4:
+            # A non-first IPv4 fragment: what follows the header is not a port pair.
+            ip = bytearray(ipv4(s4, d4, 17, body + b"\0" * 8, ttl))
+            ip[6:8] = struct.pack("!H", 0x2000 | rnd.randrange(1, 100))
+            ip[10:12] = b"\0\0"
+            ip[10:12] = struct.pack("!H", csum(bytes(ip[:20])))
+            frame = dst + src + b"\x08\x00" + bytes(ip)
+        else:
+            arp = struct.pack("!HHBBH6s4s6s4s", 1, 0x0800, 6, 4, 1 + i % 2, src, bytes(s4),
+                              b"\0" * 6, bytes(d4))
+            frame = dst + src + b"\x08\x06" + arp + body[:18]
+        if len(frame) < 60:
+            frame += b"\0" * (60 - len(frame))
+        pkts.append(frame)
+    return pkts
+
+
+def gen_bad(n, seed):
+    """n malformed frames, cycling through a set of defects."""
+    rnd = random.Random(seed)
+    dst = b"\x02\0\0\0\0\x31"
+    pkts = []
+    for i in range(n):
+        kind = i % 10
+        junk = bytes(rnd.randrange(256) for _ in range(64))
+        src = bytes([0x02, 0, 0, 0x03, i >> 8 & 255, i & 255])   # frames of 12+ bytes differ
+        if kind == 0:
+            frame = junk[:i // 10 % 14]                  # 0..13 bytes: no Ethernet header
+        elif kind == 1:
+            frame = dst + src + b"\x08\x00"              # Ethernet header only
+        elif kind == 2:                                  # IPv4 header cut short
+            frame = dst + src + b"\x08\x00" + ipv4([1, 2, 3, 4], [5, 6, 7, 8], 17,
+                                                      junk[:8])[:rnd.randrange(1, 20)]
+        elif kind == 3:                                  # IHL of 15 words, 24 bytes there
+            ip = bytearray(ipv4([1, 2, 3, 4], [5, 6, 7, 8], 6, junk[:4]))
+            ip[0] = 0x4F
+            frame = dst + src + b"\x08\x00" + bytes(ip)
+        elif kind == 4:                                  # IHL below 5
+            ip = bytearray(ipv4([1, 2, 3, 4], [5, 6, 7, 8], 17, junk[:8]))
+            ip[0] = 0x41
+            frame = dst + src + b"\x08\x00" + bytes(ip)
+        elif kind == 5:                                  # IPv4 total length far too large
+            ip = bytearray(ipv4([1, 2, 3, 4], [5, 6, 7, 8], 17, junk[:8]))
+            ip[2:4] = b"\xff\xff"
+            frame = dst + src + b"\x08\x00" + bytes(ip)
+        elif kind == 6:                                  # VLAN tags up to the end
+            frame = dst + src + (b"\x81\x00\x00\x01" + b"\x88\xa8\x00\x02") * (1 + i % 7)
+            frame = frame[:len(frame) - i % 3]
+        elif kind == 7:                                  # IPv6 header cut short
+            ip6 = struct.pack("!IHBB16s16s", 0x60000000, 8, 17, 64, b"\x20" * 16, b"\x30" * 16)
+            frame = dst + src + b"\x86\xdd" + ip6[:rnd.randrange(1, 40)]
+        elif kind == 8:                                  # IPv6 extension headers past the end
+            ext = bytes([0, 255]) + junk[:6]             # hop-by-hop claiming 2048 bytes
+            ip6 = struct.pack("!IHBB16s16s", 0x60000000, 0xffff, 0, 64, b"\x20" * 16,
+                              b"\x30" * 16)
+            frame = dst + src + b"\x86\xdd" + ip6 + ext
+        else:                                            # IPv6 fragment header, then nothing
+            ip6 = struct.pack("!IHBB16s16s", 0x60000000, 8, 44, 64, b"\x20" * 16, b"\x30" * 16)
+            frame = dst + src + b"\x86\xdd" + ip6 + bytes([17, 0, 0, 0])
+        pkts.append(frame)
+    return pkts
+
+
+def flow_key(p):
+    """The flow a frame belongs to, as split's hash mode defines it."""
+    if len(p) < 14:
+        return ("runt", p)
+    off, etype = 14, struct.unpack_from("!H", p, 12)[0]
+    while etype in (0x8100, 0x88A8) and off + 4 <= len(p):
+        etype = struct.unpack_from("!H", p, off + 2)[0]
+        off += 4
+    if etype == 0x0800 and off + 20 <= len(p):
+        ihl = (p[off] & 0x0F) * 4
+        proto = p[off + 9]
+        ports = b""
+        frag = struct.unpack_from("!H", p, off + 6)[0] & 0x3FFF
+        if proto in (6, 17, 132) and not frag and ihl >= 20 and off + ihl + 4 <= len(p):
+            ports = p[off + ihl:off + ihl + 4]
+        return ("ip4", p[off + 12:off + 16], p[off + 16:off + 20], proto, ports)
+    if etype == 0x86DD and off + 40 <= len(p) and p[off + 6] in (6, 17, 132):
+        ports = p[off + 40:off + 44] if off + 44 <= len(p) else b""
+        return ("ip6", p[off + 8:off + 24], p[off + 24:off + 40], p[off + 6], ports)
+    if etype == 0x86DD and off + 40 <= len(p):
+        raise SystemExit("flows: IPv6 extension headers are not supported here")
+    return ("l2", p[0:12], etype)
+
+
+def interleave(whole, parts):
+    """None if whole is an order-keeping interleaving of parts, else a reason."""
+    pos = [0] * len(parts)
+    for i, p in enumerate(whole):
+        for k, part in enumerate(parts):
+            if pos[k] < len(part) and part[pos[k]] == p:
+                pos[k] += 1
+                break
+        else:
+            return f"packet {i} ({len(p)} bytes) is not the next packet of any part"
+    for k, part in enumerate(parts):
+        if pos[k] != len(part):
+            return f"part {k} has {len(part) - pos[k]} packets left over"
+    return None
+
+
 def mac(text):
     return bytes(int(x, 16) for x in text.split(":"))
 
@@ -112,6 +268,35 @@ def main(argv):
     elif cmd == "l2set":
         s, d = mac(argv[4]), mac(argv[5])
         write(argv[3], [d + s + p[12:] if len(p) >= 14 else p for p in read(argv[2])])
+    elif cmd == "pick":
+        start, step = int(argv[4]), int(argv[5])
+        write(argv[3], read(argv[2])[start::step])
+    elif cmd == "minlen":
+        write(argv[3], [p for p in read(argv[2]) if len(p) >= int(argv[4])])
+    elif cmd == "gen-flows":
+        write(argv[2], gen_flows(int(argv[3]), int(argv[4]),
+                                 int(argv[5]) if len(argv) > 5 else 1))
+    elif cmd == "gen-bad":
+        write(argv[2], gen_bad(int(argv[3]), int(argv[4]) if len(argv) > 4 else 1))
+    elif cmd == "interleave":
+        why = interleave(read(argv[2]), [read(f) for f in argv[3:]])
+        if why is not None:
+            print(f"{argv[2]} is not an interleaving of {' '.join(argv[3:])}: {why}")
+            return 1
+        print(f"{argv[2]} is an interleaving of {len(argv) - 3} parts")
+    elif cmd == "flows":
+        owner, per_file = {}, []
+        for f in argv[2:]:
+            keys = {flow_key(p) for p in read(f)}
+            per_file.append(len(keys))
+            for k in keys:
+                if k in owner:
+                    print(f"flow {k!r} is in both {owner[k]} and {f}")
+                    return 1
+                owner[k] = f
+        print(" ".join(f"{f}: {n} flows" for f, n in zip(argv[2:], per_file)))
+    elif cmd == "bytes":
+        print(sum(len(p) for p in read(argv[2])))
     elif cmd == "count":
         print(len(read(argv[2])))
     elif cmd == "cmp":
