@@ -1,0 +1,366 @@
+#!/usr/bin/env bash
+# vhost-user against a real peer.  Sluice is the vhost-user backend (net_vhost,
+# server socket); dpdk-testpmd is the frontend (net_virtio_user), driven
+# command by command through a fifo.  Two variants:
+#
+#   echo:    testpmd sends bursts (start tx_first) and counts what comes back;
+#            Sluice swaps the MACs and returns every packet on the same port.
+#   rx-only: testpmd sends, Sluice writes what it receives to a pcap file and
+#            sends nothing back.
+#
+#   stop under load: testpmd bounces packets back (io mode) and Sluice is
+#            stopped with SIGINT while they circulate, the peer connected.
+#
+# Every check is on counts: testpmd's TX-packets/bytes = Sluice's in_packets/
+# bytes on the vhost port, Sluice's out_packets/bytes = testpmd's RX-packets/
+# bytes, no drops anywhere, every mbuf back in Sluice's pool, and Sluice stops
+# on SIGINT with exit status 0.  Nothing depends on speed: the virtio rings
+# (1024 slots) hold a whole round, and every wait is for a count, with a
+# generous deadline.
+#
+# Both processes run on 2 MB hugepages, as a deployment would (-m 256 each,
+# --in-memory so that nothing is left in hugetlbfs).  Needs root: the test
+# reserves the pages that are missing and mounts hugetlbfs if no 2 MB mount
+# exists, and undoes both on exit; where that is impossible it is skipped.
+. "$(dirname "$0")/lib.sh"
+
+TESTPMD=${TESTPMD:-$(command -v dpdk-testpmd || true)}
+[[ -n $TESTPMD && -x $TESTPMD ]] || skip "dpdk-testpmd not found (Debian: apt-get install dpdk)"
+command -v stdbuf >/dev/null || skip "stdbuf (coreutils) not found"
+[[ $(id -u) -eq 0 ]] || skip "needs root to reserve hugepages and mount hugetlbfs"
+
+MEM_MB=256          # -m for each process
+NEED_PAGES=288      # 2 x 256 MB of 2 MB pages, plus a margin
+SESSIONS=2          # echo variant: testpmd sessions against one Sluice run
+ROUNDS=2            # echo variant: rounds of start tx_first / stop per session
+BURSTS=16           # bursts of 32 packets per round: 512, half a ring
+BURST=32
+RX_SIZE=300         # rx-only variant: frame size sent by testpmd
+DEADLINE=60         # seconds for any single wait
+
+SLUICE_PID="" TP_PID="" TP_FD=false
+HUGE_SYS=/sys/kernel/mm/hugepages/hugepages-2048kB
+HUGE_SET="" HUGE_WAS="" HUGE_MOUNTED="" HUGE_MKDIR=""
+
+cleanup() {
+  set +e
+  if $TP_FD; then exec 3>&-; fi
+  for pid in $TP_PID $SLUICE_PID; do
+    kill -0 "$pid" 2>/dev/null || continue
+    kill -TERM "$pid" 2>/dev/null
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+  done
+  rm -rf "/var/run/dpdk/${PREFIX}vh" "/var/run/dpdk/${PREFIX}tp"
+  if [[ -n $HUGE_MOUNTED ]]; then
+    umount "$HUGE_MOUNTED" 2>/dev/null && [[ -n $HUGE_MKDIR ]] && rmdir "$HUGE_MOUNTED"
+  fi
+  # Give back the pages reserved here, unless someone changed the count since.
+  if [[ -n $HUGE_SET && $(cat "$HUGE_SYS/nr_hugepages") == "$HUGE_SET" ]]; then
+    echo "$HUGE_WAS" >"$HUGE_SYS/nr_hugepages"
+  fi
+  rm -rf "$T"
+}
+trap cleanup EXIT
+trap '' PIPE     # a write to a dead testpmd must fail, not kill the test
+
+# ---------------------------------------------------------------- hugepages
+[[ -d $HUGE_SYS ]] || skip "the kernel offers no 2 MB hugepages ($HUGE_SYS missing)"
+free_pages=$(cat "$HUGE_SYS/free_hugepages")
+if ((free_pages < NEED_PAGES)); then
+  HUGE_WAS=$(cat "$HUGE_SYS/nr_hugepages")
+  want=$((HUGE_WAS + NEED_PAGES - free_pages))
+  echo "$want" >"$HUGE_SYS/nr_hugepages" 2>/dev/null ||
+    skip "cannot write $HUGE_SYS/nr_hugepages (a container without hugepage rights?)"
+  HUGE_SET=$(cat "$HUGE_SYS/nr_hugepages")
+  free_pages=$(cat "$HUGE_SYS/free_hugepages")
+  ((free_pages >= NEED_PAGES)) ||
+    skip "only $free_pages free 2 MB hugepages after asking for $want in all; need $NEED_PAGES"
+fi
+HUGE_DIR=$(awk '$3 == "hugetlbfs" && $4 ~ /(^|,)pagesize=2M(,|$)/ { print $2; exit }' /proc/mounts)
+if [[ -z $HUGE_DIR ]]; then
+  if ! mountpoint -q /dev/hugepages 2>/dev/null; then
+    HUGE_DIR=/dev/hugepages
+  else
+    HUGE_DIR=$T/huge    # /dev/hugepages holds pages of another size
+  fi
+  [[ -d $HUGE_DIR ]] || { mkdir -p "$HUGE_DIR" && HUGE_MKDIR=yes; }
+  mount -t hugetlbfs -o pagesize=2M nodev "$HUGE_DIR" 2>/dev/null ||
+    skip "cannot mount hugetlbfs at $HUGE_DIR"
+  HUGE_MOUNTED=$HUGE_DIR
+fi
+ok "$free_pages free 2 MB hugepages, hugetlbfs at $HUGE_DIR"
+
+# Sluice's worker on the last CPU we may use; testpmd's two lcores (its
+# command line and its forwarding core) share the first one, where Sluice's
+# control thread mostly sleeps.
+read -r -a CPUS < <(python3 -c 'import os; print(*sorted(os.sched_getaffinity(0)))')
+CPU_TP=${CPUS[0]}
+CPU_SL=${CPUS[${#CPUS[@]}-1]}
+
+SOCK=$T/vhost.sock
+SL_EAL="[-m, \"$MEM_MB\", --in-memory, --huge-dir, \"$HUGE_DIR\", --no-pci,
+         --file-prefix, ${PREFIX}vh, --log-level, \"lib.eal:warning\"]"
+
+# ---------------------------------------------------------------- helpers
+alive() { kill -0 "$1" 2>/dev/null; }
+
+# wait_until WHAT CMD...: poll CMD until it succeeds; fail after $DEADLINE s or
+# when Sluice or testpmd has died.
+wait_until() {
+  local what=$1; shift
+  local end=$((SECONDS + DEADLINE))
+  until "$@"; do
+    [[ -z $SLUICE_PID ]] || alive "$SLUICE_PID" || { dump_logs; fail "sluice died while waiting for $what"; }
+    [[ -z $TP_PID ]] || alive "$TP_PID" || { dump_logs; fail "testpmd died while waiting for $what"; }
+    ((SECONDS < end)) || { dump_logs; fail "no $what after ${DEADLINE} s"; }
+    sleep 0.2
+  done
+}
+
+dump_logs() {
+  for f in "$T/sluice.log" "$T/testpmd.log"; do
+    [[ -f $f ]] || continue
+    echo "----- $f (last 60 lines)" >&2
+    tail -n 60 "$f" >&2
+  done
+}
+
+# start_sluice CONFIG: run Sluice in the background (until SIGINT), wait for
+# its vhost-user socket.
+start_sluice() {
+  rm -f "$SOCK"
+  "$SLUICE" run "$1" >"$T/sluice.log" 2>&1 &
+  SLUICE_PID=$!
+  wait_until "vhost-user socket $SOCK" test -S "$SOCK"
+}
+
+# stop_sluice: SIGINT, then its exit status must be 0.
+stop_sluice() {
+  kill -INT "$SLUICE_PID"
+  local end=$((SECONDS + DEADLINE))
+  while alive "$SLUICE_PID"; do
+    ((SECONDS < end)) || { dump_logs; fail "sluice still running ${DEADLINE} s after SIGINT"; }
+    sleep 0.2
+  done
+  wait "$SLUICE_PID"
+  local rc=$?
+  SLUICE_PID=""
+  [[ $rc -eq 0 ]] || { dump_logs; fail "sluice exited $rc after SIGINT, expected 0"; }
+  expect_in "$T/sluice.log" "SIGINT received, stopping"
+  pool_back "$T/sluice.log"
+}
+
+# start_testpmd [TESTPMD-APP-ARGS...]: the virtio-user frontend, interactive,
+# its stdin a fifo (fd 3 here), its stdout line-buffered into testpmd.log.
+start_testpmd() {
+  rm -f "$T/tp.in"
+  mkfifo "$T/tp.in"
+  stdbuf -oL -eL "$TESTPMD" --lcores "0@$CPU_TP,1@$CPU_TP" --no-pci \
+    --in-memory --single-file-segments --huge-dir "$HUGE_DIR" -m "$MEM_MB" \
+    --file-prefix "${PREFIX}tp" --log-level "lib.eal:warning" \
+    --vdev "net_virtio_user0,path=$SOCK,queues=1,queue_size=1024" \
+    -- -i --total-num-mbufs=4096 --rxd=1024 --txd=1024 --burst=$BURST \
+    --forward-mode=rxonly "$@" <"$T/tp.in" >"$T/testpmd.log" 2>&1 &
+  TP_PID=$!
+  exec 3>"$T/tp.in"
+  TP_FD=true
+  wait_until "testpmd prompt" grep -q '^testpmd> ' "$T/testpmd.log"
+}
+
+tp() { echo "$*" >&3 || { dump_logs; fail "cannot send '$*' to testpmd"; }; }
+
+count_lines() { grep -cE -- "$1" "$T/testpmd.log"; }
+more_lines() { (($(count_lines "$1") > $2)); }
+# more_in FILE TEXT N: FILE holds TEXT (fixed string) on more than N lines.
+more_in() { (($(grep -cF -- "$2" "$1") > $3)); }
+
+# tp_port_stats: 'show port stats 0'; sets TP_RX TP_MISSED TP_RXB (received)
+# and TP_TX TP_ERR TP_TXB (sent) from the newest block of port statistics.
+tp_port_stats() {
+  local n
+  n=$(count_lines '^ +Tx-pps:')
+  tp "show port stats 0"
+  wait_until "testpmd port statistics" more_lines '^ +Tx-pps:' "$n"
+  read -r TP_RX TP_MISSED TP_RXB < <(grep -E '^ +RX-packets: +[0-9]+ +RX-missed:' "$T/testpmd.log" |
+    tail -n 1 | awk '{ print $2, $4, $6 }')
+  read -r TP_TX TP_ERR TP_TXB < <(grep -E '^ +TX-packets: +[0-9]+ +TX-errors:' "$T/testpmd.log" |
+    tail -n 1 | awk '{ print $2, $4, $6 }')
+}
+
+# tp_stop: 'stop'; adds this run's forward TX-dropped to TP_FWD_DROPPED and
+# its TX-total to TP_FWD_TOTAL.
+TP_FWD_DROPPED=0 TP_FWD_TOTAL=0
+tp_stop() {
+  local n d t
+  n=$(count_lines '^ +\++$')
+  tp "stop"
+  wait_until "testpmd forward statistics" more_lines '^ +\++$' "$n"
+  read -r d t < <(grep -E '^ +TX-packets: +[0-9]+ +TX-dropped:' "$T/testpmd.log" |
+    tail -n 1 | awk '{ print $4, $6 }')
+  TP_FWD_DROPPED=$((TP_FWD_DROPPED + d))
+  TP_FWD_TOTAL=$((TP_FWD_TOTAL + t))
+}
+
+rx_at_least() { tp_port_stats; ((TP_RX >= $1)); }
+tx_at_least() { tp_port_stats; ((TP_TX >= $1)); }
+
+quit_testpmd() {
+  tp "quit"
+  local end=$((SECONDS + DEADLINE))
+  while alive "$TP_PID"; do
+    ((SECONDS < end)) || { dump_logs; fail "testpmd still running ${DEADLINE} s after quit"; }
+    sleep 0.2
+  done
+  wait "$TP_PID"
+  local rc=$?
+  TP_PID=""
+  exec 3>&-
+  TP_FD=false
+  [[ $rc -eq 0 ]] || { dump_logs; fail "testpmd exited $rc"; }
+}
+
+# eq WHAT A B: fail unless A equals B.
+eq() { [[ $2 == "$3" ]] || { dump_logs; fail "$1: $2, expected $3"; }; }
+
+# ================================================================ echo
+cat >"$T/echo.yaml" <<YAML
+dpdk: { args: $SL_EAL }
+pool: { mbufs: 8191 }
+workers: { main: { core: $CPU_SL } }
+apps:
+  vh:   { type: port, device: "net_vhost0,iface=$SOCK,queues=1,client=0" }
+  swap: { type: l2fwd, mode: swap }
+links:
+  - vh.output -> swap.input
+  - swap.output -> vh.input
+YAML
+expect_exit 0 "$T/check.log" check "$T/echo.yaml"
+expect_exit 0 "$T/check.log" check "$SRC/docs/examples/vhost-echo.yaml"
+ok "docs/examples/vhost-echo.yaml passes 'sluice check'"
+
+# Two testpmd sessions, one after the other, against one Sluice run: the
+# second connects to the socket the first left (a peer restart).
+start_sluice "$T/echo.yaml"
+per_round=$((BURSTS * BURST))
+sent=$((ROUNDS * per_round))
+tp_tx=0 tp_txb=0 tp_rx=0 tp_rxb=0
+for ((s = 1; s <= SESSIONS; s++)); do
+  TP_FWD_DROPPED=0 TP_FWD_TOTAL=0
+  start_testpmd
+  wait_until "the vhost device ready in Sluice (session $s)" \
+    more_in "$T/sluice.log" 'virtio is now ready for processing' $((s - 1))
+  tp "set verbose 1"          # dump every received packet's addresses
+  for ((r = 1; r <= ROUNDS; r++)); do
+    tp "start tx_first $BURSTS"
+    wait_until "$((r * per_round)) packets back at testpmd" rx_at_least $((r * per_round))
+    tp_stop
+  done
+  tp_port_stats
+  eq "session $s: testpmd forward TX-total" "$TP_FWD_TOTAL" "$sent"
+  eq "session $s: testpmd forward TX-dropped" "$TP_FWD_DROPPED" 0
+  eq "session $s: testpmd TX-packets" "$TP_TX" "$sent"
+  eq "session $s: testpmd TX-errors" "$TP_ERR" 0
+  eq "session $s: testpmd RX-packets" "$TP_RX" "$sent"
+  eq "session $s: testpmd RX-missed" "$TP_MISSED" 0
+
+  # Every packet came back with its addresses swapped: txonly sends from the
+  # port's MAC to the peer address 02:00:00:00:00:00.  (Counted as matches,
+  # not lines: a dump may share a line with the prompt.)
+  mac=$(sed -nE 's/^Port 0: ([0-9A-F:]{17})$/\1/p' "$T/testpmd.log" | head -n 1)
+  [[ -n $mac ]] || { dump_logs; fail "no MAC address for testpmd's port 0"; }
+  dumped=$(grep -oE 'src=[0-9A-F:]{17} - dst=[0-9A-F:]{17} - ' "$T/testpmd.log" | wc -l)
+  swapped=$(grep -oE "src=02:00:00:00:00:00 - dst=$mac - " "$T/testpmd.log" | wc -l)
+  eq "session $s: packets dumped by testpmd" "$dumped" "$sent"
+  eq "session $s: packets with swapped addresses" "$swapped" "$sent"
+
+  tp_tx=$((tp_tx + TP_TX)) tp_txb=$((tp_txb + TP_TXB))
+  tp_rx=$((tp_rx + TP_RX)) tp_rxb=$((tp_rxb + TP_RXB))
+  quit_testpmd
+  wait_until "the vhost peer to close in Sluice (session $s)" \
+    more_in "$T/sluice.log" 'vhost peer closed' $((s - 1))
+  ok "echo session $s: testpmd sent $TP_TX packets and got all $TP_RX back, MACs swapped"
+done
+stop_sluice
+L=$T/sluice.log
+total=$((SESSIONS * sent))
+eq "sluice vh in_packets (= testpmd TX-packets)" "$(app_counter "$L" vh in_packets)" "$tp_tx"
+eq "sluice vh in_bytes (= testpmd TX-bytes)" "$(app_counter "$L" vh in_bytes)" "$tp_txb"
+eq "sluice vh out_packets (= testpmd RX-packets)" "$(app_counter "$L" vh out_packets)" "$tp_rx"
+eq "sluice vh out_bytes (= testpmd RX-bytes)" "$(app_counter "$L" vh out_bytes)" "$tp_rxb"
+eq "sluice vh in_packets" "$(app_counter "$L" vh in_packets)" "$total"
+eq "sluice vh drops" "$(app_counter "$L" vh drops)" 0
+eq "link vh.output -> swap.input" "$(link_counter "$L" "vh.output -> swap.input" packets)" "$total"
+eq "link swap.output -> vh.input" "$(link_counter "$L" "swap.output -> vh.input" packets)" "$total"
+eq "link drops" "$(link_counter "$L" "swap.output -> vh.input" drops)" 0
+ok "echo: $SESSIONS testpmd sessions sent $tp_tx packets ($tp_txb bytes); Sluice received $tp_tx and returned $tp_rx ($tp_rxb bytes), no drops"
+
+# ================================================================ rx-only
+cat >"$T/rx.yaml" <<YAML
+dpdk: { args: $SL_EAL }
+pool: { mbufs: 8191 }
+workers: { main: { core: $CPU_SL } }
+apps:
+  vh:  { type: port, device: "net_vhost0,iface=$SOCK,queues=1,client=0" }
+  cap: { type: port, device: "net_pcap0,tx_pcap=$T/cap.pcap" }
+links:
+  - vh.output -> cap.input
+YAML
+TP_FWD_DROPPED=0 TP_FWD_TOTAL=0
+start_sluice "$T/rx.yaml"
+start_testpmd "--txpkts=$RX_SIZE"
+wait_until "the vhost device ready in Sluice" grep -q 'virtio is now ready for processing' "$T/sluice.log"
+tp "start tx_first $BURSTS"
+wait_until "$per_round packets sent by testpmd" tx_at_least "$per_round"
+# A pcap file of N frames of RX_SIZE bytes: a 24-byte header, then per frame a
+# 16-byte record header and the frame.
+cap_size=$((24 + per_round * (16 + RX_SIZE)))
+captured() { [[ -f $T/cap.pcap ]] && (($(stat -c %s "$T/cap.pcap") >= cap_size)); }
+wait_until "$per_round packets in Sluice's capture" captured
+tp_stop
+tp_port_stats
+eq "testpmd forward TX-total" "$TP_FWD_TOTAL" "$per_round"
+eq "testpmd forward TX-dropped" "$TP_FWD_DROPPED" 0
+eq "testpmd TX-packets" "$TP_TX" "$per_round"
+eq "testpmd TX-bytes" "$TP_TXB" "$((per_round * RX_SIZE))"
+eq "testpmd RX-packets (Sluice sends nothing back)" "$TP_RX" 0
+quit_testpmd
+stop_sluice
+eq "sluice vh in_packets (= testpmd TX-packets)" "$(app_counter "$L" vh in_packets)" "$TP_TX"
+eq "sluice vh in_bytes (= testpmd TX-bytes)" "$(app_counter "$L" vh in_bytes)" "$TP_TXB"
+eq "sluice vh out_packets" "$(app_counter "$L" vh out_packets)" 0
+eq "sluice cap out_packets" "$(app_counter "$L" cap out_packets)" "$TP_TX"
+eq "sluice drops" "$(( $(app_counter "$L" vh drops) + $(app_counter "$L" cap drops) ))" 0
+eq "packets in the capture" "$($PCAPTOOL count "$T/cap.pcap")" "$TP_TX"
+eq "bytes in the capture" "$($PCAPTOOL bytes "$T/cap.pcap")" "$TP_TXB"
+ok "rx-only: testpmd sent $TP_TX frames of $RX_SIZE bytes, Sluice captured all $TP_TX, no drops"
+
+# ================================================================ stop under load
+# testpmd in io mode bounces back what Sluice returns, so the 8 bursts of
+# tx_first circulate until Sluice is stopped with SIGINT while they do.  The
+# engine must stop cleanly with the peer still connected, return every packet
+# it took in, and leave exactly the circulating packets (in testpmd's tx ring,
+# never taken by Sluice) unaccounted on its side.
+LOAD_BURSTS=8
+circulating=$((LOAD_BURSTS * BURST))
+TP_FWD_DROPPED=0 TP_FWD_TOTAL=0
+start_sluice "$T/echo.yaml"
+start_testpmd --forward-mode=io
+wait_until "the vhost device ready in Sluice" grep -q 'virtio is now ready for processing' "$T/sluice.log"
+tp "start tx_first $LOAD_BURSTS"
+wait_until "20000 packets back at testpmd" rx_at_least 20000
+stop_sluice
+out=$(app_counter "$L" vh out_packets)
+in=$(app_counter "$L" vh in_packets)
+eq "sluice vh out_packets (echo of in_packets)" "$out" "$in"
+eq "sluice vh drops" "$(app_counter "$L" vh drops)" 0
+# testpmd goes on receiving what Sluice returned before it stopped.
+wait_until "testpmd to receive all $out packets Sluice returned" rx_at_least "$out"
+tp_stop
+tp_port_stats
+eq "testpmd RX-packets (= Sluice out_packets)" "$TP_RX" "$out"
+eq "testpmd forward TX-dropped" "$TP_FWD_DROPPED" 0
+eq "testpmd TX-packets - Sluice in_packets" "$((TP_TX - in))" "$circulating"
+quit_testpmd
+ok "stop under load: Sluice took $in packets and returned all $out; testpmd sent $TP_TX, the $circulating circulating ones left in its tx ring"
