@@ -8,8 +8,9 @@
  * the EAL arguments; the ethdev name is the part of `device` before the first
  * comma (a PCI address in its full 0000:bb:dd.f form).  The app takes
  * ownership of the port (rte_eth_dev_owner_*), so two apps cannot drive one
- * device.  The port gets rx_queues rx queues (RSS over IP/UDP/TCP when more
- * than one); it transmits on tx queue 0 only.
+ * device.  The port gets rx_queues rx queues, spread by RSS over IP/UDP/TCP
+ * where the device has RSS; without it (vhost-user, af_packet) the peer picks
+ * the queue, and all are polled either way.  It transmits on tx queue 0 only.
  *
  * pull  receives a burst from every rx queue and transmits it on "output";
  *       with "output" unconnected the queues are set up but never polled.
@@ -148,12 +149,11 @@ static int port_init(struct sl_app *app, struct sl_err *err)
 		return sl_errf(err, EINVAL,
 			       "rx_queues is %u but device '%s' has at most %u rx queues",
 			       n_rxq, p->name, info.max_rx_queues);
-	if (n_rxq > 1) {
-		uint64_t hf = PORT_RSS_HF & info.flow_type_rss_offloads;
-		if (hf == 0)
-			return sl_errf(err, EINVAL,
-				       "rx_queues is %u but device '%s' has no RSS; use 1",
-				       n_rxq, p->name);
+	/* Several rx queues: spread by RSS where the device has it; otherwise
+	 * (vhost, af_packet qpairs) the peer chooses the queue, and every
+	 * queue is polled all the same. */
+	uint64_t hf = PORT_RSS_HF & info.flow_type_rss_offloads;
+	if (n_rxq > 1 && hf != 0) {
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
 		conf.rx_adv_conf.rss_conf.rss_hf = hf;
 	}
@@ -330,7 +330,7 @@ static const struct sl_param_spec port_params[] = {
 	{ .name = "device", .type = SL_PARAM_STRING, .def = NULL,
 	  .doc = "PCI address (0000:03:00.0) or vdev string (net_pcap0,rx_pcap=in.pcap)" },
 	{ .name = "rx_queues", .type = SL_PARAM_UINT, .def = "1", .min = 1, .max = 16,
-	  .doc = "rx queues, spread by RSS over IP/UDP/TCP when more than 1" },
+	  .doc = "rx queues, all polled; spread by RSS over IP/UDP/TCP where the device has it" },
 	{ .name = "rx_desc", .type = SL_PARAM_UINT, .def = "1024", .min = 64, .max = 16384,
 	  .doc = "descriptors per rx queue (fitted to the device's limits)" },
 	{ .name = "tx_desc", .type = SL_PARAM_UINT, .def = "1024", .min = 64, .max = 16384,
