@@ -290,6 +290,38 @@ static bool eal_arg_reserved(const char *a)
 	       strcmp(a, "--main-lcore") == 0 || strncmp(a, "--main-lcore=", 13) == 0;
 }
 
+/* topology: { c2c: FILE }: a core-to-core latency matrix saved by
+ * `sluice topology --measure --save FILE`, used where hwloc reports a single
+ * L3 domain. */
+static int parse_topology(struct ctx *c, const yaml_node_t *n)
+{
+	static const char *const known[] = { "c2c" };
+	if (section_absent(n))
+		return 0;
+	if (n->type != YAML_MAPPING_NODE)
+		return fail_at(c, node_mark(n), "'topology' must be a mapping with 'c2c', got %s",
+			       kind_name(n));
+	int rc = check_keys(c, n, "key", "topology: ");
+	if (rc < 0)
+		return rc;
+	for (const yaml_node_pair_t *p = n->data.mapping.pairs.start;
+	     p < n->data.mapping.pairs.top; p++) {
+		const yaml_node_t *k = node_at(c, p->key);
+		const yaml_node_t *v = node_at(c, p->value);
+		if (strcmp(text_of(k), "c2c") != 0)
+			return unknown_key(c, k, "topology: ", "key", known, 1);
+		if (v->type != YAML_SCALAR_NODE || text_of(v)[0] == '\0')
+			return fail_at(c, node_mark(v),
+				       "topology.c2c must be the path of a matrix saved by "
+				       "'sluice topology --measure --save FILE'");
+		free(c->cfg->c2c_path);
+		c->cfg->c2c_path = strdup(text_of(v));
+		if (c->cfg->c2c_path == NULL)
+			return out_of_memory(c);
+	}
+	return 0;
+}
+
 static int parse_dpdk(struct ctx *c, const yaml_node_t *n)
 {
 	static const char *const known[] = { "args" };
@@ -1098,7 +1130,8 @@ static int syntax_error(struct ctx *c, const yaml_parser_t *p, const char *text,
 /* Walk the top-level mapping, sections in dependency order. */
 static int parse_root(struct ctx *c, const yaml_node_t *root)
 {
-	static const char *const top[] = { "dpdk", "pool", "engine", "workers", "apps", "links" };
+	static const char *const top[] = { "dpdk", "pool", "engine", "workers", "apps", "links",
+					   "topology" };
 	const yaml_node_t *sec[SL_ARRAY_LEN(top)] = { NULL };
 	int rc;
 
@@ -1130,6 +1163,8 @@ static int parse_root(struct ctx *c, const yaml_node_t *root)
 		rc = parse_apps(c, sec[4], root);
 	if (rc == 0)
 		rc = parse_links(c, sec[5]);
+	if (rc == 0)
+		rc = parse_topology(c, sec[6]);
 	if (rc == 0)
 		rc = check_ports(c);
 	if (rc == 0)
@@ -1254,6 +1289,7 @@ void sl_config_free(struct sl_config *cfg)
 	for (unsigned i = 0; i < cfg->n_eal_args; i++)
 		free(cfg->eal_args[i]);
 	free(cfg->eal_args);
+	free(cfg->c2c_path);
 	for (unsigned i = 0; i < cfg->n_workers; i++)
 		free(cfg->workers[i].name);
 	free(cfg->workers);

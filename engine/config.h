@@ -9,6 +9,7 @@
  *   workers: { NAME: { core: N | auto } ... }
  *   apps:    { NAME: { type: T, worker: W, PARAM: VALUE ... } ... }
  *   links:   [ "a.output -> b.input", ... ]
+ *   topology: { c2c: FILE }
  *
  * sl_config_load checks everything that can be checked without hardware:
  * syntax, unknown keys (with "did you mean"), types and ranges of every
@@ -83,6 +84,7 @@ struct sl_config {
 	struct sl_link_cfg *links;
 	unsigned n_links;
 	unsigned *order;         /* app indices in topological (push) order */
+	char *c2c_path;          /* topology.c2c: saved core-to-core matrix, or NULL */
 };
 
 /* Load and check the file at path.  NULL on error, with the reason in err. */

@@ -12,6 +12,7 @@
  * Exit status: 0 success, 1 runtime failure, 2 usage or configuration error.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "app.h"
 #include "config.h"
 #include "engine.h"
+#include "c2c.h"
 #include "placement.h"
 #include "topology.h"
 
@@ -37,8 +39,10 @@ static const char usage_text[] =
 	"                     node) and the hop class of every link, with warnings\n"
 	"  apps [TYPE] [--markdown]\n"
 	"                     list the app types with their ports and parameters\n"
-	"  topology           print the machine's PUs, cores, L2/L3 domains, NUMA nodes\n"
-	"                     and PCI devices (hwloc; honours HWLOC_SYNTHETIC, HWLOC_XMLFILE)\n"
+	"  topology [--measure [--save FILE] [--round-trips N] [--samples N]] [--load FILE]\n"
+	"                     print the machine's PUs, cores, L2/L3 domains, NUMA nodes\n"
+	"                     and PCI devices (hwloc; honours HWLOC_SYNTHETIC, HWLOC_XMLFILE);\n"
+	"                     --measure adds a core-to-core latency matrix (median ns)\n"
 	"  version            print the version\n"
 	"\n"
 	"exit status: 0 success, 1 runtime failure, 2 usage or configuration error\n";
@@ -266,10 +270,46 @@ static int cmd_apps(int argc, char **argv)
 	return SL_EXIT_OK;
 }
 
+static int parse_count(const char *opt, const char *text, unsigned *out)
+{
+	char *end;
+	unsigned long v = strtoul(text, &end, 10);
+	if (end == text || *end != '\0' || v == 0 || v > 10000000) {
+		fprintf(stderr, "sluice: %s needs a positive count, got '%s'\n", opt, text);
+		return -EINVAL;
+	}
+	*out = (unsigned)v;
+	return 0;
+}
+
+/* sluice topology [--measure [--save FILE] [--round-trips N] [--samples N]]
+ *                 [--load FILE] */
 static int cmd_topology(int argc, char **argv)
 {
-	if (argc > 0)
-		return usage_error("topology: unexpected argument '%s'", argv[0]);
+	bool measure = false;
+	const char *save = NULL, *load_path = NULL;
+	unsigned round_trips = 20000, samples = 5;
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--measure") == 0) {
+			measure = true;
+		} else if (strcmp(a, "--save") == 0 || strcmp(a, "--load") == 0 ||
+			   strcmp(a, "--round-trips") == 0 || strcmp(a, "--samples") == 0) {
+			if (i + 1 >= argc)
+				return usage_error("topology: %s needs a value", a);
+			const char *v = argv[++i];
+			if (a[2] == 's' && a[3] == 'a' && a[4] == 'v')
+				save = v;
+			else if (a[2] == 'l')
+				load_path = v;
+			else if (parse_count(a, v, a[2] == 'r' ? &round_trips : &samples) < 0)
+				return SL_EXIT_CONFIG;
+		} else {
+			return usage_error("topology: unknown argument '%s'", a);
+		}
+	}
+	if (save != NULL && !measure)
+		return usage_error("%s", "topology: --save needs --measure");
 	struct sl_err err = { "" };
 	struct sl_topology *t = sl_topology_load(&err);
 	if (t == NULL) {
@@ -277,8 +317,51 @@ static int cmd_topology(int argc, char **argv)
 		return SL_EXIT_RUNTIME;
 	}
 	sl_topology_print(t, stdout);
+	int rc = SL_EXIT_OK;
+	struct sl_c2c *m = NULL;
+	if (measure) {
+		if (t->synthetic) {
+			fprintf(stderr, "sluice: topology: cannot measure a described machine (%s)\n",
+				t->source);
+			rc = SL_EXIT_CONFIG;
+			goto out;
+		}
+		cpu_set_t set;
+		int cpus[CPU_SETSIZE];
+		unsigned n = 0;
+		sched_getaffinity(0, sizeof(set), &set);
+		for (unsigned i = 0; i < t->n_pus; i++)
+			if (CPU_ISSET(t->pus[i].cpu, &set))
+				cpus[n++] = t->pus[i].cpu;
+		fprintf(stderr, "measuring %u pairs (%u samples of %u round trips each)...\n",
+			n * (n - 1) / 2, samples, round_trips);
+		m = sl_c2c_measure(cpus, n, round_trips, samples, &err);
+	} else if (load_path != NULL) {
+		m = sl_c2c_load(load_path, &err);
+	}
+	if ((measure || load_path != NULL) && m == NULL) {
+		fprintf(stderr, "sluice: topology: %s\n", err.msg);
+		rc = measure ? SL_EXIT_RUNTIME : SL_EXIT_CONFIG;
+		goto out;
+	}
+	if (m != NULL) {
+		sl_c2c_print(m, stdout);
+		int dom[CPU_SETSIZE];
+		unsigned nd = sl_c2c_domains(m, SL_C2C_DOMAIN_FACTOR, dom);
+		printf("measured domains (latency within %.1fx of the fastest pair): %u\n",
+		       SL_C2C_DOMAIN_FACTOR, nd);
+		if (save != NULL && sl_c2c_save(m, save, &err) < 0) {
+			fprintf(stderr, "sluice: topology: %s\n", err.msg);
+			rc = SL_EXIT_RUNTIME;
+		} else if (save != NULL) {
+			printf("saved to %s (use it with  topology: { c2c: %s }  in a config)\n",
+			       save, save);
+		}
+	}
+out:
+	sl_c2c_free(m);
 	sl_topology_free(t);
-	return SL_EXIT_OK;
+	return rc;
 }
 
 int main(int argc, char **argv)

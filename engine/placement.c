@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "c2c.h"
 #include "placement.h"
 
 /* Relative cost of a link by hop class: sharing a CPU is worst for two busy
@@ -465,24 +466,46 @@ void sl_plan_print(const struct sl_config *cfg, const struct sl_topology *topo,
 		fprintf(out, "warning: %s\n", plan->warnings[i]);
 }
 
+/* Where hwloc sees a single L3 domain and the config names a saved matrix,
+ * the measured domains stand in.  Returns 0, 1 if applied, or -errno. */
+static int measured_domains(const struct sl_config *cfg, struct sl_topology *t,
+			    struct sl_err *err)
+{
+	if (cfg->c2c_path == NULL || t->n_l3 > 1)
+		return 0;
+	struct sl_c2c *m = sl_c2c_load(cfg->c2c_path, err);
+	if (m == NULL)
+		return sl_err_prefix(err, EINVAL, "%s: topology.c2c", cfg->path);
+	int rc = sl_topology_apply_domains(t, m, SL_C2C_DOMAIN_FACTOR);
+	sl_c2c_free(m);
+	if (rc < 0)
+		return sl_errf(err, EINVAL, "%s: topology.c2c: '%s' covers no CPU of this machine",
+			       cfg->path, cfg->c2c_path);
+	return 1;
+}
+
 int sl_plan_here(const struct sl_config *cfg, struct sl_topology **topo,
 		 struct sl_plan *plan, struct sl_err *err)
 {
 	cpu_set_t allowed;
+	int rc;
 	*topo = sl_topology_load(err);
 	if (*topo == NULL)
 		return -EINVAL;
-	if (!(*topo)->synthetic && sched_getaffinity(0, sizeof(allowed), &allowed) != 0) {
-		int rc = sl_errf(err, errno, "cannot read this process's CPU affinity: %s",
-				 strerror(errno));
+	unsigned hw_l3 = (*topo)->n_l3;
+	rc = measured_domains(cfg, *topo, err);
+	if (rc >= 0 && !(*topo)->synthetic &&
+	    sched_getaffinity(0, sizeof(allowed), &allowed) != 0)
+		rc = sl_errf(err, errno, "cannot read this process's CPU affinity: %s",
+			     strerror(errno));
+	if (rc >= 0)
+		rc = sl_place(cfg, *topo, (*topo)->synthetic ? NULL : &allowed, plan, err);
+	if (rc < 0) {
 		sl_topology_free(*topo);
 		*topo = NULL;
 		return rc;
 	}
-	int rc = sl_place(cfg, *topo, (*topo)->synthetic ? NULL : &allowed, plan, err);
-	if (rc < 0) {
-		sl_topology_free(*topo);
-		*topo = NULL;
-	}
-	return rc;
+	if (cfg->c2c_path != NULL && hw_l3 > 1)
+		warn(plan, "topology.c2c ignored: hwloc reports %u L3 domains", hw_l3);
+	return 0;
 }

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <numa.h>
+
 #include "worker.h"
 
 static inline bool has_input(const struct sl_push_entry *e)
@@ -39,9 +41,25 @@ bool sl_worker_breathe(struct sl_worker *w)
 	return rounds > 0;
 }
 
+/* Bind the worker thread's memory policy to its NUMA node, so that what it
+ * allocates (and the kernel's pages it touches first) is local.  The thread
+ * itself is already pinned to its CPU by DPDK's lcore map. */
+static void bind_memory(const struct sl_worker *w)
+{
+	if (numa_available() < 0 || w->socket < 0 || w->socket > numa_max_node())
+		return;
+	struct bitmask *nodes = numa_allocate_nodemask();
+	if (nodes == NULL)
+		return;
+	numa_bitmask_setbit(nodes, (unsigned)w->socket);
+	numa_set_membind(nodes);
+	numa_bitmask_free(nodes);
+}
+
 int sl_worker_main(void *arg)
 {
 	struct sl_worker *w = arg;
+	bind_memory(w);
 	while (!__atomic_load_n(w->stop, __ATOMIC_ACQUIRE))
 		sl_worker_breathe(w);
 	return 0;

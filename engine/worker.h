@@ -55,7 +55,8 @@ bool sl_worker_breathe(struct sl_worker *w);
  * workers stopped, by the control thread to drain the links. */
 unsigned sl_worker_push(struct sl_worker *w);
 
-/* The lcore entry point: breathes until *w->stop.  arg is a struct sl_worker. */
+/* The lcore entry point: binds the thread's memory policy to w->socket
+ * (libnuma), then breathes until *w->stop.  arg is a struct sl_worker. */
 int sl_worker_main(void *arg);
 
 #endif

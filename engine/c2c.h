@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Measured core-to-core latency: two threads pinned to CPUs a and b pass a
+ * token back and forth through one cache line; the one-way latency is half
+ * the round trip.  The median of several samples is kept, per pair.
+ *
+ * Where hwloc reports a single L3 domain (virtual machines often do), a saved
+ * matrix stands in: sl_c2c_domains() groups CPUs whose mutual latency is
+ * close to the fastest pair's into measured "L3" domains, which
+ * sl_topology_apply_domains() writes into a topology for placement.
+ *
+ * Thread: control thread.  sl_c2c_measure starts and joins two threads per
+ * pair and blocks for about (pairs x samples x round trips) x latency.
+ */
+#ifndef SL_C2C_H
+#define SL_C2C_H
+
+#include <stdio.h>
+
+#include "err.h"
+#include "topology.h"
+
+/* CPUs within this factor of the fastest pair's latency share a domain. */
+#define SL_C2C_DOMAIN_FACTOR 1.5
+
+struct sl_c2c {
+	unsigned n;          /* CPUs */
+	int *cpus;           /* OS indices, n of them */
+	double *ns;          /* n x n one-way latency in ns; 0 on the diagonal */
+};
+
+/* Measure every pair of the given CPUs.  round_trips per sample (e.g. 20000),
+ * samples per pair (e.g. 5).  NULL with a sentence on error. */
+struct sl_c2c *sl_c2c_measure(const int *cpus, unsigned n, unsigned round_trips,
+			      unsigned samples, struct sl_err *err);
+
+/* Save as CSV: a header row "cpu,<cpu>,<cpu>..." then one row per CPU.
+ * Returns 0 or -errno with a sentence. */
+int sl_c2c_save(const struct sl_c2c *m, const char *path, struct sl_err *err);
+
+/* Load a matrix saved by sl_c2c_save.  NULL with a sentence naming the file
+ * and line on error. */
+struct sl_c2c *sl_c2c_load(const char *path, struct sl_err *err);
+
+void sl_c2c_print(const struct sl_c2c *m, FILE *out);
+void sl_c2c_free(struct sl_c2c *m);
+
+/* Group the CPUs into domains: CPUs a and b share a domain when their latency
+ * is at most `factor` times the fastest pair's (e.g. 1.5).  Fills domain[i]
+ * for each CPU index i (0-based, dense) and returns the number of domains. */
+unsigned sl_c2c_domains(const struct sl_c2c *m, double factor, int *domain);
+
+/* Replace the L3 domains of t by the measured ones for every CPU that m
+ * covers.  Returns the number of domains applied, or -EINVAL if m covers no
+ * CPU of t. */
+int sl_topology_apply_domains(struct sl_topology *t, const struct sl_c2c *m, double factor);
+
+#endif

@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Core-to-core matrices: measuring (on this machine's CPUs), saving and
+ * loading, grouping into measured domains, load errors, and placement on a
+ * flat machine using measured domains.
+ */
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "c2c.h"
+#include "config.h"
+#include "placement.h"
+
+static int failures, checks;
+#define CHECK(cond, ...)                                                     \
+	do {                                                                 \
+		checks++;                                                    \
+		if (!(cond)) {                                               \
+			printf("FAIL %s:%d: ", __FILE__, __LINE__);          \
+			printf(__VA_ARGS__);                                 \
+			printf("\n");                                        \
+			failures++;                                          \
+		}                                                            \
+	} while (0)
+
+/* 8 CPUs in two groups of 4: 30 ns inside a group, 95 ns across. */
+static struct sl_c2c *two_groups(void)
+{
+	static int cpus[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+	static double ns[64];
+	static struct sl_c2c m = { 8, cpus, ns };
+	for (unsigned i = 0; i < 8; i++)
+		for (unsigned j = 0; j < 8; j++)
+			ns[i * 8 + j] = i == j ? 0 : ((i < 4) == (j < 4) ? 30 + i + j : 95);
+	return &m;
+}
+
+static void test_domains(void)
+{
+	int dom[8];
+	unsigned n = sl_c2c_domains(two_groups(), 1.5, dom);
+	CHECK(n == 2, "%u domains, expected 2", n);
+	for (int i = 0; i < 8; i++)
+		CHECK(dom[i] == (i < 4 ? 0 : 1), "cpu %d in domain %d", i, dom[i]);
+}
+
+static void test_save_load(void)
+{
+	char path[64];
+	struct sl_err err;
+	snprintf(path, sizeof(path), "/tmp/sl-c2c-%d.csv", (int)getpid());
+	CHECK(sl_c2c_save(two_groups(), path, &err) == 0, "%s", err.msg);
+	struct sl_c2c *m = sl_c2c_load(path, &err);
+	CHECK(m != NULL, "%s", m ? "" : err.msg);
+	if (m != NULL) {
+		CHECK(m->n == 8 && m->cpus[7] == 7, "loaded %u cpus", m->n);
+		CHECK(m->ns[1 * 8 + 2] == 33.0 && m->ns[0 * 8 + 7] == 95.0, "values %.1f %.1f",
+		      m->ns[10], m->ns[7]);
+		sl_c2c_free(m);
+	}
+	FILE *f = fopen(path, "w");
+	fputs("cpu,0,1\n0,0.0,20.0\n2,20.0,0.0\n", f);
+	fclose(f);
+	CHECK(sl_c2c_load(path, &err) == NULL && strstr(err.msg, ":3: expected the row of cpu 1"),
+	      "wrong row: %s", err.msg);
+	f = fopen(path, "w");
+	fputs("hello\n", f);
+	fclose(f);
+	CHECK(sl_c2c_load(path, &err) == NULL && strstr(err.msg, ":1: not a core-to-core matrix"),
+	      "bad header: %s", err.msg);
+	unlink(path);
+	CHECK(sl_c2c_load(path, &err) == NULL && strstr(err.msg, "cannot read"), "missing: %s",
+	      err.msg);
+}
+
+/* hwloc sees one flat L3; the matrix splits it in two; a chain of three
+ * workers lands inside one measured domain. */
+static void test_placement_with_matrix(void)
+{
+	char path[64];
+	struct sl_err err;
+	snprintf(path, sizeof(path), "/tmp/sl-c2c-p%d.csv", (int)getpid());
+	sl_c2c_save(two_groups(), path, &err);
+	setenv("HWLOC_SYNTHETIC", "pack:1 l3:1 core:8 pu:1", 1);
+	char text[1024];
+	snprintf(text, sizeof(text),
+		 "topology: { c2c: %s }\n"
+		 "workers: { a: auto, b: auto, c: 5 }\n"
+		 "apps:\n  s: { type: source, worker: a }\n  f: { type: l2fwd, worker: b }\n"
+		 "  k: { type: sink, worker: c }\n"
+		 "links: [s.output -> f.input, f.output -> k.input]\n", path);
+	struct sl_config *cfg = sl_config_parse("m.yaml", text, strlen(text), &err);
+	CHECK(cfg != NULL, "config: %s", err.msg);
+	if (cfg == NULL)
+		return;
+	struct sl_topology *t;
+	struct sl_plan p;
+	CHECK(sl_plan_here(cfg, &t, &p, &err) == 0, "plan: %s", err.msg);
+	CHECK(t->n_l3 == 2, "%u domains after the matrix", t->n_l3);
+	CHECK(strstr(t->source, "measured") != NULL, "source '%s'", t->source);
+	/* c is pinned to cpu 5 (second group): a and b must join it there. */
+	CHECK(p.cpus[2] == 5, "c on %d", p.cpus[2]);
+	CHECK(p.cpus[0] >= 4 && p.cpus[1] >= 4, "a on %d, b on %d: not in 4..7", p.cpus[0],
+	      p.cpus[1]);
+	CHECK(p.hops[0] == SL_HOP_L3 && p.hops[1] == SL_HOP_L3, "hops %s %s",
+	      sl_hop_name(p.hops[0]), sl_hop_name(p.hops[1]));
+	sl_plan_free(&p);
+	sl_topology_free(t);
+	sl_config_free(cfg);
+
+	/* A machine with several L3 domains ignores the matrix, with a warning. */
+	setenv("HWLOC_SYNTHETIC", "pack:1 l3:2 core:4 pu:1", 1);
+	cfg = sl_config_parse("m.yaml", text, strlen(text), &err);
+	CHECK(sl_plan_here(cfg, &t, &p, &err) == 0, "plan: %s", err.msg);
+	CHECK(p.n_warnings > 0 && strstr(p.warnings[p.n_warnings - 1], "topology.c2c ignored"),
+	      "no 'ignored' warning");
+	sl_plan_free(&p);
+	sl_topology_free(t);
+	sl_config_free(cfg);
+
+	/* A missing matrix file is an error naming the key. */
+	setenv("HWLOC_SYNTHETIC", "pack:1 l3:1 core:8 pu:1", 1);
+	unlink(path);
+	cfg = sl_config_parse("m.yaml", text, strlen(text), &err);
+	CHECK(sl_plan_here(cfg, &t, &p, &err) < 0 && strstr(err.msg, "m.yaml: topology.c2c: cannot read"),
+	      "missing matrix: %s", err.msg);
+	sl_config_free(cfg);
+	unsetenv("HWLOC_SYNTHETIC");
+}
+
+/* A real measurement on this machine's first two CPUs: positive, symmetric. */
+static void test_measure(void)
+{
+	cpu_set_t set;
+	int cpus[2], n = 0;
+	sched_getaffinity(0, sizeof(set), &set);
+	for (int c = 0; c < CPU_SETSIZE && n < 2; c++)
+		if (CPU_ISSET(c, &set))
+			cpus[n++] = c;
+	if (n < 2) {
+		printf("note: one CPU only, measurement not tested\n");
+		return;
+	}
+	struct sl_err err;
+	struct sl_c2c *m = sl_c2c_measure(cpus, 2, 500, 3, &err);
+	CHECK(m != NULL, "measure: %s", err.msg);
+	if (m != NULL) {
+		CHECK(m->ns[1] > 0 && m->ns[1] == m->ns[2] && m->ns[0] == 0, "matrix %.1f %.1f",
+		      m->ns[1], m->ns[2]);
+		sl_c2c_free(m);
+	}
+}
+
+int main(void)
+{
+	test_domains();
+	test_save_load();
+	test_placement_with_matrix();
+	test_measure();
+	printf("%s: %d checks, %d failed\n", failures ? "FAIL" : "ok", checks, failures);
+	return failures ? 1 : 0;
+}
