@@ -419,7 +419,7 @@ static void summary(const struct engine *e, double elapsed)
 		sl_link_stats_read(&e->links[i], &s);
 		printf("  %-40s %-6s %14" PRIu64 " %16" PRIu64 " %12" PRIu64 "\n",
 		       e->links[i].name, e->links[i].ring ? "ring" : "local", s.tx_packets,
-		       s.tx_bytes, s.drops);
+		       s.rx_bytes, s.drops);
 	}
 	printf("workers:\n  %-16s %5s %6s %14s\n", "worker", "cpu", "lcore", "breaths");
 	for (unsigned w = 0; w < cfg->n_workers; w++)

@@ -46,9 +46,10 @@ struct sl_app;
 
 struct sl_link_stats {
 	uint64_t tx_packets;  /* accepted by transmit (producer side) */
-	uint64_t tx_bytes;
 	uint64_t drops;       /* freed by transmit because the link was full */
 	uint64_t rx_packets;  /* handed to the consumer by receive */
+	uint64_t rx_bytes;    /* bytes of those (counted by the consumer, which
+			       * touches the packets next anyway) */
 };
 
 struct sl_link {
@@ -62,10 +63,10 @@ struct sl_link {
 	/* Producer counters and consumer counter on separate lines so that the
 	 * two ends of a cross-worker link do not share a written cache line. */
 	struct {
-		uint64_t packets, bytes, drops;
+		uint64_t packets, drops;
 	} tx __rte_cache_aligned;
 	struct {
-		uint64_t packets;
+		uint64_t packets, bytes;
 	} rx __rte_cache_aligned;
 
 	/* Control data, written at build time only. */
@@ -108,6 +109,7 @@ static inline unsigned sl_link_receive(struct sl_link *l, struct rte_mbuf **pkts
 		l->read += n;
 	}
 	sl_counter_add(&l->rx.packets, n);
+	sl_counter_add(&l->rx.bytes, sl_pkts_bytes(pkts, n));
 	return n;
 }
 
@@ -116,9 +118,6 @@ static inline unsigned sl_link_receive(struct sl_link *l, struct rte_mbuf **pkts
 static inline void sl_link_transmit(struct sl_link *l, struct rte_mbuf **pkts,
 				    unsigned n)
 {
-	/* Lengths are summed before the enqueue: once queued on a cross-worker
-	 * ring a packet may be taken and freed by the consumer at once. */
-	uint64_t bytes = sl_pkts_bytes(pkts, n);
 	unsigned sent;
 
 	if (l->ring != NULL) {
@@ -131,21 +130,19 @@ static inline void sl_link_transmit(struct sl_link *l, struct rte_mbuf **pkts,
 		l->write += sent;
 	}
 	if (unlikely(sent < n)) {
-		bytes -= sl_pkts_bytes(pkts + sent, n - sent);
 		rte_pktmbuf_free_bulk(pkts + sent, n - sent);
 		sl_counter_add(&l->tx.drops, n - sent);
 	}
 	sl_counter_add(&l->tx.packets, sent);
-	sl_counter_add(&l->tx.bytes, bytes);
 }
 
 /* Snapshot of the counters (any thread). */
 static inline void sl_link_stats_read(const struct sl_link *l, struct sl_link_stats *s)
 {
 	s->tx_packets = sl_counter_read(&l->tx.packets);
-	s->tx_bytes = sl_counter_read(&l->tx.bytes);
 	s->drops = sl_counter_read(&l->tx.drops);
 	s->rx_packets = sl_counter_read(&l->rx.packets);
+	s->rx_bytes = sl_counter_read(&l->rx.bytes);
 }
 
 #endif

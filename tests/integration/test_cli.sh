@@ -150,7 +150,7 @@ apps:
 links: [s.output -> k.input]
 statistics: { every: 1 }
 YAML
-config_error toplevel "$T/toplevel.yaml:5:1: unknown top-level key 'statistics' (known: dpdk, pool, engine, workers, apps, links)"
+config_error toplevel "$T/toplevel.yaml:5:1: unknown top-level key 'statistics' (known: dpdk, pool, engine, workers, apps, links, topology)"
 
 cfg toplevel-typo <<'YAML'
 apps:
