@@ -222,30 +222,64 @@ static bool section_absent(const yaml_node_t *n)
 
 static int parse_pool(struct ctx *c, const yaml_node_t *n)
 {
+	/* Defaults are applied from v[] below (and sl_config_parse); .def is
+	 * for documentation. */
 	static const struct sl_param_spec specs[] = {
 		{ .name = "mbufs", .type = SL_PARAM_UINT, .def = "16383",
 		  .min = 1023, .max = 16777215, .doc = "buffers in the pool" },
 		{ .name = "cache", .type = SL_PARAM_UINT, .def = "256",
-		  .min = 0, .max = 512, .doc = "per-lcore cache of buffers" },
+		  .min = 0, .max = 512, .doc = "per-lcore cache of buffers (ops: dpdk)" },
 		{ .name = "data_room", .type = SL_PARAM_UINT, .def = "2048",
 		  .min = 64, .max = 65000, .doc = "bytes of packet data per buffer" },
+		{ .name = "ops", .type = SL_PARAM_ENUM, .def = "sluice", .choices = "sluice|dpdk",
+		  .doc = "Sluice's chunked pool, or DPDK's ring_mp_mc with its cache" },
+		{ .name = "chunk", .type = SL_PARAM_UINT, .def = "512",
+		  .min = 64, .max = 2048, .doc = "buffers per chunk (ops: sluice)" },
+		{ .name = "high", .type = SL_PARAM_UINT, .def = "0",
+		  .min = 0, .max = 16777215, .doc = "freelist high mark; 0: chunk * 3 / 2" },
+		{ .name = "l3_tier", .type = SL_PARAM_BOOL, .def = "false",
+		  .doc = "a tier per L3 domain between freelists and the global queue" },
+		{ .name = "l3_chunks", .type = SL_PARAM_UINT, .def = "0",
+		  .min = 0, .max = 65536, .doc = "chunks per L3 queue, a power of two; 0: 8" },
 	};
-	uint64_t v[] = { 16383, 256, 2048 };
-	struct sl_mark marks[SL_ARRAY_LEN(specs)];
+	uint64_t v[] = { 16383, 256, 2048, SL_POOL_OPS_SLUICE, 512, 0, 0, 0 };
+	struct sl_mark marks[SL_ARRAY_LEN(specs)] = { { 0, 0 } };
+	_Static_assert(SL_ARRAY_LEN(v) == SL_ARRAY_LEN(specs), "pool defaults");
+	struct sl_pool_cfg *pc = &c->cfg->pool;
 	int rc;
 
 	if (section_absent(n))
 		return 0;
 	if (n->type != YAML_MAPPING_NODE)
 		return fail_at(c, node_mark(n),
-			       "'pool' must be a mapping with mbufs, cache and data_room, got %s",
+			       "'pool' must be a mapping with mbufs, data_room, ops, chunk, ... got %s",
 			       kind_name(n));
 	rc = parse_numbers(c, n, "pool", specs, SL_ARRAY_LEN(specs), v, marks);
 	if (rc < 0)
 		return rc;
-	c->cfg->pool.mbufs = (uint32_t)v[0];
-	c->cfg->pool.cache = (uint32_t)v[1];
-	c->cfg->pool.data_room = (uint32_t)v[2];
+	pc->mbufs = (uint32_t)v[0];
+	pc->cache = (uint32_t)v[1];
+	pc->data_room = (uint32_t)v[2];
+	pc->ops = (enum sl_pool_ops)v[3];
+	pc->chunk = (uint32_t)v[4];
+	pc->high = (uint32_t)v[5];
+	pc->l3_tier = v[6] != 0;
+	pc->l3_chunks = (uint32_t)v[7];
+	if (pc->ops == SL_POOL_OPS_SLUICE && marks[1].line != 0)
+		return fail_at(c, marks[1], "pool.cache applies to ops: dpdk only (Sluice's pool "
+			       "has per-worker freelists instead; see pool.chunk and pool.high)");
+	if (pc->ops == SL_POOL_OPS_DPDK) {
+		for (unsigned i = 4; i < SL_ARRAY_LEN(specs); i++)
+			if (marks[i].line != 0)
+				return fail_at(c, marks[i], "pool.%s applies to ops: sluice only",
+					       specs[i].name);
+	}
+	if (pc->high != 0 && pc->high < pc->chunk)
+		return fail_at(c, marks[5], "pool.high must be at least pool.chunk (%u), got %u",
+			       pc->chunk, pc->high);
+	if (pc->l3_chunks != 0 && (pc->l3_chunks < 2 || (pc->l3_chunks & (pc->l3_chunks - 1))))
+		return fail_at(c, marks[7], "pool.l3_chunks must be a power of two of at least 2, got %u",
+			       pc->l3_chunks);
 	return 0;
 }
 
@@ -1192,7 +1226,8 @@ struct sl_config *sl_config_parse(const char *name, const char *text, size_t len
 		rc = out_of_memory(&c);
 		goto out_free_cfg;
 	}
-	c.cfg->pool = (struct sl_pool_cfg){ .mbufs = 16383, .cache = 256, .data_room = 2048 };
+	c.cfg->pool = (struct sl_pool_cfg){ .mbufs = 16383, .cache = 256, .data_room = 2048,
+					    .ops = SL_POOL_OPS_SLUICE, .chunk = 512 };
 	c.cfg->burst = 32;
 	c.cfg->link_size = SL_LINK_SIZE_DEFAULT;
 

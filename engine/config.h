@@ -4,7 +4,8 @@
  * checked, immutable struct sl_config.
  *
  *   dpdk:    { args: [EAL arguments...] }
- *   pool:    { mbufs: N, cache: N, data_room: N }
+ *   pool:    { mbufs: N, data_room: N, ops: sluice|dpdk, chunk: N, high: N,
+ *              l3_tier: BOOL, l3_chunks: N, cache: N (ops: dpdk) }
  *   engine:  { burst: N, link_size: N }
  *   workers: { NAME: { core: N | auto } ... }
  *   apps:    { NAME: { type: T, worker: W, PARAM: VALUE ... } ... }
@@ -64,10 +65,20 @@ struct sl_link_cfg {
 	struct sl_mark mark;
 };
 
+enum sl_pool_ops {
+	SL_POOL_OPS_SLUICE,      /* pool/: per-worker freelists + chunk queue, no DPDK cache */
+	SL_POOL_OPS_DPDK,        /* DPDK's ring_mp_mc with its per-lcore cache */
+};
+
 struct sl_pool_cfg {
 	uint32_t mbufs;          /* buffers in the pool */
-	uint32_t cache;          /* DPDK per-lcore cache size */
+	uint32_t cache;          /* DPDK per-lcore cache size (ops: dpdk) */
 	uint32_t data_room;      /* bytes of packet data per mbuf, headroom excluded */
+	enum sl_pool_ops ops;
+	uint32_t chunk;          /* buffers per chunk (ops: sluice) */
+	uint32_t high;           /* freelist high mark; 0: the pool's default */
+	bool l3_tier;            /* per-L3-domain tier */
+	uint32_t l3_chunks;      /* chunks per L3 queue; 0: the pool's default */
 };
 
 struct sl_config {

@@ -20,6 +20,7 @@
 
 #include "engine.h"
 #include "placement.h"
+#include "pool.h"
 #include "worker.h"
 
 static volatile sig_atomic_t signalled;
@@ -80,25 +81,56 @@ static int eal_init(struct engine *e, struct sl_err *err)
 
 /* ---------------------------------------------------------------- build */
 
-static int create_pool(struct engine *e, struct sl_err *err)
+/* The mbuf pool: Sluice's chunked pool (pool/) with DPDK's cache disabled,
+ * or with `ops: dpdk` DPDK's ring_mp_mc and its per-lcore cache.  Created on
+ * the first worker's node (falling back to any node). */
+static int create_pool(struct engine *e, const struct sl_topology *topo, struct sl_err *err)
 {
 	const struct sl_pool_cfg *p = &e->cfg->pool;
-	if (p->cache > 0 && p->cache * 3 / 2 > p->mbufs)
-		return sl_errf(err, EINVAL,
-			       "pool: cache %u is too large for %u mbufs (at most mbufs / 1.5)",
-			       p->cache, p->mbufs);
+	uint16_t room = (uint16_t)(p->data_room + RTE_PKTMBUF_HEADROOM);
 	int socket = e->workers[0].socket;
-	e->pool = rte_pktmbuf_pool_create("sluice_mbufs", p->mbufs, p->cache, 0,
-					  (uint16_t)(p->data_room + RTE_PKTMBUF_HEADROOM),
-					  socket);
-	if (e->pool == NULL && socket != SOCKET_ID_ANY)
-		e->pool = rte_pktmbuf_pool_create("sluice_mbufs", p->mbufs, p->cache, 0,
-						  (uint16_t)(p->data_room + RTE_PKTMBUF_HEADROOM),
-						  SOCKET_ID_ANY);
+
+	if (p->ops == SL_POOL_OPS_DPDK) {
+		if (p->cache > 0 && p->cache * 3 / 2 > p->mbufs)
+			return sl_errf(err, EINVAL,
+				       "pool: cache %u is too large for %u mbufs (at most mbufs / 1.5)",
+				       p->cache, p->mbufs);
+		e->pool = rte_pktmbuf_pool_create("sluice_mbufs", p->mbufs, p->cache, 0, room,
+						  socket);
+		if (e->pool == NULL && socket != SOCKET_ID_ANY)
+			e->pool = rte_pktmbuf_pool_create("sluice_mbufs", p->mbufs, p->cache, 0,
+							  room, SOCKET_ID_ANY);
+		if (e->pool == NULL)
+			return sl_errf(err, rte_errno ? rte_errno : ENOMEM,
+				       "pool: cannot create %u mbufs of %u bytes: %s (raise dpdk.args -m?)",
+				       p->mbufs, p->data_room, rte_strerror(rte_errno));
+		return 0;
+	}
+
+	unsigned n = e->cfg->n_workers;
+	struct sl_pool_worker_cfg *ws = calloc(n, sizeof(*ws));
+	if (ws == NULL)
+		return sl_errf(err, ENOMEM, "out of memory");
+	for (unsigned w = 0; w < n; w++) {
+		const struct sl_topo_pu *pu = sl_topology_pu(topo, e->plan->cpus[w]);
+		ws[w] = (struct sl_pool_worker_cfg){ .lcore = e->workers[w].lcore,
+			.l3 = pu != NULL && pu->l3 >= 0 ? (unsigned)pu->l3 : 0 };
+	}
+	struct sl_pool_opts o = { .chunk = p->chunk, .high = p->high, .l3_tier = p->l3_tier,
+				  .l3_chunks = p->l3_chunks, .n_workers = n, .workers = ws };
+	int rc = 0;
+	e->pool = sl_pool_mbuf_create("sluice_mbufs", p->mbufs, room, socket, &o, &rc);
+	if (e->pool == NULL && rc == ENOMEM && socket != SOCKET_ID_ANY)
+		e->pool = sl_pool_mbuf_create("sluice_mbufs", p->mbufs, room, SOCKET_ID_ANY, &o,
+					      &rc);
+	free(ws);
 	if (e->pool == NULL)
-		return sl_errf(err, rte_errno ? rte_errno : ENOMEM,
-			       "pool: cannot create %u mbufs of %u bytes: %s (raise dpdk.args -m?)",
-			       p->mbufs, p->data_room, rte_strerror(rte_errno));
+		return sl_errf(err, rc ? rc : ENOMEM,
+			       "pool: cannot create %u mbufs of %u bytes (chunk %u): %s%s",
+			       p->mbufs, p->data_room, p->chunk, strerror(rc ? rc : ENOMEM),
+			       rc == ENOMEM ? " (raise dpdk.args -m?)" : "");
+	for (unsigned w = 0; w < n; w++)
+		e->workers[w].pool = sl_pool_worker(sl_pool_of(e->pool), w);
 	return 0;
 }
 
@@ -208,7 +240,7 @@ static int init_apps(struct engine *e, struct sl_err *err)
 	return 0;
 }
 
-static int setup(struct engine *e, struct sl_err *err)
+static int setup(struct engine *e, const struct sl_topology *topo, struct sl_err *err)
 {
 	const struct sl_config *cfg = e->cfg;
 	int rc;
@@ -230,7 +262,7 @@ static int setup(struct engine *e, struct sl_err *err)
 		wk->socket = (int)rte_lcore_to_socket_id(wk->lcore);
 		wk->stop = &e->stop;
 	}
-	rc = create_pool(e, err);
+	rc = create_pool(e, topo, err);
 	if (rc < 0)
 		return rc;
 
@@ -425,6 +457,19 @@ static void summary(const struct engine *e, double elapsed)
 	for (unsigned w = 0; w < cfg->n_workers; w++)
 		printf("  %-16s %5d %6u %14" PRIu64 "\n", e->workers[w].name, e->workers[w].cpu,
 		       e->workers[w].lcore, sl_counter_read(&e->workers[w].breaths));
+	const struct sl_pool *sp = sl_pool_of(e->pool);
+	if (sp != NULL) {
+		struct sl_pool_stats ps;
+		sl_pool_stats(sp, &ps);
+		printf("pool tiers: workers %" PRIu64 ", l3 %" PRIu64 ", global %" PRIu64
+		       ", shared %" PRIu64 " (chunk %u); rebalances %" PRIu64 ", reclaims %" PRIu64
+		       ", empty %" PRIu64 ", full %" PRIu64 "; step p99.9: rebalance %" PRIu64
+		       " ns, reclaim %" PRIu64 " ns\n",
+		       ps.counts.workers, ps.counts.l3, ps.counts.global, ps.counts.shared,
+		       cfg->pool.chunk, ps.sum.rebalances, ps.sum.reclaims, ps.sum.empty,
+		       ps.sum.full, sl_pool_hist_quantile(&ps.sum.rebalance_ns, 0.999),
+		       sl_pool_hist_quantile(&ps.sum.reclaim_ns, 0.999));
+	}
 	printf("drained at stop: %" PRIu64 " packets delivered, %" PRIu64
 	       " freed from links\n", e->drained, e->freed_at_stop);
 	printf("elapsed: %.2f s\n", elapsed);
@@ -499,7 +544,7 @@ int sl_engine_run(const struct sl_config *cfg, const struct sl_topology *topo,
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	rc = setup(&e, err);
+	rc = setup(&e, topo, err);
 	if (rc < 0)
 		goto out_teardown;
 

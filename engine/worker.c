@@ -35,6 +35,8 @@ bool sl_worker_breathe(struct sl_worker *w)
 	for (unsigned i = 0; i < w->n_pull; i++)
 		w->pull[i]->type->pull(w->pull[i]);
 	unsigned rounds = sl_worker_push(w);
+	if (w->pool != NULL)
+		sl_pool_house(w->pool);
 	for (unsigned i = 0; i < w->n_tick; i++)
 		w->tick[i]->type->tick(w->tick[i]);
 	sl_counter_add(&w->breaths, 1);

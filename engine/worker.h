@@ -6,7 +6,8 @@
  *   push   apps with packets on an input link, in topological order, in
  *          rounds until no input link of this worker's apps holds packets or
  *          SL_PUSH_ROUNDS rounds have run;
- *   tick   every app that has tick() (capped housekeeping).
+ *   house  the pool's capped housekeeping (sl_pool_house: retry a chunk move
+ *          that found every queue full), then every app that has tick().
  *
  * No step blocks.  The loop ends when *stop becomes true.
  *
@@ -20,6 +21,7 @@
 #include <stdint.h>
 
 #include "app.h"
+#include "pool.h"
 
 #define SL_PUSH_ROUNDS 8
 
@@ -39,6 +41,8 @@ struct sl_worker {
 	struct sl_app **tick;
 	unsigned n_tick;
 	const bool *stop;                      /* read with acquire */
+	struct sl_pool_worker *pool;           /* this worker's freelist, or NULL
+						* (ops: dpdk) */
 
 	const char *name;
 	unsigned index;

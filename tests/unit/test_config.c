@@ -161,6 +161,9 @@ static void test_minimal_defaults(void)
 	check_str("path is the given name", cfg->path, "t.yaml");
 	check_uint("default pool.mbufs", cfg->pool.mbufs, 16383);
 	check_uint("default pool.cache", cfg->pool.cache, 256);
+	check_uint("default pool.ops", cfg->pool.ops, SL_POOL_OPS_SLUICE);
+	check_uint("default pool.chunk", cfg->pool.chunk, 512);
+	check_uint("default pool.l3_tier", cfg->pool.l3_tier, 0);
 	check_uint("default pool.data_room", cfg->pool.data_room, 2048);
 	check_uint("default engine.burst", cfg->burst, 32);
 	check_uint("default engine.link_size", cfg->link_size, SL_LINK_SIZE_DEFAULT);
@@ -207,7 +210,7 @@ static void test_overrides(void)
 	snprintf(text, sizeof(text),
 		 "dpdk:\n"
 		 "  args: [--no-huge, -m, \"512\", --no-pci, --log-level=7]\n"
-		 "pool: { mbufs: 64Ki, cache: 0, data_room: 0x1000 }\n"
+		 "pool: { mbufs: 64Ki, ops: dpdk, cache: 0, data_room: 0x1000 }\n"
 		 "engine:\n"
 		 "  burst: 64\n"
 		 "  link_size: 4Ki\n"
@@ -232,7 +235,7 @@ static void test_overrides(void)
 		snprintf(text, sizeof(text),
 			 "dpdk:\n"
 			 "  args: [--no-huge, -m, \"512\", --no-pci, --log-level=7]\n"
-			 "pool: { mbufs: 64Ki, cache: 0, data_room: 0x1000 }\n"
+			 "pool: { mbufs: 64Ki, ops: dpdk, cache: 0, data_room: 0x1000 }\n"
 			 "engine:\n"
 			 "  burst: 64\n"
 			 "  link_size: 4Ki\n"
@@ -538,8 +541,20 @@ static const struct bad_case bad_cases[] = {
 	  "dpdk.args: '--main-lcore' is not allowed", NULL },
 	{ "pool.mbufs too small", "pool: { mbufs: 5 }\n" TWO_LINKED,
 	  "t.yaml:1:16: pool.mbufs must be in 1023..16777215, got 5", NULL },
-	{ "pool.cache not a number", "pool:\n  cache: lots\n" TWO_LINKED,
-	  "t.yaml:2:10: pool.cache must be an unsigned integer, got 'lots'", NULL },
+	{ "pool.cache with ops sluice", "pool:\n  cache: 128\n" TWO_LINKED,
+	  "t.yaml:2:10: pool.cache applies to ops: dpdk only", NULL },
+	{ "pool.chunk with ops dpdk", "pool: { ops: dpdk, chunk: 256 }\n" TWO_LINKED,
+	  "t.yaml:1:27: pool.chunk applies to ops: sluice only", NULL },
+	{ "pool.chunk too small", "pool: { chunk: 32 }\n" TWO_LINKED,
+	  "t.yaml:1:16: pool.chunk must be in 64..2048, got 32", NULL },
+	{ "pool.high below chunk", "pool: { chunk: 256, high: 100 }\n" TWO_LINKED,
+	  "t.yaml:1:27: pool.high must be at least pool.chunk (256), got 100", NULL },
+	{ "pool.ops unknown", "pool: { ops: stack }\n" TWO_LINKED,
+	  "t.yaml:1:14: pool.ops must be one of sluice|dpdk, got 'stack'", NULL },
+	{ "pool.l3_chunks not a power of two", "pool: { l3_tier: true, l3_chunks: 6 }\n" TWO_LINKED,
+	  "pool.l3_chunks must be a power of two of at least 2, got 6", NULL },
+	{ "pool.cache not a number", "pool:\n  ops: dpdk\n  cache: lots\n" TWO_LINKED,
+	  "t.yaml:3:10: pool.cache must be an unsigned integer, got 'lots'", NULL },
 	{ "pool.data_room is a sequence", "pool: { data_room: [1] }\n" TWO_LINKED,
 	  "t.yaml:1:20: pool.data_room must be a number, got a sequence", NULL },
 	{ "pool unknown key", "pool: { mbuf: 4096 }\n" TWO_LINKED,

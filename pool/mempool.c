@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The DPDK mempool ops driver "sluice" and the pktmbuf pool constructor
+ * (contract in pool.h).  DPDK calls the ops without per-thread state, so the
+ * tier is chosen from rte_lcore_id() through a table built when the pool is
+ * allocated: lcore -> worker handle, NULL for everything else.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "pool_private.h"
+
+_Static_assert(SL_POOL_CACHE_LINE == RTE_CACHE_LINE_SIZE,
+	       "the pool's cache-line size matches DPDK's");
+
+struct mbuf_pool {
+	struct sl_pool *pool;
+	struct sl_pool_worker *by_lcore[RTE_MAX_LCORE];   /* NULL: not a worker */
+};
+
+static int check_workers(const struct sl_pool_opts *o)
+{
+	if (o == NULL || o->n_workers == 0)
+		return 0;
+	if (o->workers == NULL || o->n_workers > RTE_MAX_LCORE)
+		return -EINVAL;
+	for (unsigned w = 0; w < o->n_workers; w++) {
+		if (o->workers[w].lcore >= RTE_MAX_LCORE)
+			return -EINVAL;
+		for (unsigned v = 0; v < w; v++)
+			if (o->workers[v].lcore == o->workers[w].lcore)
+				return -EINVAL;
+	}
+	return 0;
+}
+
+/* mp->pool_config is the caller's struct sl_pool_opts, or NULL. */
+static int ops_alloc(struct rte_mempool *mp)
+{
+	const struct sl_pool_opts *o = mp->pool_config;
+	int rc = check_workers(o);
+	if (rc < 0)
+		return rc;
+	struct sl_pool_opts opts = { 0 };
+	if (o != NULL)
+		opts = *o;
+	if (opts.tsc_hz == 0)
+		opts.tsc_hz = rte_get_tsc_hz();
+	struct mbuf_pool *d = rte_zmalloc_socket("sl_pool", sizeof(*d), RTE_CACHE_LINE_SIZE,
+						 mp->socket_id);
+	if (d == NULL)
+		return -ENOMEM;
+	int err = 0;
+	d->pool = sl_pool_create(mp->name, mp->size, &opts, &err);
+	if (d->pool == NULL) {
+		rte_free(d);
+		return -err;
+	}
+	for (unsigned w = 0; w < opts.n_workers; w++)
+		d->by_lcore[opts.workers[w].lcore] = sl_pool_worker(d->pool, w);
+	mp->pool_data = d;
+	return 0;
+}
+
+static void ops_free(struct rte_mempool *mp)
+{
+	struct mbuf_pool *d = mp->pool_data;
+	if (d == NULL)
+		return;
+	sl_pool_free(d->pool);
+	rte_free(d);
+	mp->pool_data = NULL;
+}
+
+static inline struct sl_pool_worker *caller(const struct mbuf_pool *d)
+{
+	unsigned lcore = rte_lcore_id();
+	return lcore < RTE_MAX_LCORE ? d->by_lcore[lcore] : NULL;
+}
+
+static int ops_enqueue(struct rte_mempool *mp, void *const *objs, unsigned n)
+{
+	struct mbuf_pool *d = mp->pool_data;
+	return sl_pool_put(d->pool, caller(d), objs, n);
+}
+
+static int ops_dequeue(struct rte_mempool *mp, void **objs, unsigned n)
+{
+	struct mbuf_pool *d = mp->pool_data;
+	return sl_pool_get(d->pool, caller(d), objs, n);
+}
+
+static unsigned ops_get_count(const struct rte_mempool *mp)
+{
+	const struct mbuf_pool *d = mp->pool_data;
+	return sl_pool_avail(d->pool);
+}
+
+static const struct rte_mempool_ops sl_pool_ops = {
+	.name = SL_POOL_OPS_NAME,
+	.alloc = ops_alloc,
+	.free = ops_free,
+	.enqueue = ops_enqueue,
+	.dequeue = ops_dequeue,
+	.get_count = ops_get_count,
+};
+
+RTE_MEMPOOL_REGISTER_OPS(sl_pool_ops);
+
+struct sl_pool *sl_pool_of(const struct rte_mempool *mp)
+{
+	if (mp == NULL || mp->pool_data == NULL ||
+	    strcmp(rte_mempool_get_ops(mp->ops_index)->name, SL_POOL_OPS_NAME) != 0)
+		return NULL;
+	return ((const struct mbuf_pool *)mp->pool_data)->pool;
+}
+
+struct rte_mempool *sl_pool_mbuf_create(const char *name, unsigned n,
+					unsigned data_room, int socket,
+					const struct sl_pool_opts *opts, int *errp)
+{
+	int err = EINVAL;
+	if (name == NULL || n == 0 || data_room > UINT16_MAX || check_workers(opts) < 0)
+		goto out;
+
+	struct rte_mempool *mp = rte_mempool_create_empty(name, n,
+		sizeof(struct rte_mbuf) + data_room, 0,
+		sizeof(struct rte_pktmbuf_pool_private), socket, 0);
+	if (mp == NULL) {
+		err = rte_errno ? rte_errno : ENOMEM;
+		goto out;
+	}
+	struct rte_pktmbuf_pool_private priv = {
+		.mbuf_data_room_size = (uint16_t)data_room,
+		.mbuf_priv_size = 0,
+	};
+	rte_pktmbuf_pool_init(mp, &priv);
+	/* The ops read the options only while populating (their alloc). */
+	if (rte_mempool_set_ops_byname(mp, SL_POOL_OPS_NAME, (void *)(uintptr_t)opts) != 0) {
+		err = ENOSYS;
+		goto out_free_mempool;
+	}
+	int rc = rte_mempool_populate_default(mp);
+	mp->pool_config = NULL;
+	if (rc < 0) {
+		err = -rc;
+		goto out_free_mempool;
+	}
+	rte_mempool_obj_iter(mp, rte_pktmbuf_init, NULL);
+	return mp;
+
+out_free_mempool:
+	mp->pool_config = NULL;
+	rte_mempool_free(mp);
+out:
+	if (errp != NULL)
+		*errp = err;
+	return NULL;
+}

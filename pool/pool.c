@@ -1,0 +1,694 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The pool's control functions and slow paths: creation, rebalance and
+ * reclaim steps, the non-worker tier, accounting and telemetry.  The contract
+ * is in pool.h; the fast path is inline in pool_worker.h.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include <rte_cycles.h>
+#include <rte_pause.h>
+
+#include "pool_private.h"
+
+/* ------------------------------------------------------------ time */
+
+static double measured_ns_per_tick;
+static pthread_once_t measure_once = PTHREAD_ONCE_INIT;
+
+static double now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static void measure_tsc(void)
+{
+	double t0 = now_ns();
+	uint64_t c0 = rte_rdtsc();
+	struct timespec nap = { 0, 10 * 1000 * 1000 };
+	nanosleep(&nap, NULL);
+	double t1 = now_ns();
+	uint64_t c1 = rte_rdtsc();
+	measured_ns_per_tick = c1 > c0 ? (t1 - t0) / (double)(c1 - c0) : 1.0;
+}
+
+uint64_t sl_pool_ticks(void)
+{
+	return rte_rdtsc();
+}
+
+/* ------------------------------------------------------------ histograms */
+
+#define HIST_SUB (1u << SL_POOL_HIST_SUB_BITS)
+
+unsigned sl_pool_hist_bucket(uint64_t ns)
+{
+	if (ns < HIST_SUB)
+		return (unsigned)ns;
+	unsigned msb = 63u - (unsigned)__builtin_clzll(ns);
+	unsigned i = (msb - SL_POOL_HIST_SUB_BITS + 1) * HIST_SUB +
+		     (unsigned)((ns >> (msb - SL_POOL_HIST_SUB_BITS)) & (HIST_SUB - 1));
+	return i < SL_POOL_HIST_BUCKETS ? i : SL_POOL_HIST_BUCKETS - 1;
+}
+
+uint64_t sl_pool_hist_lower(unsigned i)
+{
+	if (i < HIST_SUB)
+		return i;
+	unsigned octave = i / HIST_SUB, sub = i % HIST_SUB;
+	return (uint64_t)(HIST_SUB + sub) << (octave - 1);
+}
+
+uint64_t sl_pool_hist_quantile(const struct sl_pool_hist *h, double q)
+{
+	if (h->count == 0)
+		return 0;
+	if (q < 0)
+		q = 0;
+	if (q > 1)
+		q = 1;
+	uint64_t want = (uint64_t)(q * (double)h->count + 0.999999);
+	if (want == 0)
+		want = 1;
+	uint64_t seen = 0;
+	for (unsigned i = 0; i < SL_POOL_HIST_BUCKETS; i++) {
+		seen += h->bucket[i];
+		if (seen >= want) {
+			uint64_t upper = sl_pool_hist_lower(i + 1);
+			return upper < h->max_ns ? upper : h->max_ns;
+		}
+	}
+	return h->max_ns;
+}
+
+void sl_pool_hist_add(struct sl_pool_hist *a, const struct sl_pool_hist *b)
+{
+	a->count += b->count;
+	a->sum_ns += b->sum_ns;
+	if (b->max_ns > a->max_ns)
+		a->max_ns = b->max_ns;
+	for (unsigned i = 0; i < SL_POOL_HIST_BUCKETS; i++)
+		a->bucket[i] += b->bucket[i];
+}
+
+static void hist_record(struct sl_pool_hist_live *h, uint64_t ns)
+{
+	sl_pool_stat_add(&h->count, 1);
+	sl_pool_stat_add(&h->sum_ns, ns);
+	if (ns > atomic_load_explicit(&h->max_ns, memory_order_relaxed))
+		atomic_store_explicit(&h->max_ns, ns, memory_order_relaxed);
+	sl_pool_stat_add(&h->bucket[sl_pool_hist_bucket(ns)], 1);
+}
+
+static void hist_read(const struct sl_pool_hist_live *h, struct sl_pool_hist *out)
+{
+	out->count = atomic_load_explicit(&h->count, memory_order_relaxed);
+	out->sum_ns = atomic_load_explicit(&h->sum_ns, memory_order_relaxed);
+	out->max_ns = atomic_load_explicit(&h->max_ns, memory_order_relaxed);
+	for (unsigned i = 0; i < SL_POOL_HIST_BUCKETS; i++)
+		out->bucket[i] = atomic_load_explicit(&h->bucket[i], memory_order_relaxed);
+}
+
+static inline uint64_t step_ns(const struct sl_pool *p, uint64_t t0)
+{
+	return (uint64_t)((double)(sl_pool_ticks() - t0) * p->ns_per_tick);
+}
+
+/* ------------------------------------------------------------ non-worker lock */
+
+static void shared_lock(struct sl_pool_shared *s)
+{
+	unsigned spins = 0;
+	while (atomic_exchange_explicit(&s->locked, true, memory_order_acquire)) {
+		while (atomic_load_explicit(&s->locked, memory_order_relaxed)) {
+			/* Non-workers may share a CPU with the holder: let it run. */
+			if (++spins % 1024 == 0)
+				sched_yield();
+			else
+				rte_pause();
+		}
+	}
+}
+
+static bool shared_trylock(struct sl_pool_shared *s)
+{
+	return !atomic_load_explicit(&s->locked, memory_order_relaxed) &&
+	       !atomic_exchange_explicit(&s->locked, true, memory_order_acquire);
+}
+
+static void shared_unlock(struct sl_pool_shared *s)
+{
+	atomic_store_explicit(&s->locked, false, memory_order_release);
+}
+
+/* ------------------------------------------------------------ steps */
+
+static inline unsigned chunks_for(unsigned n, unsigned chunk)
+{
+	return n <= chunk ? 1 : (n + chunk - 1) / chunk;
+}
+
+/* Pop one chunk from a domain queue other than `skip` (a worker's own, which
+ * it has tried already; pass n_domains to try all), going round from skip. */
+static bool pop_other_domain(struct sl_pool *p, unsigned skip, void **dst)
+{
+	unsigned start = skip < p->n_domains ? skip + 1 : 0;
+	for (unsigned i = 0; i < p->n_domains; i++) {
+		unsigned d = (start + i) % p->n_domains;
+		if (d != skip && sl_chunkq_pop(&p->domains[d], dst) == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * One reclaim step for worker w: bring one chunk into dst, from (in order) its
+ * own L3 queue, the global queue, another domain's queue, or at most one
+ * chunk's worth from the non-worker freelist if its lock is free.  Returns the
+ * number of objects brought in (0: found nothing).
+ */
+static unsigned reclaim_one(struct sl_pool *p, struct sl_pool_worker *w, void **dst,
+			    struct sl_chunkq **from)
+{
+	unsigned c = p->chunk;
+	if (w->home != NULL && sl_chunkq_pop(w->home, dst) == 0) {
+		sl_pool_stat_add(&w->st.reclaims_l3, 1);
+		*from = w->home;
+		return c;
+	}
+	if (sl_chunkq_pop(&p->global, dst) == 0) {
+		*from = &p->global;
+		return c;
+	}
+	if (p->n_domains > 0 && pop_other_domain(p, w->domain, dst)) {
+		sl_pool_stat_add(&w->st.reclaims_remote, 1);
+		*from = NULL;
+		return c;
+	}
+	struct sl_pool_shared *s = &p->shared;
+	*from = NULL;
+	if (atomic_load_explicit(&s->depth, memory_order_relaxed) == 0 || !shared_trylock(s))
+		return 0;
+	uint32_t have = atomic_load_explicit(&s->depth, memory_order_relaxed);
+	unsigned k = have < c ? have : c;
+	memcpy(dst, s->objs + have - k, k * sizeof(void *));
+	atomic_store_explicit(&s->depth, have - k, memory_order_relaxed);
+	shared_unlock(s);
+	if (k > 0)
+		sl_pool_stat_add(&w->st.reclaims_shared, 1);
+	return k;
+}
+
+int sl_pool_worker_get_slow(struct sl_pool_worker *w, void **objs, unsigned n)
+{
+	struct sl_pool *p = w->pool;
+	uint32_t d = atomic_load_explicit(&w->depth, memory_order_relaxed);
+	unsigned steps = chunks_for(n - d, p->chunk);
+	struct sl_chunkq *from = NULL;
+	for (unsigned s = 0; s < steps && d < n; s++) {
+		if ((uint64_t)d + p->chunk > w->capacity)
+			break;   /* only if objects from outside were put in */
+		uint64_t t0 = sl_pool_ticks();
+		unsigned k = reclaim_one(p, w, w->objs + d, &from);
+		hist_record(&w->st.reclaim_ns, step_ns(p, t0));
+		if (k == 0) {
+			sl_pool_stat_add(&w->st.empty, 1);
+			break;
+		}
+		d += k;
+		sl_pool_stat_add(&w->st.reclaims, 1);
+	}
+	/* The next reclaim will most likely read the next slot of the same
+	 * queue, filled long ago by another CPU: start moving it here now, so
+	 * that the misses overlap with the work until then. */
+	if (from != NULL)
+		sl_chunkq_prefetch_pop(from);
+	if (d < n) {
+		atomic_store_explicit(&w->depth, d, memory_order_relaxed);
+		sl_pool_stat_add(&w->st.get_fails, 1);
+		return -ENOBUFS;
+	}
+	d -= n;
+	memcpy(objs, w->objs + d, n * sizeof(void *));
+	atomic_store_explicit(&w->depth, d, memory_order_relaxed);
+	sl_pool_stat_add(&w->gets, n);
+	return 0;
+}
+
+/* Give a whole chunk (the top of the freelist) to the non-worker freelist,
+ * if its lock is free: the last resort of a rebalance step. */
+static bool push_shared(struct sl_pool *p, void *const *objs)
+{
+	struct sl_pool_shared *s = &p->shared;
+	if (!shared_trylock(s))
+		return false;
+	uint32_t have = atomic_load_explicit(&s->depth, memory_order_relaxed);
+	bool fits = (uint64_t)have + p->chunk <= p->capacity;
+	if (fits) {
+		memcpy(s->objs + have, objs, p->chunk * sizeof(void *));
+		atomic_store_explicit(&s->depth, have + p->chunk, memory_order_relaxed);
+	}
+	shared_unlock(s);
+	return fits;
+}
+
+/*
+ * Up to `steps` rebalance steps for worker w whose freelist holds d objects:
+ * while above the high mark, move the top chunk to the worker's L3 queue,
+ * else the global queue, else (both looked full: a consumer was still copying
+ * out the slot) the non-worker freelist.  Returns the new depth.
+ */
+static uint32_t rebalance(struct sl_pool *p, struct sl_pool_worker *w, uint32_t d,
+			  unsigned steps)
+{
+	for (unsigned s = 0; s < steps && d > w->high; s++) {
+		void **top = w->objs + d - p->chunk;
+		uint64_t t0 = sl_pool_ticks();
+		bool moved = (w->home != NULL && sl_chunkq_push(w->home, top) == 0) ||
+			     sl_chunkq_push(&p->global, top) == 0;
+		if (!moved && push_shared(p, top)) {
+			moved = true;
+			sl_pool_stat_add(&w->st.rebalances_shared, 1);
+		}
+		hist_record(&w->st.rebalance_ns, step_ns(p, t0));
+		if (!moved) {
+			/* Nowhere to go right now: keep the chunk, above the
+			 * mark; the next put or sl_pool_house() tries again. */
+			sl_pool_stat_add(&w->st.full, 1);
+			break;
+		}
+		d -= p->chunk;
+		sl_pool_stat_add(&w->st.rebalances, 1);
+	}
+	return d;
+}
+
+int sl_pool_worker_put_slow(struct sl_pool_worker *w, void *const *objs, unsigned n)
+{
+	struct sl_pool *p = w->pool;
+	uint32_t d = atomic_load_explicit(&w->depth, memory_order_relaxed);
+	if ((uint64_t)d + n > w->capacity)
+		return -ENOSPC;
+	memcpy(w->objs + d, objs, n * sizeof(void *));
+	d += n;
+	sl_pool_stat_add(&w->puts, n);
+	d = rebalance(p, w, d, chunks_for(n, p->chunk));
+	atomic_store_explicit(&w->depth, d, memory_order_relaxed);
+	return 0;
+}
+
+int sl_pool_worker_house_slow(struct sl_pool_worker *w)
+{
+	uint32_t d = atomic_load_explicit(&w->depth, memory_order_relaxed);
+	d = rebalance(w->pool, w, d, 1);
+	atomic_store_explicit(&w->depth, d, memory_order_relaxed);
+	return d > w->high ? -ENOSPC : 0;
+}
+
+int sl_pool_shared_get(struct sl_pool *p, void **objs, unsigned n)
+{
+	struct sl_pool_shared *s = &p->shared;
+	shared_lock(s);
+	uint32_t d = atomic_load_explicit(&s->depth, memory_order_relaxed);
+	unsigned steps = d < n ? chunks_for(n - d, p->chunk) : 0;
+	for (unsigned i = 0; i < steps && d < n; i++) {
+		if ((uint64_t)d + p->chunk > p->capacity)
+			break;
+		uint64_t t0 = sl_pool_ticks();
+		bool got = sl_chunkq_pop(&p->global, s->objs + d) == 0;
+		bool remote = !got && p->n_domains > 0 &&
+			      pop_other_domain(p, p->n_domains, s->objs + d);
+		hist_record(&s->st.reclaim_ns, step_ns(p, t0));
+		if (!got && !remote) {
+			sl_pool_stat_add(&s->st.empty, 1);
+			break;
+		}
+		if (remote)
+			sl_pool_stat_add(&s->st.reclaims_remote, 1);
+		d += p->chunk;
+		sl_pool_stat_add(&s->st.reclaims, 1);
+	}
+	int rc = 0;
+	if (d < n) {
+		sl_pool_stat_add(&s->st.get_fails, 1);
+		rc = -ENOBUFS;
+	} else {
+		d -= n;
+		memcpy(objs, s->objs + d, n * sizeof(void *));
+		sl_pool_stat_add(&s->gets, n);
+	}
+	atomic_store_explicit(&s->depth, d, memory_order_relaxed);
+	shared_unlock(s);
+	return rc;
+}
+
+int sl_pool_shared_put(struct sl_pool *p, void *const *objs, unsigned n)
+{
+	struct sl_pool_shared *s = &p->shared;
+	shared_lock(s);
+	uint32_t d = atomic_load_explicit(&s->depth, memory_order_relaxed);
+	if ((uint64_t)d + n > p->capacity) {
+		shared_unlock(s);
+		return -ENOSPC;
+	}
+	memcpy(s->objs + d, objs, n * sizeof(void *));
+	d += n;
+	sl_pool_stat_add(&s->puts, n);
+	/* Keep less than a chunk here: whole chunks go where workers find them. */
+	unsigned steps = chunks_for(n, p->chunk);
+	for (unsigned i = 0; i < steps && d >= p->chunk; i++) {
+		uint64_t t0 = sl_pool_ticks();
+		bool moved = sl_chunkq_push(&p->global, s->objs + d - p->chunk) == 0;
+		hist_record(&s->st.rebalance_ns, step_ns(p, t0));
+		if (!moved) {
+			sl_pool_stat_add(&s->st.full, 1);
+			break;
+		}
+		d -= p->chunk;
+		sl_pool_stat_add(&s->st.rebalances, 1);
+	}
+	atomic_store_explicit(&s->depth, d, memory_order_relaxed);
+	shared_unlock(s);
+	return 0;
+}
+
+/* ------------------------------------------------------------ lifecycle */
+
+static void **freelist_alloc(unsigned capacity)
+{
+	/* Reserve room for every object; pages are touched (and placed on the
+	 * owner's node) only as deep as the freelist actually grows. */
+	void *m = mmap(NULL, (size_t)capacity * sizeof(void *), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	return m == MAP_FAILED ? NULL : m;
+}
+
+static void freelist_free(void **objs, unsigned capacity)
+{
+	if (objs != NULL)
+		munmap(objs, (size_t)capacity * sizeof(void *));
+}
+
+static unsigned pow2_at_least(uint64_t n)
+{
+	unsigned v = 2;
+	while (v < n)
+		v *= 2;
+	return v;
+}
+
+static bool is_pow2(unsigned v)
+{
+	return v >= 2 && (v & (v - 1)) == 0;
+}
+
+static void release(struct sl_pool *p)
+{
+	if (p->workers != NULL)
+		for (unsigned w = 0; w < p->n_workers; w++)
+			freelist_free(p->workers[w].objs, p->capacity);
+	free(p->workers);
+	if (p->domains != NULL)
+		for (unsigned d = 0; d < p->n_domains; d++)
+			sl_chunkq_fini(&p->domains[d]);
+	free(p->domains);
+	sl_chunkq_fini(&p->global);
+	freelist_free(p->shared.objs, p->capacity);
+	free(p);
+}
+
+struct sl_pool *sl_pool_create_at(const char *name, unsigned capacity,
+				  const struct sl_pool_opts *opts, uint64_t first_pos,
+				  int *errp)
+{
+	static const struct sl_pool_opts defaults;
+	struct sl_pool *p = NULL;
+	if (opts == NULL)
+		opts = &defaults;
+	unsigned chunk = opts->chunk ? opts->chunk : SL_POOL_CHUNK_DEFAULT;
+	unsigned high = opts->high ? opts->high : chunk + chunk / 2;
+	unsigned l3_slots = opts->l3_chunks ? opts->l3_chunks : SL_POOL_L3_CHUNKS_DEFAULT;
+	unsigned n_workers = opts->n_workers;
+	int err = EINVAL;
+	if (name == NULL || name[0] == '\0' || strlen(name) >= sizeof(((struct sl_pool *)0)->name) ||
+	    capacity == 0 || capacity > (1u << 30) ||
+	    chunk < SL_POOL_CHUNK_MIN || chunk > SL_POOL_CHUNK_MAX ||
+	    high < chunk || !is_pow2(l3_slots) ||
+	    (opts->global_chunks != 0 && !is_pow2(opts->global_chunks)) ||
+	    n_workers > SL_POOL_WORKERS_MAX)
+		goto out;
+
+	err = ENOMEM;
+	p = aligned_alloc(SL_POOL_CACHE_LINE, sizeof(*p));
+	if (p == NULL)
+		goto out;
+	memset(p, 0, sizeof(*p));
+	strcpy(p->name, name);
+	p->capacity = capacity;
+	p->chunk = chunk;
+	p->high = high;
+	p->n_workers = n_workers;
+	if (opts->tsc_hz != 0) {
+		p->ns_per_tick = 1e9 / (double)opts->tsc_hz;
+	} else {
+		pthread_once(&measure_once, measure_tsc);
+		p->ns_per_tick = measured_ns_per_tick;
+	}
+
+	/* Twice the chunks the pool can make: a producer can then only find the
+	 * next slot still occupied if a consumer stalled in the middle of its
+	 * copy while a whole pool's worth of chunks went by. */
+	unsigned global_slots = opts->global_chunks ? opts->global_chunks
+						    : pow2_at_least(2 * ((uint64_t)capacity / chunk + 1));
+	int rc = sl_chunkq_init(&p->global, global_slots, chunk, first_pos);
+	if (rc < 0) {
+		err = -rc;
+		goto out_free_pool;
+	}
+	p->shared.objs = freelist_alloc(capacity);
+	if (p->shared.objs == NULL)
+		goto out_release;
+
+	/* Workers, and dense L3 domain numbers in order of first appearance. */
+	if (n_workers > 0) {
+		p->workers = aligned_alloc(SL_POOL_CACHE_LINE, n_workers * sizeof(*p->workers));
+		if (p->workers == NULL)
+			goto out_release;
+		memset(p->workers, 0, n_workers * sizeof(*p->workers));
+	}
+	unsigned n_domains = 0;
+	for (unsigned w = 0; w < n_workers; w++) {
+		struct sl_pool_worker *h = &p->workers[w];
+		h->pool = p;
+		h->index = w;
+		h->chunk = chunk;
+		h->high = high;
+		h->capacity = capacity;
+		h->domain = n_domains;
+		unsigned l3 = opts->workers ? opts->workers[w].l3 : 0;
+		for (unsigned v = 0; v < w; v++)
+			if ((opts->workers ? opts->workers[v].l3 : 0) == l3) {
+				h->domain = p->workers[v].domain;
+				break;
+			}
+		if (h->domain == n_domains)
+			n_domains++;
+		h->objs = freelist_alloc(capacity);
+		if (h->objs == NULL)
+			goto out_release;
+	}
+	if (opts->l3_tier && n_domains > 0) {
+		p->domains = calloc(n_domains, sizeof(*p->domains));
+		if (p->domains == NULL)
+			goto out_release;
+		for (unsigned d = 0; d < n_domains; d++) {
+			rc = sl_chunkq_init(&p->domains[d], l3_slots, chunk, first_pos);
+			if (rc < 0) {
+				err = -rc;
+				p->n_domains = d;
+				goto out_release;
+			}
+		}
+		p->n_domains = n_domains;
+		for (unsigned w = 0; w < n_workers; w++)
+			p->workers[w].home = &p->domains[p->workers[w].domain];
+	}
+	return p;
+
+out_release:
+	release(p);
+	goto out;
+out_free_pool:
+	free(p);
+out:
+	if (errp != NULL)
+		*errp = err;
+	return NULL;
+}
+
+struct sl_pool *sl_pool_create(const char *name, unsigned capacity,
+			       const struct sl_pool_opts *opts, int *errp)
+{
+	return sl_pool_create_at(name, capacity, opts, 0, errp);
+}
+
+void sl_pool_free(struct sl_pool *p)
+{
+	if (p != NULL)
+		release(p);
+}
+
+struct sl_pool_worker *sl_pool_worker(struct sl_pool *p, unsigned w)
+{
+	return w < p->n_workers ? &p->workers[w] : NULL;
+}
+
+unsigned sl_pool_capacity(const struct sl_pool *p)
+{
+	return p->capacity;
+}
+
+unsigned sl_pool_chunk(const struct sl_pool *p)
+{
+	return p->chunk;
+}
+
+unsigned sl_pool_n_workers(const struct sl_pool *p)
+{
+	return p->n_workers;
+}
+
+/* ------------------------------------------------------------ accounting */
+
+void sl_pool_count(const struct sl_pool *p, struct sl_pool_counts *c)
+{
+	memset(c, 0, sizeof(*c));
+	for (unsigned w = 0; w < p->n_workers; w++)
+		c->workers += atomic_load_explicit(&p->workers[w].depth, memory_order_relaxed);
+	for (unsigned d = 0; d < p->n_domains; d++)
+		c->l3 += sl_chunkq_count(&p->domains[d]) * p->chunk;
+	c->global = sl_chunkq_count(&p->global) * p->chunk;
+	c->shared = atomic_load_explicit(&p->shared.depth, memory_order_relaxed);
+	c->total = c->workers + c->l3 + c->global + c->shared;
+}
+
+unsigned sl_pool_avail(const struct sl_pool *p)
+{
+	struct sl_pool_counts c;
+	sl_pool_count(p, &c);
+	return c.total > p->capacity ? p->capacity : (unsigned)c.total;
+}
+
+static unsigned snapshot_queue(const struct sl_chunkq *q, void **out)
+{
+	unsigned n = 0;
+	uint64_t tail = atomic_load_explicit(&q->tail, memory_order_acquire);
+	uint64_t head = atomic_load_explicit(&q->head, memory_order_acquire);
+	for (uint64_t pos = tail; pos != head; pos++) {
+		const char *slot = q->slots + (pos & q->mask) * q->stride;
+		memcpy(out + n, slot + sizeof(struct sl_chunkq_slot), q->chunk * sizeof(void *));
+		n += q->chunk;
+	}
+	return n;
+}
+
+unsigned sl_pool_snapshot(const struct sl_pool *p, void **out)
+{
+	unsigned n = 0;
+	for (unsigned w = 0; w < p->n_workers; w++) {
+		uint32_t d = atomic_load_explicit(&p->workers[w].depth, memory_order_acquire);
+		memcpy(out + n, p->workers[w].objs, d * sizeof(void *));
+		n += d;
+	}
+	for (unsigned d = 0; d < p->n_domains; d++)
+		n += snapshot_queue(&p->domains[d], out + n);
+	n += snapshot_queue(&p->global, out + n);
+	uint32_t d = atomic_load_explicit(&p->shared.depth, memory_order_acquire);
+	memcpy(out + n, p->shared.objs, d * sizeof(void *));
+	return n + d;
+}
+
+/* ------------------------------------------------------------ telemetry */
+
+static uint64_t ld(const _Atomic uint64_t *c)
+{
+	return atomic_load_explicit(c, memory_order_relaxed);
+}
+
+static void live_read(const struct sl_pool_live_stats *st, struct sl_pool_tier_stats *o)
+{
+	o->get_fails = ld(&st->get_fails);
+	o->rebalances = ld(&st->rebalances);
+	o->reclaims = ld(&st->reclaims);
+	o->reclaims_l3 = ld(&st->reclaims_l3);
+	o->reclaims_remote = ld(&st->reclaims_remote);
+	o->reclaims_shared = ld(&st->reclaims_shared);
+	o->rebalances_shared = ld(&st->rebalances_shared);
+	o->empty = ld(&st->empty);
+	o->full = ld(&st->full);
+	hist_read(&st->rebalance_ns, &o->rebalance_ns);
+	hist_read(&st->reclaim_ns, &o->reclaim_ns);
+}
+
+int sl_pool_tier_stats(const struct sl_pool *p, unsigned w, struct sl_pool_tier_stats *out)
+{
+	if (w == SL_POOL_NONWORKER) {
+		const struct sl_pool_shared *s = &p->shared;
+		live_read(&s->st, out);
+		out->gets = atomic_load_explicit(&s->gets, memory_order_relaxed);
+		out->puts = atomic_load_explicit(&s->puts, memory_order_relaxed);
+		out->depth = atomic_load_explicit(&s->depth, memory_order_relaxed);
+		return 0;
+	}
+	if (w >= p->n_workers)
+		return -EINVAL;
+	const struct sl_pool_worker *h = &p->workers[w];
+	live_read(&h->st, out);
+	out->gets = atomic_load_explicit(&h->gets, memory_order_relaxed);
+	out->puts = atomic_load_explicit(&h->puts, memory_order_relaxed);
+	out->depth = atomic_load_explicit(&h->depth, memory_order_relaxed);
+	return 0;
+}
+
+static void tier_add(struct sl_pool_tier_stats *a, const struct sl_pool_tier_stats *b)
+{
+	a->gets += b->gets;
+	a->puts += b->puts;
+	a->get_fails += b->get_fails;
+	a->rebalances += b->rebalances;
+	a->reclaims += b->reclaims;
+	a->reclaims_l3 += b->reclaims_l3;
+	a->reclaims_remote += b->reclaims_remote;
+	a->reclaims_shared += b->reclaims_shared;
+	a->rebalances_shared += b->rebalances_shared;
+	a->empty += b->empty;
+	a->full += b->full;
+	a->depth += b->depth;
+	sl_pool_hist_add(&a->rebalance_ns, &b->rebalance_ns);
+	sl_pool_hist_add(&a->reclaim_ns, &b->reclaim_ns);
+}
+
+void sl_pool_stats(const struct sl_pool *p, struct sl_pool_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	struct sl_pool_tier_stats t;
+	for (unsigned w = 0; w <= p->n_workers; w++) {
+		sl_pool_tier_stats(p, w == p->n_workers ? SL_POOL_NONWORKER : w, &t);
+		tier_add(&out->sum, &t);
+	}
+	sl_pool_count(p, &out->counts);
+	out->global_chunks = sl_chunkq_count(&p->global);
+	out->global_slots = sl_chunkq_slots(&p->global);
+	out->l3_domains = p->n_domains;
+	for (unsigned d = 0; d < p->n_domains; d++)
+		out->l3_chunks += sl_chunkq_count(&p->domains[d]);
+	out->l3_slots = p->n_domains ? sl_chunkq_slots(&p->domains[0]) : 0;
+}

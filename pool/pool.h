@@ -1,0 +1,287 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef SL_POOL_H
+#define SL_POOL_H
+
+/*
+ * Sluice's packet buffer pool.
+ *
+ * What it is for
+ *   Handing packet buffers (any pointers; mbufs in Sluice) between worker
+ *   threads cheaply, including one-way pipelines where one worker only
+ *   allocates and another only frees, so every buffer has to travel back.
+ *
+ * How it is built (three tiers, one optional)
+ *   - one freelist per worker: a LIFO array owned by that worker; get and put
+ *     are plain loads and stores (pool_worker.h, inline);
+ *   - optionally one queue per L3 domain (opts.l3_tier): chunks freed by the
+ *     workers of a domain are reused inside that domain first;
+ *   - the global tier: a bounded MPMC queue (one compare-and-swap per chunk)
+ *     whose elements are chunks of opts.chunk object pointers, plus a small
+ *     freelist behind a lock for threads that are not workers.
+ *   A worker's put that takes its freelist above the high mark moves one
+ *   chunk out (a "rebalance" step); a get that finds too few objects moves one
+ *   chunk in (a "reclaim" step).
+ *
+ * Guarantees
+ *   - Bounded work: a call moves at most one chunk when it asks for at most
+ *     opts.chunk objects (every burst in Sluice does); a larger request moves
+ *     at most ceil(n / chunk) chunks.  No worker call waits for another
+ *     thread: a queue that is momentarily full or empty fails the attempt
+ *     instead, and workers only ever try the non-worker lock.  A non-worker
+ *     call may spin briefly on that lock.
+ *   - Nothing is lost: a chunk that finds every queue full goes to the
+ *     non-worker freelist, or if that is busy stays where it was (a "full"
+ *     event; sl_pool_house() or the next put tries again); an empty pool
+ *     fails the get (an "empty" event) and hands out nothing.  get is all or
+ *     nothing.
+ *   - Accounting: when no call is in progress, the objects counted in all
+ *     tiers (sl_pool_count) equal the objects put in minus those held by
+ *     callers.
+ *
+ * Limits
+ *   - A worker handle is used by exactly one thread at a time.  Non-worker
+ *     calls (worker == NULL) are safe from any number of threads but are
+ *     serialised among themselves: they are for control paths, not data paths.
+ *   - A get can fail while objects sit in other workers' freelists (up to the
+ *     high mark each, more after a full event) or in another thread's step in
+ *     progress: size the pool for that, as for DPDK's per-lcore caches.
+ *   - A thread descheduled in the middle of a step (between claiming a queue
+ *     slot and publishing it) holds up that one slot: until it runs again,
+ *     others may see the queue as full or empty at that position (counted,
+ *     nothing lost).  Keep threads that use the pool during traffic on their
+ *     own CPUs, and call sl_pool_house() once per breath.
+ *   - Objects are pointers the pool never dereferences; putting an object the
+ *     caller does not own, or more objects than the capacity, is a caller bug
+ *     (the capacity overflow is detected: -ENOSPC).
+ *   - Memory: each freelist reserves room for every object (virtual memory;
+ *     pages become resident, on the owner's NUMA node, as the freelist grows);
+ *     the queues are allocated by the creating thread (its NUMA node).  All of
+ *     it is process-private: a DPDK secondary process cannot use the pool.
+ *
+ * Errors: actions return 0 or a negative errno; constructors return a pointer
+ * or NULL with a positive errno in *errp; predicates return bool.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct sl_pool;
+struct sl_pool_worker;
+struct rte_mempool;
+
+#define SL_POOL_CHUNK_MIN 64u
+#define SL_POOL_CHUNK_MAX 2048u
+#define SL_POOL_CHUNK_DEFAULT 512u
+#define SL_POOL_L3_CHUNKS_DEFAULT 8u
+#define SL_POOL_WORKERS_MAX 1024u
+
+/* One worker of the pool. */
+struct sl_pool_worker_cfg {
+	unsigned lcore;   /* EAL lcore id that runs it (mbuf pools only; else ignored) */
+	unsigned l3;      /* its L3 domain: any number; equal numbers share a domain */
+};
+
+/* Options; a zeroed struct (or NULL) gives the defaults. */
+struct sl_pool_opts {
+	unsigned chunk;          /* objects per chunk, 64..2048; 0: 512 */
+	unsigned high;           /* freelist high mark, >= chunk; 0: chunk * 3 / 2 */
+	bool l3_tier;            /* add the per-L3-domain tier */
+	unsigned l3_chunks;      /* chunks per L3 queue, a power of two >= 2; 0: 8 */
+	unsigned global_chunks;  /* global queue slots, a power of two >= 2; 0: twice
+				    the chunks the pool can make (recommended: the
+				    queue then only looks full while a thread is
+				    stalled in the middle of a step) */
+	unsigned n_workers;      /* 0..SL_POOL_WORKERS_MAX */
+	const struct sl_pool_worker_cfg *workers; /* n_workers entries; may be NULL
+						     (then all in one domain) */
+	uint64_t tsc_hz;         /* TSC frequency for step times; 0: measured once */
+};
+
+/* ------------------------------------------------------------ lifecycle */
+
+/*
+ * Create an empty pool for up to `capacity` objects, with opts->n_workers
+ * worker freelists (handles: sl_pool_worker()).  Fill it with
+ * sl_pool_put(pool, NULL, ...).
+ * Returns the pool, or NULL with *errp = EINVAL (bad name, capacity or option)
+ * or ENOMEM.  Control thread; may allocate (and the first call may spend about
+ * 10 ms measuring the TSC when opts->tsc_hz is 0); does not block otherwise.
+ */
+struct sl_pool *sl_pool_create(const char *name, unsigned capacity,
+			       const struct sl_pool_opts *opts, int *errp);
+
+/*
+ * Free the pool (not the objects).  No thread may use it any more.  NULL is
+ * accepted.  Control thread.
+ */
+void sl_pool_free(struct sl_pool *pool);
+
+/*
+ * Worker w's handle (0 <= w < n_workers), or NULL if w is out of range.
+ * The handle is owned by the pool; it stays valid until sl_pool_free().
+ */
+struct sl_pool_worker *sl_pool_worker(struct sl_pool *pool, unsigned w);
+
+/* Capacity, chunk size and worker count as created.  Any thread. */
+unsigned sl_pool_capacity(const struct sl_pool *pool);
+unsigned sl_pool_chunk(const struct sl_pool *pool);
+unsigned sl_pool_n_workers(const struct sl_pool *pool);
+
+/* ------------------------------------------------------------ get / put */
+
+/*
+ * Take n objects (all or nothing) into objs.  worker is the calling worker's
+ * handle, or NULL for a thread that is not a worker (global tier).
+ * Returns 0 (objs[0..n-1] now belong to the caller) or -ENOBUFS (nothing
+ * taken; counted as an "empty" event).  Thread: the worker's own thread, or
+ * any thread with NULL.  Never blocks (NULL: may spin on the non-worker lock).
+ * Inline fast path in pool_worker.h.
+ */
+static inline int sl_pool_get(struct sl_pool *pool, struct sl_pool_worker *worker,
+			      void **objs, unsigned n);
+
+/*
+ * Give n objects back.  Returns 0 (the pool owns them), or -ENOSPC when the
+ * pool would hold more than its capacity (a caller bug; nothing taken).
+ * Never drops: a full queue leaves the objects in the caller's tier.
+ * Same threads and blocking as sl_pool_get().
+ */
+static inline int sl_pool_put(struct sl_pool *pool, struct sl_pool_worker *worker,
+			      void *const *objs, unsigned n);
+
+/*
+ * Housekeeping for a worker, once per breath: if an earlier put left its
+ * freelist above the high mark (every queue looked full and the non-worker
+ * lock was taken), try one rebalance step now.  A worker that only frees
+ * would otherwise keep those objects until its next put.  Returns 0 (at or
+ * below the mark now), or -ENOSPC (still above it; counted as a full event).
+ * Thread: the worker's own.  Never blocks; one load and a compare when there
+ * is nothing to do.
+ */
+static inline int sl_pool_house(struct sl_pool_worker *worker);
+
+/* ------------------------------------------------------------ accounting */
+
+/* Objects in each tier.  Exact when no call is in progress; otherwise each
+ * field is a recent value and an object in a step may be missed. */
+struct sl_pool_counts {
+	uint64_t workers;   /* in worker freelists */
+	uint64_t l3;        /* in L3-domain queues */
+	uint64_t global;    /* in the global queue */
+	uint64_t shared;    /* in the non-worker freelist */
+	uint64_t total;     /* the sum: objects available */
+};
+
+/* Fill *c.  Any thread; never blocks. */
+void sl_pool_count(const struct sl_pool *pool, struct sl_pool_counts *c);
+
+/* c.total of sl_pool_count(): what rte_mempool_avail_count() reports. */
+unsigned sl_pool_avail(const struct sl_pool *pool);
+
+/* ------------------------------------------------------------ telemetry */
+
+/*
+ * Step-time histogram in nanoseconds, log buckets with 8 linear sub-buckets
+ * per power of two (at most 12.5% relative error).  Bucket i covers
+ * [sl_pool_hist_lower(i), sl_pool_hist_lower(i + 1)).
+ */
+#define SL_POOL_HIST_SUB_BITS 3u
+#define SL_POOL_HIST_BUCKETS 304u
+struct sl_pool_hist {
+	uint64_t count, sum_ns, max_ns;
+	uint64_t bucket[SL_POOL_HIST_BUCKETS];
+};
+
+uint64_t sl_pool_hist_lower(unsigned bucket);
+/* The bucket a value falls in (values past the last bucket go there). */
+unsigned sl_pool_hist_bucket(uint64_t ns);
+/* Upper bound (ns) of the bucket holding quantile q (0..1); 0 when empty. */
+uint64_t sl_pool_hist_quantile(const struct sl_pool_hist *h, double q);
+/* a += b */
+void sl_pool_hist_add(struct sl_pool_hist *a, const struct sl_pool_hist *b);
+
+/* Counters of one tier: a worker, or the non-worker callers. */
+struct sl_pool_tier_stats {
+	uint64_t gets, puts;        /* objects handed out / taken back */
+	uint64_t get_fails;         /* get calls that failed (-ENOBUFS) */
+	uint64_t rebalances;        /* chunks moved out (rebalance steps that moved) */
+	uint64_t reclaims;          /* chunks moved in (reclaim steps that moved) */
+	uint64_t reclaims_l3;       /*   of which from the own L3 domain's queue */
+	uint64_t reclaims_remote;   /*   of which from another domain's queue */
+	uint64_t reclaims_shared;   /*   of which from the non-worker freelist */
+	uint64_t rebalances_shared; /* chunks moved out to the non-worker freelist
+				       because every queue looked full */
+	uint64_t empty;             /* reclaim steps that found nothing anywhere */
+	uint64_t full;              /* rebalance steps that found nowhere to go */
+	uint64_t depth;             /* objects in this tier's freelist now */
+	struct sl_pool_hist rebalance_ns, reclaim_ns;   /* time of each step */
+};
+
+/*
+ * Worker w's counters, or with w == SL_POOL_NONWORKER those of the threads
+ * that are not workers.  Returns 0, or -EINVAL if w is out of range.
+ * Any thread; never blocks; values are recent, not a consistent snapshot.
+ */
+#define SL_POOL_NONWORKER (~0u)
+int sl_pool_tier_stats(const struct sl_pool *pool, unsigned w,
+		       struct sl_pool_tier_stats *out);
+
+struct sl_pool_stats {
+	struct sl_pool_tier_stats sum;   /* all workers plus the non-workers */
+	struct sl_pool_counts counts;
+	uint64_t global_chunks;          /* global queue fill, in chunks */
+	uint64_t global_slots;           /* its capacity, in chunks */
+	uint64_t l3_domains;             /* 0 when the L3 tier is off */
+	uint64_t l3_chunks;              /* chunks in all L3 queues */
+	uint64_t l3_slots;               /* capacity of each L3 queue */
+};
+
+/* The whole pool's counters.  Any thread; never blocks. */
+void sl_pool_stats(const struct sl_pool *pool, struct sl_pool_stats *out);
+
+/* ------------------------------------------------------------ DPDK mbufs */
+
+/*
+ * The mempool ops driver.  Registered under SL_POOL_OPS_NAME by a
+ * constructor in the same object as sl_pool_mbuf_create(), so linking that
+ * function links the driver.  A mempool that uses these ops must have
+ * cache_size 0: every get and put (PMD rx refill, tx completion,
+ * rte_pktmbuf_free) then reaches this pool.  DPDK gives ops no per-thread
+ * state, so the calling EAL lcore (rte_lcore_id(), a thread-local) picks the
+ * tier: an lcore named in opts->workers uses that worker's freelist; any
+ * other lcore and non-EAL threads use the global tier.  (Sluice's own code
+ * can pass the handle explicitly: sl_pool_worker(sl_pool_of(mp), w).)
+ * A mempool set to these ops by other means (rte_mempool_set_ops_byname with
+ * a NULL config) gets the defaults and no workers.
+ */
+#define SL_POOL_OPS_NAME "sluice"
+
+/*
+ * Create and populate a pktmbuf pool of n mbufs with these ops and no DPDK
+ * cache: data_room is the data room including RTE_PKTMBUF_HEADROOM (as for
+ * rte_pktmbuf_pool_create), no private area.  opts->workers[i].lcore must be
+ * distinct EAL lcore ids below RTE_MAX_LCORE.  The mapping from lcores to
+ * workers is fixed here: create the pool before the workers start.
+ * Returns the mempool (free it with rte_mempool_free), or NULL with *errp:
+ * EINVAL (bad argument or option), EEXIST (name taken), ENOMEM, ENOSYS (the
+ * ops could not be registered: DPDK's table of mempool ops was full), or
+ * another errno from DPDK.  Control thread, after rte_eal_init; allocates.
+ */
+struct rte_mempool *sl_pool_mbuf_create(const char *name, unsigned n,
+					unsigned data_room, int socket,
+					const struct sl_pool_opts *opts, int *errp);
+
+/* The pool behind a mempool that uses these ops, else NULL.  Any thread. */
+struct sl_pool *sl_pool_of(const struct rte_mempool *mp);
+
+#ifdef __cplusplus
+}
+#endif
+
+#include "pool_worker.h"
+
+#endif /* SL_POOL_H */

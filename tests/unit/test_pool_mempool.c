@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The "sluice" mempool ops on a real EAL (--no-huge): a pktmbuf pool with no
+ * DPDK cache, mbufs allocated and freed from a worker lcore and from the
+ * control thread (a non-worker), all-or-nothing bulk allocation, the
+ * available count, per-tier accounting, a pool made through DPDK's own
+ * by-ops constructor, and the errors of sl_pool_mbuf_create().
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "pool.h"
+
+static int failures;
+#define CHECK(cond, ...)                                                     \
+	do {                                                                 \
+		if (!(cond)) {                                               \
+			printf("FAIL %s:%d: ", __FILE__, __LINE__);          \
+			printf(__VA_ARGS__);                                 \
+			printf("\n");                                        \
+			failures++;                                          \
+		}                                                            \
+	} while (0)
+
+#define N_MBUFS 4095u
+#define HELD 1000u
+
+static struct rte_mempool *mp;
+static struct rte_mbuf *held[HELD];
+
+enum job { ALLOC, FREE_HALF, FREE_ALL_HELD, CHURN };
+
+static int on_worker(void *arg)
+{
+	enum job job = (enum job)(uintptr_t)arg;
+	switch (job) {
+	case ALLOC:
+		for (unsigned i = 0; i < HELD; i += 25)
+			if (rte_pktmbuf_alloc_bulk(mp, held + i, 25) != 0)
+				return -ENOBUFS;
+		return 0;
+	case FREE_HALF:
+		for (unsigned i = 0; i < HELD / 2; i++)
+			rte_pktmbuf_free(held[i]);   /* one at a time: enqueue of 1 */
+		return 0;
+	case FREE_ALL_HELD:
+		rte_pktmbuf_free_bulk(held, HELD);
+		return 0;
+	case CHURN: {
+		struct rte_mbuf *b[32];
+		for (unsigned i = 0; i < 100000; i++) {
+			if (rte_pktmbuf_alloc_bulk(mp, b, 32) != 0)
+				return -ENOBUFS;
+			rte_pktmbuf_free_bulk(b, 32);
+		}
+		return 0;
+	}
+	}
+	return -EINVAL;
+}
+
+static int run_on(unsigned lcore, enum job job)
+{
+	if (rte_eal_remote_launch(on_worker, (void *)(uintptr_t)job, lcore) != 0)
+		return -EBUSY;
+	return rte_eal_wait_lcore(lcore);
+}
+
+static void check_accounting(unsigned expect, const char *what)
+{
+	struct sl_pool_counts c;
+	sl_pool_count(sl_pool_of(mp), &c);
+	CHECK(c.total == expect, "%s: tiers hold %lu, want %u", what, (unsigned long)c.total,
+	      expect);
+	CHECK(rte_mempool_avail_count(mp) == expect, "%s: avail %u, want %u", what,
+	      rte_mempool_avail_count(mp), expect);
+	CHECK(rte_mempool_in_use_count(mp) == N_MBUFS - expect, "%s: in use %u", what,
+	      rte_mempool_in_use_count(mp));
+}
+
+static void test_two_lcores(unsigned worker_lcore)
+{
+	const struct sl_pool_worker_cfg ws[] = { { .lcore = worker_lcore, .l3 = 0 } };
+	const struct sl_pool_opts opts = { .chunk = 64, .n_workers = 1, .workers = ws };
+	int err = 0;
+	mp = sl_pool_mbuf_create("tpm", N_MBUFS, 2048 + RTE_PKTMBUF_HEADROOM, SOCKET_ID_ANY,
+				 &opts, &err);
+	CHECK(mp != NULL, "create: %s", strerror(err));
+	if (mp == NULL)
+		return;
+	CHECK(mp->cache_size == 0, "no DPDK cache");
+	CHECK(strcmp(rte_mempool_get_ops(mp->ops_index)->name, SL_POOL_OPS_NAME) == 0, "ops");
+	CHECK(sl_pool_of(mp) != NULL && sl_pool_chunk(sl_pool_of(mp)) == 64, "sl_pool_of");
+	CHECK(rte_pktmbuf_data_room_size(mp) == 2048 + RTE_PKTMBUF_HEADROOM, "data room %u",
+	      rte_pktmbuf_data_room_size(mp));
+	check_accounting(N_MBUFS, "created");
+
+	/* The worker allocates, the control thread frees half, the worker the rest. */
+	CHECK(run_on(worker_lcore, ALLOC) == 0, "worker allocation");
+	check_accounting(N_MBUFS - HELD, "worker holds 1000");
+	CHECK(held[0]->pool == mp && held[0]->buf_len == 2048 + RTE_PKTMBUF_HEADROOM &&
+	      rte_pktmbuf_headroom(held[0]) == RTE_PKTMBUF_HEADROOM, "an initialised mbuf");
+	rte_pktmbuf_free_bulk(held + HELD / 2, HELD / 2);   /* control thread */
+	check_accounting(N_MBUFS - HELD / 2, "control thread freed 500");
+	CHECK(run_on(worker_lcore, FREE_HALF) == 0, "worker frees");
+	check_accounting(N_MBUFS, "all back");
+
+	/* The control thread allocates (global tier), the worker frees. */
+	for (unsigned i = 0; i < HELD; i += 40)
+		CHECK(rte_pktmbuf_alloc_bulk(mp, held + i, i + 40 <= HELD ? 40 : HELD - i) == 0,
+		      "control thread allocation at %u", i);
+	check_accounting(N_MBUFS - HELD, "control thread holds 1000");
+	CHECK(run_on(worker_lcore, FREE_ALL_HELD) == 0, "worker frees the control thread's");
+	check_accounting(N_MBUFS, "all back again");
+
+	/* All or nothing: one more than the control thread can reach (all but
+	 * what sits in the worker's freelist) fails and takes nothing. */
+	struct sl_pool_counts c;
+	sl_pool_count(sl_pool_of(mp), &c);
+	unsigned reach = (unsigned)(c.total - c.workers);
+	CHECK(c.workers > 0 && c.workers <= 2 * 64, "worker freelist holds %lu",
+	      (unsigned long)c.workers);
+	struct rte_mbuf **all = calloc(N_MBUFS + 1, sizeof(*all));
+	CHECK(rte_pktmbuf_alloc_bulk(mp, all, reach + 1) != 0, "one more than reachable fails");
+	check_accounting(N_MBUFS, "after a failed bulk");
+	CHECK(rte_pktmbuf_alloc_bulk(mp, all, reach) == 0, "all reachable at once");
+	check_accounting(N_MBUFS - reach, "everything reachable out");
+	struct rte_mbuf *one;
+	CHECK(rte_mempool_get(mp, (void **)&one) != 0, "empty for the control thread");
+	rte_pktmbuf_free_bulk(all, reach);
+	check_accounting(N_MBUFS, "everything back");
+	free(all);
+
+	/* Churn on the worker: its freelist serves it without steps. */
+	CHECK(run_on(worker_lcore, CHURN) == 0, "churn");
+	struct sl_pool_tier_stats w, nw;
+	sl_pool_tier_stats(sl_pool_of(mp), 0, &w);
+	sl_pool_tier_stats(sl_pool_of(mp), SL_POOL_NONWORKER, &nw);
+	CHECK(w.gets == HELD + 3200000 && w.puts == HELD + HELD / 2 + 3200000,
+	      "worker gets %lu puts %lu", (unsigned long)w.gets, (unsigned long)w.puts);
+	CHECK(w.reclaims < 100 && w.rebalances < 100, "churn needs (almost) no steps: %lu/%lu",
+	      (unsigned long)w.reclaims, (unsigned long)w.rebalances);
+	CHECK(nw.puts == N_MBUFS + HELD / 2 + reach, "non-worker puts %lu",
+	      (unsigned long)nw.puts);
+	check_accounting(N_MBUFS, "after churn");
+	rte_mempool_free(mp);
+	CHECK(rte_mempool_lookup("tpm") == NULL, "freed");
+	mp = NULL;
+}
+
+static void test_by_ops(void)
+{
+	/* DPDK's own constructor: the defaults, no workers. */
+	struct rte_mempool *p = rte_pktmbuf_pool_create_by_ops("tpm_ops", 511, 0, 0,
+							       1024 + RTE_PKTMBUF_HEADROOM,
+							       SOCKET_ID_ANY, SL_POOL_OPS_NAME);
+	CHECK(p != NULL, "by ops: %s", rte_strerror(rte_errno));
+	if (p == NULL)
+		return;
+	CHECK(sl_pool_of(p) != NULL && sl_pool_n_workers(sl_pool_of(p)) == 0, "no workers");
+	struct rte_mbuf *b[300];
+	CHECK(rte_pktmbuf_alloc_bulk(p, b, 300) == 0, "alloc 300");
+	CHECK(rte_mempool_avail_count(p) == 211, "avail %u", rte_mempool_avail_count(p));
+	rte_pktmbuf_free_bulk(b, 300);
+	CHECK(rte_mempool_avail_count(p) == 511, "avail %u", rte_mempool_avail_count(p));
+	rte_mempool_free(p);
+
+	/* sl_pool_of() on a pool with other ops. */
+	p = rte_pktmbuf_pool_create("tpm_ring", 255, 0, 0, 1024, SOCKET_ID_ANY);
+	CHECK(p != NULL && sl_pool_of(p) == NULL, "sl_pool_of on ring ops");
+	rte_mempool_free(p);
+}
+
+static void test_errors(void)
+{
+	struct {
+		const char *what;
+		const char *name;
+		unsigned n, room;
+		struct sl_pool_worker_cfg ws[2];
+		struct sl_pool_opts o;
+		int err;
+	} cases[] = {
+		{ "same lcore twice", "e1", 100, 1024, { { 1, 0 }, { 1, 0 } }, { .n_workers = 2 }, EINVAL },
+		{ "lcore too big", "e2", 100, 1024, { { RTE_MAX_LCORE, 0 } }, { .n_workers = 1 }, EINVAL },
+		{ "workers missing", "e3", 100, 1024, { { 0 } }, { .n_workers = 1 }, EINVAL },
+		{ "chunk 32", "e4", 100, 1024, { { 0 } }, { .chunk = 32 }, EINVAL },
+		{ "no mbufs", "e5", 0, 1024, { { 0 } }, { 0 }, EINVAL },
+		{ "data room", "e6", 100, 70000, { { 0 } }, { 0 }, EINVAL },
+	};
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (strcmp(cases[i].what, "workers missing") != 0)
+			cases[i].o.workers = cases[i].ws;
+		int err = 0;
+		struct rte_mempool *p = sl_pool_mbuf_create(cases[i].name, cases[i].n,
+							    cases[i].room, SOCKET_ID_ANY,
+							    &cases[i].o, &err);
+		CHECK(p == NULL && err == cases[i].err, "%s: want errno %d, got %d (%s)",
+		      cases[i].what, cases[i].err, err, strerror(err));
+		CHECK(rte_mempool_lookup(cases[i].name) == NULL, "%s: nothing left behind",
+		      cases[i].what);
+		rte_mempool_free(p);
+	}
+	int err = 0;
+	struct rte_mempool *a = sl_pool_mbuf_create("dup", 100, 1024, SOCKET_ID_ANY, NULL, &err);
+	struct rte_mempool *b = sl_pool_mbuf_create("dup", 100, 1024, SOCKET_ID_ANY, NULL, &err);
+	CHECK(a != NULL && b == NULL && err == EEXIST, "name taken: errno %d", err);
+	rte_mempool_free(a);
+}
+
+int main(void)
+{
+	char prefix[32];
+	snprintf(prefix, sizeof(prefix), "tpm%d", (int)getpid());
+	char *argv[] = { "test_pool_mempool", "--no-huge", "-m", "256", "--no-pci",
+			 "--file-prefix", prefix, "--log-level", "lib.eal:error",
+			 "--lcores", "0@0,1@0", NULL };
+	if (rte_eal_init(11, argv) < 0) {
+		printf("SKIP: cannot initialise DPDK's EAL\n");
+		return 77;
+	}
+	test_two_lcores(1);
+	test_by_ops();
+	test_errors();
+	rte_eal_cleanup();
+	if (failures) {
+		printf("%d failures\n", failures);
+		return 1;
+	}
+	printf("ok\n");
+	return 0;
+}
