@@ -16,9 +16,9 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
-#include <rte_ring.h>
 
 #include "engine.h"
+#include "interlink.h"
 #include "placement.h"
 #include "pool.h"
 #include "worker.h"
@@ -155,13 +155,20 @@ static int create_links(struct engine *e, struct sl_err *err)
 			if (l->slots == NULL)
 				return sl_errf(err, ENOMEM, "link '%s': out of memory", l->name);
 		} else {
-			char rname[RTE_RING_NAMESIZE];
-			snprintf(rname, sizeof(rname), "sl_link%u", i);
-			l->ring = rte_ring_create(rname, cfg->link_size, to->socket,
-						  RING_F_SP_ENQ | RING_F_SC_DEQ);
-			if (l->ring == NULL)
-				return sl_errf(err, rte_errno, "link '%s': cannot create ring: %s",
-					       l->name, rte_strerror(rte_errno));
+			char name[SL_IL_NAME_MAX + 1];
+			int rc = 0;
+			snprintf(name, sizeof(name), "sluice_l%u", i);
+			struct sl_il_config ilc = { .size = cfg->link_size, .socket = to->socket };
+			l->il = sl_il_create(name, &ilc, &rc);
+			if (l->il == NULL)
+				return sl_errf(err, -rc, "link '%s': cannot create its interlink: %s",
+					       l->name, strerror(-rc));
+			/* The control thread attaches both ends for the workers (and
+			 * uses them itself to drain at stop). */
+			if (sl_il_attach(l->il, SL_IL_PRODUCER) < 0 ||
+			    sl_il_attach(l->il, SL_IL_CONSUMER) < 0)
+				return sl_errf(err, EBUSY, "link '%s': cannot attach its interlink",
+					       l->name);
 		}
 		/* Fixed ports are indexed by their place in the type's list,
 		 * numbered families by their number. */
@@ -206,8 +213,29 @@ static int build_workers(struct engine *e, struct sl_err *err)
 			return sl_errf(err, ENOMEM, "out of memory");
 	}
 	e->everyone.push = calloc(n, sizeof(*e->everyone.push));
-	if (e->everyone.push == NULL)
+	unsigned nl = cfg->n_links + 1;
+	e->everyone.il_prod = calloc(nl, sizeof(struct sl_il *));
+	e->everyone.il_cons = calloc(nl, sizeof(struct sl_il *));
+	if (e->everyone.push == NULL || e->everyone.il_prod == NULL ||
+	    e->everyone.il_cons == NULL)
 		return sl_errf(err, ENOMEM, "out of memory");
+	for (unsigned w = 0; w < cfg->n_workers; w++) {
+		e->workers[w].il_prod = calloc(nl, sizeof(struct sl_il *));
+		e->workers[w].il_cons = calloc(nl, sizeof(struct sl_il *));
+		if (e->workers[w].il_prod == NULL || e->workers[w].il_cons == NULL)
+			return sl_errf(err, ENOMEM, "out of memory");
+	}
+	for (unsigned i = 0; i < cfg->n_links; i++) {
+		struct sl_link *l = &e->links[i];
+		if (l->il == NULL)
+			continue;
+		struct sl_worker *from = &e->workers[l->from->worker];
+		struct sl_worker *to = &e->workers[l->to->worker];
+		from->il_prod[from->n_il_prod++] = l->il;
+		to->il_cons[to->n_il_cons++] = l->il;
+		e->everyone.il_prod[e->everyone.n_il_prod++] = l->il;
+		e->everyone.il_cons[e->everyone.n_il_cons++] = l->il;
+	}
 	for (unsigned k = 0; k < n; k++) {
 		struct sl_app *a = &e->apps[cfg->order[k]];
 		struct sl_worker *wk = &e->workers[a->worker];
@@ -294,8 +322,16 @@ static int setup(struct engine *e, const struct sl_topology *topo, struct sl_err
 
 /* ---------------------------------------------------------------- stop */
 
+static void free_mbuf(void *obj, void *arg)
+{
+	(void)arg;
+	rte_pktmbuf_free(obj);
+}
+
 static uint64_t free_link_contents(struct sl_link *l)
 {
+	if (l->il != NULL)
+		return sl_il_drain(l->il, free_mbuf, NULL);
 	struct rte_mbuf *pkts[64];
 	uint64_t n = 0;
 	unsigned k;
@@ -311,13 +347,17 @@ static void teardown(struct engine *e)
 	const struct sl_config *cfg = e->cfg;
 	if (e->apps != NULL && e->links != NULL && e->workers != NULL &&
 	    e->everyone.push != NULL) {
-		/* Drain: deliver what is in flight (workers are stopped, so the
-		 * control thread may run every app's push). */
+		/* Drain: deliver what is in flight.  Workers are stopped, so the
+		 * control thread may run every app's push, publishing the
+		 * interlinks between rounds so that what it transmits into
+		 * them becomes visible to itself as their consumer. */
 		uint64_t before = 0, after = 0;
+		sl_worker_flush(&e->everyone);
 		for (unsigned i = 0; i < cfg->n_links; i++)
 			before += sl_link_count(&e->links[i]);
-		if (before > 0)
-			sl_worker_push(&e->everyone);
+		for (unsigned r = 0; r < 64 && sl_worker_push(&e->everyone) > 0; r++)
+			sl_worker_flush(&e->everyone);
+		sl_worker_flush(&e->everyone);
 		for (unsigned i = 0; i < cfg->n_links; i++)
 			after += sl_link_count(&e->links[i]);
 		e->drained = before > after ? before - after : 0;
@@ -328,7 +368,7 @@ static void teardown(struct engine *e)
 				e->apps[i].type->stop(&e->apps[i]);
 	if (e->links != NULL)
 		for (unsigned i = 0; i < cfg->n_links; i++)
-			if (e->links[i].slots != NULL || e->links[i].ring != NULL)
+			if (e->links[i].slots != NULL || e->links[i].il != NULL)
 				e->freed_at_stop += free_link_contents(&e->links[i]);
 	if (e->apps != NULL)
 		for (unsigned i = cfg->n_apps; i-- > 0;)
@@ -342,7 +382,11 @@ static void release(struct engine *e)
 	if (e->links != NULL)
 		for (unsigned i = 0; i < cfg->n_links; i++) {
 			rte_free(e->links[i].slots);
-			rte_ring_free(e->links[i].ring);
+			if (e->links[i].il != NULL) {
+				sl_il_detach(e->links[i].il, SL_IL_PRODUCER);
+				sl_il_detach(e->links[i].il, SL_IL_CONSUMER);
+				sl_il_free(e->links[i].il);
+			}
 		}
 	if (e->apps != NULL)
 		for (unsigned i = 0; i < cfg->n_apps; i++)
@@ -352,8 +396,12 @@ static void release(struct engine *e)
 			free(e->workers[w].pull);
 			free(e->workers[w].push);
 			free(e->workers[w].tick);
+			free(e->workers[w].il_prod);
+			free(e->workers[w].il_cons);
 		}
 	free(e->everyone.push);
+	free(e->everyone.il_prod);
+	free(e->everyone.il_cons);
 	rte_free(e->links);
 	rte_free(e->workers);
 	free(e->apps);
@@ -444,14 +492,23 @@ static void summary(const struct engine *e, double elapsed)
 		       sl_counter_read(&a->stats.out_packets), sl_counter_read(&a->stats.out_bytes),
 		       sl_counter_read(&a->stats.drops));
 	}
-	printf("links:\n  %-40s %-6s %14s %16s %12s\n", "link", "kind", "packets", "bytes",
-	       "drops");
+	printf("links (interlinks: occupancy high-water in slots, sampled sojourn p50/p99 in ns):\n"
+	       "  %-40s %-9s %14s %16s %12s %9s %9s %9s\n", "link", "kind", "packets", "bytes",
+	       "drops", "occ_hwm", "soj_p50", "soj_p99");
 	for (unsigned i = 0; i < cfg->n_links; i++) {
 		struct sl_link_stats s;
 		sl_link_stats_read(&e->links[i], &s);
-		printf("  %-40s %-6s %14" PRIu64 " %16" PRIu64 " %12" PRIu64 "\n",
-		       e->links[i].name, e->links[i].ring ? "ring" : "local", s.tx_packets,
+		printf("  %-40s %-9s %14" PRIu64 " %16" PRIu64 " %12" PRIu64,
+		       e->links[i].name, e->links[i].il ? "interlink" : "local", s.tx_packets,
 		       s.rx_bytes, s.drops);
+		if (e->links[i].il != NULL) {
+			struct sl_il_stats is;
+			sl_il_stats_read(e->links[i].il, &is);
+			printf(" %9u %9" PRIu64 " %9" PRIu64, is.occupancy_hwm,
+			       sl_il_sojourn_quantile_ns(&is, 0.5),
+			       sl_il_sojourn_quantile_ns(&is, 0.99));
+		}
+		printf("\n");
 	}
 	printf("workers:\n  %-16s %5s %6s %14s\n", "worker", "cpu", "lcore", "breaths");
 	for (unsigned w = 0; w < cfg->n_workers; w++)

@@ -5,8 +5,10 @@
  * what is behind it:
  *
  *  - both apps on one worker: a plain ring in the worker's memory, no atomics;
- *  - apps on different workers: a single-producer/single-consumer rte_ring
- *    (the interlink library will replace it behind the same API).
+ *  - apps on different workers: an interlink (interlink/), an SPSC ring in a
+ *    DPDK memzone on the consumer's node whose indices each worker publishes
+ *    once per breath (sl_worker_breathe's flush step): packets transmitted
+ *    in a breath become visible to the consumer at the end of that breath.
  *
  * Ownership: sl_link_transmit() always takes every packet it is given.  What
  * fits is queued; the rest is freed at once and counted in `drops` (the same
@@ -27,7 +29,8 @@
 #include <rte_branch_prediction.h>
 #include <rte_common.h>
 #include <rte_mbuf.h>
-#include <rte_ring.h>
+
+#include "interlink_worker.h"
 
 #include "counter.h"
 
@@ -55,7 +58,7 @@ struct sl_link_stats {
 struct sl_link {
 	/* Read by both ends of a same-worker link, so all on one line. */
 	struct rte_mbuf **slots;    /* same-worker ring, size mask + 1 */
-	struct rte_ring *ring;      /* cross-worker: SP/SC rte_ring, else NULL */
+	struct sl_il *il;           /* cross-worker: an interlink, else NULL */
 	uint32_t mask;
 	uint32_t read;              /* same-worker consumer cursor */
 	uint32_t write;             /* same-worker producer cursor */
@@ -76,19 +79,23 @@ struct sl_link {
 	char name[96];              /* "a.output -> b.input" */
 };
 
-/* Number of packets waiting in the link (a lower bound if called by the producer
- * of a cross-worker link). */
-static inline unsigned sl_link_count(const struct sl_link *l)
+/* Packets the consumer can take now: for an interlink, what the producer has
+ * published.  Consumer side. */
+static inline unsigned sl_link_count(struct sl_link *l)
 {
-	if (l->ring != NULL)
-		return rte_ring_count(l->ring);
+	if (l->il != NULL) {
+		sl_il_empty_hint(l->il);
+		return sl_il_count_cached(l->il);
+	}
 	return l->write - l->read;
 }
 
-static inline bool sl_link_empty(const struct sl_link *l)
+/* Consumer side: nothing to receive now (reads the producer's published
+ * index only when the cached copy says empty). */
+static inline bool sl_link_empty(struct sl_link *l)
 {
-	if (l->ring != NULL)
-		return rte_ring_empty(l->ring);
+	if (l->il != NULL)
+		return sl_il_empty_hint(l->il);
 	return l->write == l->read;
 }
 
@@ -98,8 +105,8 @@ static inline unsigned sl_link_receive(struct sl_link *l, struct rte_mbuf **pkts
 				       unsigned max)
 {
 	unsigned n;
-	if (l->ring != NULL) {
-		n = rte_ring_sc_dequeue_burst(l->ring, (void **)pkts, max, NULL);
+	if (l->il != NULL) {
+		n = sl_il_dequeue_burst(l->il, (void **)pkts, max);
 	} else {
 		n = l->write - l->read;
 		if (n > max)
@@ -120,8 +127,8 @@ static inline void sl_link_transmit(struct sl_link *l, struct rte_mbuf **pkts,
 {
 	unsigned sent;
 
-	if (l->ring != NULL) {
-		sent = rte_ring_sp_enqueue_burst(l->ring, (void **)pkts, n, NULL);
+	if (l->il != NULL) {
+		sent = sl_il_enqueue_burst(l->il, (void *const *)pkts, n);
 	} else {
 		unsigned room = l->mask + 1 - (l->write - l->read);
 		sent = n < room ? n : room;

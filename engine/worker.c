@@ -3,7 +3,7 @@
 
 #include "worker.h"
 
-static inline bool has_input(const struct sl_push_entry *e)
+static inline bool has_input(struct sl_push_entry *e)
 {
 	for (unsigned i = 0; i < e->n_in; i++)
 		if (!sl_link_empty(e->in[i]))
@@ -30,11 +30,20 @@ unsigned sl_worker_push(struct sl_worker *w)
 	return rounds;
 }
 
+void sl_worker_flush(struct sl_worker *w)
+{
+	for (unsigned i = 0; i < w->n_il_prod; i++)
+		sl_il_publish_producer(w->il_prod[i]);
+	for (unsigned i = 0; i < w->n_il_cons; i++)
+		sl_il_publish_consumer(w->il_cons[i]);
+}
+
 bool sl_worker_breathe(struct sl_worker *w)
 {
 	for (unsigned i = 0; i < w->n_pull; i++)
 		w->pull[i]->type->pull(w->pull[i]);
 	unsigned rounds = sl_worker_push(w);
+	sl_worker_flush(w);
 	if (w->pool != NULL)
 		sl_pool_house(w->pool);
 	for (unsigned i = 0; i < w->n_tick; i++)

@@ -6,6 +6,8 @@
  *   push   apps with packets on an input link, in topological order, in
  *          rounds until no input link of this worker's apps holds packets or
  *          SL_PUSH_ROUNDS rounds have run;
+ *   flush  publish the indices of every interlink the worker feeds or drains
+ *          (one release store each, once per breath, not per packet);
  *   house  the pool's capped housekeeping (sl_pool_house: retry a chunk move
  *          that found every queue full), then every app that has tick().
  *
@@ -43,6 +45,10 @@ struct sl_worker {
 	const bool *stop;                      /* read with acquire */
 	struct sl_pool_worker *pool;           /* this worker's freelist, or NULL
 						* (ops: dpdk) */
+	struct sl_il **il_prod;                /* interlinks this worker feeds */
+	unsigned n_il_prod;
+	struct sl_il **il_cons;                /* interlinks this worker drains */
+	unsigned n_il_cons;
 
 	const char *name;
 	unsigned index;
@@ -58,6 +64,9 @@ bool sl_worker_breathe(struct sl_worker *w);
  * limit); returns the number of rounds with work.  Used by the loop and, with
  * workers stopped, by the control thread to drain the links. */
 unsigned sl_worker_push(struct sl_worker *w);
+
+/* Publish w's interlink indices (the flush step).  The thread that runs w. */
+void sl_worker_flush(struct sl_worker *w);
 
 /* The lcore entry point: binds the thread's memory policy to w->socket
  * (libnuma), then breathes until *w->stop.  arg is a struct sl_worker. */

@@ -58,8 +58,17 @@ app_counter() {
 # link_counter LOG "a.output -> b.input" COLUMN: packets bytes drops
 link_counter() {
   local col
-  case $3 in packets) col=1 ;; bytes) col=2 ;; drops) col=3 ;; *) fail "bad column $3" ;; esac
+  case $3 in packets) col=2 ;; bytes) col=3 ;; drops) col=4 ;; *) fail "bad column $3" ;; esac
   awk -v l="$2" -v c="$col" '
-    /^links:/{t=1;next} /^workers:/{t=0}
-    t && index($0, "  " l " ") == 1 { n=split($0, f, " "); print f[n-3+c] }' "$1"
+    /^links/{t=1;next} /^workers:/{t=0}
+    t && index($0, "  " l " ") == 1 {
+      rest = substr($0, length(l) + 4); split(rest, f, " "); print f[c] }' "$1"
+}
+
+# link_kind LOG "a.output -> b.input": 'local' or 'interlink'.
+link_kind() {
+  awk -v l="$2" '
+    /^links/{t=1;next} /^workers:/{t=0}
+    t && index($0, "  " l " ") == 1 {
+      rest = substr($0, length(l) + 4); split(rest, f, " "); print f[1] }' "$1"
 }

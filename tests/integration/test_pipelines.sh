@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Real pipelines with exact packet counts, each ending with every mbuf back in
 # the pool:
-#   1. source on one worker -> l2fwd + sink on another (a cross-worker ring),
+#   1. source on one worker -> l2fwd + sink on another (a cross-worker interlink),
 #      stopped by SIGINT;
 #   2. source -> sink with count: N (unpaced and paced): exactly N packets;
 #   3. split round-robin into two pcaps: even and odd packets;
@@ -27,12 +27,6 @@ no_crash() {
   fi
 }
 
-# link_kind LOG "a.output -> b.input": 'local' or 'ring' from the summary.
-link_kind() {
-  awk -v l="$2" '/^links:/{t=1;next} /^workers:/{t=0}
-    t && index($0, "  " l " ") == 1 { n=split($0, f, " "); print f[n-3] }' "$1"
-}
-
 run_ok() {   # run_ok LOG CONFIG: run for 2 s, expect exit 0, no crash, pool back
   LOG=$1
   expect_exit 0 "$1" run "$2" --duration 2
@@ -41,7 +35,7 @@ run_ok() {   # run_ok LOG CONFIG: run for 2 s, expect exit 0, no crash, pool bac
 }
 
 # ---------------------------------------------------------------- 1
-# The cross-worker ring and the same-worker link hold link_size - 1 = 16383
+# The cross-worker interlink and the same-worker link hold link_size = 16384
 # packets, more than the 10000 sent, so no link can drop whatever the relative
 # speed of the two workers; the pool (16383 mbufs) only paces the source.
 cat >"$T/two.yaml" <<YAML
@@ -88,13 +82,13 @@ expect_eq "src in_packets" "$(app_counter "$LOG" src in_packets)" 10000
 expect_eq "snk out_packets" "$(app_counter "$LOG" snk out_packets)" 10000
 expect_eq "snk out_bytes" "$(app_counter "$LOG" snk out_bytes)" 640000
 expect_eq "fwd drops" "$(app_counter "$LOG" fwd drops)" 0
-expect_eq "kind of src.output -> fwd.input" "$(link_kind "$LOG" "src.output -> fwd.input")" ring
+expect_eq "kind of src.output -> fwd.input" "$(link_kind "$LOG" "src.output -> fwd.input")" interlink
 expect_eq "kind of fwd.output -> snk.input" "$(link_kind "$LOG" "fwd.output -> snk.input")" local
-expect_eq "ring packets" "$(link_counter "$LOG" "src.output -> fwd.input" packets)" 10000
-expect_eq "ring drops" "$(link_counter "$LOG" "src.output -> fwd.input" drops)" 0
+expect_eq "interlink packets" "$(link_counter "$LOG" "src.output -> fwd.input" packets)" 10000
+expect_eq "interlink drops" "$(link_counter "$LOG" "src.output -> fwd.input" drops)" 0
 expect_eq "local link packets" "$(link_counter "$LOG" "fwd.output -> snk.input" packets)" 10000
 expect_eq "local link drops" "$(link_counter "$LOG" "fwd.output -> snk.input" drops)" 0
-ok "two workers: 10000 packets over a ring, none dropped, stopped by SIGINT"
+ok "two workers: 10000 packets over an interlink, none dropped, stopped by SIGINT"
 
 # ---------------------------------------------------------------- 2
 # Unpaced, then paced (5000 at 50k pps take 0.1 s, well inside the 2 s run).

@@ -1,0 +1,356 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Interlink control side: memzone, attach/detach state machine, drain, stats. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_memzone.h>
+
+#include "interlink.h"
+#include "interlink_worker.h"
+
+#define SL_IL_MZ_PREFIX "sl_il_"
+
+_Static_assert(sizeof(SL_IL_MZ_PREFIX) - 1 + SL_IL_NAME_MAX < RTE_MEMZONE_NAMESIZE,
+	       "memzone name fits DPDK's limit");
+
+static uint32_t default_size = SL_IL_SIZE_DEFAULT;
+
+static bool pow2_in(uint32_t v, uint32_t lo, uint32_t hi)
+{
+	return v >= lo && v <= hi && (v & (v - 1)) == 0;
+}
+
+static unsigned log2u(uint32_t v)
+{
+	return 31u - (unsigned)__builtin_clz(v);
+}
+
+int sl_il_set_default_size(uint32_t size)
+{
+	if (!pow2_in(size, 2, SL_IL_SIZE_MAX))
+		return -EINVAL;
+	default_size = size;
+	return 0;
+}
+
+uint32_t sl_il_default_size(void)
+{
+	return default_size;
+}
+
+static void set_err(int *err, int v)
+{
+	if (err != NULL)
+		*err = v;
+}
+
+/* Writes "sl_il_<name>" into mz (RTE_MEMZONE_NAMESIZE bytes). */
+static int mz_name(char *mz, const char *name)
+{
+	if (name == NULL || name[0] == '\0')
+		return -EINVAL;
+	if (strlen(name) > SL_IL_NAME_MAX)
+		return -ENAMETOOLONG;
+	snprintf(mz, RTE_MEMZONE_NAMESIZE, SL_IL_MZ_PREFIX "%s", name);
+	return 0;
+}
+
+static size_t stamp_count(uint32_t size, uint32_t sample_every)
+{
+	return sample_every >= size ? 1 : size / sample_every;
+}
+
+static size_t ring_bytes(uint32_t size, uint32_t sample_every)
+{
+	return sizeof(struct sl_il) +
+	       RTE_ALIGN_CEIL((size_t)size * sizeof(void *), RTE_CACHE_LINE_SIZE) +
+	       stamp_count(size, sample_every) * sizeof(struct sl_il_stamp);
+}
+
+struct sl_il *sl_il_create(const char *name, const struct sl_il_config *cfg, int *err)
+{
+	char mz[RTE_MEMZONE_NAMESIZE];
+	int rc = mz_name(mz, name);
+	if (rc != 0) {
+		set_err(err, rc);
+		return NULL;
+	}
+	uint32_t size = cfg != NULL && cfg->size != 0 ? cfg->size : default_size;
+	uint32_t sample = cfg != NULL && cfg->sample_every != 0 ? cfg->sample_every
+								 : SL_IL_SAMPLE_DEFAULT;
+	int socket = cfg != NULL ? cfg->socket : SOCKET_ID_ANY;
+	if (!pow2_in(size, 2, SL_IL_SIZE_MAX) || !pow2_in(sample, 1, SL_IL_SAMPLE_MAX)) {
+		set_err(err, -EINVAL);
+		return NULL;
+	}
+	if (rte_lcore_count() == 0) { /* EAL not initialised */
+		set_err(err, -ENODEV);
+		return NULL;
+	}
+
+	size_t len = ring_bytes(size, sample);
+	const struct rte_memzone *z = rte_memzone_reserve_aligned(mz, len, socket, 0, SL_IL_BLOCK);
+	if (z == NULL) {
+		switch (rte_errno) {
+		case EEXIST:
+			rc = -EEXIST;
+			break;
+		case EINVAL:
+			rc = -EINVAL;
+			break;
+		default: /* ENOMEM, ENOSPC (no free memzone) */
+			rc = -ENOMEM;
+			break;
+		}
+		set_err(err, rc);
+		return NULL;
+	}
+
+	struct sl_il *il = z->addr;
+	memset(il, 0, len);
+	il->ctrl.struct_size = sizeof(struct sl_il);
+	il->ctrl.size = size;
+	il->ctrl.sample_every = sample;
+	il->ctrl.socket = z->socket_id;
+	il->ctrl.tsc_hz = rte_get_tsc_hz();
+	snprintf(il->ctrl.name, sizeof(il->ctrl.name), "%s", name);
+	il->cons.mask = il->prod.mask = size - 1;
+	il->cons.sample_mask = il->prod.sample_mask = sample - 1;
+	il->cons.stamp_shift = il->prod.stamp_shift = log2u(sample);
+	/* Last, with release: a process that sees the magic sees the rest. */
+	__atomic_store_n(&il->ctrl.magic, SL_IL_MAGIC, __ATOMIC_RELEASE);
+	return il;
+}
+
+struct sl_il *sl_il_lookup(const char *name, int *err)
+{
+	char mz[RTE_MEMZONE_NAMESIZE];
+	int rc = mz_name(mz, name);
+	if (rc != 0) {
+		set_err(err, rc);
+		return NULL;
+	}
+	const struct rte_memzone *z = rte_lcore_count() > 0 ? rte_memzone_lookup(mz) : NULL;
+	if (z == NULL) {
+		set_err(err, -ENOENT);
+		return NULL;
+	}
+	struct sl_il *il = z->addr;
+	if (z->len < sizeof(struct sl_il) ||
+	    __atomic_load_n(&il->ctrl.magic, __ATOMIC_ACQUIRE) != SL_IL_MAGIC ||
+	    il->ctrl.struct_size != sizeof(struct sl_il) ||
+	    z->len < ring_bytes(il->ctrl.size, il->ctrl.sample_every)) {
+		set_err(err, -EPROTO);
+		return NULL;
+	}
+	return il;
+}
+
+int sl_il_attach(struct sl_il *il, enum sl_il_end end)
+{
+	if (end != SL_IL_PRODUCER && end != SL_IL_CONSUMER)
+		return -EINVAL;
+	uint32_t st = SL_IL_DETACHED;
+	/* Acquire: pairs with the release in sl_il_detach(), so this thread
+	 * sees the private line as the last owner left it. */
+	if (!__atomic_compare_exchange_n(&il->ctrl.state[end], &st, SL_IL_ATTACHED, false,
+					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return st == SL_IL_DETACHING ? -EAGAIN : -EBUSY;
+	__atomic_store_n(&il->ctrl.pid[end], (int32_t)getpid(), __ATOMIC_RELAXED);
+
+	/* Continue from the published index (equal to the last owner's cursor,
+	 * since detach publishes). */
+	if (end == SL_IL_PRODUCER) {
+		struct sl_il_prod *p = &il->prod;
+		p->write = __atomic_load_n(&il->shared.write, __ATOMIC_RELAXED);
+		p->write_pub = p->write;
+		p->read_cache = __atomic_load_n(&il->shared.read, __ATOMIC_ACQUIRE);
+	} else {
+		struct sl_il_cons *c = &il->cons;
+		c->read = __atomic_load_n(&il->shared.read, __ATOMIC_RELAXED);
+		c->read_pub = c->read;
+		c->write_cache = __atomic_load_n(&il->shared.write, __ATOMIC_ACQUIRE);
+	}
+	return 0;
+}
+
+int sl_il_detach(struct sl_il *il, enum sl_il_end end)
+{
+	if (end != SL_IL_PRODUCER && end != SL_IL_CONSUMER)
+		return -EINVAL;
+	uint32_t st = SL_IL_ATTACHED;
+	if (!__atomic_compare_exchange_n(&il->ctrl.state[end], &st, SL_IL_DETACHING, false,
+					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return -EINVAL;
+	if (end == SL_IL_PRODUCER)
+		sl_il_publish_producer(il);
+	else
+		sl_il_publish_consumer(il);
+	__atomic_store_n(&il->ctrl.pid[end], 0, __ATOMIC_RELAXED);
+	/* Release: the next owner's attach sees this end's private line. */
+	__atomic_store_n(&il->ctrl.state[end], SL_IL_DETACHED, __ATOMIC_RELEASE);
+	return 0;
+}
+
+enum sl_il_state sl_il_state(const struct sl_il *il, enum sl_il_end end)
+{
+	if (end != SL_IL_PRODUCER && end != SL_IL_CONSUMER)
+		return SL_IL_DETACHED;
+	return (enum sl_il_state)__atomic_load_n(&il->ctrl.state[end], __ATOMIC_ACQUIRE);
+}
+
+const char *sl_il_name(const struct sl_il *il)
+{
+	return il->ctrl.name;
+}
+
+uint32_t sl_il_size(const struct sl_il *il)
+{
+	return il->ctrl.size;
+}
+
+int sl_il_socket(const struct sl_il *il)
+{
+	return il->ctrl.socket;
+}
+
+unsigned sl_il_drain(struct sl_il *il, void (*free_fn)(void *obj, void *arg), void *arg)
+{
+	uint32_t mask = il->ctrl.size - 1;
+	uint32_t r = il->cons.read;
+	uint32_t w = il->prod.write;
+
+	for (uint32_t i = r; i != w; i++)
+		if (free_fn != NULL)
+			free_fn(il->slot[i & mask], arg);
+
+	il->cons.read = il->cons.read_pub = il->cons.write_cache = w;
+	il->prod.write_pub = il->prod.read_cache = w;
+	__atomic_store_n(&il->shared.write, w, __ATOMIC_RELEASE);
+	__atomic_store_n(&il->shared.read, w, __ATOMIC_RELEASE);
+	sl_il_priv_add(&il->ctrl.drained, w - r);
+	return w - r;
+}
+
+/* Take both ends DETACHED -> DETACHING so that nobody attaches while the
+ * ring is freed; undo on failure. */
+static int claim_ends(struct sl_il *il)
+{
+	for (int e = 0; e < 2; e++) {
+		uint32_t st = SL_IL_DETACHED;
+		if (!__atomic_compare_exchange_n(&il->ctrl.state[e], &st, SL_IL_DETACHING, false,
+						 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+			if (e == 1)
+				__atomic_store_n(&il->ctrl.state[0], SL_IL_DETACHED,
+						 __ATOMIC_RELEASE);
+			return -EBUSY;
+		}
+	}
+	return 0;
+}
+
+static void release_ends(struct sl_il *il)
+{
+	for (int e = 0; e < 2; e++)
+		__atomic_store_n(&il->ctrl.state[e], SL_IL_DETACHED, __ATOMIC_RELEASE);
+}
+
+int sl_il_free(struct sl_il *il)
+{
+	char mz[RTE_MEMZONE_NAMESIZE];
+	int rc = claim_ends(il);
+	if (rc != 0)
+		return rc;
+	if (il->prod.write != il->cons.read) {
+		rc = -ENOTEMPTY;
+		goto out_release_ends;
+	}
+	const struct rte_memzone *z = NULL;
+	if (mz_name(mz, il->ctrl.name) == 0)
+		z = rte_memzone_lookup(mz);
+	if (z == NULL || z->addr != il) {
+		rc = -EINVAL;
+		goto out_release_ends;
+	}
+	__atomic_store_n(&il->ctrl.magic, 0, __ATOMIC_RELEASE);
+	rc = rte_memzone_free(z);
+	if (rc != 0) {
+		__atomic_store_n(&il->ctrl.magic, SL_IL_MAGIC, __ATOMIC_RELEASE);
+		goto out_release_ends;
+	}
+	return 0;
+
+out_release_ends:
+	release_ends(il);
+	return rc;
+}
+
+void sl_il_stats_read(const struct sl_il *il, struct sl_il_stats *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->size = il->ctrl.size;
+	s->sample_every = il->ctrl.sample_every;
+	s->tsc_hz = il->ctrl.tsc_hz;
+	s->packets = __atomic_load_n(&il->prod.packets, __ATOMIC_RELAXED);
+	s->bytes = __atomic_load_n(&il->prod.bytes, __ATOMIC_RELAXED);
+	s->refused = __atomic_load_n(&il->prod.refused, __ATOMIC_RELAXED);
+	s->dequeued = __atomic_load_n(&il->cons.dequeued, __ATOMIC_RELAXED);
+	s->drained = __atomic_load_n(&il->ctrl.drained, __ATOMIC_RELAXED);
+	uint32_t ph = __atomic_load_n(&il->prod.hwm, __ATOMIC_RELAXED);
+	uint32_t ch = __atomic_load_n(&il->cons.hwm, __ATOMIC_RELAXED);
+	s->occupancy_hwm = ph > ch ? ph : ch;
+	/* read before write: the write index never falls behind the read. */
+	uint32_t r = __atomic_load_n(&il->shared.read, __ATOMIC_ACQUIRE);
+	uint32_t w = __atomic_load_n(&il->shared.write, __ATOMIC_ACQUIRE);
+	s->occupancy = w - r <= il->ctrl.size ? w - r : il->ctrl.size;
+	s->sojourn_samples = __atomic_load_n(&il->hist.samples, __ATOMIC_RELAXED);
+	s->sojourn_sum = __atomic_load_n(&il->hist.sum, __ATOMIC_RELAXED);
+	s->sojourn_max = __atomic_load_n(&il->hist.max, __ATOMIC_RELAXED);
+	for (unsigned b = 0; b < SL_IL_HIST_BUCKETS; b++)
+		s->sojourn_hist[b] = __atomic_load_n(&il->hist.bucket[b], __ATOMIC_RELAXED);
+	for (int e = 0; e < 2; e++) {
+		s->state[e] = (enum sl_il_state)__atomic_load_n(&il->ctrl.state[e],
+								 __ATOMIC_RELAXED);
+		s->pid[e] = __atomic_load_n(&il->ctrl.pid[e], __ATOMIC_RELAXED);
+	}
+}
+
+uint64_t sl_il_hist_bucket_low(unsigned b)
+{
+	if (b < 4)
+		return b;
+	unsigned e = b / 4 + 1;
+	return (uint64_t)(4 + b % 4) << (e - 2);
+}
+
+uint64_t sl_il_sojourn_quantile_ns(const struct sl_il_stats *s, double q)
+{
+	uint64_t total = 0;
+	for (unsigned b = 0; b < SL_IL_HIST_BUCKETS; b++)
+		total += s->sojourn_hist[b];
+	if (total == 0 || s->tsc_hz == 0 || !(q > 0))
+		return 0;
+	if (q > 1)
+		q = 1;
+	uint64_t target = (uint64_t)(q * (double)total);
+	if ((double)target < q * (double)total)
+		target++;
+	if (target == 0)
+		target = 1;
+
+	uint64_t seen = 0;
+	unsigned b = 0;
+	for (; b < SL_IL_HIST_BUCKETS - 1; b++) {
+		seen += s->sojourn_hist[b];
+		if (seen >= target)
+			break;
+	}
+	uint64_t lo = sl_il_hist_bucket_low(b);
+	uint64_t hi = b + 1 < SL_IL_HIST_BUCKETS ? sl_il_hist_bucket_low(b + 1) : 2 * lo;
+	double mid = (double)lo + (double)(hi - lo) / 2;
+	return (uint64_t)(mid * 1e9 / (double)s->tsc_hz);
+}
