@@ -902,14 +902,57 @@ static bool same_port(const struct sl_endpoint *x, const struct sl_endpoint *y)
 	return x->app == y->app && x->spec == y->spec && x->number == y->number;
 }
 
+/* A link item in mapping form: { link: "a.out -> b.in", size: N }.  Returns
+ * the node of the link text in *text_node and the size (0: engine.link_size). */
+static int parse_link_map(struct ctx *c, const yaml_node_t *ln, const yaml_node_t **text_node,
+			  uint32_t *size)
+{
+	static const char *const known[] = { "link", "size" };
+	static const struct sl_param_spec size_spec = {
+		.name = "size", .type = SL_PARAM_UINT, .min = 2, .max = 1u << 24 };
+	*text_node = NULL;
+	int rc = check_keys(c, ln, "key", "link: ");
+	if (rc < 0)
+		return rc;
+	for (const yaml_node_pair_t *p = ln->data.mapping.pairs.start;
+	     p < ln->data.mapping.pairs.top; p++) {
+		const yaml_node_t *k = node_at(c, p->key), *v = node_at(c, p->value);
+		if (strcmp(text_of(k), "link") == 0) {
+			*text_node = v;
+		} else if (strcmp(text_of(k), "size") == 0) {
+			struct sl_param_value val;
+			if (v->type != YAML_SCALAR_NODE ||
+			    sl_param_parse(&size_spec, text_of(v), &val, NULL) < 0 ||
+			    (val.u & (val.u - 1)) != 0)
+				return fail_at(c, node_mark(v),
+					       "link size must be a power of two in 2..16777216, got '%s'",
+					       v->type == YAML_SCALAR_NODE ? text_of(v) : kind_name(v));
+			*size = (uint32_t)val.u;
+		} else {
+			return unknown_key(c, k, "link: ", "key", known, SL_ARRAY_LEN(known));
+		}
+	}
+	if (*text_node == NULL)
+		return fail_at(c, node_mark(ln),
+			       "a link given as a mapping needs 'link: \"app.port -> app.port\"'");
+	return 0;
+}
+
 static int parse_link(struct ctx *c, const yaml_node_t *ln)
 {
 	struct sl_config *cfg = c->cfg;
 	char from_app[128], from_port[128], to_app[128], to_port[128];
+	uint32_t size = 0;
 
+	if (ln->type == YAML_MAPPING_NODE) {
+		int rc = parse_link_map(c, ln, &ln, &size);
+		if (rc < 0)
+			return rc;
+	}
 	if (ln->type != YAML_SCALAR_NODE)
 		return fail_at(c, node_mark(ln),
-			       "each link must be a string like \"app.port -> app.port\", got %s",
+			       "each link must be a string like \"app.port -> app.port\" or "
+			       "{ link: \"app.port -> app.port\", size: N }, got %s",
 			       kind_name(ln));
 	const char *text = text_of(ln);
 	const char *arrow = strstr(text, "->");
@@ -921,6 +964,7 @@ static int parse_link(struct ctx *c, const yaml_node_t *ln)
 
 	struct sl_link_cfg *l = &cfg->links[cfg->n_links];
 	l->mark = node_mark(ln);
+	l->size = size;
 	cfg->n_links++;
 	int rc = resolve_endpoint(c, ln, from_app, from_port, true, &l->from);
 	if (rc == 0)

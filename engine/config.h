@@ -9,7 +9,7 @@
  *   engine:  { burst: N, link_size: N }
  *   workers: { NAME: { core: N | auto } ... }
  *   apps:    { NAME: { type: T, worker: W, PARAM: VALUE ... } ... }
- *   links:   [ "a.output -> b.input", ... ]
+ *   links:   [ "a.output -> b.input", { link: "b.output -> c.input", size: N }, ... ]
  *   topology: { c2c: FILE }
  *
  * sl_config_load checks everything that can be checked without hardware:
@@ -62,6 +62,7 @@ struct sl_endpoint {
 
 struct sl_link_cfg {
 	struct sl_endpoint from, to;
+	uint32_t size;           /* slots; 0: engine.link_size */
 	struct sl_mark mark;
 };
 

@@ -148,9 +148,10 @@ static int create_links(struct engine *e, struct sl_err *err)
 		l->index = i;
 		snprintf(l->name, sizeof(l->name), "%s.%s -> %s.%s", from->name,
 			 lc->from.port, to->name, lc->to.port);
+		uint32_t size = lc->size != 0 ? lc->size : cfg->link_size;
 		if (from->worker == to->worker) {
-			l->mask = cfg->link_size - 1;
-			l->slots = rte_zmalloc_socket("sl_link", cfg->link_size * sizeof(void *),
+			l->mask = size - 1;
+			l->slots = rte_zmalloc_socket("sl_link", size * sizeof(void *),
 						      RTE_CACHE_LINE_SIZE, to->socket);
 			if (l->slots == NULL)
 				return sl_errf(err, ENOMEM, "link '%s': out of memory", l->name);
@@ -158,7 +159,7 @@ static int create_links(struct engine *e, struct sl_err *err)
 			char name[SL_IL_NAME_MAX + 1];
 			int rc = 0;
 			snprintf(name, sizeof(name), "sluice_l%u", i);
-			struct sl_il_config ilc = { .size = cfg->link_size, .socket = to->socket };
+			struct sl_il_config ilc = { .size = size, .socket = to->socket };
 			l->il = sl_il_create(name, &ilc, &rc);
 			if (l->il == NULL)
 				return sl_errf(err, -rc, "link '%s': cannot create its interlink: %s",

@@ -493,6 +493,13 @@ struct bad_case {
 #define TWO_LINKED TWO_APPS "links: [g.output -> s.input]\n"
 
 static const struct bad_case bad_cases[] = {
+	{ "link size not a power of two", TWO_APPS
+	  "links:\n  - { link: \"g.output -> s.input\", size: 100 }\n",
+	  "t.yaml:5:42: link size must be a power of two in 2..16777216, got '100'", NULL },
+	{ "link mapping without link", TWO_APPS "links:\n  - { size: 64 }\n",
+	  "t.yaml:5:5: a link given as a mapping needs 'link:", NULL },
+	{ "link mapping unknown key", TWO_APPS "links:\n  - { lnk: \"g.output -> s.input\" }\n",
+	  "t.yaml:5:7: link: unknown key 'lnk' (did you mean 'link'?)", NULL },
 	{ "syntax error", "apps:\n  g: { type: t_gen\nlinks: []\n",
 	  "t.yaml:3:6: YAML syntax error: did not find expected ',' or '}'", NULL },
 	{ "syntax error: bad indentation", "apps:\n  g: {type: t_gen}\n s: 1\n",
@@ -522,8 +529,10 @@ static const struct bad_case bad_cases[] = {
 	{ "links is a mapping", TWO_APPS "links: { g.output: s.input }\n",
 	  "t.yaml:4:8: 'links' must be a sequence of \"app.port -> app.port\" strings, got a mapping",
 	  NULL },
-	{ "link is not a string", TWO_APPS "links:\n  - { g.output: s.input }\n",
+	{ "link is a sequence", TWO_APPS "links:\n  - [g.output, s.input]\n",
 	  "t.yaml:5:5: each link must be a string", NULL },
+	{ "link mapping of the wrong shape", TWO_APPS "links:\n  - { g.output: s.input }\n",
+	  "t.yaml:5:7: link: unknown key 'g.output' (known: link, size)", NULL },
 	{ "dpdk is a sequence", "dpdk: [--no-huge]\n" TWO_LINKED,
 	  "t.yaml:1:7: 'dpdk' must be a mapping with 'args', got a sequence", NULL },
 	{ "dpdk unknown key", "dpdk: { arg: [--no-huge] }\n" TWO_LINKED,
@@ -756,6 +765,20 @@ static void test_cpu_messages(void)
 }
 
 /* A NULL err is allowed: the call still fails cleanly. */
+/* Links in mapping form carry their own size. */
+static void test_link_sizes(void)
+{
+	struct sl_config *cfg = parse_ok("link sizes parse",
+		"apps:\n  g: { type: t_gen }\n  f: { type: t_fwd }\n  s: { type: t_sink }\n"
+		"links:\n  - { link: \"g.output -> f.input\", size: 4Ki }\n  - f.output -> s.input\n");
+	if (cfg == NULL)
+		return;
+	check_uint("mapping link size", cfg->links[0].size, 4096);
+	check_uint("string link size (engine default)", cfg->links[1].size, 0);
+	check_uint("mapping link resolves its ports", cfg->links[0].to.app, 1);
+	sl_config_free(cfg);
+}
+
 static void test_null_err(void)
 {
 	struct sl_config *cfg = sl_config_parse("t.yaml", "apps: 1", 7, NULL);
@@ -774,6 +797,7 @@ int main(void)
 	test_order_api();
 	test_bad_cases();
 	test_cpu_messages();
+	test_link_sizes();
 	test_null_err();
 
 	if (n_failed > 0) {
