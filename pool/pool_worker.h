@@ -82,7 +82,12 @@ static inline int sl_pool_get(struct sl_pool *pool, struct sl_pool_worker *w,
 	if (__builtin_expect(d < n, 0))
 		return sl_pool_worker_get_slow(w, objs, n);
 	d -= n;
-	memcpy(objs, w->objs + d, n * sizeof(void *));
+	/* PMDs free (and some allocate) one mbuf at a time: a single object
+	 * is a plain load, not a call to memcpy. */
+	if (n == 1)
+		objs[0] = w->objs[d];
+	else
+		memcpy(objs, w->objs + d, n * sizeof(void *));
 	atomic_store_explicit(&w->depth, d, memory_order_relaxed);
 	sl_pool_stat_add(&w->gets, n);
 	return 0;
@@ -96,7 +101,10 @@ static inline int sl_pool_put(struct sl_pool *pool, struct sl_pool_worker *w,
 	uint32_t d = atomic_load_explicit(&w->depth, memory_order_relaxed);
 	if (__builtin_expect(d + n > w->high, 0))
 		return sl_pool_worker_put_slow(w, objs, n);
-	memcpy(w->objs + d, objs, n * sizeof(void *));
+	if (n == 1)
+		w->objs[d] = objs[0];
+	else
+		memcpy(w->objs + d, objs, n * sizeof(void *));
 	atomic_store_explicit(&w->depth, d + n, memory_order_relaxed);
 	sl_pool_stat_add(&w->puts, n);
 	return 0;

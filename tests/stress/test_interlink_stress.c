@@ -31,16 +31,7 @@
 #include "interlink.h"
 #include "interlink_worker.h"
 
-static int failures;
-#define CHECK(cond, ...)                                                     \
-	do {                                                                 \
-		if (!(cond)) {                                               \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);          \
-			printf(__VA_ARGS__);                                 \
-			printf("\n");                                        \
-			__atomic_add_fetch(&failures, 1, __ATOMIC_RELAXED);  \
-		}                                                            \
-	} while (0)
+#include "check.h"
 
 #define MAX_BURST 64
 #define STREAM_SECONDS 0.7

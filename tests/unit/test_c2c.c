@@ -14,17 +14,7 @@
 #include "config.h"
 #include "placement.h"
 
-static int failures, checks;
-#define CHECK(cond, ...)                                                     \
-	do {                                                                 \
-		checks++;                                                    \
-		if (!(cond)) {                                               \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);          \
-			printf(__VA_ARGS__);                                 \
-			printf("\n");                                        \
-			failures++;                                          \
-		}                                                            \
-	} while (0)
+#include "check.h"
 
 /* 8 CPUs in two groups of 4: 30 ns inside a group, 95 ns across. */
 static struct sl_c2c *two_groups(void)

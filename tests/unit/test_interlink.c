@@ -19,16 +19,7 @@
 #include "interlink.h"
 #include "interlink_worker.h"
 
-static int failures;
-#define CHECK(cond, ...)                                                     \
-	do {                                                                 \
-		if (!(cond)) {                                               \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);          \
-			printf(__VA_ARGS__);                                 \
-			printf("\n");                                        \
-			failures++;                                          \
-		}                                                            \
-	} while (0)
+#include "check.h"
 
 #define OBJ(v) ((void *)(uintptr_t)(v))
 #define VAL(p) ((uintptr_t)(p))

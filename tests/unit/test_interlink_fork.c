@@ -25,16 +25,7 @@
 #include "interlink.h"
 #include "interlink_worker.h"
 
-static int failures;
-#define CHECK(cond, ...)                                                     \
-	do {                                                                 \
-		if (!(cond)) {                                               \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);          \
-			printf(__VA_ARGS__);                                 \
-			printf("\n");                                        \
-			failures++;                                          \
-		}                                                            \
-	} while (0)
+#include "check.h"
 
 #define N_CHILD 100000u  /* numbers the child consumes */
 #define N_PARENT 20000u  /* then the parent */

@@ -11,18 +11,7 @@
 #include "placement.h"
 #include "topology.h"
 
-static int failures, checks;
-
-#define CHECK(cond, ...)                                                     \
-	do {                                                                 \
-		checks++;                                                    \
-		if (!(cond)) {                                               \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);          \
-			printf(__VA_ARGS__);                                 \
-			printf("\n");                                        \
-			failures++;                                          \
-		}                                                            \
-	} while (0)
+#include "check.h"
 
 static struct sl_topology *machine(const char *desc)
 {

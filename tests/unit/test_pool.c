@@ -15,16 +15,7 @@
 
 #include "pool_private.h"
 
-static int failures;
-#define CHECK(cond, ...)                                                     \
-	do {                                                                 \
-		if (!(cond)) {                                               \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);          \
-			printf(__VA_ARGS__);                                 \
-			printf("\n");                                        \
-			failures++;                                          \
-		}                                                            \
-	} while (0)
+#include "check.h"
 
 #define N_OBJ 4096
 static char arena[N_OBJ];

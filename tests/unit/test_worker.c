@@ -19,16 +19,7 @@
 #include "app.h"
 #include "worker.h"
 
-static int failures;
-#define CHECK(cond, ...)                                                     \
-	do {                                                                 \
-		if (!(cond)) {                                               \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);          \
-			printf(__VA_ARGS__);                                 \
-			printf("\n");                                        \
-			failures++;                                          \
-		}                                                            \
-	} while (0)
+#include "check.h"
 
 static char trace[256];
 
