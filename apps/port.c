@@ -268,11 +268,11 @@ static void port_push(struct sl_app *app)
 	if (in == NULL)
 		return;
 	for (unsigned r = 0; r < PORT_TX_ROUNDS; r++) {
-		unsigned n = sl_link_receive(in, pkts, app->burst);
+		uint64_t bytes = 0;
+		unsigned n = sl_link_receive_sum(in, pkts, app->burst, &bytes);
 		if (n == 0)
 			break;
-		/* Lengths are read first: a PMD may free what it sent at once. */
-		uint64_t bytes = sl_pkts_bytes(pkts, n);
+		/* Lengths are read before the tx: a PMD may free what it sent. */
 		uint16_t sent = rte_eth_tx_burst(p->port_id, 0, pkts, (uint16_t)n);
 		if (sent < n)
 			bytes -= sl_pkts_bytes(pkts + sent, n - sent);

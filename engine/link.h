@@ -99,10 +99,12 @@ static inline bool sl_link_empty(struct sl_link *l)
 	return l->write == l->read;
 }
 
-/* Take up to max packets from l into pkts.  Returns the number taken (0..max);
- * the caller owns them. */
-static inline unsigned sl_link_receive(struct sl_link *l, struct rte_mbuf **pkts,
-				       unsigned max)
+/* Take up to max packets from l into pkts and add their bytes to *bytes.
+ * Returns the number taken (0..max); the caller owns them.  For callers that
+ * need the byte count themselves (a port's tx counters): the packets are
+ * read once. */
+static inline unsigned sl_link_receive_sum(struct sl_link *l, struct rte_mbuf **pkts,
+					   unsigned max, uint64_t *bytes)
 {
 	unsigned n;
 	if (l->il != NULL) {
@@ -115,9 +117,20 @@ static inline unsigned sl_link_receive(struct sl_link *l, struct rte_mbuf **pkts
 			pkts[i] = l->slots[(l->read + i) & l->mask];
 		l->read += n;
 	}
+	uint64_t b = sl_pkts_bytes(pkts, n);
 	sl_counter_add(&l->rx.packets, n);
-	sl_counter_add(&l->rx.bytes, sl_pkts_bytes(pkts, n));
+	sl_counter_add(&l->rx.bytes, b);
+	*bytes += b;
 	return n;
+}
+
+/* Take up to max packets from l into pkts.  Returns the number taken
+ * (0..max); the caller owns them. */
+static inline unsigned sl_link_receive(struct sl_link *l, struct rte_mbuf **pkts,
+				       unsigned max)
+{
+	uint64_t bytes = 0;
+	return sl_link_receive_sum(l, pkts, max, &bytes);
 }
 
 /* Queue pkts[0..n) on l.  Always consumes all n packets: those that do not fit
