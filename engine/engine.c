@@ -482,11 +482,11 @@ static void summary(const struct engine *e, double elapsed)
 {
 	const struct sl_config *cfg = e->cfg;
 	printf("\napps (in = from outside or generated, out = to outside or consumed):\n");
-	printf("  %-16s %-10s %-10s %14s %16s %14s %16s %12s\n", "app", "type", "worker",
+	printf("  %-16s %-13s %-10s %14s %16s %14s %16s %12s\n", "app", "type", "worker",
 	       "in_packets", "in_bytes", "out_packets", "out_bytes", "drops");
 	for (unsigned i = 0; i < cfg->n_apps; i++) {
 		const struct sl_app *a = &e->apps[i];
-		printf("  %-16s %-10s %-10s %14" PRIu64 " %16" PRIu64 " %14" PRIu64
+		printf("  %-16s %-13s %-10s %14" PRIu64 " %16" PRIu64 " %14" PRIu64
 		       " %16" PRIu64 " %12" PRIu64 "\n",
 		       a->name, a->type->name, cfg->workers[a->worker].name,
 		       sl_counter_read(&a->stats.in_packets), sl_counter_read(&a->stats.in_bytes),

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "bench.h"
 #include "config.h"
 #include "engine.h"
 #include "c2c.h"
@@ -43,6 +44,7 @@ static const char usage_text[] =
 	"                     print the machine's PUs, cores, L2/L3 domains, NUMA nodes\n"
 	"                     and PCI devices (hwloc; honours HWLOC_SYNTHETIC, HWLOC_XMLFILE);\n"
 	"                     --measure adds a core-to-core latency matrix (median ns)\n"
+	"  bench latency ...  latency sweep over placements, loads, pools (bench latency --help)\n"
 	"  version            print the version\n"
 	"\n"
 	"exit status: 0 success, 1 runtime failure, 2 usage or configuration error\n";
@@ -366,8 +368,8 @@ out:
 
 int main(int argc, char **argv)
 {
-	static const char *const commands[] = { "run", "check", "plan", "apps", "topology", "version",
-					       "help" };
+	static const char *const commands[] = { "run", "check", "plan", "apps", "topology", "bench",
+					       "version", "help" };
 	if (argc < 2) {
 		fputs(usage_text, stderr);
 		return SL_EXIT_CONFIG;
@@ -383,6 +385,8 @@ int main(int argc, char **argv)
 		return cmd_apps(argc - 2, argv + 2);
 	if (strcmp(cmd, "topology") == 0)
 		return cmd_topology(argc - 2, argv + 2);
+	if (strcmp(cmd, "bench") == 0)
+		return sl_bench_main(argc - 2, argv + 2);
 	if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
 		printf("sluice %s\n", SL_VERSION);
 		return SL_EXIT_OK;

@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * gen.h: the frame generator that the source apps share.
+ *
+ * What it does: builds an Ethernet/IPv4/UDP template of a fixed size from the
+ * params size, src_mac, dst_mac, src_ip and dst_ip (payload zero, UDP and
+ * IPv4 checksums 0); works out how the frame fits the app's pool (bytes per
+ * segment, segments per frame, frames per pull); paces with a token bucket on
+ * the TSC (param rate, packets per second, 0: unlimited; the bucket holds at
+ * most 10 ms of packets, at least 1) and stops after param count frames
+ * (0: no limit).  Patching each frame (addresses, ports, checksums, stamps)
+ * is the app's own business.
+ *
+ * Threads: sl_gen_init runs in the app's init (control thread); want, build
+ * and sent run in the app's pull, on its one worker, and touch nothing but
+ * the struct sl_gen and the pool.  A pull calls want, then build for at most
+ * that many frames, patches them, then calls sent with the number it passes
+ * on.
+ *
+ * Ownership: the mbufs sl_gen_build allocates belong to the caller, which
+ * must transmit or free every one of them.  On failure it allocates nothing.
+ */
+#ifndef SL_APPS_GEN_H
+#define SL_APPS_GEN_H
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_udp.h>
+
+#include "app.h"
+
+#define SL_GEN_SIZE_MAX 9000u
+#define SL_GEN_HDR_LEN 42u             /* Ethernet + IPv4 + UDP */
+#define SL_GEN_L3_OFF RTE_ETHER_HDR_LEN
+#define SL_GEN_L4_OFF (SL_GEN_L3_OFF + 20u)
+
+_Static_assert(sizeof(struct rte_ether_hdr) + sizeof(struct rte_ipv4_hdr) +
+	       sizeof(struct rte_udp_hdr) == SL_GEN_HDR_LEN,
+	       "template offsets assume packed 14 + 20 + 8 byte headers");
+
+struct sl_gen {
+	uint32_t size;           /* frame bytes, without FCS */
+	uint32_t seg_cap;        /* data bytes one mbuf of the pool holds */
+	unsigned nseg;           /* segments per frame */
+	unsigned max_pkts;       /* frames per pull, so that all segments fit */
+
+	uint64_t rate;           /* packets per second; 0: unlimited */
+	uint64_t tsc_hz;
+	uint64_t last_tsc;       /* 0 until the first pull */
+	uint64_t credit;         /* packets x tsc_hz */
+	uint64_t credit_max;
+
+	uint64_t count;          /* 0: unlimited */
+	uint64_t sent;
+
+	uint32_t src_ip_host;    /* param src_ip, host order */
+
+	uint8_t frame[SL_GEN_SIZE_MAX];   /* template: headers, then zero payload */
+};
+
+static inline int sl_gen_parse_ipv4(const struct sl_app *app, const char *param,
+				    uint32_t *host, struct sl_err *err)
+{
+	const char *text = sl_app_param_str(app, param);
+	struct in_addr a;
+
+	if (inet_pton(AF_INET, text, &a) != 1)
+		return sl_errf(err, EINVAL,
+			       "parameter '%s' must be an IPv4 address like 198.18.0.1, got '%s'",
+			       param, text);
+	*host = rte_be_to_cpu_32(a.s_addr);
+	return 0;
+}
+
+/* Reads the params; first_seg_min is how many bytes of the frame the first
+ * segment must hold.  Returns 0 or a negative errno with err set. */
+static inline int sl_gen_init(struct sl_gen *g, const struct sl_app *app,
+			      uint16_t udp_src_port, uint16_t udp_dst_port,
+			      uint32_t first_seg_min, struct sl_err *err)
+{
+	uint32_t dst_ip = 0;
+	int rc;
+
+	g->size = (uint32_t)sl_app_param_uint(app, "size");
+	g->rate = sl_app_param_uint(app, "rate");
+	g->count = sl_app_param_uint(app, "count");
+	g->sent = 0;
+	g->last_tsc = 0;
+	g->credit = 0;
+	g->credit_max = 0;
+	g->src_ip_host = 0;
+	rc = sl_gen_parse_ipv4(app, "src_ip", &g->src_ip_host, err);
+	if (rc == 0)
+		rc = sl_gen_parse_ipv4(app, "dst_ip", &dst_ip, err);
+	if (rc < 0)
+		return rc;
+
+	/* A fresh mbuf starts RTE_PKTMBUF_HEADROOM bytes (or its whole buffer,
+	 * if smaller) into its data room. */
+	uint32_t room = rte_pktmbuf_data_room_size(app->pool);
+	g->seg_cap = room - RTE_MIN(room, (uint32_t)RTE_PKTMBUF_HEADROOM);
+	if (g->seg_cap < first_seg_min)
+		return sl_errf(err, EINVAL,
+			       "the pool's mbufs hold %u bytes after headroom; %u are needed",
+			       g->seg_cap, first_seg_min);
+	g->nseg = (g->size + g->seg_cap - 1) / g->seg_cap;
+	g->max_pkts = RTE_MIN(app->burst, SL_BURST_MAX / g->nseg);
+
+	memset(g->frame, 0, sizeof(g->frame));
+	struct rte_ether_hdr *eh = (struct rte_ether_hdr *)g->frame;
+	memcpy(eh->dst_addr.addr_bytes, sl_app_param_mac(app, "dst_mac"), RTE_ETHER_ADDR_LEN);
+	memcpy(eh->src_addr.addr_bytes, sl_app_param_mac(app, "src_mac"), RTE_ETHER_ADDR_LEN);
+	eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(g->frame + SL_GEN_L3_OFF);
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(g->size - SL_GEN_L3_OFF));
+	ip->time_to_live = 64;
+	ip->next_proto_id = IPPROTO_UDP;
+	ip->src_addr = rte_cpu_to_be_32(g->src_ip_host);
+	ip->dst_addr = rte_cpu_to_be_32(dst_ip);
+
+	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(g->frame + SL_GEN_L4_OFF);
+	udp->src_port = rte_cpu_to_be_16(udp_src_port);
+	udp->dst_port = rte_cpu_to_be_16(udp_dst_port);
+	udp->dgram_len = rte_cpu_to_be_16((uint16_t)(g->size - SL_GEN_L4_OFF));
+
+	g->tsc_hz = rte_get_tsc_hz();
+	if (g->rate > 0) {
+		/* 10 ms of packets: enough to make up for a preempted worker,
+		 * little enough that an idle period ends in no large burst (and
+		 * each pull sends at most max_pkts anyway). */
+		uint64_t depth = RTE_MAX(UINT64_C(1), g->rate / 100);
+		g->credit_max = depth * g->tsc_hz;
+	}
+	return 0;
+}
+
+/* How many frames count and rate allow now, 0..max_pkts.  With rate > 0 this
+ * reads the TSC and refills the bucket, but charges nothing. */
+static inline unsigned sl_gen_want(struct sl_gen *g)
+{
+	unsigned n = g->max_pkts;
+
+	if (g->count > 0) {
+		if (g->sent >= g->count)
+			return 0;
+		n = (unsigned)RTE_MIN((uint64_t)n, g->count - g->sent);
+	}
+	if (g->rate == 0)
+		return n;
+
+	uint64_t now = rte_rdtsc();
+
+	if (unlikely(g->last_tsc == 0)) {
+		g->last_tsc = now;
+		g->credit = g->tsc_hz;          /* the first frame goes at once */
+	} else {
+		/* Capping the gap at one second keeps gap x rate in 64 bits. */
+		uint64_t gap = RTE_MIN(now - g->last_tsc, g->tsc_hz);
+		g->last_tsc = now;
+		g->credit = RTE_MIN(g->credit + gap * g->rate, g->credit_max);
+	}
+	uint64_t admitted = g->credit / g->tsc_hz;
+	return admitted < n ? (unsigned)admitted : n;
+}
+
+/* Allocates n frames (n <= max_pkts) from mp as copies of the template,
+ * chained into nseg segments, with nb_segs, pkt_len, l2_len, l3_len and
+ * packet_type set, into pkts[0..n).  Returns n, or 0 (allocating nothing) if
+ * the pool has too few mbufs. */
+static inline unsigned sl_gen_build(const struct sl_gen *g, struct rte_mempool *mp,
+				    struct rte_mbuf **pkts, unsigned n)
+{
+	struct rte_mbuf *segs[SL_BURST_MAX];
+
+	if (n == 0 || rte_pktmbuf_alloc_bulk(mp, segs, n * g->nseg) != 0)
+		return 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		struct rte_mbuf **chain = segs + i * g->nseg;
+		struct rte_mbuf *m = chain[0];
+		uint32_t off = 0;
+
+		for (unsigned s = 0; s < g->nseg; s++) {
+			uint32_t len = RTE_MIN(g->seg_cap, g->size - off);
+			memcpy(rte_pktmbuf_mtod(chain[s], uint8_t *), g->frame + off, len);
+			chain[s]->data_len = (uint16_t)len;
+			if (s > 0)
+				chain[s - 1]->next = chain[s];
+			off += len;
+		}
+		m->nb_segs = (uint16_t)g->nseg;
+		m->pkt_len = g->size;
+		m->l2_len = RTE_ETHER_HDR_LEN;
+		m->l3_len = sizeof(struct rte_ipv4_hdr);
+		m->packet_type = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_UDP;
+		pkts[i] = m;
+	}
+	return n;
+}
+
+/* Charges n frames to the bucket and the count. */
+static inline void sl_gen_sent(struct sl_gen *g, unsigned n)
+{
+	if (g->rate > 0)
+		g->credit -= (uint64_t)n * g->tsc_hz;
+	g->sent += n;
+}
+
+#endif /* SL_APPS_GEN_H */

@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# `sluice bench latency`: a short sweep on this machine produces well-formed
+# results (CSV with one row per run and ordered percentiles, JSON with the
+# machine and the runs, every run's config, log and sink reports, every mbuf
+# back), the runs planned for described machines cover their hop classes,
+# and bad options exit 2 with a message.  Nothing here depends on how fast
+# the machine is: only the shape of the output and the accounting are checked.
+. "$(dirname "$0")/lib.sh"
+
+if ! "$SLUICE" apps probe_sink >/dev/null 2>&1 || ! "$SLUICE" apps probe_source >/dev/null 2>&1; then
+  skip "the probe_source and probe_sink apps are not in this build"
+fi
+
+# ---------------------------------------------------------------- bad options
+bad_option() {
+  local text=$1; shift
+  "$SLUICE" bench "$@" >"$T/bad.out" 2>"$T/bad.err"
+  local rc=$?
+  [[ $rc -eq 2 ]] || { cat "$T/bad.err" >&2; fail "sluice bench $* exited $rc, expected 2"; }
+  grep -qF -- "$text" "$T/bad.err" || { cat "$T/bad.err" >&2; fail "sluice bench $*: expected '$text'"; }
+  [[ ! -s "$T/bad.out" ]] || fail "sluice bench $*: printed on stdout"
+}
+bad_option "unknown benchmark 'latnecy' (did you mean 'latency'?)" latnecy
+bad_option "unknown option '--durtion' (did you mean '--duration'?)" latency --durtion 1
+bad_option "--duration needs seconds in 0.1..3600, got 'x'" latency --duration x
+bad_option "--duration needs a value" latency --duration
+bad_option "--loads needs a whole number" latency --loads 10k,fast
+bad_option "--ops: unknown pool ops 'dpkd' (did you mean 'dpdk'?)" latency --ops sluice,dpkd
+bad_option "--size needs a whole number in 60..9000, got '59'" latency --size 59
+bad_option "--receivers needs a whole number in 0..16" latency --receivers 99
+bad_option "unknown argument 'now'" latency now
+ncpu=$(nproc)
+if [[ $ncpu -le 16 ]]; then
+  bad_option "--receivers $ncpu: this process may use" latency --receivers "$ncpu" --dry-run
+fi
+HWLOC_SYNTHETIC="pack:1 l3:4 core:6 pu:1" "$SLUICE" bench latency --quick --out "$T/syn" \
+  >"$T/syn.out" 2>"$T/syn.err"
+[[ $? -eq 2 ]] || fail "bench latency on a described machine did not exit 2"
+expect_in "$T/syn.err" "runs on this machine only"
+[[ ! -e "$T/syn" ]] || fail "bench latency on a described machine created its output directory"
+ok "bad options and described machines exit 2 with a message"
+
+# ---------------------------------------------------------------- planning
+# Described machines: every hop class they have gets a pair, the receivers are
+# ordered closest first, the transmitter keeps off CPU 0.
+plan() { HWLOC_SYNTHETIC="$1" "$SLUICE" bench latency --dry-run --loads 0 --ops sluice --receivers "$2"; }
+plan "numa:2 l3:2 core:2 pu:2" 3 >"$T/plan1" || fail "dry run on a described machine failed"
+for want in "local cpu2->cpu2" "smt-sibling cpu2->cpu3" "same-l3 cpu2->cpu1" "cross-l3 cpu2->cpu4" \
+            "cross-numa cpu2->cpu8" "3 receivers cpu2->cpu3,cpu1,cpu0 "; do
+  expect_in "$T/plan1" "$want"
+done
+expect_in "$T/plan1" "bench latency: 8 runs (8 placements x 1 load x 1 pool ops)"
+plan "pack:1 l3:4 core:6 pu:1" 6 >"$T/plan2" || fail "dry run on a described machine failed"
+expect_in "$T/plan2" "6 receivers cpu1->cpu2,cpu3,cpu4,cpu5,cpu0,cpu6 "
+if grep -q "smt-sibling\|cross-numa" "$T/plan2"; then fail "a hop class the machine lacks was planned"; fi
+ok "planned runs cover each described machine's hop classes, receivers closest first"
+
+# ---------------------------------------------------------------- a short sweep
+"$SLUICE" bench latency --quick --dry-run >"$T/dry" 2>&1 || { cat "$T/dry" >&2; fail "dry run failed"; }
+runs=$(grep -c '^\[[0-9]*/[0-9]*\]' "$T/dry")
+[[ $runs -ge 2 ]] || { cat "$T/dry" >&2; fail "the quick sweep plans $runs runs"; }
+
+runtime_dirs() { find /var/run/dpdk -maxdepth 1 -name 'sluice-bench-[0-9]*' 2>/dev/null | sort; }
+before=$(runtime_dirs)
+B=$T/b
+timeout 80 "$SLUICE" bench latency --quick --out "$B" >"$T/bench.out" 2>"$T/bench.err"
+rc=$?
+[[ $rc -eq 0 ]] || { cat "$T/bench.err" >&2; fail "sluice bench latency --quick exited $rc"; }
+after=$(runtime_dirs)
+[[ "$before" == "$after" ]] || fail "the bench left a DPDK runtime directory behind"
+expect_in "$T/bench.err" "[1/$runs] local cpu"
+expect_in "$T/bench.err" "[$runs/$runs] "
+expect_in "$T/bench.err" "bench latency: $runs runs in"
+ok "quick sweep: $runs runs, exit 0, progress on stderr"
+
+for f in results.csv results.json machine.xml; do
+  [[ -s "$B/$f" ]] || fail "$B/$f is missing or empty"
+done
+for ((i = 1; i <= runs; i++)); do
+  n=$(printf '%03d' "$i")
+  for f in "$n.yaml" "$n.log" "$n-rx0.json"; do
+    [[ -s "$B/runs/$f" ]] || fail "runs/$f is missing or empty"
+  done
+  pool_back "$B/runs/$n.log" >/dev/null
+  python3 -m json.tool "$B/runs/$n-rx0.json" >/dev/null || fail "runs/$n-rx0.json is not JSON"
+done
+grep -q "<topology" "$B/machine.xml" || fail "machine.xml is not hwloc XML"
+ok "every run left its config, log (every mbuf back) and sink report"
+
+header="run,kind,hop_class,tx_cpu,rx_cpus,receivers,load_pps,ops,size,packets,lost,reordered,mpps,p50_ns,p90_ns,p99_ns,p999_ns,max_ns"
+[[ $(head -n 1 "$B/results.csv") == "$header"* ]] ||
+  fail "CSV header is '$(head -n 1 "$B/results.csv")'"
+rows=$(($(wc -l <"$B/results.csv") - 1))
+[[ $rows -eq $runs ]] || fail "CSV has $rows rows, expected $runs"
+awk -F, 'NR > 1 {
+  n = split("1 4 6 7 9 10 11 12 13 14 15 16 17 18 19", c, " ")
+  for (i = 1; i <= n; i++)
+    if ($c[i] !~ /^[0-9]+(\.[0-9]+)?$/) { print "row " NR - 1 ": column " c[i] " is \"" $c[i] "\""; bad = 1 }
+  if ($2 != "pair" && $2 != "receivers") { print "row " NR - 1 ": kind " $2; bad = 1 }
+  if ($8 != "sluice" && $8 != "dpdk") { print "row " NR - 1 ": ops " $8; bad = 1 }
+  if ($5 !~ /^[0-9]+( [0-9]+)*$/) { print "row " NR - 1 ": rx_cpus \"" $5 "\""; bad = 1 }
+  if (!($14 <= $15 && $15 <= $16 && $16 <= $17 && $17 <= $18)) {
+    print "row " NR - 1 ": percentiles out of order: " $14, $15, $16, $17, $18; bad = 1 }
+  if (!($19 <= $14)) { print "row " NR - 1 ": min " $19 " above p50 " $14; bad = 1 }
+  if ($10 <= 0) { print "row " NR - 1 ": no packets"; bad = 1 }
+} END { exit bad }' "$B/results.csv" || fail "malformed CSV rows"
+grep -q '^[0-9]*,pair,local,' "$B/results.csv" || fail "no local pair run"
+grep -q '^[0-9]*,receivers,' "$B/results.csv" || [[ $(nproc) -lt 2 ]] || fail "no receivers run"
+ok "CSV: header, $rows rows, numbers, p50 <= p90 <= p99 <= p99.9 <= max"
+
+python3 -m json.tool "$B/results.json" >/dev/null || fail "results.json does not parse"
+python3 - "$B/results.json" "$B/results.csv" "$runs" <<'PY' || fail "results.json does not match"
+import csv, json, sys
+d = json.load(open(sys.argv[1]))
+rows = list(csv.DictReader(open(sys.argv[2])))
+runs = int(sys.argv[3])
+assert "machine" in d and "runs" in d, "no 'machine' or 'runs'"
+m = d["machine"]
+assert isinstance(m["lscpu"], str) and "CPU" in m["lscpu"], "machine.lscpu"
+assert m["hwloc_xml"] == "machine.xml", "machine.hwloc_xml"
+assert d["complete"] is True and len(d["runs"]) == runs == len(rows), "run count"
+for r, row in zip(d["runs"], rows):
+    for k in ("run", "kind", "hop_class", "tx_cpu", "receivers", "load_pps", "ops", "size",
+              "packets", "lost", "reordered", "mpps", "p50_ns", "p90_ns", "p99_ns",
+              "p999_ns", "max_ns"):
+        assert str(r[k]) == row[k] or float(r[k]) == float(row[k]), (k, r[k], row[k])
+    assert " ".join(map(str, r["rx_cpus"])) == row["rx_cpus"]
+    h = r["histogram"]
+    assert h and all(len(b) == 3 and b[0] < b[1] for b in h), "histogram buckets"
+    assert sum(b[2] for b in h) == r["packets"], "histogram total != packets"
+    assert len(r["per_receiver"]) == r["receivers"]
+PY
+ok "JSON: parses, has the machine and the runs, agrees with the CSV, histograms sum to packets"
+
+# ---------------------------------------------------------------- a failing run
+# The first sink cannot open its report (a directory stands in the way): the
+# run fails, the bench exits 1 naming it, with the end of its log, and leaves
+# well-formed (empty) results.
+mkdir -p "$T/f/runs/001-rx0.json"
+"$SLUICE" bench latency --quick --out "$T/f" >"$T/fail.out" 2>"$T/fail.err"
+rc=$?
+[[ $rc -eq 1 ]] || { cat "$T/fail.err" >&2; fail "a failing run: bench exited $rc, expected 1"; }
+expect_in "$T/fail.err" "sluice: bench latency: run 1 (local cpu"
+expect_in "$T/fail.err" "'sluice run $T/f/runs/001.yaml' exited 1"
+expect_in "$T/fail.err" "cannot open '$T/f/runs/001-rx0.json' for writing"
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["runs"] == [] and not d["complete"]' \
+  "$T/f/results.json" || fail "a failing run: results.json is not an empty, incomplete sweep"
+ok "a failing run: exit 1, the run named, the end of its log shown"
+
+# ---------------------------------------------------------------- plots
+if command -v gnuplot >/dev/null; then
+  echo "cpu,0,1" >"$T/c2c.csv"; echo "0,0.0,50.0" >>"$T/c2c.csv"; echo "1,50.0,0.0" >>"$T/c2c.csv"
+  "$SRC/scripts/plot-latency" "$B" --matrix "$T/c2c.csv" >"$T/plot.out" 2>&1 ||
+    { cat "$T/plot.out" >&2; fail "scripts/plot-latency failed"; }
+  for p in density receivers c2c; do
+    [[ $(head -c 4 "$B/latency-$p.png" | od -An -c | tr -d ' ') == "211PNG" ]] ||
+      fail "latency-$p.png is not a PNG"
+  done
+  ok "scripts/plot-latency draws the density, receivers and heatmap PNGs"
+fi
