@@ -1,0 +1,476 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Epoch reclamation: see epoch.h for the contract.
+ *
+ * Ordering.  A worker's `seen` is 0 while offline, else the token it last
+ * read.  quiesce reads the token with acquire (so its later reads see every
+ * unlink that preceded the retires it covers) and publishes it with release
+ * (so its earlier reads are done before a reclaimer can see it).  online
+ * publishes with a sequentially consistent exchange, a full barrier: either
+ * a reclaimer's scan sees it online, or its reads after going online see
+ * the unlink.  retire advances the token and reclaim scans with sequentially
+ * consistent operations, the other half of that pairing.
+ */
+#define ALLOW_EXPERIMENTAL_API 1   /* rte_rcu_qsbr_dq_* */
+
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_common.h>
+#include <rte_errno.h>
+#include <rte_rcu_qsbr.h>
+
+#include "counter.h"
+#include "epoch.h"
+
+struct entry {
+	void *obj;
+	sl_epoch_free_fn *free_fn;
+	void *arg;
+	uint64_t token;          /* 0: in the open bag (batch) */
+	uint64_t retire_ns;
+	uint64_t retire_breath;
+};
+_Static_assert(sizeof(struct entry) % 4 == 0, "defer queue element size");
+
+struct sl_epoch_worker {
+	/* Read by every reclaimer and the laggard check. */
+	uint64_t seen __rte_cache_aligned;
+	uint64_t last_qs_ns;
+
+	/* Metrics: single writer (the worker; the control thread in drain). */
+	uint64_t retired __rte_cache_aligned;
+	uint64_t freed;
+	uint64_t backlog_hwm;
+	uint64_t breaths;
+
+	/* Private to the worker. */
+	struct sl_epoch *e;
+	unsigned index;
+	struct entry *ring;
+	uint32_t mask;
+	uint32_t head;           /* next free slot */
+	uint32_t tail;           /* oldest entry */
+	uint32_t open;           /* entries in the open bag (batch) */
+	uint64_t last_stamp;     /* newest token stamped by this worker */
+	uint64_t last_collect;   /* breath of the last collect (batch) */
+	bool gp_open;
+	uint64_t gp_token;
+	uint64_t gp_start_ns;
+	uint64_t free_now_ns;    /* qsbr: `now` for the free callback */
+	struct rte_rcu_qsbr_dq *dq;
+
+	struct sl_hist hist[3];
+};
+
+struct sl_epoch {
+	uint64_t token __rte_cache_aligned;
+	enum sl_epoch_policy policy;
+	unsigned n;
+	uint32_t ring_size;
+	struct rte_rcu_qsbr *v;
+	struct sl_hist sync_hist;
+	struct sl_epoch_worker *w;
+};
+
+uint64_t sl_epoch_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+const char *sl_epoch_policy_name(enum sl_epoch_policy p)
+{
+	switch (p) {
+	case SL_EPOCH_IMMEDIATE: return "immediate";
+	case SL_EPOCH_BATCH: return "batch";
+	case SL_EPOCH_QSBR: return "qsbr";
+	}
+	return "unknown";
+}
+
+static void backlog_note(struct sl_epoch_worker *w)
+{
+	uint64_t b = sl_counter_read(&w->retired) - sl_counter_read(&w->freed);
+	if (b > sl_counter_read(&w->backlog_hwm))
+		__atomic_store_n(&w->backlog_hwm, b, __ATOMIC_RELAXED);
+}
+
+static void free_entry(struct sl_epoch_worker *w, const struct entry *en, uint64_t now)
+{
+	en->free_fn(en->obj, en->arg);
+	sl_hist_record(&w->hist[SL_EPOCH_HIST_FREE_NS],
+		       now > en->retire_ns ? now - en->retire_ns : 0);
+	sl_hist_record(&w->hist[SL_EPOCH_HIST_FREE_BREATHS],
+		       sl_counter_read(&w->breaths) - en->retire_breath);
+	sl_counter_add(&w->freed, 1);
+}
+
+/* The defer queue's callback: p is the worker, e its copy of n entries. */
+static void dq_free(void *p, void *e, unsigned int n)
+{
+	struct sl_epoch_worker *w = p;
+	const struct entry *en = e;
+	for (unsigned i = 0; i < n; i++)
+		free_entry(w, &en[i], w->free_now_ns);
+}
+
+static int create_qsbr(struct sl_epoch *e, const struct sl_epoch_conf *conf,
+		       const char *name, struct sl_err *err)
+{
+	size_t sz = rte_rcu_qsbr_get_memsize(e->n);
+	e->v = aligned_alloc(RTE_CACHE_LINE_SIZE, RTE_ALIGN_CEIL(sz, RTE_CACHE_LINE_SIZE));
+	if (e->v == NULL)
+		return sl_errf(err, ENOMEM, "epoch '%s': no memory for the qsbr variable", name);
+	if (rte_rcu_qsbr_init(e->v, e->n) != 0)
+		return sl_errf(err, EINVAL, "epoch '%s': rte_rcu_qsbr_init failed", name);
+	for (unsigned i = 0; i < e->n; i++) {
+		struct sl_epoch_worker *w = &e->w[i];
+		char dqname[RTE_RCU_QSBR_DQ_NAMESIZE];
+		rte_rcu_qsbr_thread_register(e->v, i);
+		snprintf(dqname, sizeof(dqname), "ep%p_%u", (void *)e, i);
+		struct rte_rcu_qsbr_dq_parameters p = {
+			.name = dqname,
+			.flags = RTE_RCU_QSBR_DQ_MT_UNSAFE,
+			.size = conf->ring_size ? conf->ring_size : SL_EPOCH_RING_DEFAULT,
+			.esize = sizeof(struct entry),
+			.trigger_reclaim_limit = UINT32_MAX,   /* reclaim only when asked */
+			.max_reclaim_size = 1,
+			.free_fn = dq_free,
+			.p = w,
+			.v = e->v,
+		};
+		w->dq = rte_rcu_qsbr_dq_create(&p);
+		if (w->dq == NULL)
+			return sl_errf(err, rte_errno ? rte_errno : ENOMEM,
+				       "epoch '%s': policy 'qsbr' cannot create the defer queue of "
+				       "worker %u (it needs DPDK's EAL initialised): %s",
+				       name, i, rte_strerror(rte_errno));
+	}
+	return 0;
+}
+
+struct sl_epoch *sl_epoch_create(const struct sl_epoch_conf *conf, struct sl_err *err)
+{
+	const char *name = conf->name ? conf->name : "epoch";
+	uint32_t rs = conf->ring_size ? conf->ring_size : SL_EPOCH_RING_DEFAULT;
+
+	if (conf->n_workers == 0 || conf->n_workers > SL_EPOCH_MAX_WORKERS) {
+		sl_errf(err, EINVAL, "epoch '%s': n_workers must be 1..%u, got %u",
+			name, SL_EPOCH_MAX_WORKERS, conf->n_workers);
+		return NULL;
+	}
+	if (rs < SL_EPOCH_BAG || (rs & (rs - 1)) != 0 || rs > (1u << 30)) {
+		sl_errf(err, EINVAL, "epoch '%s': ring_size must be a power of two "
+			"from %u to 2^30, got %u", name, SL_EPOCH_BAG, rs);
+		return NULL;
+	}
+	if (conf->policy != SL_EPOCH_IMMEDIATE && conf->policy != SL_EPOCH_BATCH &&
+	    conf->policy != SL_EPOCH_QSBR) {
+		sl_errf(err, EINVAL, "epoch '%s': unknown policy %d", name, (int)conf->policy);
+		return NULL;
+	}
+
+	struct sl_epoch *e = aligned_alloc(RTE_CACHE_LINE_SIZE,
+					   RTE_ALIGN_CEIL(sizeof(*e), RTE_CACHE_LINE_SIZE));
+	if (e == NULL)
+		goto out_nomem;
+	memset(e, 0, sizeof(*e));
+	e->token = 1;
+	e->policy = conf->policy;
+	e->n = conf->n_workers;
+	e->ring_size = rs;
+	sl_hist_init(&e->sync_hist);
+	size_t wsz = RTE_ALIGN_CEIL(sizeof(*e->w) * e->n, RTE_CACHE_LINE_SIZE);
+	e->w = aligned_alloc(RTE_CACHE_LINE_SIZE, wsz);
+	if (e->w == NULL)
+		goto out_free_e;
+	memset(e->w, 0, wsz);
+	for (unsigned i = 0; i < e->n; i++) {
+		struct sl_epoch_worker *w = &e->w[i];
+		w->e = e;
+		w->index = i;
+		w->mask = rs - 1;
+		for (unsigned h = 0; h < 3; h++)
+			sl_hist_init(&w->hist[h]);
+		if (e->policy != SL_EPOCH_QSBR) {
+			w->ring = calloc(rs, sizeof(*w->ring));
+			if (w->ring == NULL)
+				goto out_free_workers;
+		}
+	}
+	if (e->policy == SL_EPOCH_QSBR && create_qsbr(e, conf, name, err) != 0) {
+		sl_epoch_free(e);
+		return NULL;
+	}
+	return e;
+
+out_free_workers:
+	for (unsigned i = 0; i < e->n; i++)
+		free(e->w[i].ring);
+	free(e->w);
+out_free_e:
+	free(e);
+out_nomem:
+	sl_errf(err, ENOMEM, "epoch '%s': no memory for %u workers' retire lists of %u",
+		name, conf->n_workers, rs);
+	return NULL;
+}
+
+void sl_epoch_free(struct sl_epoch *e)
+{
+	if (e == NULL)
+		return;
+	for (unsigned i = 0; i < e->n; i++) {
+		if (e->w[i].dq != NULL)
+			rte_rcu_qsbr_dq_delete(e->w[i].dq);
+		free(e->w[i].ring);
+	}
+	free(e->v);
+	free(e->w);
+	free(e);
+}
+
+struct sl_epoch_worker *sl_epoch_worker(struct sl_epoch *e, unsigned i)
+{
+	return i < e->n ? &e->w[i] : NULL;
+}
+
+void sl_epoch_online(struct sl_epoch_worker *w)
+{
+	struct sl_epoch *e = w->e;
+	if (e->policy == SL_EPOCH_QSBR)
+		rte_rcu_qsbr_thread_online(e->v, w->index);
+	__atomic_store_n(&w->last_qs_ns, sl_epoch_now_ns(), __ATOMIC_RELAXED);
+	__atomic_exchange_n(&w->seen, __atomic_load_n(&e->token, __ATOMIC_SEQ_CST),
+			    __ATOMIC_SEQ_CST);
+}
+
+void sl_epoch_offline(struct sl_epoch_worker *w)
+{
+	if (w->e->policy == SL_EPOCH_QSBR)
+		rte_rcu_qsbr_thread_offline(w->e->v, w->index);
+	__atomic_store_n(&w->seen, 0, __ATOMIC_RELEASE);
+}
+
+void sl_epoch_quiesce(struct sl_epoch *e, struct sl_epoch_worker *w)
+{
+	sl_counter_add(&w->breaths, 1);
+	if (__atomic_load_n(&w->seen, __ATOMIC_RELAXED) == 0)
+		return;
+	if (e->policy == SL_EPOCH_QSBR)
+		rte_rcu_qsbr_quiescent(e->v, w->index);
+	__atomic_store_n(&w->last_qs_ns, sl_epoch_now_ns(), __ATOMIC_RELAXED);
+	__atomic_store_n(&w->seen, __atomic_load_n(&e->token, __ATOMIC_ACQUIRE),
+			 __ATOMIC_RELEASE);
+}
+
+static uint64_t bump(struct sl_epoch *e)
+{
+	return __atomic_add_fetch(&e->token, 1, __ATOMIC_SEQ_CST);
+}
+
+int sl_epoch_retire(struct sl_epoch *e, struct sl_epoch_worker *w, void *obj,
+		    sl_epoch_free_fn *free_fn, void *arg)
+{
+	struct entry en = {
+		.obj = obj, .free_fn = free_fn, .arg = arg,
+		.retire_ns = sl_epoch_now_ns(),
+		.retire_breath = sl_counter_read(&w->breaths),
+	};
+
+	if (e->policy == SL_EPOCH_QSBR) {
+		/* the defer queue's ring may be larger: keep ring_size exact */
+		if (sl_counter_read(&w->retired) - sl_counter_read(&w->freed) > w->mask ||
+		    rte_rcu_qsbr_dq_enqueue(w->dq, &en) != 0)
+			return -ENOSPC;
+		w->last_stamp = bump(e);   /* the laggard check's token */
+	} else {
+		if (w->head - w->tail > w->mask)
+			return -ENOSPC;
+		if (e->policy == SL_EPOCH_IMMEDIATE) {
+			en.token = bump(e);
+			w->last_stamp = en.token;
+		}
+		w->ring[w->head & w->mask] = en;
+		w->head++;
+		if (e->policy == SL_EPOCH_BATCH && ++w->open == SL_EPOCH_BAG) {
+			uint64_t t = bump(e);
+			for (uint32_t i = w->head - SL_EPOCH_BAG; i != w->head; i++)
+				w->ring[i & w->mask].token = t;
+			w->last_stamp = t;
+			w->open = 0;
+		}
+	}
+	sl_counter_add(&w->retired, 1);
+	backlog_note(w);
+	return 0;
+}
+
+/* Smallest token published by an online worker; UINT64_MAX if none. */
+static uint64_t min_seen(const struct sl_epoch *e)
+{
+	uint64_t m = UINT64_MAX;
+	for (unsigned i = 0; i < e->n; i++) {
+		uint64_t s = __atomic_load_n(&e->w[i].seen, __ATOMIC_SEQ_CST);
+		if (s != 0 && s < m)
+			m = s;
+	}
+	return m;
+}
+
+static void grace_track(struct sl_epoch_worker *w, uint64_t min, uint64_t now)
+{
+	if (w->gp_open && min >= w->gp_token) {
+		sl_hist_record(&w->hist[SL_EPOCH_HIST_GRACE_NS], now - w->gp_start_ns);
+		w->gp_open = false;
+	}
+	if (!w->gp_open && w->last_stamp > min) {
+		w->gp_open = true;
+		w->gp_token = w->last_stamp;
+		w->gp_start_ns = now;
+	}
+}
+
+unsigned sl_epoch_reclaim(struct sl_epoch *e, struct sl_epoch_worker *w, unsigned cap)
+{
+	uint64_t now = sl_epoch_now_ns();
+
+	if (e->policy == SL_EPOCH_QSBR) {
+		unsigned freed = 0, pending = 0, avail = 0;
+		w->free_now_ns = now;
+		if (cap > 0)
+			rte_rcu_qsbr_dq_reclaim(w->dq, cap, &freed, &pending, &avail);
+		return freed;
+	}
+	if (w->head == w->tail)
+		return 0;
+	uint64_t limit = cap;
+	if (e->policy == SL_EPOCH_BATCH) {
+		uint64_t b = sl_counter_read(&w->breaths);
+		if (b - w->last_collect < SL_EPOCH_COLLECT_BREATHS)
+			return 0;
+		w->last_collect = b;
+		if (limit > SL_EPOCH_COLLECT_BAGS * SL_EPOCH_BAG)
+			limit = SL_EPOCH_COLLECT_BAGS * SL_EPOCH_BAG;
+	}
+	uint64_t min = min_seen(e);
+	grace_track(w, min, now);
+	unsigned freed = 0;
+	while (freed < limit && w->tail != w->head) {
+		const struct entry *en = &w->ring[w->tail & w->mask];
+		if (en->token == 0 || en->token > min)
+			break;
+		free_entry(w, en, now);
+		w->tail++;
+		freed++;
+	}
+	return freed;
+}
+
+int sl_epoch_synchronize(struct sl_epoch *e)
+{
+	uint64_t start = sl_epoch_now_ns();
+	uint64_t t = __atomic_load_n(&e->token, __ATOMIC_ACQUIRE);
+
+	if (e->policy == SL_EPOCH_QSBR)
+		rte_rcu_qsbr_check(e->v, rte_rcu_qsbr_start(e->v), true);
+	for (unsigned i = 0; i < e->n; i++) {
+		for (;;) {
+			uint64_t s = __atomic_load_n(&e->w[i].seen, __ATOMIC_ACQUIRE);
+			if (s == 0 || s >= t)
+				break;
+			sched_yield();
+		}
+	}
+	sl_hist_record(&e->sync_hist, sl_epoch_now_ns() - start);
+	return 0;
+}
+
+uint64_t sl_epoch_drain(struct sl_epoch *e)
+{
+	uint64_t total = 0, now = sl_epoch_now_ns();
+	for (unsigned i = 0; i < e->n; i++) {
+		struct sl_epoch_worker *w = &e->w[i];
+		if (e->policy == SL_EPOCH_QSBR) {
+			unsigned freed = 0, pending = 0, avail = 0;
+			w->free_now_ns = now;
+			rte_rcu_qsbr_dq_reclaim(w->dq, UINT32_MAX, &freed, &pending, &avail);
+			total += freed;
+			continue;
+		}
+		for (; w->tail != w->head; w->tail++, total++)
+			free_entry(w, &w->ring[w->tail & w->mask], now);
+		w->open = 0;
+	}
+	return total;
+}
+
+int sl_epoch_stats(const struct sl_epoch *e, int i, struct sl_epoch_stats *out)
+{
+	if (i >= (int)e->n)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	unsigned lo = i < 0 ? 0 : (unsigned)i, hi = i < 0 ? e->n : (unsigned)i + 1;
+	for (unsigned k = lo; k < hi; k++) {
+		const struct sl_epoch_worker *w = &e->w[k];
+		uint64_t freed = __atomic_load_n(&w->freed, __ATOMIC_ACQUIRE);
+		uint64_t retired = __atomic_load_n(&w->retired, __ATOMIC_ACQUIRE);
+		out->freed += freed;
+		out->retired += retired;
+		out->backlog += retired - freed;
+		out->backlog_hwm += sl_counter_read(&w->backlog_hwm);
+		out->breaths += sl_counter_read(&w->breaths);
+	}
+	return 0;
+}
+
+const struct sl_hist *sl_epoch_hist(const struct sl_epoch *e, unsigned i,
+				    enum sl_epoch_hist which)
+{
+	if (i >= e->n || (unsigned)which > SL_EPOCH_HIST_GRACE_NS)
+		return NULL;
+	return &e->w[i].hist[which];
+}
+
+const struct sl_hist *sl_epoch_sync_hist(const struct sl_epoch *e)
+{
+	return &e->sync_hist;
+}
+
+uint64_t sl_epoch_last_quiesce_ns(const struct sl_epoch *e, unsigned i)
+{
+	return i < e->n ? __atomic_load_n(&e->w[i].last_qs_ns, __ATOMIC_RELAXED) : 0;
+}
+
+bool sl_epoch_is_online(const struct sl_epoch *e, unsigned i)
+{
+	return i < e->n && __atomic_load_n(&e->w[i].seen, __ATOMIC_ACQUIRE) != 0;
+}
+
+int sl_epoch_laggard(const struct sl_epoch *e, uint64_t now_ns, uint64_t threshold_ns)
+{
+	uint64_t t = __atomic_load_n(&e->token, __ATOMIC_ACQUIRE);
+	uint64_t worst = 0;
+	int who = -1;
+
+	if (threshold_ns == 0)
+		threshold_ns = SL_EPOCH_LAGGARD_NS;
+	for (unsigned i = 0; i < e->n; i++) {
+		uint64_t s = __atomic_load_n(&e->w[i].seen, __ATOMIC_ACQUIRE);
+		uint64_t q = __atomic_load_n(&e->w[i].last_qs_ns, __ATOMIC_RELAXED);
+		if (s == 0 || s >= t || now_ns <= q)
+			continue;
+		uint64_t lag = now_ns - q;
+		if (lag > threshold_ns && lag > worst) {
+			worst = lag;
+			who = (int)i;
+		}
+	}
+	return who;
+}

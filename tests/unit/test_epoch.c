@@ -1,0 +1,308 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Epoch reclamation on one thread, workers simulated by their handles: when
+ * an object is freed under each policy (exact breath counts), offline
+ * workers, the cap, the full retire list, the metrics, the laggard check,
+ * drain, and the creation errors.  The qsbr policy runs on a --no-huge EAL
+ * (skipped, with the reason, if that cannot start).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+
+#include "epoch.h"
+
+#include "check.h"
+
+static unsigned n_freed;
+
+static void count_free(void *obj, void *arg)
+{
+	(void)obj;
+	unsigned *c = arg;
+	(*c)++;
+	n_freed++;
+}
+
+static struct sl_epoch *make(enum sl_epoch_policy p, unsigned n, unsigned ring)
+{
+	struct sl_err err = { "" };
+	struct sl_epoch_conf c = { .name = "t", .n_workers = n, .ring_size = ring, .policy = p };
+	struct sl_epoch *e = sl_epoch_create(&c, &err);
+	CHECK(e != NULL, "create %s: %s", sl_epoch_policy_name(p), err.msg);
+	return e;
+}
+
+/* quiesce + reclaim, as a breath does */
+static unsigned breathe(struct sl_epoch *e, struct sl_epoch_worker *w, unsigned cap)
+{
+	sl_epoch_quiesce(e, w);
+	return sl_epoch_reclaim(e, w, cap);
+}
+
+static void check_stats_add_up(struct sl_epoch *e)
+{
+	struct sl_epoch_stats s;
+	CHECK(sl_epoch_stats(e, -1, &s) == 0, "stats");
+	CHECK(s.retired == s.freed + s.backlog, "retired %lu != freed %lu + backlog %lu",
+	      (unsigned long)s.retired, (unsigned long)s.freed, (unsigned long)s.backlog);
+	CHECK(s.backlog_hwm >= s.backlog, "hwm %lu < backlog %lu",
+	      (unsigned long)s.backlog_hwm, (unsigned long)s.backlog);
+}
+
+/* Immediate and qsbr: one worker frees at its first breath after the retire;
+ * not in the breath of the retire. */
+static void test_single(enum sl_epoch_policy p)
+{
+	struct sl_epoch *e = make(p, 1, 0);
+	if (e == NULL)
+		return;
+	struct sl_epoch_worker *w = sl_epoch_worker(e, 0);
+	unsigned c = 0;
+	sl_epoch_online(w);
+	sl_epoch_quiesce(e, w);                     /* breath 1 */
+	CHECK(sl_epoch_retire(e, w, &c, count_free, &c) == 0, "retire");
+	CHECK(sl_epoch_reclaim(e, w, 16) == 0 && c == 0, "%s: freed in the retiring breath",
+	      sl_epoch_policy_name(p));
+	CHECK(breathe(e, w, 16) == 1 && c == 1, "%s: not freed at the next breath (c=%u)",
+	      sl_epoch_policy_name(p), c);
+	CHECK(breathe(e, w, 16) == 0 && c == 1, "freed twice");
+	const struct sl_hist *hb = sl_epoch_hist(e, 0, SL_EPOCH_HIST_FREE_BREATHS);
+	CHECK(sl_hist_count(hb) == 1 && sl_hist_max(hb) == 1,
+	      "latency in breaths: count %lu max %lu", (unsigned long)sl_hist_count(hb),
+	      (unsigned long)sl_hist_max(hb));
+	CHECK(sl_hist_count(sl_epoch_hist(e, 0, SL_EPOCH_HIST_FREE_NS)) == 1, "ns histogram");
+	check_stats_add_up(e);
+	sl_epoch_offline(w);
+	sl_epoch_free(e);
+}
+
+/* Two workers: w0's retire waits for w1's quiescent state; offline w1 does
+ * not hold it up. */
+static void test_two(enum sl_epoch_policy p)
+{
+	struct sl_epoch *e = make(p, 2, 0);
+	if (e == NULL)
+		return;
+	struct sl_epoch_worker *w0 = sl_epoch_worker(e, 0), *w1 = sl_epoch_worker(e, 1);
+	unsigned c = 0;
+	sl_epoch_online(w0);
+	sl_epoch_online(w1);
+	CHECK(sl_epoch_retire(e, w0, &c, count_free, &c) == 0, "retire");
+	for (int i = 0; i < 5; i++)
+		CHECK(breathe(e, w0, 16) == 0, "%s: freed before w1 quiesced",
+		      sl_epoch_policy_name(p));
+	CHECK(c == 0, "freed early");
+	sl_epoch_quiesce(e, w1);
+	CHECK(breathe(e, w0, 16) == 1 && c == 1, "%s: not freed once both quiesced",
+	      sl_epoch_policy_name(p));
+
+	/* w1 offline holds nothing up */
+	sl_epoch_offline(w1);
+	CHECK(!sl_epoch_is_online(e, 1) && sl_epoch_is_online(e, 0), "online flags");
+	CHECK(sl_epoch_retire(e, w0, &c, count_free, &c) == 0, "retire");
+	CHECK(breathe(e, w0, 16) == 1 && c == 2, "%s: offline worker held it up",
+	      sl_epoch_policy_name(p));
+	/* back online, it holds up again */
+	sl_epoch_online(w1);
+	CHECK(sl_epoch_retire(e, w0, &c, count_free, &c) == 0, "retire");
+	CHECK(breathe(e, w0, 16) == 0, "online again: not held up");
+	sl_epoch_quiesce(e, w1);
+	CHECK(breathe(e, w0, 16) == 1 && c == 3, "not freed after w1 quiesced");
+	/* an offline retirer's objects wait for the online ones */
+	sl_epoch_offline(w0);
+	CHECK(sl_epoch_retire(e, w0, &c, count_free, &c) == 0, "offline retire");
+	CHECK(sl_epoch_reclaim(e, w0, 16) == 0, "offline retirer: freed before w1 quiesced");
+	sl_epoch_quiesce(e, w1);
+	CHECK(sl_epoch_reclaim(e, w0, 16) == 1 && c == 4, "offline retirer: not freed");
+	check_stats_add_up(e);
+	sl_epoch_offline(w1);
+	sl_epoch_free(e);
+}
+
+/* The cap, and -ENOSPC on a full ring (the caller keeps the object). */
+static void test_cap_and_full(enum sl_epoch_policy p)
+{
+	struct sl_epoch *e = make(p, 1, 64);
+	if (e == NULL)
+		return;
+	struct sl_epoch_worker *w = sl_epoch_worker(e, 0);
+	unsigned c = 0, ok = 0;
+	sl_epoch_online(w);
+	for (unsigned i = 0; i < 100; i++)
+		if (sl_epoch_retire(e, w, &c, count_free, &c) == 0)
+			ok++;
+	CHECK(ok == 64, "%s: ring of 64 took %u", sl_epoch_policy_name(p), ok);
+	CHECK(sl_epoch_retire(e, w, &c, count_free, &c) == -ENOSPC, "full: not -ENOSPC");
+	struct sl_epoch_stats s;
+	sl_epoch_stats(e, 0, &s);
+	CHECK(s.retired == ok && s.backlog == ok && s.backlog_hwm == ok, "stats after full");
+	sl_epoch_quiesce(e, w);
+	CHECK(sl_epoch_reclaim(e, w, 10) == 10 && c == 10, "%s: cap 10 freed %u",
+	      sl_epoch_policy_name(p), c);
+	CHECK(sl_epoch_reclaim(e, w, 0) == 0, "cap 0 freed something");
+	CHECK(sl_epoch_reclaim(e, w, 1000) == ok - 10 && c == ok, "rest");
+	sl_epoch_stats(e, 0, &s);
+	CHECK(s.freed == ok && s.backlog == 0 && s.backlog_hwm == ok, "stats after reclaim");
+	check_stats_add_up(e);
+	sl_epoch_offline(w);
+	sl_epoch_free(e);
+}
+
+/* Batch: nothing leaves an open bag; a sealed bag waits for the collect at
+ * breath 128; a collect frees at most 8 bags. */
+static void test_batch(void)
+{
+	struct sl_epoch *e = make(SL_EPOCH_BATCH, 1, 1024);
+	struct sl_epoch_worker *w = sl_epoch_worker(e, 0);
+	unsigned c = 0, freed = 0;
+	sl_epoch_online(w);
+	for (unsigned i = 0; i < SL_EPOCH_BAG - 1; i++)
+		CHECK(sl_epoch_retire(e, w, &c, count_free, &c) == 0, "retire");
+	for (unsigned b = 1; b <= 200; b++)
+		freed += breathe(e, w, 1000);
+	CHECK(freed == 0 && c == 0, "open bag of 63 freed %u", freed);
+	CHECK(sl_epoch_retire(e, w, &c, count_free, &c) == 0, "retire 64th");
+	/* breaths so far 200, last collect at 128: next at 256 */
+	for (unsigned b = 201; b < 256; b++)
+		freed += breathe(e, w, 1000);
+	CHECK(freed == 0, "sealed bag freed before the collect: %u", freed);
+	CHECK(breathe(e, w, 1000) == SL_EPOCH_BAG && c == SL_EPOCH_BAG,
+	      "collect at breath 256 did not free the bag of 64 (c=%u)", c);
+
+	/* 10 bags: a collect takes 8, the next one (128 breaths on) the rest */
+	for (unsigned i = 0; i < 10 * SL_EPOCH_BAG; i++)
+		sl_epoch_retire(e, w, &c, count_free, &c);
+	for (unsigned b = 257; b < 384; b++)
+		freed += breathe(e, w, 1000);
+	CHECK(freed == 0, "freed between collects");
+	CHECK(breathe(e, w, 1000) == 8 * SL_EPOCH_BAG, "collect of 10 bags took %u",
+	      c - SL_EPOCH_BAG);
+	for (unsigned b = 385; b < 512; b++)
+		freed += breathe(e, w, 1000);
+	CHECK(freed == 0 && breathe(e, w, 1000) == 2 * SL_EPOCH_BAG, "second collect");
+	CHECK(sl_hist_max(sl_epoch_hist(e, 0, SL_EPOCH_HIST_FREE_BREATHS)) <= 256,
+	      "latency in breaths");
+
+	/* drain frees an open bag */
+	for (unsigned i = 0; i < 5; i++)
+		sl_epoch_retire(e, w, &c, count_free, &c);
+	sl_epoch_offline(w);
+	CHECK(sl_epoch_synchronize(e) == 0, "synchronize");
+	CHECK(sl_epoch_drain(e) == 5, "drain of an open bag");
+	check_stats_add_up(e);
+	struct sl_epoch_stats s;
+	sl_epoch_stats(e, -1, &s);
+	CHECK(s.retired == SL_EPOCH_BAG + 10 * SL_EPOCH_BAG + 5 &&
+	      s.freed == s.retired && s.backlog == 0, "batch totals: retired %lu freed %lu",
+	      (unsigned long)s.retired, (unsigned long)s.freed);
+	sl_epoch_free(e);
+}
+
+/* Grace periods, the laggard check, synchronize and drain. */
+static void test_laggard_and_drain(void)
+{
+	struct sl_epoch *e = make(SL_EPOCH_IMMEDIATE, 3, 0);
+	struct sl_epoch_worker *w[3];
+	unsigned c = 0;
+	for (unsigned i = 0; i < 3; i++) {
+		w[i] = sl_epoch_worker(e, i);
+		sl_epoch_online(w[i]);
+	}
+	CHECK(sl_epoch_worker(e, 3) == NULL, "worker 3 of 3");
+	uint64_t now = sl_epoch_now_ns();
+	CHECK(sl_epoch_laggard(e, now + 1000000000ull, 0) == -1,
+	      "nothing retired: no laggard");
+	sl_epoch_retire(e, w[0], &c, count_free, &c);
+	CHECK(sl_epoch_reclaim(e, w[0], 16) == 0, "freed early");
+	sl_epoch_quiesce(e, w[0]);
+	sl_epoch_quiesce(e, w[2]);
+	uint64_t q1 = sl_epoch_last_quiesce_ns(e, 1);
+	CHECK(q1 != 0 && q1 <= sl_epoch_last_quiesce_ns(e, 2), "last quiescent times");
+	CHECK(sl_epoch_laggard(e, q1 + 5000000ull, 0) == -1, "5 ms is not a laggard");
+	CHECK(sl_epoch_laggard(e, q1 + SL_EPOCH_LAGGARD_NS + 1, 0) == 1,
+	      "worker 1 not named at 10 ms");
+	CHECK(sl_epoch_laggard(e, q1 + 2000, 1000) == 1, "threshold 1 us");
+	sl_epoch_offline(w[1]);
+	CHECK(sl_epoch_laggard(e, q1 + SL_EPOCH_LAGGARD_NS * 10, 0) == -1,
+	      "offline worker named");
+	CHECK(sl_epoch_reclaim(e, w[0], 16) == 1, "freed after w1 offline");
+	CHECK(sl_hist_count(sl_epoch_hist(e, 0, SL_EPOCH_HIST_GRACE_NS)) == 1,
+	      "grace period recorded");
+	CHECK(sl_epoch_hist(e, 3, SL_EPOCH_HIST_GRACE_NS) == NULL, "hist of worker 3");
+
+	/* retired by three, synchronize with all quiesced or offline, drain */
+	for (unsigned i = 0; i < 3; i++)
+		for (unsigned k = 0; k < 10; k++)
+			sl_epoch_retire(e, w[i], &c, count_free, &c);
+	for (unsigned i = 0; i < 3; i++)
+		sl_epoch_offline(w[i]);
+	CHECK(sl_epoch_synchronize(e) == 0, "synchronize");
+	CHECK(sl_hist_count(sl_epoch_sync_hist(e)) == 1, "sync histogram");
+	CHECK(sl_epoch_drain(e) == 30 && c == 31, "drain freed %u", c);
+	struct sl_epoch_stats s;
+	CHECK(sl_epoch_stats(e, 3, &s) == -EINVAL, "stats of worker 3");
+	sl_epoch_stats(e, -1, &s);
+	CHECK(s.retired == 31 && s.freed == 31 && s.backlog == 0, "totals after drain");
+	sl_epoch_free(e);
+}
+
+static void test_errors(void)
+{
+	struct sl_err err = { "" };
+	struct sl_epoch_conf c = { .name = "fc", .n_workers = 0 };
+	CHECK(sl_epoch_create(&c, &err) == NULL &&
+	      strcmp(err.msg, "epoch 'fc': n_workers must be 1..128, got 0") == 0,
+	      "n_workers 0: '%s'", err.msg);
+	c.n_workers = 2;
+	c.ring_size = 1000;
+	CHECK(sl_epoch_create(&c, &err) == NULL &&
+	      strcmp(err.msg, "epoch 'fc': ring_size must be a power of two from 64 to 2^30, "
+			      "got 1000") == 0, "ring 1000: '%s'", err.msg);
+	c.ring_size = 0;
+	c.policy = (enum sl_epoch_policy)7;
+	CHECK(sl_epoch_create(&c, &err) == NULL &&
+	      strcmp(err.msg, "epoch 'fc': unknown policy 7") == 0, "policy: '%s'", err.msg);
+	CHECK(strcmp(sl_epoch_policy_name(SL_EPOCH_BATCH), "batch") == 0, "policy name");
+}
+
+/* Without EAL the qsbr policy says why it cannot be created. */
+static void test_qsbr_no_eal(void)
+{
+	struct sl_err err = { "" };
+	struct sl_epoch_conf c = { .name = "fc", .n_workers = 2, .policy = SL_EPOCH_QSBR };
+	CHECK(sl_epoch_create(&c, &err) == NULL &&
+	      strstr(err.msg, "epoch 'fc': policy 'qsbr' cannot create the defer queue of "
+			      "worker 0 (it needs DPDK's EAL initialised)") == err.msg,
+	      "qsbr without EAL: '%s'", err.msg);
+}
+
+int main(void)
+{
+	test_errors();
+	test_qsbr_no_eal();
+	test_single(SL_EPOCH_IMMEDIATE);
+	test_two(SL_EPOCH_IMMEDIATE);
+	test_cap_and_full(SL_EPOCH_IMMEDIATE);
+	test_batch();
+	test_laggard_and_drain();
+
+	char prefix[32];
+	snprintf(prefix, sizeof(prefix), "tep%d", (int)getpid());
+	char *argv[] = { "test_epoch", "--no-huge", "-m", "64", "--no-pci",
+			 "--file-prefix", prefix, "--log-level", "lib.eal:error",
+			 "--lcores", "0@0", NULL };
+	if (rte_eal_init(11, argv) < 0) {
+		printf("qsbr policy skipped: cannot initialise DPDK's EAL (--no-huge)\n");
+	} else {
+		test_single(SL_EPOCH_QSBR);
+		test_two(SL_EPOCH_QSBR);
+		test_cap_and_full(SL_EPOCH_QSBR);
+		rte_eal_cleanup();
+	}
+	printf("%d checks, %d failures\n", checks, failures);
+	return failures ? 1 : 0;
+}
