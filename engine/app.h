@@ -53,6 +53,8 @@
 #define SL_BURST_MAX 256
 
 struct sl_app;
+struct sl_epoch;
+struct sl_epoch_worker;
 struct sl_topology;
 
 struct sl_port_spec {
@@ -106,6 +108,12 @@ struct sl_app {
 	unsigned n_in, n_out;                /* highest connected index + 1 */
 	unsigned burst;                      /* engine-wide burst size (<= SL_BURST_MAX) */
 	struct rte_mempool *pool;            /* mbufs for this app's worker */
+	/* Deferred frees: from push or tick, an object unlinked from a shared
+	 * structure is handed to sl_epoch_retire(app->epoch, app->epoch_w,
+	 * obj, free_fn, arg) and freed once every worker has passed a
+	 * quiescent state (engine/epoch.h). */
+	struct sl_epoch *epoch;
+	struct sl_epoch_worker *epoch_w;
 	int socket;                          /* NUMA node of the app's worker */
 	struct sl_app_stats stats __rte_cache_aligned;
 

@@ -291,16 +291,21 @@ static int parse_engine(struct ctx *c, const yaml_node_t *n)
 		  .min = 1, .max = SL_BURST_MAX, .doc = "packets per burst" },
 		{ .name = "link_size", .type = SL_PARAM_UINT, .def = NULL,
 		  .min = 64, .max = 65536, .doc = "slots per link, a power of two" },
+		{ .name = "epoch", .type = SL_PARAM_ENUM, .def = "immediate",
+		  .choices = "immediate|batch|qsbr", .doc = "reclamation policy" },
+		{ .name = "reclaim_cap", .type = SL_PARAM_UINT, .def = "256",
+		  .min = 1, .max = 65536, .doc = "retired objects freed per breath at most" },
 	};
-	uint64_t v[] = { 32, SL_LINK_SIZE_DEFAULT };
+	uint64_t v[] = { 32, SL_LINK_SIZE_DEFAULT, SL_EPOCH_IMMEDIATE, 256 };
 	struct sl_mark marks[SL_ARRAY_LEN(specs)];
+	_Static_assert(SL_ARRAY_LEN(v) == SL_ARRAY_LEN(specs), "engine defaults");
 	int rc;
 
 	if (section_absent(n))
 		return 0;
 	if (n->type != YAML_MAPPING_NODE)
 		return fail_at(c, node_mark(n),
-			       "'engine' must be a mapping with burst and link_size, got %s",
+			       "'engine' must be a mapping with burst, link_size, epoch and reclaim_cap, got %s",
 			       kind_name(n));
 	rc = parse_numbers(c, n, "engine", specs, SL_ARRAY_LEN(specs), v, marks);
 	if (rc < 0)
@@ -310,6 +315,8 @@ static int parse_engine(struct ctx *c, const yaml_node_t *n)
 			       v[1]);
 	c->cfg->burst = (unsigned)v[0];
 	c->cfg->link_size = (unsigned)v[1];
+	c->cfg->epoch_policy = (enum sl_epoch_policy)v[2];
+	c->cfg->reclaim_cap = (unsigned)v[3];
 	return 0;
 }
 
@@ -1274,6 +1281,8 @@ struct sl_config *sl_config_parse(const char *name, const char *text, size_t len
 					    .ops = SL_POOL_OPS_SLUICE, .chunk = 512 };
 	c.cfg->burst = 32;
 	c.cfg->link_size = SL_LINK_SIZE_DEFAULT;
+	c.cfg->epoch_policy = SL_EPOCH_IMMEDIATE;
+	c.cfg->reclaim_cap = 256;
 
 	if (!yaml_parser_initialize(&parser)) {
 		rc = out_of_memory(&c);

@@ -6,7 +6,7 @@
  *   dpdk:    { args: [EAL arguments...] }
  *   pool:    { mbufs: N, data_room: N, ops: sluice|dpdk, chunk: N, high: N,
  *              l3_tier: BOOL, l3_chunks: N, cache: N (ops: dpdk) }
- *   engine:  { burst: N, link_size: N }
+ *   engine:  { burst: N, link_size: N, epoch: immediate|batch|qsbr, reclaim_cap: N }
  *   workers: { NAME: { core: N | auto } ... }
  *   apps:    { NAME: { type: T, worker: W, PARAM: VALUE ... } ... }
  *   links:   [ "a.output -> b.input", { link: "b.output -> c.input", size: N }, ... ]
@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "app.h"
+#include "epoch.h"
 #include "err.h"
 #include "param.h"
 
@@ -89,6 +90,8 @@ struct sl_config {
 	struct sl_pool_cfg pool;
 	unsigned burst;          /* packets per burst, 1..SL_BURST_MAX */
 	unsigned link_size;      /* same-worker and cross-worker ring size */
+	enum sl_epoch_policy epoch_policy;   /* engine.epoch */
+	unsigned reclaim_cap;    /* engine.reclaim_cap: frees per breath per worker */
 	struct sl_worker_cfg *workers;
 	unsigned n_workers;
 	struct sl_app_cfg *apps;

@@ -18,6 +18,7 @@
 #include <rte_mempool.h>
 
 #include "engine.h"
+#include "epoch.h"
 #include "interlink.h"
 #include "placement.h"
 #include "pool.h"
@@ -39,6 +40,8 @@ struct engine {
 	struct sl_link *links;          /* cfg->n_links */
 	struct sl_worker *workers;      /* cfg->n_workers */
 	struct sl_worker everyone;      /* all apps, for the drain on stop */
+	struct sl_epoch *epoch;
+	uint64_t epoch_drained;
 	const struct sl_plan *plan;
 	bool stop;
 	uint64_t drained, freed_at_stop;
@@ -294,6 +297,16 @@ static int setup(struct engine *e, const struct sl_topology *topo, struct sl_err
 	rc = create_pool(e, topo, err);
 	if (rc < 0)
 		return rc;
+	struct sl_epoch_conf ec = { .name = "sluice", .n_workers = cfg->n_workers,
+				    .policy = cfg->epoch_policy };
+	e->epoch = sl_epoch_create(&ec, err);
+	if (e->epoch == NULL)
+		return sl_err_prefix(err, EINVAL, "engine.epoch");
+	for (unsigned w = 0; w < cfg->n_workers; w++) {
+		e->workers[w].epoch = e->epoch;
+		e->workers[w].epoch_w = sl_epoch_worker(e->epoch, w);
+		e->workers[w].reclaim_cap = cfg->reclaim_cap;
+	}
 
 	for (unsigned i = 0; i < cfg->n_apps; i++) {
 		const struct sl_app_cfg *ac = &cfg->apps[i];
@@ -306,6 +319,8 @@ static int setup(struct engine *e, const struct sl_topology *topo, struct sl_err
 		a->burst = cfg->burst;
 		a->pool = e->pool;
 		a->socket = e->workers[ac->worker].socket;
+		a->epoch = e->epoch;
+		a->epoch_w = e->workers[ac->worker].epoch_w;
 		if (a->type->priv_size > 0) {
 			a->priv = rte_zmalloc_socket("sl_app", a->type->priv_size,
 						     RTE_CACHE_LINE_SIZE, a->socket);
@@ -375,6 +390,10 @@ static void teardown(struct engine *e)
 		for (unsigned i = cfg->n_apps; i-- > 0;)
 			if (e->apps[i].inited && e->apps[i].type->fini != NULL)
 				e->apps[i].type->fini(&e->apps[i]);
+	/* Every worker went offline when it left its loop: what is still
+	 * retired can be freed now. */
+	if (e->epoch != NULL && sl_epoch_synchronize(e->epoch) == 0)
+		e->epoch_drained = sl_epoch_drain(e->epoch);
 }
 
 static void release(struct engine *e)
@@ -406,6 +425,7 @@ static void release(struct engine *e)
 	rte_free(e->links);
 	rte_free(e->workers);
 	free(e->apps);
+	sl_epoch_free(e->epoch);
 	rte_mempool_free(e->pool);
 }
 
@@ -528,6 +548,12 @@ static void summary(const struct engine *e, double elapsed)
 		       ps.sum.full, sl_pool_hist_quantile(&ps.sum.rebalance_ns, 0.999),
 		       sl_pool_hist_quantile(&ps.sum.reclaim_ns, 0.999));
 	}
+	struct sl_epoch_stats es;
+	if (e->epoch != NULL && sl_epoch_stats(e->epoch, -1, &es) == 0)
+		printf("epoch (%s, cap %u per breath): retired %" PRIu64 ", freed %" PRIu64
+		       " (%" PRIu64 " at stop), backlog high-water %" PRIu64 "\n",
+		       sl_epoch_policy_name(cfg->epoch_policy), cfg->reclaim_cap, es.retired,
+		       es.freed, e->epoch_drained, es.backlog_hwm);
 	printf("drained at stop: %" PRIu64 " packets delivered, %" PRIu64
 	       " freed from links\n", e->drained, e->freed_at_stop);
 	printf("elapsed: %.2f s\n", elapsed);

@@ -48,6 +48,10 @@ bool sl_worker_breathe(struct sl_worker *w)
 		sl_pool_house(w->pool);
 	for (unsigned i = 0; i < w->n_tick; i++)
 		w->tick[i]->type->tick(w->tick[i]);
+	if (w->epoch != NULL) {
+		sl_epoch_reclaim(w->epoch, w->epoch_w, w->reclaim_cap);
+		sl_epoch_quiesce(w->epoch, w->epoch_w);
+	}
 	sl_counter_add(&w->breaths, 1);
 	return rounds > 0;
 }
@@ -71,7 +75,11 @@ int sl_worker_main(void *arg)
 {
 	struct sl_worker *w = arg;
 	bind_memory(w);
+	if (w->epoch != NULL)
+		sl_epoch_online(w->epoch_w);
 	while (!__atomic_load_n(w->stop, __ATOMIC_ACQUIRE))
 		sl_worker_breathe(w);
+	if (w->epoch != NULL)
+		sl_epoch_offline(w->epoch_w);
 	return 0;
 }

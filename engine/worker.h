@@ -9,7 +9,10 @@
  *   flush  publish the indices of every interlink the worker feeds or drains
  *          (one release store each, once per breath, not per packet);
  *   house  the pool's capped housekeeping (sl_pool_house: retry a chunk move
- *          that found every queue full), then every app that has tick().
+ *          that found every queue full), every app that has tick(), and at
+ *          most reclaim_cap frees of retired objects (sl_epoch_reclaim);
+ *   quiesce report a quiescent state to the epoch module: nothing of the
+ *          breath is held any more.
  *
  * No step blocks.  The loop ends when *stop becomes true.
  *
@@ -23,6 +26,7 @@
 #include <stdint.h>
 
 #include "app.h"
+#include "epoch.h"
 #include "pool.h"
 
 #define SL_PUSH_ROUNDS 8
@@ -45,6 +49,9 @@ struct sl_worker {
 	const bool *stop;                      /* read with acquire */
 	struct sl_pool_worker *pool;           /* this worker's freelist, or NULL
 						* (ops: dpdk) */
+	struct sl_epoch *epoch;                /* NULL: no epoch reporting (drain) */
+	struct sl_epoch_worker *epoch_w;
+	unsigned reclaim_cap;                  /* frees per breath at most */
 	struct sl_il **il_prod;                /* interlinks this worker feeds */
 	unsigned n_il_prod;
 	struct sl_il **il_cons;                /* interlinks this worker drains */
@@ -69,7 +76,8 @@ unsigned sl_worker_push(struct sl_worker *w);
 void sl_worker_flush(struct sl_worker *w);
 
 /* The lcore entry point: binds the thread's memory policy to w->socket
- * (libnuma), then breathes until *w->stop.  arg is a struct sl_worker. */
+ * (libnuma), goes online in the epoch module, breathes until *w->stop, then
+ * goes offline.  arg is a struct sl_worker. */
 int sl_worker_main(void *arg);
 
 #endif

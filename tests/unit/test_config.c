@@ -162,6 +162,8 @@ static void test_minimal_defaults(void)
 	check_uint("default pool.mbufs", cfg->pool.mbufs, 16383);
 	check_uint("default pool.cache", cfg->pool.cache, 256);
 	check_uint("default pool.ops", cfg->pool.ops, SL_POOL_OPS_SLUICE);
+	check_uint("default engine.epoch", cfg->epoch_policy, SL_EPOCH_IMMEDIATE);
+	check_uint("default engine.reclaim_cap", cfg->reclaim_cap, 256);
 	check_uint("default pool.chunk", cfg->pool.chunk, 512);
 	check_uint("default pool.l3_tier", cfg->pool.l3_tier, 0);
 	check_uint("default pool.data_room", cfg->pool.data_room, 2048);
@@ -493,6 +495,10 @@ struct bad_case {
 #define TWO_LINKED TWO_APPS "links: [g.output -> s.input]\n"
 
 static const struct bad_case bad_cases[] = {
+	{ "engine.epoch unknown", "engine: { epoch: rcu }\n" TWO_LINKED,
+	  "t.yaml:1:18: engine.epoch must be one of immediate|batch|qsbr, got 'rcu'", NULL },
+	{ "engine.reclaim_cap zero", "engine: { reclaim_cap: 0 }\n" TWO_LINKED,
+	  "t.yaml:1:24: engine.reclaim_cap must be in 1..65536, got 0", NULL },
 	{ "link size not a power of two", TWO_APPS
 	  "links:\n  - { link: \"g.output -> s.input\", size: 100 }\n",
 	  "t.yaml:5:42: link size must be a power of two in 2..16777216, got '100'", NULL },

@@ -214,6 +214,43 @@ static void test_full_link_drops(void)
 	free(g.priv); free(end.priv);
 }
 
+static unsigned freed_objects;
+
+static void count_free(void *obj, void *arg)
+{
+	(void)obj;
+	(void)arg;
+	freed_objects++;
+}
+
+/* The breath reclaims retired objects (capped) and reports a quiescent
+ * state: with one worker, an object retired during a breath is freed by the
+ * next one, and never more than reclaim_cap per breath. */
+static void test_epoch_in_breath(void)
+{
+	struct sl_err err;
+	struct sl_epoch_conf ec = { .name = "tw", .n_workers = 1 };
+	struct sl_epoch *e = sl_epoch_create(&ec, &err);
+	CHECK(e != NULL, "epoch: %s", err.msg);
+	if (e == NULL)
+		return;
+	bool stop = false;
+	struct sl_worker w = { .stop = &stop, .epoch = e, .epoch_w = sl_epoch_worker(e, 0),
+			       .reclaim_cap = 3 };
+	static int objs[5];
+	sl_epoch_online(w.epoch_w);
+	for (int i = 0; i < 5; i++)
+		sl_epoch_retire(e, w.epoch_w, &objs[i], count_free, NULL);
+	sl_worker_breathe(&w);
+	CHECK(freed_objects == 0, "freed %u in the breath of the retire", freed_objects);
+	sl_worker_breathe(&w);
+	CHECK(freed_objects == 3, "freed %u, the cap is 3", freed_objects);
+	sl_worker_breathe(&w);
+	CHECK(freed_objects == 5, "freed %u of 5", freed_objects);
+	sl_epoch_offline(w.epoch_w);
+	sl_epoch_free(e);
+}
+
 int main(void)
 {
 	char prefix[32];
@@ -233,6 +270,7 @@ int main(void)
 	test_chain_one_breath();
 	test_rounds();
 	test_full_link_drops();
+	test_epoch_in_breath();
 	CHECK(rte_mempool_avail_count(pool) == 1023, "%u of 1023 mbufs back",
 	      rte_mempool_avail_count(pool));
 	rte_mempool_free(pool);
