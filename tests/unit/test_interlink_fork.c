@@ -26,6 +26,7 @@
 #include "interlink_worker.h"
 
 #include "check.h"
+#include "il_seq.h"
 
 #define N_CHILD 100000u  /* numbers the child consumes */
 #define N_PARENT 20000u  /* then the parent */
@@ -174,23 +175,8 @@ int main(void)
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child consumer exit status %d", st);
 	CHECK(sl_il_state(il, SL_IL_CONSUMER) == SL_IL_DETACHED, "child detached the consumer");
 	CHECK(sl_il_attach(il, SL_IL_CONSUMER) == 0, "parent attaches the consumer");
-	uintptr_t next_out = N_CHILD + 1;
-	while (next_out <= total && rte_rdtsc() < deadline) {
-		if (next_in <= total) {
-			unsigned b = total - next_in + 1 < 32 ? (unsigned)(total - next_in + 1) : 32;
-			for (unsigned k = 0; k < b; k++)
-				in[k] = (void *)(next_in + k);
-			next_in += sl_il_enqueue_burst_publish(il, in, b);
-		}
-		unsigned n = sl_il_dequeue_burst_publish(il, out, 32);
-		for (unsigned k = 0; k < n; k++, next_out++)
-			if ((uintptr_t)out[k] != next_out) {
-				CHECK(0, "parent after the child: expected %lu, got %lu",
-				      (unsigned long)next_out, (unsigned long)(uintptr_t)out[k]);
-				next_out = total + 1;
-				break;
-			}
-	}
+	uintptr_t next_out = il_seq_finish(il, next_in, N_CHILD + 1, total, deadline,
+					   "parent after the child");
 	CHECK(next_out == total + 1, "parent received up to %lu of %lu", (unsigned long)next_out - 1,
 	      (unsigned long)total);
 

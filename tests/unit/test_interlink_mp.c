@@ -28,6 +28,7 @@
 #include "interlink_worker.h"
 
 #include "check.h"
+#include "il_seq.h"
 
 #define RING "mp"
 #define N_SECONDARY 100000u
@@ -215,23 +216,8 @@ int main(int argc, char **argv)
 	}
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "secondary consumer exit status %d", st);
 	CHECK(sl_il_attach(il, SL_IL_CONSUMER) == 0, "primary takes the consumer over");
-	uintptr_t next_out = N_SECONDARY + 1;
-	while (next_out <= total && rte_rdtsc() < deadline) {
-		if (next_in <= total) {
-			unsigned b = total - next_in + 1 < 32 ? (unsigned)(total - next_in + 1) : 32;
-			for (unsigned k = 0; k < b; k++)
-				objs[k] = (void *)(next_in + k);
-			next_in += sl_il_enqueue_burst_publish(il, objs, b);
-		}
-		unsigned n = sl_il_dequeue_burst_publish(il, objs, 32);
-		for (unsigned k = 0; k < n; k++, next_out++)
-			if ((uintptr_t)objs[k] != next_out) {
-				CHECK(0, "primary after the secondary: expected %lu, got %lu",
-				      (unsigned long)next_out, (unsigned long)(uintptr_t)objs[k]);
-				next_out = total + 1;
-				break;
-			}
-	}
+	uintptr_t next_out = il_seq_finish(il, next_in, N_SECONDARY + 1, total, deadline,
+					   "primary after the secondary");
 	CHECK(next_out == total + 1, "primary received up to %lu", (unsigned long)next_out - 1);
 
 	/* 2. A secondary attaches the producer by name and sends N_SECONDARY more. */
