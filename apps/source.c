@@ -3,10 +3,32 @@
  * source: generates Ethernet/IPv4/UDP frames of a fixed size.
  *
  * Flows: flow f (0 <= f < flows) has source address src_ip + (f mod 4096)
- * and UDP source port 1024 + f / 4096; packets cycle through the flows in
- * order, so both address-only and 5-tuple hashes spread them.  Destination
- * is dst_ip, UDP port 9.  The payload is zero, the UDP checksum 0 (none),
- * the IPv4 checksum correct.
+ * and UDP source port 1024 + f / 4096, so both address-only and 5-tuple
+ * hashes spread them.  Destination is dst_ip, UDP port 9.  The payload is
+ * zero, the UDP checksum 0 (none), the IPv4 checksum correct.  Param dist
+ * chooses each frame's flow:
+ *
+ *   cycle    the flows in order, 0, 1, ..., flows - 1, 0, ...
+ *   zipf     flow f with probability proportional to 1 / (f + 1)^zipf_s:
+ *            flow 0 is the most popular, then flow 1, and so on.  Samples
+ *            come from rejection-inversion (Hoermann and Derflinger, 1996):
+ *            O(1) time and memory whatever flows is.  At least 98% of
+ *            samples cost one log and one exp (just the exp when zipf_s is
+ *            1); the others add two of each, and under 2% draw again.  The
+ *            uniform numbers come from a splitmix64 generator seeded with
+ *            seed, so a config gives the same frames on every run.
+ *   unique   every frame is a new flow; flows is ignored.  Frame number c
+ *            (a 64-bit counter from 0) gets source address
+ *            src_ip + (c mod 2^12) + 2^12 * (c / 2^44), modulo 2^32, UDP
+ *            source port (1024 + c / 2^12) mod 2^16 and destination port
+ *            (9 + c / 2^28) mod 2^16 (divisions rounding down).  This is a
+ *            one-to-one map of the 64-bit counter onto (address, source
+ *            port, destination port), so no 5-tuple repeats before 2^64
+ *            frames.  Frames 0 .. 2^24 - 1 are the flows of cycle with
+ *            flows 16777216, in the same order.
+ *
+ * zipf_s is a decimal number, 0 < zipf_s <= 5, checked whatever dist is;
+ * zipf_s and seed are used only by zipf.
  *
  * Pacing: with rate > 0 a token bucket on the TSC admits packets; it holds
  * at most 10 ms of packets (at least 1), so a short stall of the worker is
@@ -15,8 +37,12 @@
  *
  * A frame larger than one buffer of the app's pool is sent as a chain of
  * segments.  If mbufs cannot be allocated the breath sends nothing; nothing
- * is counted, and the next breath tries again.
+ * is counted, no flow is used up, and the next breath tries again.
  */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
 #include <rte_ip.h>
 #include <rte_udp.h>
 
@@ -24,25 +50,173 @@
 #include "gen.h"
 
 #define SRC_SIZE_MAX SL_GEN_SIZE_MAX
-#define SRC_ADDRS_PER_PORT 4096u     /* source addresses cycled per port */
+#define SRC_ADDR_BITS 12u                           /* address offsets per port */
+#define SRC_ADDRS_PER_PORT (1u << SRC_ADDR_BITS)
 #define SRC_PORT_FIRST 1024u
 #define SRC_DST_PORT 9u
+#define SRC_ZIPF_S_MAX 5.0
+#define SRC_ZIPF_Q_PLAIN 1e-3                       /* see zipf_H_inv */
+
+/* unique: bits of the frame counter for each field (see the top comment). */
+#define SRC_UNIQ_SPORT_SHIFT SRC_ADDR_BITS          /* 16 bits of source port */
+#define SRC_UNIQ_DPORT_SHIFT (SRC_UNIQ_SPORT_SHIFT + 16)
+#define SRC_UNIQ_ADDR_HI_SHIFT (SRC_UNIQ_DPORT_SHIFT + 16)
+
+enum source_dist { SRC_DIST_CYCLE, SRC_DIST_ZIPF, SRC_DIST_UNIQUE };
+
+/*
+ * Rejection-inversion sampling of Zipf(s, n) over ranks 1..n.
+ *
+ * h(x) = x^-s is the unnormalised weight; H is an antiderivative of h,
+ * H(x) = (x^(1-s) - 1) / (1-s) (log x when s = 1).  A uniform u on
+ * [H(1.5) - h(1), H(n + 0.5)] is mapped to x = H^-1(u) and rounded to the
+ * rank k.  Rank k owns the u in [H(k - 0.5), H(k + 0.5)] (rank 1 also the
+ * extra h(1) below H(1.5)), of which the top h(k) are accepted: h is convex,
+ * so h(k) fits, and every rank is accepted with probability proportional to
+ * h(k).  Most samples are accepted by the cheap test k - x <= accept, with
+ * the bound taken at k = 2, which the paper shows holds for every k >= 2
+ * (rank 1 is always accepted); the others compare u with H(k + 0.5) - h(k).
+ * H, and H^-1 near s = 1, are written with log1p/expm1 quotients so that
+ * s near 1 loses no precision; a NaN from rounding at the very end of the
+ * range fails both tests and draws again.
+ */
+struct source_zipf {
+	double s;
+	double q;                /* 1 - s */
+	double u_lo;             /* H(1.5) - h(1) */
+	double u_hi;             /* H(n + 0.5) */
+	double accept;           /* 2 - H^-1(H(2.5) - h(2)) */
+	double q_inv;            /* 1 / q, when q_plain */
+	bool q_plain;            /* |q| >= SRC_ZIPF_Q_PLAIN */
+	uint32_t n;
+};
+
+/* log1p(t) / t, and its limit 1 at t = 0. */
+static inline double zipf_log1p_ratio(double t)
+{
+	if (fabs(t) > 1e-8)
+		return log1p(t) / t;
+	return 1.0 - t * (0.5 - t / 3.0);
+}
+
+/* expm1(t) / t, and its limit 1 at t = 0. */
+static inline double zipf_expm1_ratio(double t)
+{
+	if (fabs(t) > 1e-8)
+		return expm1(t) / t;
+	return 1.0 + t * (0.5 + t / 6.0);
+}
+
+static inline double zipf_h(const struct source_zipf *z, double x)
+{
+	return exp(-z->s * log(x));
+}
+
+static inline double zipf_H(const struct source_zipf *z, double x)
+{
+	double lx = log(x);
+
+	return zipf_expm1_ratio(z->q * lx) * lx;
+}
+
+/* (1 + q u)^(1/q).  Away from s = 1 the plain log is faster than log1p and
+ * precise enough: its error, divided by |q| >= SRC_ZIPF_Q_PLAIN, moves x by
+ * a relative 1e-12 or so. */
+static inline double zipf_H_inv(const struct source_zipf *z, double u)
+{
+	if (z->q_plain)
+		return exp(log(1.0 + z->q * u) * z->q_inv);
+	return exp(zipf_log1p_ratio(z->q * u) * u);
+}
+
+static void zipf_setup(struct source_zipf *z, double s, uint32_t n)
+{
+	z->s = s;
+	z->q = 1.0 - s;
+	z->n = n;
+	z->q_plain = fabs(z->q) >= SRC_ZIPF_Q_PLAIN;
+	z->q_inv = z->q_plain ? 1.0 / z->q : 0.0;
+	z->u_lo = zipf_H(z, 1.5) - 1.0;
+	z->u_hi = zipf_H(z, n + 0.5);
+	z->accept = 2.0 - zipf_H_inv(z, zipf_H(z, 2.5) - zipf_h(z, 2.0));
+}
+
+/* splitmix64 (Steele, Lea and Flood): a 64-bit state stepped by a constant,
+ * then mixed.  Period 2^64, every seed is good. */
+static inline uint64_t source_rand(uint64_t *state)
+{
+	uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
+
+/* A Zipf rank, 0 (the most popular) .. n - 1. */
+static inline uint32_t zipf_sample(const struct source_zipf *z, uint64_t *state)
+{
+	for (;;) {
+		/* 53 random bits: a uniform double in [0, 1). */
+		double r = (double)(source_rand(state) >> 11) * 0x1.0p-53;
+		double u = z->u_hi + r * (z->u_lo - z->u_hi);
+		double x = zipf_H_inv(z, u);
+		double k = floor(x + 0.5);
+
+		if (k < 1.0)
+			k = 1.0;
+		else if (k > z->n)
+			k = z->n;
+		if (k - x <= z->accept || u >= zipf_H(z, k + 0.5) - zipf_h(z, k))
+			return (uint32_t)k - 1;
+	}
+}
 
 struct source_priv {
+	enum source_dist dist;
+
+	/* cycle */
 	uint32_t flows;
 	uint32_t flow;           /* index of the next frame's flow */
 	uint32_t addr_off;       /* next frame: src_ip + addr_off ... */
 	uint32_t port;           /* ... and this source port */
 
+	/* zipf */
+	struct source_zipf zipf;
+	uint64_t rng;
+
+	/* unique */
+	uint64_t next;           /* the next frame's counter */
+
 	struct sl_gen gen;       /* template (IPv4 checksum 0), pacing, count */
 };
+
+static int parse_zipf_s(const struct sl_app *app, double *s, struct sl_err *err)
+{
+	const char *text = sl_app_param_str(app, "zipf_s");
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(text, &end);
+	if (end == text || *end != '\0' || errno != 0 || !(v > 0.0 && v <= SRC_ZIPF_S_MAX))
+		return sl_errf(err, EINVAL,
+			       "parameter 'zipf_s' must be a number greater than 0 and at most 5, got '%s'",
+			       text);
+	*s = v;
+	return 0;
+}
 
 static int source_init(struct sl_app *app, struct sl_err *err)
 {
 	struct source_priv *p = app->priv;
+	double s = 1.0;
 	int rc;
 
+	p->dist = (enum source_dist)sl_app_param_uint(app, "dist");
 	p->flows = (uint32_t)sl_app_param_uint(app, "flows");
+	rc = parse_zipf_s(app, &s, err);
+	if (rc < 0)
+		return rc;
 	rc = sl_gen_init(&p->gen, app, SRC_PORT_FIRST, SRC_DST_PORT, SL_GEN_HDR_LEN, err);
 	if (rc < 0)
 		return rc;
@@ -50,7 +224,65 @@ static int source_init(struct sl_app *app, struct sl_err *err)
 	p->flow = 0;
 	p->addr_off = 0;
 	p->port = SRC_PORT_FIRST;
+	zipf_setup(&p->zipf, s, p->flows);
+	p->rng = sl_app_param_uint(app, "seed");
+	p->next = 0;
 	return 0;
+}
+
+/* Writes the flow's fields into a frame built from the template. */
+static inline void source_patch(struct rte_mbuf *m, uint32_t src_ip, uint16_t sport)
+{
+	uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(d + SL_GEN_L3_OFF);
+	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(d + SL_GEN_L4_OFF);
+
+	ip->src_addr = rte_cpu_to_be_32(src_ip);
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	udp->src_port = rte_cpu_to_be_16(sport);
+}
+
+static void source_cycle(struct source_priv *p, struct rte_mbuf **pkts, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		source_patch(pkts[i], p->gen.src_ip_host + p->addr_off, (uint16_t)p->port);
+
+		/* Next flow, without a division per frame. */
+		if (++p->flow == p->flows) {
+			p->flow = 0;
+			p->addr_off = 0;
+			p->port = SRC_PORT_FIRST;
+		} else if (++p->addr_off == SRC_ADDRS_PER_PORT) {
+			p->addr_off = 0;
+			p->port++;
+		}
+	}
+}
+
+static void source_zipf(struct source_priv *p, struct rte_mbuf **pkts, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t f = zipf_sample(&p->zipf, &p->rng);
+
+		source_patch(pkts[i], p->gen.src_ip_host + (f & (SRC_ADDRS_PER_PORT - 1)),
+			     (uint16_t)(SRC_PORT_FIRST + (f >> SRC_ADDR_BITS)));
+	}
+}
+
+static void source_unique(struct source_priv *p, struct rte_mbuf **pkts, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t c = p->next++;
+		uint32_t off = (uint32_t)(c & (SRC_ADDRS_PER_PORT - 1)) |
+			       (uint32_t)(c >> SRC_UNIQ_ADDR_HI_SHIFT) << SRC_ADDR_BITS;
+		uint8_t *d = rte_pktmbuf_mtod(pkts[i], uint8_t *);
+		struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(d + SL_GEN_L4_OFF);
+
+		source_patch(pkts[i], p->gen.src_ip_host + off,
+			     (uint16_t)(SRC_PORT_FIRST + (c >> SRC_UNIQ_SPORT_SHIFT)));
+		udp->dst_port = rte_cpu_to_be_16((uint16_t)(SRC_DST_PORT +
+							     (c >> SRC_UNIQ_DPORT_SHIFT)));
+	}
 }
 
 static void source_pull(struct sl_app *app)
@@ -68,23 +300,16 @@ static void source_pull(struct sl_app *app)
 	if (sl_gen_build(&p->gen, app->pool, pkts, n) == 0)
 		return;
 
-	for (unsigned i = 0; i < n; i++) {
-		uint8_t *d = rte_pktmbuf_mtod(pkts[i], uint8_t *);
-		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(d + SL_GEN_L3_OFF);
-		struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(d + SL_GEN_L4_OFF);
-		ip->src_addr = rte_cpu_to_be_32(p->gen.src_ip_host + p->addr_off);
-		ip->hdr_checksum = rte_ipv4_cksum(ip);
-		udp->src_port = rte_cpu_to_be_16((uint16_t)p->port);
-
-		/* Next flow, without a division per frame. */
-		if (++p->flow == p->flows) {
-			p->flow = 0;
-			p->addr_off = 0;
-			p->port = SRC_PORT_FIRST;
-		} else if (++p->addr_off == SRC_ADDRS_PER_PORT) {
-			p->addr_off = 0;
-			p->port++;
-		}
+	switch (p->dist) {
+	case SRC_DIST_CYCLE:
+		source_cycle(p, pkts, n);
+		break;
+	case SRC_DIST_ZIPF:
+		source_zipf(p, pkts, n);
+		break;
+	case SRC_DIST_UNIQUE:
+		source_unique(p, pkts, n);
+		break;
 	}
 	sl_gen_sent(&p->gen, n);
 	sl_app_count_in(app, pkts, n);
@@ -95,7 +320,13 @@ static const struct sl_param_spec source_params[] = {
 	{ .name = "size", .type = SL_PARAM_UINT, .def = "64", .min = 60, .max = SRC_SIZE_MAX,
 	  .doc = "frame size in bytes, without FCS" },
 	{ .name = "flows", .type = SL_PARAM_UINT, .def = "1", .min = 1, .max = 16777216,
-	  .doc = "number of flows (source address and UDP source port vary)" },
+	  .doc = "number of flows (source address and UDP source port vary); ignored by dist unique" },
+	{ .name = "dist", .type = SL_PARAM_ENUM, .def = "cycle", .choices = "cycle|zipf|unique",
+	  .doc = "flow of each frame: the flows in order, Zipf-distributed, or a new flow every frame" },
+	{ .name = "zipf_s", .type = SL_PARAM_STRING, .def = "1.0",
+	  .doc = "Zipf exponent for dist zipf, a number in (0, 5]; flow 0 is the most popular" },
+	{ .name = "seed", .type = SL_PARAM_UINT, .def = "1",
+	  .doc = "seed of the random numbers of dist zipf (same seed, same frames)" },
 	{ .name = "rate", .type = SL_PARAM_UINT, .def = "0", .max = 1000000000,
 	  .doc = "packets per second; 0 means as fast as possible" },
 	{ .name = "count", .type = SL_PARAM_UINT, .def = "0",
@@ -116,7 +347,7 @@ static const struct sl_port_spec source_outputs[] = {
 
 static const struct sl_app_type source_app = {
 	.name = "source",
-	.doc = "Generate Ethernet/IPv4/UDP frames over a number of flows, optionally paced",
+	.doc = "Generate Ethernet/IPv4/UDP frames over flows in order, Zipf-distributed or all new, optionally paced",
 	.params = source_params,
 	.n_params = SL_ARRAY_LEN(source_params),
 	.outputs = source_outputs,

@@ -86,6 +86,48 @@ static int check_ports(const struct sl_app_type *t, const struct sl_port_spec *p
 	return 0;
 }
 
+/* A list parameter's row schema: fields present, names unique, no nested
+ * lists, defaults that parse; and a row range that can be met. */
+static int check_fields(const struct sl_app_type *t, const struct sl_param_spec *s,
+			struct sl_err *err)
+{
+	if (s->fields == NULL || s->n_fields == 0)
+		return sl_errf(err, EINVAL, "app type '%s': list parameter '%s' has no fields",
+			       t->name, s->name);
+	if (s->max != 0 && s->max < s->min)
+		return sl_errf(err, EINVAL,
+			       "app type '%s': list parameter '%s' has a maximum of rows below its minimum",
+			       t->name, s->name);
+	for (unsigned f = 0; f < s->n_fields; f++) {
+		const struct sl_param_spec *fs = &s->fields[f];
+		if (fs->name == NULL || fs->name[0] == '\0')
+			return sl_errf(err, EINVAL,
+				       "app type '%s': parameter '%s': field %u has no name",
+				       t->name, s->name, f);
+		if (sl_param_find(s->fields, f, fs->name) >= 0)
+			return sl_errf(err, EINVAL,
+				       "app type '%s': parameter '%s': field '%s' declared twice",
+				       t->name, s->name, fs->name);
+		if (fs->type == SL_PARAM_TABLE)
+			return sl_errf(err, EINVAL,
+				       "app type '%s': parameter '%s': field '%s' is a list, and lists do not nest",
+				       t->name, s->name, fs->name);
+		if (fs->fields != NULL || fs->n_fields != 0)
+			return sl_errf(err, EINVAL,
+				       "app type '%s': parameter '%s': field '%s' has fields but is not a list",
+				       t->name, s->name, fs->name);
+		if (fs->def != NULL) {
+			struct sl_param_value v;
+			if (sl_param_parse(fs, fs->def, &v, err) < 0)
+				return sl_err_prefix(err, EINVAL,
+						     "app type '%s': parameter '%s': bad default",
+						     t->name, s->name);
+			sl_param_value_free(&v);
+		}
+	}
+	return 0;
+}
+
 int sl_app_registry_check(struct sl_err *err)
 {
 	for (struct sl_app_reg *r = registry; r != NULL; r = r->next) {
@@ -111,6 +153,15 @@ int sl_app_registry_check(struct sl_err *err)
 				return sl_errf(err, EINVAL,
 					       "app type '%s': parameter name '%s' is reserved",
 					       t->name, s->name);
+			if (s->type == SL_PARAM_TABLE) {
+				rc = check_fields(t, s, err);
+				if (rc < 0)
+					return rc;
+			} else if (s->fields != NULL || s->n_fields != 0) {
+				return sl_errf(err, EINVAL,
+					       "app type '%s': parameter '%s' has fields but is not a list",
+					       t->name, s->name);
+			}
 			if (s->def != NULL) {
 				struct sl_param_value v;
 				rc = sl_param_parse(s, s->def, &v, err);
@@ -139,7 +190,8 @@ uint64_t sl_app_param_uint(const struct sl_app *app, const char *name)
 	int i = sl_param_find(app->type->params, app->type->n_params, name);
 	assert(i >= 0 && "parameter not in the app type's table");
 	assert(app->type->params[i].type != SL_PARAM_STRING &&
-	       app->type->params[i].type != SL_PARAM_MAC);
+	       app->type->params[i].type != SL_PARAM_MAC &&
+	       app->type->params[i].type != SL_PARAM_TABLE);
 	return app->params[i].u;
 }
 
@@ -165,6 +217,15 @@ bool sl_app_param_is_set(const struct sl_app *app, const char *name)
 	int i = sl_param_find(app->type->params, app->type->n_params, name);
 	assert(i >= 0 && "parameter not in the app type's table");
 	return app->params[i].set;
+}
+
+const struct sl_param_row *sl_app_param_table(const struct sl_app *app, const char *name,
+					      unsigned *n_rows)
+{
+	const struct sl_param_value *v = param(app, name, SL_PARAM_TABLE);
+	if (n_rows != NULL)
+		*n_rows = v->n_rows;
+	return v->rows;
 }
 
 static struct sl_link *find_port(const struct sl_port_spec *specs, unsigned n,

@@ -16,6 +16,10 @@
  *                   are connected (app->in/out are valid).  May allocate,
  *                   probe devices, block.  Returns 0 or -errno with a sentence
  *                   in err (the engine prefixes "app 'NAME': ").
+ *   start(app, err) control thread, after every app's init succeeded and
+ *                   before any worker runs: resolve references to other
+ *                   apps' objects (a flowcache finds its router's table).
+ *                   Same return convention as init.
  *   pull(app)       the app's worker, once per breath: bring packets in from
  *                   outside (a device's rx, a generator).  Must not block.
  *   push(app)       the app's worker, when at least one input link holds
@@ -84,6 +88,7 @@ struct sl_app_type {
 	int (*numa)(const struct sl_param_value *params, const struct sl_topology *topo);
 
 	int (*init)(struct sl_app *app, struct sl_err *err);
+	int (*start)(struct sl_app *app, struct sl_err *err);
 	void (*pull)(struct sl_app *app);
 	void (*push)(struct sl_app *app);
 	void (*tick)(struct sl_app *app);
@@ -132,6 +137,13 @@ bool sl_app_param_bool(const struct sl_app *app, const char *name);
 const char *sl_app_param_str(const struct sl_app *app, const char *name);
 const uint8_t *sl_app_param_mac(const struct sl_app *app, const char *name);
 bool sl_app_param_is_set(const struct sl_app *app, const char *name);
+/* A list parameter's rows (SL_PARAM_TABLE), in config order; *n_rows receives
+ * their number (0: the result may be NULL).  Row i's value for field f is
+ * rows[i].v[f], f indexing the spec's fields (sl_param_find on spec->fields);
+ * rows[i].where ("FILE:LINE:COL") prefixes messages about the row.  The rows
+ * belong to the config and live as long as the app. */
+const struct sl_param_row *sl_app_param_table(const struct sl_app *app, const char *name,
+					      unsigned *n_rows);
 
 /* Input or output link by fixed port name; NULL if not connected. */
 struct sl_link *sl_app_input(const struct sl_app *app, const char *port);

@@ -685,6 +685,128 @@ static int app_worker(struct ctx *c, struct sl_app_cfg *a, const yaml_node_t *v)
 		       a->name, text_of(w), worker_list(cfg, list, sizeof(list)));
 }
 
+/* ---- list parameters ---------------------------------------------------- */
+
+/* The shape of a node, in the words of list messages ("got a scalar"). */
+static const char *shape_name(const yaml_node_t *n)
+{
+	if (n->type == YAML_SCALAR_NODE)
+		return is_null(n) ? "nothing" : "a scalar";
+	return kind_name(n);
+}
+
+/* One value of a row: the field's scalar, parsed for the field.  sl_param_parse
+ * speaks of "parameter 'output' ..."; in a row that is "field 'output' ...". */
+static int parse_field(struct ctx *c, const char *owner, const struct sl_param_spec *fs,
+		       const yaml_node_t *v, struct sl_param_value *out)
+{
+	struct sl_err perr = { "" };
+	char lead[160];
+
+	if (v->type != YAML_SCALAR_NODE)
+		return fail_at(c, node_mark(v), "%sfield '%s' must be a single value, got %s",
+			       owner, fs->name, kind_name(v));
+	int rc = sl_param_parse(fs, text_of(v), out, &perr);
+	if (rc == -ENOMEM)
+		return out_of_memory(c);
+	if (rc < 0) {
+		const char *msg = perr.msg;
+		snprintf(lead, sizeof(lead), "parameter '%s' ", fs->name);
+		if (strncmp(msg, lead, strlen(lead)) == 0)
+			msg += strlen(lead);
+		return fail_at(c, node_mark(v), "%sfield '%s' %s", owner, fs->name, msg);
+	}
+	return 0;
+}
+
+/* One row: a mapping of field names to values, checked against spec->fields;
+ * fields not given take their defaults (.set false). */
+static int parse_row(struct ctx *c, const struct sl_app_cfg *a,
+		     const struct sl_param_spec *spec, unsigned index,
+		     const yaml_node_t *row, struct sl_param_row *out)
+{
+	struct sl_mark m = node_mark(row);
+	char owner[256], where[256];
+	int rc;
+
+	if (row->type != YAML_MAPPING_NODE)
+		return fail_at(c, m, "app '%s': %s[%u] must be a mapping of fields, got %s",
+			       a->name, spec->name, index, shape_name(row));
+	snprintf(where, sizeof(where), "%s:%u:%u", c->name, m.line, m.col);
+	out->where = strdup(where);
+	out->v = calloc(spec->n_fields, sizeof(*out->v));
+	if (out->where == NULL || out->v == NULL)
+		return out_of_memory(c);
+
+	snprintf(owner, sizeof(owner), "app '%s': %s[%u]: ", a->name, spec->name, index);
+	rc = check_keys(c, row, "field", owner);
+	if (rc < 0)
+		return rc;
+	for (const yaml_node_pair_t *p = row->data.mapping.pairs.start;
+	     p < row->data.mapping.pairs.top; p++) {
+		const yaml_node_t *fk = node_at(c, p->key), *fv = node_at(c, p->value);
+		int idx = sl_param_find(spec->fields, spec->n_fields, text_of(fk));
+		if (idx < 0) {
+			const char **names = calloc(spec->n_fields, sizeof(*names));
+			if (names == NULL)
+				return out_of_memory(c);
+			for (unsigned f = 0; f < spec->n_fields; f++)
+				names[f] = spec->fields[f].name;
+			rc = unknown_key(c, fk, owner, "field", names, spec->n_fields);
+			free(names);
+			return rc;
+		}
+		rc = parse_field(c, owner, &spec->fields[idx], fv, &out->v[idx]);
+		if (rc < 0)
+			return rc;
+	}
+	for (unsigned f = 0; f < spec->n_fields; f++) {
+		const struct sl_param_spec *fs = &spec->fields[f];
+		if (out->v[f].set)
+			continue;
+		if (fs->def == NULL)
+			return fail_at(c, m, "%smissing required field '%s'", owner, fs->name);
+		if (sl_param_parse(fs, fs->def, &out->v[f], c->err) < 0)
+			return sl_err_prefix(c->err, EINVAL, "%s: %stype %s has a bad default",
+					     where, owner, a->type->name);
+		out->v[f].set = false;
+	}
+	return 0;
+}
+
+/* A list parameter (SL_PARAM_TABLE): a sequence of rows.  Rows are counted in
+ * *out as soon as they are allocated, so that whatever was built when an
+ * error stops the walk is freed with the config. */
+static int parse_table(struct ctx *c, const struct sl_app_cfg *a,
+		       const struct sl_param_spec *spec, const yaml_node_t *seq,
+		       struct sl_param_value *out)
+{
+	struct sl_mark m = node_mark(seq);
+
+	if (seq->type != YAML_SEQUENCE_NODE)
+		return fail_at(c, m, "app '%s': parameter '%s' must be a list of mappings, got %s",
+			       a->name, spec->name, shape_name(seq));
+	unsigned n = n_items(seq);
+	if (sl_param_rows_check(spec, n, c->err) < 0)
+		return sl_err_prefix(c->err, EINVAL, "%s:%u:%u: app '%s'", c->name, m.line,
+				     m.col, a->name);
+	out->n_fields = spec->n_fields;
+	out->set = true;
+	if (n == 0)
+		return 0;
+	out->rows = calloc(n, sizeof(*out->rows));
+	if (out->rows == NULL)
+		return out_of_memory(c);
+	for (unsigned i = 0; i < n; i++) {
+		out->n_rows = i + 1;
+		int rc = parse_row(c, a, spec, i, node_at(c, seq->data.sequence.items.start[i]),
+				   &out->rows[i]);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 static int parse_app(struct ctx *c, const yaml_node_t *k, const yaml_node_t *v)
 {
 	struct sl_config *cfg = c->cfg;
@@ -728,6 +850,12 @@ static int parse_app(struct ctx *c, const yaml_node_t *k, const yaml_node_t *v)
 		int idx = sl_param_find(t->params, t->n_params, key);
 		if (idx < 0)
 			return unknown_param(c, pk, a);
+		if (t->params[idx].type == SL_PARAM_TABLE) {
+			rc = parse_table(c, a, &t->params[idx], pv, &a->params[idx]);
+			if (rc < 0)
+				return rc;
+			continue;
+		}
 		if (pv->type != YAML_SCALAR_NODE)
 			return fail_at(c, node_mark(pv),
 				       "app '%s': parameter '%s' must be a single value, got %s",

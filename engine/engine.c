@@ -269,6 +269,14 @@ static int init_apps(struct engine *e, struct sl_err *err)
 		if (rc < 0)
 			return sl_err_prefix(err, -rc, "app '%s'", a->name);
 	}
+	for (unsigned i = 0; i < cfg->n_apps; i++) {
+		struct sl_app *a = &e->apps[i];
+		if (a->type->start == NULL)
+			continue;
+		int rc = a->type->start(a, err);
+		if (rc < 0)
+			return sl_err_prefix(err, -rc, "app '%s'", a->name);
+	}
 	return 0;
 }
 
@@ -386,14 +394,15 @@ static void teardown(struct engine *e)
 		for (unsigned i = 0; i < cfg->n_links; i++)
 			if (e->links[i].slots != NULL || e->links[i].il != NULL)
 				e->freed_at_stop += free_link_contents(&e->links[i]);
+	/* Every worker went offline when it left its loop: what is still
+	 * retired can be freed now, before fini releases what the free
+	 * functions return objects to (a flow table's ids). */
+	if (e->epoch != NULL && sl_epoch_synchronize(e->epoch) == 0)
+		e->epoch_drained = sl_epoch_drain(e->epoch);
 	if (e->apps != NULL)
 		for (unsigned i = cfg->n_apps; i-- > 0;)
 			if (e->apps[i].inited && e->apps[i].type->fini != NULL)
 				e->apps[i].type->fini(&e->apps[i]);
-	/* Every worker went offline when it left its loop: what is still
-	 * retired can be freed now. */
-	if (e->epoch != NULL && sl_epoch_synchronize(e->epoch) == 0)
-		e->epoch_drained = sl_epoch_drain(e->epoch);
 }
 
 static void release(struct engine *e)
@@ -498,6 +507,30 @@ static void stats_line(const struct engine *e, const struct snapshot *a,
 	fflush(stdout);
 }
 
+/* Retire-to-free latency (ns and breaths of the retiring worker) and grace
+ * periods, merged over the workers. */
+static void epoch_latency_line(const struct engine *e)
+{
+	struct sl_hist *h = e->epoch != NULL ? malloc(3 * sizeof(*h)) : NULL;
+	if (h == NULL)
+		return;
+	for (unsigned k = 0; k < 3; k++) {
+		sl_hist_init(&h[k]);
+		for (unsigned w = 0; w < e->cfg->n_workers; w++)
+			sl_hist_merge(&h[k], sl_epoch_hist(e->epoch, w, (enum sl_epoch_hist)k));
+	}
+	const struct sl_hist *ns = &h[SL_EPOCH_HIST_FREE_NS], *br = &h[SL_EPOCH_HIST_FREE_BREATHS];
+	const struct sl_hist *gp = &h[SL_EPOCH_HIST_GRACE_NS];
+	if (sl_hist_count(ns) > 0)
+		printf("epoch retire->free: p50 %" PRIu64 " p99 %" PRIu64 " max %" PRIu64
+		       " ns; p50 %" PRIu64 " p99 %" PRIu64 " max %" PRIu64
+		       " breaths; grace period p50 %" PRIu64 " p99 %" PRIu64 " ns\n",
+		       sl_hist_percentile(ns, 0.5), sl_hist_percentile(ns, 0.99), sl_hist_max(ns),
+		       sl_hist_percentile(br, 0.5), sl_hist_percentile(br, 0.99), sl_hist_max(br),
+		       sl_hist_percentile(gp, 0.5), sl_hist_percentile(gp, 0.99));
+	free(h);
+}
+
 static void summary(const struct engine *e, double elapsed)
 {
 	const struct sl_config *cfg = e->cfg;
@@ -554,12 +587,30 @@ static void summary(const struct engine *e, double elapsed)
 		       " (%" PRIu64 " at stop), backlog high-water %" PRIu64 "\n",
 		       sl_epoch_policy_name(cfg->epoch_policy), cfg->reclaim_cap, es.retired,
 		       es.freed, e->epoch_drained, es.backlog_hwm);
+	epoch_latency_line(e);
 	printf("drained at stop: %" PRIu64 " packets delivered, %" PRIu64
 	       " freed from links\n", e->drained, e->freed_at_stop);
 	printf("elapsed: %.2f s\n", elapsed);
 }
 
 /* ---------------------------------------------------------------- run */
+
+/* Name a worker that holds epoch reclamation up (online, behind, no
+ * quiescent state for over SL_EPOCH_LAGGARD_NS), at most once a second per
+ * worker.  warned[w] is when worker w was last named (run seconds). */
+static void warn_laggard(struct engine *e, double t, double *warned)
+{
+	uint64_t now = sl_epoch_now_ns();
+	int w = sl_epoch_laggard(e->epoch, now, 0);
+	if (w < 0 || (warned[w] > 0 && t - warned[w] < 1.0))
+		return;
+	warned[w] = t;
+	uint64_t last = sl_epoch_last_quiesce_ns(e->epoch, (unsigned)w);
+	printf("sluice: warning: worker '%s' has held up epoch reclamation for %.1f ms "
+	       "(no quiescent state; something in its breath blocks or runs long)\n",
+	       e->workers[w].name, last > 0 && now > last ? (double)(now - last) / 1e6 : 0.0);
+	fflush(stdout);
+}
 
 static int run_loop(struct engine *e)
 {
@@ -575,11 +626,14 @@ static int run_loop(struct engine *e)
 		rte_eal_remote_launch(sl_worker_main, &e->workers[w], e->workers[w].lcore);
 
 	double t0 = now_s(), next = e->opts->stats;
+	double *warned = calloc(cfg->n_workers, sizeof(double));   /* last laggard warning */
 	take(e, &prev, t0);
 	for (;;) {
 		struct timespec nap = { 0, 20 * 1000 * 1000 };
 		nanosleep(&nap, NULL);
 		double t = now_s() - t0;
+		if (warned != NULL)
+			warn_laggard(e, t, warned);
 		if (signalled) {
 			printf("sluice: %s received, stopping\n",
 			       signalled == SIGINT ? "SIGINT" : "SIGTERM");
@@ -599,6 +653,7 @@ static int run_loop(struct engine *e)
 	__atomic_store_n(&e->stop, true, __ATOMIC_RELEASE);
 	rte_eal_mp_wait_lcore();
 	double elapsed = now_s() - t0;
+	free(warned);
 	free(mem);
 	return (int)(elapsed * 1000);
 }

@@ -312,6 +312,14 @@ int sl_epoch_retire(struct sl_epoch *e, struct sl_epoch_worker *w, void *obj,
 	return 0;
 }
 
+unsigned sl_epoch_retire_room(const struct sl_epoch *e, const struct sl_epoch_worker *w)
+{
+	uint64_t used = e->policy == SL_EPOCH_QSBR
+			? sl_counter_read(&w->retired) - sl_counter_read(&w->freed)
+			: (uint64_t)(w->head - w->tail);
+	return used > w->mask ? 0 : (unsigned)(w->mask + 1 - used);
+}
+
 /* Smallest token published by an online worker; UINT64_MAX if none. */
 static uint64_t min_seen(const struct sl_epoch *e)
 {

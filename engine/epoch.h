@@ -135,6 +135,10 @@ void sl_epoch_quiesce(struct sl_epoch *e, struct sl_epoch_worker *w);
 int sl_epoch_retire(struct sl_epoch *e, struct sl_epoch_worker *w, void *obj,
 		    sl_epoch_free_fn *free_fn, void *arg);
 
+/* How many more sl_epoch_retire() calls on w would succeed now (its
+ * retire list's free room).  Lets a caller check before it unlinks. */
+unsigned sl_epoch_retire_room(const struct sl_epoch *e, const struct sl_epoch_worker *w);
+
 /* Free at most cap of w's retired objects whose grace period has passed,
  * oldest first, calling their free functions on this thread.  Returns the
  * number freed.  Under the batch policy only every SL_EPOCH_COLLECT_BREATHS

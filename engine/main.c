@@ -198,9 +198,39 @@ static void md_cell(const char *text)
 	fputs(" |", stdout);
 }
 
+/* A parameter schema as Markdown table rows: `name` | type | default | range | doc. */
+static void md_param_rows(const struct sl_param_spec *specs, unsigned n)
+{
+	char range[128];
+	for (unsigned i = 0; i < n; i++) {
+		const struct sl_param_spec *s = &specs[i];
+		printf("| `%s` | %s |", s->name, sl_param_type_name(s->type));
+		md_cell(s->def ? s->def : "(required)");
+		md_cell(sl_param_range_str(s, range, sizeof(range)));
+		md_cell(s->doc);
+		putchar('\n');
+	}
+}
+
+/* A parameter schema as aligned text lines, indented by `indent` columns; the
+ * name column shrinks with the indent so that the others stay aligned.  A
+ * list's fields follow it, two columns further in. */
+static void text_param_rows(const struct sl_param_spec *specs, unsigned n, int indent)
+{
+	char range[128];
+	for (unsigned i = 0; i < n; i++) {
+		const struct sl_param_spec *s = &specs[i];
+		sl_param_range_str(s, range, sizeof(range));
+		printf("%*s%-*s %-8s %-12s %-18s %s\n", indent, "", 16 - indent, s->name,
+		       sl_param_type_name(s->type), s->def ? s->def : "(required)", range, s->doc);
+		if (s->type == SL_PARAM_TABLE)
+			text_param_rows(s->fields, s->n_fields, indent + 2);
+	}
+}
+
 static void print_type(const struct sl_app_type *t, bool md)
 {
-	char in[256], out[256], range[128];
+	char in[256], out[256];
 	ports_text(in, sizeof(in), t->inputs, t->n_inputs);
 	ports_text(out, sizeof(out), t->outputs, t->n_outputs);
 	if (md) {
@@ -211,24 +241,24 @@ static void print_type(const struct sl_app_type *t, bool md)
 		}
 		printf("| parameter | type | default | range | description |\n");
 		printf("| --- | --- | --- | --- | --- |\n");
+		md_param_rows(t->params, t->n_params);
+		printf("\n");
+		/* Markdown tables do not nest: each list's fields get a table of
+		 * their own after the parameters. */
 		for (unsigned i = 0; i < t->n_params; i++) {
 			const struct sl_param_spec *s = &t->params[i];
-			printf("| `%s` | %s |", s->name, sl_param_type_name(s->type));
-			md_cell(s->def ? s->def : "(required)");
-			md_cell(sl_param_range_str(s, range, sizeof(range)));
-			md_cell(s->doc);
-			putchar('\n');
+			if (s->type != SL_PARAM_TABLE)
+				continue;
+			printf("Fields of each `%s` row:\n\n", s->name);
+			printf("| field | type | default | range | description |\n");
+			printf("| --- | --- | --- | --- | --- |\n");
+			md_param_rows(s->fields, s->n_fields);
+			printf("\n");
 		}
-		printf("\n");
 		return;
 	}
 	printf("%s: %s\n  inputs: %s\n  outputs: %s\n", t->name, t->doc, in, out);
-	for (unsigned i = 0; i < t->n_params; i++) {
-		const struct sl_param_spec *s = &t->params[i];
-		sl_param_range_str(s, range, sizeof(range));
-		printf("  %-14s %-8s %-12s %-18s %s\n", s->name, sl_param_type_name(s->type),
-		       s->def ? s->def : "(required)", range, s->doc);
-	}
+	text_param_rows(t->params, t->n_params, 2);
 }
 
 static int cmd_apps(int argc, char **argv)

@@ -18,6 +18,7 @@ const char *sl_param_type_name(enum sl_param_type t)
 	case SL_PARAM_ENUM: return "enum";
 	case SL_PARAM_MAC: return "mac";
 	case SL_PARAM_DURATION: return "duration";
+	case SL_PARAM_TABLE: return "list";
 	}
 	return "?";
 }
@@ -112,10 +113,31 @@ const char *sl_param_range_str(const struct sl_param_spec *spec, char *buf, size
 	case SL_PARAM_BOOL:
 		snprintf(buf, len, "true|false");
 		break;
+	case SL_PARAM_TABLE:
+		if (spec->max != 0)
+			snprintf(buf, len, "%" PRIu64 "..%" PRIu64 " rows", spec->min, spec->max);
+		else if (spec->min != 0)
+			snprintf(buf, len, ">= %" PRIu64 " row%s", spec->min,
+				 spec->min == 1 ? "" : "s");
+		break;
 	default:
 		break;
 	}
 	return buf;
+}
+
+int sl_param_rows_check(const struct sl_param_spec *spec, unsigned n, struct sl_err *err)
+{
+	if (n >= spec->min && (spec->max == 0 || n <= spec->max))
+		return 0;
+	if (spec->max == 0)
+		return sl_errf(err, EINVAL, "parameter '%s' must have at least %" PRIu64 " row%s, got %u",
+			       spec->name, spec->min, spec->min == 1 ? "" : "s", n);
+	if (spec->min == 0)
+		return sl_errf(err, EINVAL, "parameter '%s' must have at most %" PRIu64 " row%s, got %u",
+			       spec->name, spec->max, spec->max == 1 ? "" : "s", n);
+	return sl_errf(err, EINVAL, "parameter '%s' must have %" PRIu64 "..%" PRIu64 " rows, got %u",
+		       spec->name, spec->min, spec->max, n);
 }
 
 int sl_param_parse(const struct sl_param_spec *spec, const char *text,
@@ -178,6 +200,15 @@ int sl_param_parse(const struct sl_param_spec *spec, const char *text,
 				       "parameter '%s' must be a duration like 30s or 250ms, got '%s'",
 				       spec->name, text);
 		break;
+	case SL_PARAM_TABLE:
+		if (strcmp(text, "[]") != 0)
+			return sl_errf(err, EINVAL, "parameter '%s' must be a list of mappings",
+				       spec->name);
+		rc = sl_param_rows_check(spec, 0, err);
+		if (rc < 0)
+			return rc;
+		v.n_fields = spec->n_fields;
+		break;
 	}
 	if (spec->type == SL_PARAM_STRING || spec->type == SL_PARAM_ENUM) {
 		v.s = strdup(text);
@@ -193,6 +224,17 @@ void sl_param_value_free(struct sl_param_value *v)
 {
 	free(v->s);
 	v->s = NULL;
+	for (unsigned r = 0; r < v->n_rows; r++) {
+		struct sl_param_row *row = &v->rows[r];
+		if (row->v != NULL)
+			for (unsigned f = 0; f < v->n_fields; f++)
+				sl_param_value_free(&row->v[f]);
+		free(row->v);
+		free(row->where);
+	}
+	free(v->rows);
+	v->rows = NULL;
+	v->n_rows = 0;
 }
 
 int sl_param_find(const struct sl_param_spec *specs, unsigned n, const char *name)

@@ -10,9 +10,17 @@
  * enums name one of the choices listed in `choices`, separated by '|';
  * durations take a number with ns, us, ms, s, m or h (bare numbers are seconds).
  *
+ * Lists (SL_PARAM_TABLE) are the one parameter that is not a scalar: a YAML
+ * sequence of mappings ("rows"), each row's keys checked against a nested
+ * schema, spec->fields.  A field may be of any type but SL_PARAM_TABLE; a
+ * field whose def is NULL is required in every row.  config.c builds the rows
+ * from the YAML; sl_param_parse only knows the empty list, "[]", so that a
+ * list's default can be written like any other.
+ *
  * Thread: control thread only (config load and app init).  No function here
- * allocates except sl_param_parse for SL_PARAM_STRING (strdup; freed by
- * sl_param_value_free).
+ * allocates except sl_param_parse for SL_PARAM_STRING and SL_PARAM_ENUM
+ * (strdup).  Whatever a value owns (its string, a list's rows and their
+ * values and `where`) is freed by sl_param_value_free.
  */
 #ifndef SL_PARAM_H
 #define SL_PARAM_H
@@ -30,39 +38,73 @@ enum sl_param_type {
 	SL_PARAM_ENUM,
 	SL_PARAM_MAC,
 	SL_PARAM_DURATION,
+	SL_PARAM_TABLE,       /* a list of rows; see spec->fields */
 };
 
 struct sl_param_spec {
 	const char *name;
 	enum sl_param_type type;
-	const char *def;      /* default as text; NULL means the parameter is required */
-	uint64_t min, max;    /* inclusive range for UINT (max 0 means no limit) */
+	/* Default as text; NULL means the parameter is required.  TABLE: NULL
+	 * (the key must be given; `[]` is then accepted unless min >= 1) or
+	 * "[]" (no rows by default). */
+	const char *def;
+	/* UINT: inclusive range of the value; TABLE: of the number of rows.
+	 * max 0 means no upper limit. */
+	uint64_t min, max;
 	const char *choices;  /* ENUM: "hash|round-robin" */
 	const char *doc;      /* one line */
+	/* TABLE: the schema of one row, n_fields entries; NULL/0 otherwise. */
+	const struct sl_param_spec *fields;
+	unsigned n_fields;
 };
+
+struct sl_param_row;
 
 struct sl_param_value {
 	uint64_t u;          /* UINT; ENUM index; DURATION in nanoseconds; BOOL 0/1 */
 	char *s;             /* STRING, and ENUM's chosen name (owned) */
 	uint8_t mac[6];      /* MAC */
 	bool set;            /* given in the config (false: default applied) */
+	struct sl_param_row *rows;  /* TABLE: n_rows rows in config order (owned) */
+	unsigned n_rows;
+	unsigned n_fields;   /* TABLE: values in each row (the spec's n_fields) */
+};
+
+/* One row of a TABLE value. */
+struct sl_param_row {
+	/* n_fields values, parallel to spec->fields: defaults applied, .set
+	 * true for a field the row gives (as for app parameters).  Owned. */
+	struct sl_param_value *v;
+	char *where;         /* "FILE:LINE:COL" of the row's mapping, for messages (owned) */
 };
 
 /* Name of a type as written in docs ("uint", "bool", ...). */
 const char *sl_param_type_name(enum sl_param_type t);
 
-/* Parse text for spec into *out.  Returns 0, or -EINVAL with a sentence in err
- * that starts with "parameter 'NAME' ..." (the caller prefixes the app). */
+/* Parse text for spec into *out.  Returns 0, or -EINVAL (-ENOMEM) with a
+ * sentence in err that starts with "parameter 'NAME' ..." (the caller prefixes
+ * the app).  For a TABLE the only text accepted is "[]": no rows (an error if
+ * spec->min >= 1); anything else is "parameter 'NAME' must be a list of
+ * mappings". */
 int sl_param_parse(const struct sl_param_spec *spec, const char *text,
 		   struct sl_param_value *out, struct sl_err *err);
 
+/* Is n an allowed number of rows for the TABLE spec (spec->min..max)?  Returns
+ * 0, or -EINVAL with "parameter 'NAME' must have at least 1 row, got 0" (or
+ * "at most N rows", "N..M rows") in err. */
+int sl_param_rows_check(const struct sl_param_spec *spec, unsigned n, struct sl_err *err);
+
+/* Free what v owns, a TABLE's rows included (v->n_fields values per row), and
+ * leave v without rows or string.  Safe on a zeroed value and on a TABLE
+ * whose last row is only partly filled (zeroed values, NULL where). */
 void sl_param_value_free(struct sl_param_value *v);
 
 /* Index of name in specs[0..n), or -1. */
 int sl_param_find(const struct sl_param_spec *specs, unsigned n, const char *name);
 
 /* Write a human-readable range/choices description of spec into buf
- * ("1..65535", "hash|round-robin", "") and return buf. */
+ * ("1..65535", "hash|round-robin", "", for a TABLE "0..16 rows" or
+ * ">= 1 row") and return buf. */
 const char *sl_param_range_str(const struct sl_param_spec *spec, char *buf, size_t len);
 
 /* The candidate in cands[0..n) closest to word by edit distance, if close

@@ -40,6 +40,10 @@ void sl_worker_flush(struct sl_worker *w)
 
 bool sl_worker_breathe(struct sl_worker *w)
 {
+	if (w->epoch != NULL) {
+		sl_epoch_quiesce(w->epoch, w->epoch_w);
+		sl_epoch_reclaim(w->epoch, w->epoch_w, w->reclaim_cap);
+	}
 	for (unsigned i = 0; i < w->n_pull; i++)
 		w->pull[i]->type->pull(w->pull[i]);
 	unsigned rounds = sl_worker_push(w);
@@ -48,10 +52,6 @@ bool sl_worker_breathe(struct sl_worker *w)
 		sl_pool_house(w->pool);
 	for (unsigned i = 0; i < w->n_tick; i++)
 		w->tick[i]->type->tick(w->tick[i]);
-	if (w->epoch != NULL) {
-		sl_epoch_reclaim(w->epoch, w->epoch_w, w->reclaim_cap);
-		sl_epoch_quiesce(w->epoch, w->epoch_w);
-	}
 	sl_counter_add(&w->breaths, 1);
 	return rounds > 0;
 }

@@ -2,6 +2,11 @@
 /*
  * The worker loop.  One worker runs on one DPDK lcore and repeats a breath:
  *
+ *   quiesce report a quiescent state to the epoch module (nothing of the
+ *          last breath is held any more), then free at most reclaim_cap
+ *          retired objects whose grace period has passed (sl_epoch_reclaim):
+ *          at the top of the breath, so that what the last breath retired
+ *          is freed before this one retires more;
  *   pull   every app on the worker that has pull(), in push order;
  *   push   apps with packets on an input link, in topological order, in
  *          rounds until no input link of this worker's apps holds packets or
@@ -9,10 +14,7 @@
  *   flush  publish the indices of every interlink the worker feeds or drains
  *          (one release store each, once per breath, not per packet);
  *   house  the pool's capped housekeeping (sl_pool_house: retry a chunk move
- *          that found every queue full), every app that has tick(), and at
- *          most reclaim_cap frees of retired objects (sl_epoch_reclaim);
- *   quiesce report a quiescent state to the epoch module: nothing of the
- *          breath is held any more.
+ *          that found every queue full), then every app that has tick().
  *
  * No step blocks.  The loop ends when *stop becomes true.
  *

@@ -28,7 +28,30 @@
   pcaptool.py flows FILE...        exit 1 if a flow (the 5-tuple split hashes on)
                                    has packets in more than one FILE; print how many
                                    flows each FILE holds
+  pcaptool.py tuples FILE          print, as one JSON object, the number of packets
+                                   of each IPv4 UDP/TCP 5-tuple, keyed
+                                   "PROTO SRC:SPORT DST:DPORT", most packets first
+                                   (ties in order of first appearance); any other
+                                   frame counts under the key "other"
+  pcaptool.py gen-router OUT N [SEED]
+                                   frames for the router test: a fixed set (several
+                                   destinations, TTL 64/2/1/0/255, no route, ARP,
+                                   IPv6, cut and inconsistent IPv4, fragments, IPv4
+                                   options, one and two VLAN tags, three tags, a
+                                   checksum that becomes 0) then N random ones
+  pcaptool.py route IN ROUTES OUT0 [OUT1...]
+                                   what router does to IN, computed here: ROUTES is
+                                   a JSON list of {"prefix", "output", "dst_mac"?,
+                                   "src_mac"?}; writes each output's frames (TTL - 1,
+                                   header checksum computed from scratch, MACs
+                                   rewritten) and prints the router's counter line
+                                   "forwarded N, no_route N, ttl_expired N,
+                                   malformed N, not_ipv4 N"
+  pcaptool.py ipcsum FILE...       exit 1 unless every IPv4 header (after up to two
+                                   VLAN tags) in FILE has a correct checksum; print
+                                   how many were checked
 """
+import json
 import random
 import struct
 import sys
@@ -236,6 +259,229 @@ def flow_key(p):
     return ("l2", p[0:12], etype)
 
 
+def five_tuple(p):
+    """"PROTO SRC:SPORT DST:DPORT" of an untagged IPv4 UDP or TCP frame (first
+    fragment or whole), else "other"."""
+    if len(p) < 34 or p[12:14] != b"\x08\x00" or p[14] >> 4 != 4:
+        return "other"
+    ihl = (p[14] & 0x0F) * 4
+    proto = p[23]
+    frag = struct.unpack_from("!H", p, 20)[0] & 0x1FFF
+    if proto not in (6, 17) or frag or ihl < 20 or 14 + ihl + 4 > len(p):
+        return "other"
+    src = ".".join(str(b) for b in p[26:30])
+    dst = ".".join(str(b) for b in p[30:34])
+    sport, dport = struct.unpack_from("!HH", p, 14 + ihl)
+    return f"{proto} {src}:{sport} {dst}:{dport}"
+
+
+VLAN_TPIDS = (0x8100, 0x88A8, 0x9100)
+
+
+def ipv4_hdr(src, dst, proto, plen, ttl=64, ident=1, frag=0, options=b"", tos=0):
+    """An IPv4 header with a correct checksum for a payload of plen bytes."""
+    ihl = 5 + len(options) // 4
+    hdr = struct.pack("!BBHHHBBH4s4s", 0x40 | ihl, tos, ihl * 4 + plen, ident, frag, ttl,
+                      proto, 0, bytes(src), bytes(dst)) + options
+    return hdr[:10] + struct.pack("!H", csum(hdr)) + hdr[12:]
+
+
+def l3_offset(p):
+    """(offset, ethertype) after up to two VLAN tags, or None when the frame
+    ends inside its L2 header or has three tags."""
+    if len(p) < 14:
+        return None
+    off, etype = 14, struct.unpack_from("!H", p, 12)[0]
+    for tags in range(3):
+        if etype not in VLAN_TPIDS:
+            return off, etype
+        if tags == 2 or off + 4 > len(p):
+            return None
+        etype = struct.unpack_from("!H", p, off + 2)[0]
+        off += 4
+    return off, etype
+
+
+def gen_router(n, seed):
+    """Frames for the router test.  Destinations (see test_router.sh):
+    10.1.0.0/16, 10.1.2.0/24, 10.1.2.128/25, 192.0.2.7/32, 172.16.0.0/12;
+    anything else has no route."""
+    rnd = random.Random(seed)
+    dmac, smac = b"\x02\0\0\0\xee\x01", b"\x02\0\0\0\xee\x02"
+    src = [198, 51, 100, 9]
+
+    def udp(sport, dport, body):
+        return struct.pack("!HHHH", sport, dport, 8 + len(body), 0) + body
+
+    def frame(dst, ttl=64, proto=17, payload=None, pad=True, **kw):
+        if payload is None:
+            payload = udp(1000 + len(dst), 53, bytes(range(20)))
+        f = dmac + smac + b"\x08\x00" + ipv4_hdr(src, dst, proto, len(payload), ttl, **kw) \
+            + payload
+        return f + b"\0" * (60 - len(f)) if pad and len(f) < 60 else f
+
+    pkts = [
+        frame([10, 1, 5, 5]),                            # /16
+        frame([10, 1, 2, 5]),                            # /24
+        frame([10, 1, 2, 200]),                          # /25
+        frame([10, 1, 2, 127]),                          # /24 next to the /25
+        frame([192, 0, 2, 7]),                           # /32
+        frame([172, 20, 0, 1], proto=6,
+              payload=struct.pack("!HHIIBBHHH", 40000, 443, 1, 0, 0x50, 0x18, 512, 0, 0)),
+        frame([172, 16, 0, 1], proto=1, payload=b"\x08\0\0\0\0\1\0\1"),   # ICMP
+        frame([10, 1, 5, 5], ttl=2),                     # leaves with TTL 1
+        frame([10, 1, 5, 5], ttl=255),
+        frame([10, 1, 5, 5], ttl=1),                     # ttl_expired
+        frame([10, 1, 5, 5], ttl=0),                     # ttl_expired
+        frame([192, 0, 2, 8]),                           # no_route (next to the /32)
+        frame([8, 8, 8, 8]),                             # no_route
+        frame([8, 8, 8, 8], ttl=1),                      # ttl_expired comes first
+        frame([10, 1, 5, 6], frag=0x2000),               # first fragment
+        frame([10, 1, 5, 6], frag=0x0003, payload=bytes(range(24))),   # last fragment
+        frame([10, 1, 2, 9], options=b"\x01\x01\x01\x00"),             # IPv4 options
+        frame([10, 1, 5, 7], payload=udp(7, 8, bytes(100)), pad=False),
+        frame([10, 1, 5, 8], payload=udp(7, 8, bytes(range(256)) * 11 + bytes(180))),
+    ]
+    # VLAN tags are kept: one tag, then QinQ.
+    inner = ipv4_hdr(src, [10, 1, 2, 77], 17, 28) + udp(5, 6, bytes(20))
+    pkts.append(dmac + smac + b"\x81\x00\x00\x64\x08\x00" + inner)
+    pkts.append(dmac + smac + b"\x88\xa8\x00\x0a\x81\x00\x00\x14\x08\x00" + inner)
+    pkts.append(dmac + smac + b"\x81\x00\x00\x01\x88\xa8\x00\x02\x81\x00\x00\x03\x08\x00"
+                + inner)                                  # three tags: malformed
+    # A header whose checksum becomes 0x0000 after the decrement (the
+    # identification is chosen for it), and one that was 0x0000 before.
+    for target_after in (True, False):
+        for ident in range(65536):
+            h = ipv4_hdr(src, [10, 1, 5, 9], 17, 28, ttl=64, ident=ident)
+            after = ipv4_hdr(src, [10, 1, 5, 9], 17, 28, ttl=63, ident=ident)
+            if (after if target_after else h)[10:12] == b"\0\0":
+                pkts.append(dmac + smac + b"\x08\x00" + h + udp(9, 9, bytes(20)))
+                break
+    # Not IPv4.
+    arp = struct.pack("!HHBBH6s4s6s4s", 1, 0x0800, 6, 4, 1, smac, bytes(src), b"\0" * 6,
+                      bytes([10, 1, 5, 5]))
+    pkts.append(b"\xff" * 6 + smac + b"\x08\x06" + arp + b"\0" * 18)
+    ip6 = struct.pack("!IHBB16s16s", 0x60000000, 28, 17, 64, b"\x20" * 16, b"\x30" * 16)
+    pkts.append(dmac + smac + b"\x86\xdd" + ip6 + udp(1, 2, bytes(20)))
+    pkts.append(dmac + smac + b"\x86\xdd" + ip6[:30])    # IPv6, cut: still not_ipv4
+    pkts.append(dmac + smac + b"\x88\xb5" + bytes(46))   # unknown ethertype
+    # Malformed IPv4.
+    good = frame([10, 1, 5, 5])
+    pkts.append(good[:14 + 10])                          # cut inside the header
+    pkts.append(good[:13])                               # no Ethernet header
+    bad = bytearray(good)
+    bad[14] = 0x44                                       # IHL 4
+    pkts.append(bytes(bad))
+    bad = bytearray(good)
+    bad[14] = 0x4f                                       # IHL 15: 60 bytes, 46 there
+    pkts.append(bytes(bad))
+    bad = bytearray(frame([10, 1, 5, 5], pad=False))
+    bad[16:18] = struct.pack("!H", len(bad) - 14 + 1)    # total length past the frame
+    pkts.append(bytes(bad))
+    bad = bytearray(good)
+    bad[16:18] = struct.pack("!H", 19)                   # total length < IHL * 4
+    pkts.append(bytes(bad))
+    bad = bytearray(good)
+    bad[14] = 0x65                                       # version 6 under 0x0800
+    pkts.append(bytes(bad))
+    bad = frame([10, 1, 5, 5], payload=b"\x01\x02")      # UDP without its ports
+    pkts.append(bad)
+
+    # Random traffic over the routes and beside them, on 24 flows (so that a
+    # flow cache in front sees each flow many times).
+    dsts = [[10, 1, 0, 0], [10, 1, 2, 0], [10, 1, 2, 128], [192, 0, 2, 7], [172, 16, 0, 0],
+            [172, 32, 0, 0], [11, 0, 0, 0]]
+    flows = []
+    for _ in range(24):
+        d = list(rnd.choice(dsts))
+        d[3] |= rnd.randrange(0, 128 if d[3] else 256)
+        if d[0] != 192:
+            d[2] |= rnd.randrange(0, 4)
+        flows.append((d, rnd.randrange(65536), rnd.randrange(65536)))
+    for i in range(n):
+        d, sport, dport = rnd.choice(flows)
+        ttl = rnd.choice([1, 2, 3, 64, 64, 64, 128, 255])
+        body = bytes(rnd.randrange(256) for _ in range(rnd.randrange(0, 120)))
+        f = frame(d, ttl=ttl, payload=udp(sport, dport, body),
+                  ident=rnd.randrange(65536), tos=rnd.randrange(256))
+        if rnd.randrange(5) == 0:
+            f = f[:12] + b"\x81\x00" + struct.pack("!H", rnd.randrange(4096)) + f[12:]
+        pkts.append(f)
+    return pkts
+
+
+def route_one(p, table):
+    """(reason, None) or ("forwarded", (output, frame)) for frame p."""
+    l3 = l3_offset(p)
+    if l3 is None:
+        return "malformed", None
+    off, etype = l3
+    if etype != 0x0800:
+        return "not_ipv4", None
+    avail = len(p) - off
+    if avail < 20 or p[off] >> 4 != 4:
+        return "malformed", None
+    ihl = (p[off] & 0x0F) * 4
+    total = struct.unpack_from("!H", p, off + 2)[0]
+    if ihl < 20 or ihl > avail or total < ihl or total > avail:
+        return "malformed", None
+    first = struct.unpack_from("!H", p, off + 6)[0] & 0x1FFF == 0
+    if first and p[off + 9] in (6, 17, 132, 136) and ihl + 4 > total:
+        return "malformed", None
+    if p[off + 8] <= 1:
+        return "ttl_expired", None
+    dst = struct.unpack_from("!I", p, off + 16)[0]
+    best = None
+    for net, depth, r in table:
+        mask = (0xFFFFFFFF << (32 - depth)) & 0xFFFFFFFF if depth else 0
+        if dst & mask == net and (best is None or depth > best[0]):
+            best = (depth, r)
+    if best is None:
+        return "no_route", None
+    r = best[1]
+    q = bytearray(p)
+    q[off + 8] -= 1
+    q[off + 10:off + 12] = b"\0\0"
+    q[off + 10:off + 12] = struct.pack("!H", csum(bytes(q[off:off + ihl])))
+    if "dst_mac" in r:
+        q[0:6] = mac(r["dst_mac"])
+    if "src_mac" in r:
+        q[6:12] = mac(r["src_mac"])
+    return "forwarded", (r["output"], bytes(q))
+
+
+def route(pkts, routes, n_out):
+    table = []
+    for r in routes:
+        a, d = r["prefix"].split("/")
+        table.append((struct.unpack("!I", bytes(int(x) for x in a.split(".")))[0], int(d), r))
+    counts = dict.fromkeys(["forwarded", "no_route", "ttl_expired", "malformed", "not_ipv4"], 0)
+    outs = [[] for _ in range(n_out)]
+    for p in pkts:
+        why, fw = route_one(p, table)
+        counts[why] += 1
+        if fw is not None:
+            outs[fw[0]].append(fw[1])
+    return counts, outs
+
+
+def ipcsum(pkts):
+    """(checked, index of the first bad header or None)."""
+    checked = 0
+    for i, p in enumerate(pkts):
+        l3 = l3_offset(p)
+        if l3 is None or l3[1] != 0x0800 or len(p) < l3[0] + 20:
+            continue
+        off = l3[0]
+        ihl = (p[off] & 0x0F) * 4
+        if ihl < 20 or len(p) < off + ihl:
+            continue
+        checked += 1
+        if csum(p[off:off + ihl]) != 0:
+            return checked, i
+    return checked, None
+
+
 def interleave(whole, parts):
     """None if whole is an order-keeping interleaving of parts, else a reason."""
     pos = [0] * len(parts)
@@ -295,6 +541,31 @@ def main(argv):
                     return 1
                 owner[k] = f
         print(" ".join(f"{f}: {n} flows" for f, n in zip(argv[2:], per_file)))
+    elif cmd == "tuples":
+        counts = {}
+        for p in read(argv[2]):
+            k = five_tuple(p)
+            counts[k] = counts.get(k, 0) + 1
+        order = sorted(counts, key=lambda k: -counts[k])   # stable: ties keep first appearance
+        print(json.dumps({k: counts[k] for k in order}))
+    elif cmd == "gen-router":
+        write(argv[2], gen_router(int(argv[3]), int(argv[4]) if len(argv) > 4 else 1))
+    elif cmd == "route":
+        with open(argv[3]) as f:
+            routes = json.load(f)
+        counts, outs = route(read(argv[2]), routes, len(argv) - 4)
+        for path, pkts in zip(argv[4:], outs):
+            write(path, pkts)
+        print(", ".join(f"{k} {v}" for k, v in counts.items()))
+    elif cmd == "ipcsum":
+        total = 0
+        for f in argv[2:]:
+            checked, bad = ipcsum(read(f))
+            total += checked
+            if bad is not None:
+                print(f"{f}: packet {bad}: bad IPv4 header checksum")
+                return 1
+        print(f"{total} IPv4 header checksums correct")
     elif cmd == "bytes":
         print(sum(len(p) for p in read(argv[2])))
     elif cmd == "count":

@@ -82,6 +82,33 @@ static const struct sl_app_type t_sink = {
 };
 SL_APP_REGISTER(t_sink)
 
+/* List parameters (SL_PARAM_TABLE): `routes` is required with at least one
+ * row; `extra` defaults to no rows and takes at most two. */
+static const struct sl_param_spec route_fields[] = {
+	{ .name = "prefix", .type = SL_PARAM_STRING, .def = NULL, .doc = "destination" },
+	{ .name = "via", .type = SL_PARAM_STRING, .def = "none", .doc = "next hop" },
+	{ .name = "output", .type = SL_PARAM_UINT, .def = "0", .max = 15, .doc = "port" },
+	{ .name = "dst_mac", .type = SL_PARAM_MAC, .def = "02:00:00:00:00:ff", .doc = "mac" },
+};
+static const struct sl_param_spec extra_fields[] = {
+	{ .name = "name", .type = SL_PARAM_STRING, .def = NULL, .doc = "a name" },
+	{ .name = "on", .type = SL_PARAM_BOOL, .def = "yes", .doc = "a switch" },
+};
+static const struct sl_param_spec router_params[] = {
+	{ .name = "routes", .type = SL_PARAM_TABLE, .def = NULL, .min = 1, .doc = "routes",
+	  .fields = route_fields, .n_fields = SL_ARRAY_LEN(route_fields) },
+	{ .name = "extra", .type = SL_PARAM_TABLE, .def = "[]", .max = 2, .doc = "extras",
+	  .fields = extra_fields, .n_fields = SL_ARRAY_LEN(extra_fields) },
+	{ .name = "size", .type = SL_PARAM_UINT, .def = "64", .doc = "a number" },
+};
+static const struct sl_app_type t_router = {
+	.name = "t_router", .doc = "test app with list parameters",
+	.params = router_params, .n_params = SL_ARRAY_LEN(router_params),
+	.inputs = opt_in, .n_inputs = 1,
+	.outputs = opt_out, .n_outputs = 1,
+};
+SL_APP_REGISTER(t_router)
+
 /* ---- reporting ---------------------------------------------------------- */
 
 static unsigned n_checks, n_failed;
@@ -482,6 +509,256 @@ static void test_order_api(void)
 	sl_config_free(cfg);
 }
 
+/* ---- list parameters ---------------------------------------------------- */
+
+static void test_table(void)
+{
+	struct sl_config *cfg = parse_ok("list parameter parses",
+		"apps:\n"
+		"  r1:\n"
+		"    type: t_router\n"
+		"    routes:\n"
+		"      - { prefix: 198.18.1.0/24, output: 0, dst_mac: \"02:00:00:00:01:01\" }\n"
+		"      - prefix: 0.0.0.0/0\n"
+		"        via: 198.18.0.254\n"
+		"        output: 1\n"
+		"  r2: { type: t_router, routes: [ { prefix: a } ], extra: [] }\n");
+	if (cfg == NULL)
+		return;
+	const struct sl_param_value *v = pv(cfg, "r1", "routes");
+	check(v->set, "list is set", "not set");
+	check_uint("two rows", v->n_rows, 2);
+	check_uint("row width", v->n_fields, SL_ARRAY_LEN(route_fields));
+	if (v->n_rows == 2) {
+		const struct sl_param_row *r = v->rows;
+		check_str("row 0 where", r[0].where, "t.yaml:5:9");
+		check_str("row 0 prefix", r[0].v[0].s, "198.18.1.0/24");
+		check(r[0].v[0].set, "row 0 prefix set", "not set");
+		check_str("row 0 via default", r[0].v[1].s, "none");
+		check(!r[0].v[1].set, "row 0 via default not set", "set");
+		check_uint("row 0 output", r[0].v[2].u, 0);
+		check(r[0].v[2].set, "row 0 output 0 set", "not set");
+		check(r[0].v[3].mac[4] == 0x01 && r[0].v[3].mac[5] == 0x01 && r[0].v[3].set,
+		      "row 0 dst_mac", "got ..%02x:%02x", r[0].v[3].mac[4], r[0].v[3].mac[5]);
+		check_str("row 1 where", r[1].where, "t.yaml:6:9");
+		check_str("row 1 prefix", r[1].v[0].s, "0.0.0.0/0");
+		check_str("row 1 via", r[1].v[1].s, "198.18.0.254");
+		check(r[1].v[1].set, "row 1 via set", "not set");
+		check_uint("row 1 output", r[1].v[2].u, 1);
+		check(r[1].v[3].mac[0] == 0x02 && r[1].v[3].mac[5] == 0xff && !r[1].v[3].set,
+		      "row 1 dst_mac default", "got %02x..%02x", r[1].v[3].mac[0],
+		      r[1].v[3].mac[5]);
+	}
+	v = pv(cfg, "r1", "extra");
+	check(!v->set && v->n_rows == 0 && v->rows == NULL, "absent list takes its default []",
+	      "set %d, %u rows", v->set, v->n_rows);
+	check_uint("absent list's row width", v->n_fields, SL_ARRAY_LEN(extra_fields));
+	check_uint("scalar beside a list", pv(cfg, "r1", "size")->u, 64);
+	v = pv(cfg, "r2", "extra");
+	check(v->set && v->n_rows == 0 && v->rows == NULL, "empty list given", "set %d, %u rows",
+	      v->set, v->n_rows);
+	v = pv(cfg, "r2", "routes");
+	check(v->n_rows == 1 && strcmp(v->rows[0].where, "t.yaml:9:35") == 0 &&
+	      strcmp(v->rows[0].v[0].s, "a") == 0, "flow list of one row",
+	      "%u rows, where %s", v->n_rows, v->n_rows ? v->rows[0].where : "-");
+
+	/* The accessor apps use, on an app built from the config. */
+	struct sl_app app = { .type = &t_router, .params = cfg->apps[0].params };
+	unsigned n = 99;
+	const struct sl_param_row *rows = sl_app_param_table(&app, "routes", &n);
+	check(n == 2 && rows == cfg->apps[0].params[0].rows, "sl_app_param_table", "%u rows", n);
+	rows = sl_app_param_table(&app, "extra", &n);
+	check(n == 0 && rows == NULL, "sl_app_param_table, no rows", "%u rows", n);
+	sl_config_free(cfg);
+}
+
+/* The parser of texts knows only the empty list. */
+static void test_table_param_api(void)
+{
+	struct sl_param_value v = { 0 };
+	struct sl_err err = { "" };
+	char range[64];
+
+	int rc = sl_param_parse(&router_params[1], "[]", &v, &err);
+	check(rc == 0 && v.n_rows == 0 && v.rows == NULL && v.set && v.n_fields == 2,
+	      "parse [] for a list", "rc %d: %s", rc, err.msg);
+	sl_param_value_free(&v);
+	rc = sl_param_parse(&router_params[1], "a, b", &v, &err);
+	check(rc == -EINVAL && strcmp(err.msg, "parameter 'extra' must be a list of mappings") == 0,
+	      "parse text for a list", "rc %d: %s", rc, err.msg);
+	rc = sl_param_parse(&router_params[0], "[]", &v, &err);
+	check(rc == -EINVAL &&
+	      strcmp(err.msg, "parameter 'routes' must have at least 1 row, got 0") == 0,
+	      "parse [] for a list of at least one row", "rc %d: %s", rc, err.msg);
+	check_str("list type name", sl_param_type_name(SL_PARAM_TABLE), "list");
+	check_str("range, minimum", sl_param_range_str(&router_params[0], range, sizeof(range)),
+		  ">= 1 row");
+	check_str("range, maximum", sl_param_range_str(&router_params[1], range, sizeof(range)),
+		  "0..2 rows");
+	const struct sl_param_spec three = { .name = "t", .type = SL_PARAM_TABLE, .min = 1,
+					     .max = 3 };
+	rc = sl_param_rows_check(&three, 4, &err);
+	check(rc == -EINVAL && strcmp(err.msg, "parameter 't' must have 1..3 rows, got 4") == 0,
+	      "row range message", "rc %d: %s", rc, err.msg);
+	check(sl_param_rows_check(&three, 3, &err) == 0, "rows within range", "rejected");
+}
+
+/* Bad list schemas are found by sl_app_registry_check.  One registry node is
+ * appended and its type swapped for each case; it ends on a good type. */
+static const struct sl_param_spec fields_ab[] = {
+	{ .name = "a", .type = SL_PARAM_UINT, .def = "1", .doc = "a" },
+	{ .name = "b", .type = SL_PARAM_UINT, .def = NULL, .doc = "b" },
+};
+static const struct sl_param_spec fields_dup[] = {
+	{ .name = "a", .type = SL_PARAM_UINT, .def = "1", .doc = "a" },
+	{ .name = "a", .type = SL_PARAM_BOOL, .def = "no", .doc = "a again" },
+};
+static const struct sl_param_spec fields_nested[] = {
+	{ .name = "a", .type = SL_PARAM_UINT, .def = "1", .doc = "a" },
+	{ .name = "inner", .type = SL_PARAM_TABLE, .def = "[]", .doc = "a list in a list",
+	  .fields = fields_ab, .n_fields = SL_ARRAY_LEN(fields_ab) },
+};
+static const struct sl_param_spec fields_bad_default[] = {
+	{ .name = "n", .type = SL_PARAM_UINT, .def = "many", .doc = "n" },
+};
+
+#define LIST(def_, min_, max_, f) { { .name = "rows", .type = SL_PARAM_TABLE, .def = def_, \
+	.min = min_, .max = max_, .doc = "rows", .fields = f, .n_fields = SL_ARRAY_LEN(f) } }
+static const struct sl_param_spec bad_dup[] = LIST(NULL, 0, 0, fields_dup);
+static const struct sl_param_spec bad_nested[] = LIST(NULL, 0, 0, fields_nested);
+static const struct sl_param_spec bad_field_default[] = LIST(NULL, 0, 0, fields_bad_default);
+static const struct sl_param_spec bad_default_text[] = LIST("none", 0, 0, fields_ab);
+static const struct sl_param_spec bad_default_min[] = LIST("[]", 1, 0, fields_ab);
+static const struct sl_param_spec bad_range[] = LIST(NULL, 3, 2, fields_ab);
+static const struct sl_param_spec good_list[] = LIST("[]", 0, 8, fields_ab);
+#undef LIST
+static const struct sl_param_spec bad_no_fields[] = {
+	{ .name = "rows", .type = SL_PARAM_TABLE, .def = "[]", .doc = "rows" },
+};
+static const struct sl_param_spec bad_fields_on_scalar[] = {
+	{ .name = "n", .type = SL_PARAM_UINT, .def = "1", .doc = "n",
+	  .fields = fields_ab, .n_fields = SL_ARRAY_LEN(fields_ab) },
+};
+
+static void test_table_registry_check(void)
+{
+	static const struct {
+		const struct sl_param_spec *params;
+		const char *want;
+	} cases[] = {
+		{ bad_dup, "app type 't_list': parameter 'rows': field 'a' declared twice" },
+		{ bad_nested,
+		  "app type 't_list': parameter 'rows': field 'inner' is a list, and lists do not nest" },
+		{ bad_field_default,
+		  "app type 't_list': parameter 'rows': bad default: parameter 'n' must be an unsigned integer, got 'many'" },
+		{ bad_default_text,
+		  "app type 't_list': bad default: parameter 'rows' must be a list of mappings" },
+		{ bad_default_min,
+		  "app type 't_list': bad default: parameter 'rows' must have at least 1 row, got 0" },
+		{ bad_range,
+		  "app type 't_list': list parameter 'rows' has a maximum of rows below its minimum" },
+		{ bad_no_fields, "app type 't_list': list parameter 'rows' has no fields" },
+		{ bad_fields_on_scalar, "app type 't_list': parameter 'n' has fields but is not a list" },
+	};
+	static struct sl_app_type type = { .name = "t_list", .doc = "list schemas", .n_params = 1 };
+	static struct sl_app_reg reg = { .type = &type };
+	struct sl_err err = { "" };
+
+	int rc = sl_app_registry_check(&err);
+	check(rc == 0, "registry with list parameters passes", "%s", err.msg);
+	sl_app_registry_append(&reg);
+	for (unsigned i = 0; i < SL_ARRAY_LEN(cases); i++) {
+		char what[96];
+		type.params = cases[i].params;
+		err.msg[0] = '\0';
+		rc = sl_app_registry_check(&err);
+		snprintf(what, sizeof(what), "registry check: bad list schema %u", i);
+		check(rc == -EINVAL && strcmp(err.msg, cases[i].want) == 0, what,
+		      "got '%s', want '%s'", err.msg, cases[i].want);
+	}
+	type.params = good_list;
+	rc = sl_app_registry_check(&err);
+	check(rc == 0, "registry check: good list schema", "%s", err.msg);
+}
+
+struct exact_case {
+	const char *what;
+	const char *text;
+	const char *want;      /* the whole message */
+};
+
+#define ROUTER "apps:\n  r1:\n    type: t_router\n"
+
+static const struct exact_case table_cases[] = {
+	{ "list given a scalar", ROUTER "    routes: 198.18.1.0/24\n",
+	  "t.yaml:4:13: app 'r1': parameter 'routes' must be a list of mappings, got a scalar" },
+	{ "list given a mapping", ROUTER "    routes: { prefix: a }\n",
+	  "t.yaml:4:13: app 'r1': parameter 'routes' must be a list of mappings, got a mapping" },
+	{ "list given nothing", ROUTER "    routes:\n    size: 1\n",
+	  "t.yaml:4:12: app 'r1': parameter 'routes' must be a list of mappings, got nothing" },
+	{ "row is a scalar", ROUTER "    routes: [ { prefix: a }, b ]\n",
+	  "t.yaml:4:30: app 'r1': routes[1] must be a mapping of fields, got a scalar" },
+	{ "row is a sequence", ROUTER "    routes:\n      - [ prefix, a ]\n",
+	  "t.yaml:5:9: app 'r1': routes[0] must be a mapping of fields, got a sequence" },
+	{ "unknown field with a guess", ROUTER
+	  "    routes:\n      - { prefix: a }\n      - { prefix: b }\n      - { prefx: c }\n",
+	  "t.yaml:7:11: app 'r1': routes[2]: unknown field 'prefx' (did you mean 'prefix'?)" },
+	{ "unknown field, no guess", ROUTER "    routes:\n      - { prefix: a, zzzzzzzz: 1 }\n",
+	  "t.yaml:5:22: app 'r1': routes[0]: unknown field 'zzzzzzzz' (known: prefix, via, output, dst_mac)" },
+	{ "field not a number", ROUTER "    routes:\n      - { prefix: a, output: x }\n",
+	  "t.yaml:5:30: app 'r1': routes[0]: field 'output' must be an unsigned integer, got 'x'" },
+	{ "field out of range", ROUTER
+	  "    routes:\n      - prefix: a\n      - prefix: b\n        output: 16\n",
+	  "t.yaml:7:17: app 'r1': routes[1]: field 'output' must be in 0..15, got 16" },
+	{ "field bad mac", ROUTER "    routes: [ { prefix: a, dst_mac: 02:00 } ]\n",
+	  "t.yaml:4:37: app 'r1': routes[0]: field 'dst_mac' must be a MAC address like 02:00:00:00:00:01, got '02:00'" },
+	{ "field is a sequence", ROUTER "    routes:\n      - { prefix: a, output: [1] }\n",
+	  "t.yaml:5:30: app 'r1': routes[0]: field 'output' must be a single value, got a sequence" },
+	{ "field name not a word", ROUTER "    routes:\n      - { [prefix]: a }\n",
+	  "t.yaml:5:11: app 'r1': routes[0]: field names must be single words, got a sequence" },
+	{ "missing required field, flow row", ROUTER "    routes:\n      - { output: 1 }\n",
+	  "t.yaml:5:9: app 'r1': routes[0]: missing required field 'prefix'" },
+	{ "missing required field, block row", ROUTER
+	  "    routes:\n      - prefix: a\n      - via: b\n        output: 2\n",
+	  "t.yaml:6:9: app 'r1': routes[1]: missing required field 'prefix'" },
+	{ "empty row", ROUTER "    routes: [ {} ]\n",
+	  "t.yaml:4:15: app 'r1': routes[0]: missing required field 'prefix'" },
+	{ "duplicate field", ROUTER "    routes:\n      - { prefix: a, prefix: b }\n",
+	  "t.yaml:5:22: app 'r1': routes[0]: duplicate field 'prefix' (first at line 5)" },
+	{ "too few rows", ROUTER "    routes: []\n",
+	  "t.yaml:4:13: app 'r1': parameter 'routes' must have at least 1 row, got 0" },
+	{ "too many rows", ROUTER
+	  "    routes: [ { prefix: a } ]\n    extra: [ { name: a }, { name: b }, { name: c } ]\n",
+	  "t.yaml:5:12: app 'r1': parameter 'extra' must have at most 2 rows, got 3" },
+	{ "error in a second list after a good one", ROUTER
+	  "    routes: [ { prefix: a } ]\n    extra:\n      - name: a\n        on: maybe\n",
+	  "t.yaml:7:13: app 'r1': extra[0]: field 'on' must be true or false, got 'maybe'" },
+	{ "missing required list", "apps:\n  r1: { type: t_router }\n",
+	  "t.yaml:2:3: app 'r1': missing required parameter 'routes'" },
+	{ "unknown list name", ROUTER "    route: [ { prefix: a } ]\n",
+	  "t.yaml:4:5: app 'r1': unknown parameter 'route' (did you mean 'routes'?)" },
+	{ "scalar parameter given a sequence", "apps:\n  f: { type: t_fwd, size: [64] }\n",
+	  "t.yaml:2:27: app 'f': parameter 'size' must be a single value, got a sequence" },
+};
+
+static void test_table_errors(void)
+{
+	for (unsigned i = 0; i < SL_ARRAY_LEN(table_cases); i++) {
+		const struct exact_case *b = &table_cases[i];
+		struct sl_err err;
+		struct sl_config *cfg = parse(b->text, &err);
+		char what[160];
+
+		snprintf(what, sizeof(what), "invalid list: %s", b->what);
+		if (cfg != NULL) {
+			check(false, what, "parsed without error");
+			sl_config_free(cfg);
+			continue;
+		}
+		check(strcmp(err.msg, b->want) == 0, what, "got '%s', want '%s'", err.msg, b->want);
+	}
+}
+
 /* ---- invalid configurations --------------------------------------------- */
 
 struct bad_case {
@@ -805,6 +1082,10 @@ int main(void)
 	test_cpu_messages();
 	test_link_sizes();
 	test_null_err();
+	test_table();
+	test_table_param_api();
+	test_table_errors();
+	test_table_registry_check();
 
 	if (n_failed > 0) {
 		printf("%u of %u checks failed\n", n_failed, n_checks);

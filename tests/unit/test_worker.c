@@ -223,9 +223,11 @@ static void count_free(void *obj, void *arg)
 	freed_objects++;
 }
 
-/* The breath reclaims retired objects (capped) and reports a quiescent
- * state: with one worker, an object retired during a breath is freed by the
- * next one, and never more than reclaim_cap per breath. */
+/* The breath reports a quiescent state and then reclaims retired objects
+ * (capped), at its top: with one worker, objects retired before (during the
+ * last breath) are freed by the next breath, never more than reclaim_cap
+ * per breath, and nothing is freed before a quiescent state follows the
+ * retire. */
 static void test_epoch_in_breath(void)
 {
 	struct sl_err err;
@@ -241,12 +243,14 @@ static void test_epoch_in_breath(void)
 	sl_epoch_online(w.epoch_w);
 	for (int i = 0; i < 5; i++)
 		sl_epoch_retire(e, w.epoch_w, &objs[i], count_free, NULL);
-	sl_worker_breathe(&w);
-	CHECK(freed_objects == 0, "freed %u in the breath of the retire", freed_objects);
+	CHECK(sl_epoch_reclaim(e, w.epoch_w, 16) == 0 && freed_objects == 0,
+	      "freed %u before a quiescent state", freed_objects);
 	sl_worker_breathe(&w);
 	CHECK(freed_objects == 3, "freed %u, the cap is 3", freed_objects);
 	sl_worker_breathe(&w);
 	CHECK(freed_objects == 5, "freed %u of 5", freed_objects);
+	sl_worker_breathe(&w);
+	CHECK(freed_objects == 5, "freed %u, more than retired", freed_objects);
 	sl_epoch_offline(w.epoch_w);
 	sl_epoch_free(e);
 }

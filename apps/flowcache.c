@@ -1,0 +1,523 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * flowcache: keeps a table of the flows passing through (engine/flowtable.h)
+ * and reports each flow when it ends.
+ *
+ * Per packet: the frame is parsed (engine/pkt.h); an IPv4 or IPv6 packet is
+ * looked up by its 5-tuple without locks, a new flow is inserted (evicting
+ * the least recently seen flow of its bucket when the table is full), and
+ * the flow's packets, bytes and last-seen time are updated.  Then the packet
+ * goes to `output`.  Frames that are not IP (ARP, LLDP, ...) pass uncounted
+ * by the table; malformed IP frames (truncated, bad IHL, bad length) are
+ * dropped and counted by reason.  Fragments after the first carry no ports
+ * and are counted under the datagram's 3-tuple (ports 0).
+ *
+ * Ending flows.  Each breath (tick) a capped expiry step unlinks flows idle
+ * for idle_timeout or alive for active_timeout (at most expiry_cap flows,
+ * `scan` buckets or wheel slots visited), found by an incremental scan of
+ * the app's share of the buckets (expiry: scan) or by a timer wheel of the
+ * flows the app inserted (expiry: wheel); see engine/flowtable.h.  Whatever unlinks a flow (expiry, eviction) emits
+ * its record at once and retires the entry; its memory and flow id return
+ * to the table when the epoch grace period ends (engine.epoch).
+ *
+ * Records.  `records: PATH` appends one JSON object per line to a file
+ * (buffered; flushed about once a second and at stop); an app whose
+ * `records` output is connected also sends each record as an Ethernet frame
+ * of ethertype 0x88b5 (local experimental) carrying the same JSON line, to
+ * 02:00:00:00:00:00 from 02:00:00:00:00:01.  Fields: table, flow_id,
+ * family, proto, src, sport, dst, dport, packets, bytes, start, end (Unix
+ * time, seconds with nanoseconds), reason (idle, active, evicted, stopped).
+ * At stop the flows still live are reported with reason "stopped" to the
+ * file only (the links are closed by then).
+ *
+ * Sharing.  Apps naming the same `table` share one table (one handle each;
+ * put them on different workers, fed by split or RSS, so each sees its own
+ * flows).  They must agree on entries, ids, the timeouts and the expiry
+ * settings; each one scans its share of the buckets for expiry.
+ *
+ * Route caching.  With `route: R` (a router app), a new IPv4 flow's next hop
+ * is looked up in R's table once and kept in the entry; every packet of the
+ * flow then carries it as a route hint (engine/route.h), so R skips its own
+ * lookup.
+ *
+ * Counters (printed at stop): lookups, hits, misses, inserted, races,
+ * no_id, no_room, idle, active, evicted, stopped, freed, not_ip,
+ * malformed by reason, records written / lost.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_ether.h>
+#include <rte_prefetch.h>
+
+#include "app.h"
+#include "flowtable.h"
+#include "pkt.h"
+#include "route.h"
+
+#define FC_RECORD_ETHERTYPE 0x88b5
+#define FC_RECORD_MAX 512             /* bytes of one JSON line */
+#define FC_FLUSH_NS 1000000000ull
+#define FC_FILE_BUF (256u * 1024u)
+
+struct fc_share;
+
+struct fc_priv {
+	struct fc_share *share;
+	struct sl_flowtable *t;           /* shared; owned by the share */
+	struct sl_ft_handle *h;
+	const struct sl_route_table *route;
+	FILE *file;
+	char *file_buf;
+	struct sl_link *rec_out;
+	uint64_t real_off_ns;             /* CLOCK_REALTIME - CLOCK_MONOTONIC */
+	uint64_t last_flush_ns;
+
+	/* per-burst record frames (records output) */
+	struct rte_mbuf *rec_pkts[SL_BURST_MAX];
+	unsigned n_rec;
+
+	uint64_t not_ip;
+	uint64_t malformed[SL_PKT_R_COUNT];
+	uint64_t records, records_lost;
+};
+
+/* Apps sharing one table: a registry on the control thread. */
+struct fc_share {
+	char name[64];
+	struct sl_flowtable_conf conf;
+	const char *first_app;
+	unsigned n_apps, n_opened, refs;
+	struct sl_flowtable *t;
+	struct fc_share *next;
+};
+
+static struct fc_share *shares;
+
+/* ------------------------------------------------------------------ records */
+
+static void fmt_addr(char *buf, size_t len, const struct sl_flow_key *k, const uint8_t *a)
+{
+	if (inet_ntop(k->family == 6 ? AF_INET6 : AF_INET, a, buf, (socklen_t)len) == NULL)
+		snprintf(buf, len, "?");
+}
+
+static int fmt_record(const struct sl_flow_record *r, const char *table, uint64_t off,
+		      char *buf, size_t len)
+{
+	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
+	fmt_addr(src, sizeof(src), &r->key, r->key.src);
+	fmt_addr(dst, sizeof(dst), &r->key, r->key.dst);
+	uint64_t s = r->first_ns + off, e = r->last_ns + off;
+	return snprintf(buf, len,
+			"{\"table\":\"%s\",\"flow_id\":%" PRIu32 ",\"family\":\"%s\",\"proto\":%u,"
+			"\"src\":\"%s\",\"sport\":%u,\"dst\":\"%s\",\"dport\":%u,"
+			"\"packets\":%" PRIu64 ",\"bytes\":%" PRIu64 ","
+			"\"start\":%" PRIu64 ".%09" PRIu64 ",\"end\":%" PRIu64 ".%09" PRIu64 ","
+			"\"reason\":\"%s\"}\n",
+			table, r->id, sl_flow_family_name(&r->key), r->key.proto, src, r->key.sport,
+			dst, r->key.dport, r->packets, r->bytes, s / UINT64_C(1000000000),
+			s % UINT64_C(1000000000), e / UINT64_C(1000000000), e % UINT64_C(1000000000),
+			sl_ft_reason_name(r->reason));
+}
+
+static void rec_flush_link(struct sl_app *app)
+{
+	struct fc_priv *p = app->priv;
+	if (p->n_rec > 0) {
+		sl_link_transmit(p->rec_out, p->rec_pkts, p->n_rec);
+		p->n_rec = 0;
+	}
+}
+
+static void rec_to_link(struct sl_app *app, const char *line, int n)
+{
+	struct fc_priv *p = app->priv;
+	struct rte_mbuf *m = rte_pktmbuf_alloc(app->pool);
+	char *d = m != NULL ? rte_pktmbuf_append(m, (uint16_t)(RTE_ETHER_HDR_LEN + n)) : NULL;
+	if (d == NULL) {
+		rte_pktmbuf_free(m);
+		sl_counter_add(&p->records_lost, 1);
+		return;
+	}
+	struct rte_ether_hdr *eh = (struct rte_ether_hdr *)d;
+	static const struct rte_ether_addr dst = { { 0x02, 0, 0, 0, 0, 0 } };
+	static const struct rte_ether_addr src = { { 0x02, 0, 0, 0, 0, 1 } };
+	eh->dst_addr = dst;
+	eh->src_addr = src;
+	eh->ether_type = rte_cpu_to_be_16(FC_RECORD_ETHERTYPE);
+	memcpy(d + RTE_ETHER_HDR_LEN, line, (size_t)n);
+	p->rec_pkts[p->n_rec++] = m;
+	if (p->n_rec == SL_BURST_MAX)
+		rec_flush_link(app);
+}
+
+/* The table's record callback: arg is the app. */
+static void on_record(const struct sl_flow_record *r, void *arg)
+{
+	struct sl_app *app = arg;
+	struct fc_priv *p = app->priv;
+	char line[FC_RECORD_MAX];
+
+	if (p->file == NULL && (p->rec_out == NULL || r->reason == SL_FT_STOPPED))
+		return;
+	int n = fmt_record(r, p->share->name, p->real_off_ns, line, sizeof(line));
+	if (n <= 0 || n >= (int)sizeof(line)) {
+		sl_counter_add(&p->records_lost, 1);
+		return;
+	}
+	if (p->file != NULL && fwrite(line, 1, (size_t)n, p->file) != (size_t)n)
+		sl_counter_add(&p->records_lost, 1);
+	if (p->rec_out != NULL && r->reason != SL_FT_STOPPED)
+		rec_to_link(app, line, n);
+	sl_counter_add(&p->records, 1);
+}
+
+/* ------------------------------------------------------------------ data path */
+
+static inline uint64_t now_ns(void)
+{
+	return sl_epoch_now_ns();
+}
+
+static void fc_push(struct sl_app *app)
+{
+	struct fc_priv *p = app->priv;
+	struct sl_link *in = app->in[0], *out = app->out[0];
+	struct rte_mbuf *pkts[SL_BURST_MAX], *pass[SL_BURST_MAX], *bad[SL_BURST_MAX];
+	struct sl_flow_key keys[SL_BURST_MAX];
+	uint32_t hash[SL_BURST_MAX];
+	uint8_t ip[SL_BURST_MAX];
+	unsigned n, n_pass = 0, n_bad = 0;
+	uint64_t hits = 0, misses = 0;
+
+	n = sl_link_receive(in, pkts, app->burst);
+	if (n == 0)
+		return;
+	uint64_t now = now_ns();
+
+	/* Parse and hash the burst, prefetching each flow's bucket. */
+	for (unsigned i = 0; i < n; i++) {
+		struct sl_pkt_info info;
+		enum sl_pkt_class c = sl_pkt_parse(pkts[i], &keys[i], &info);
+		ip[i] = c == SL_PKT_IP;
+		if (c == SL_PKT_MALFORMED) {
+			sl_counter_add(&p->malformed[info.reason < SL_PKT_R_COUNT ? info.reason : 0], 1);
+			continue;
+		}
+		if (c == SL_PKT_NOT_IP) {
+			sl_counter_add(&p->not_ip, 1);
+			continue;
+		}
+		hash[i] = sl_flow_key_hash(&keys[i]);
+		sl_ft_prefetch(p->t, hash[i]);
+	}
+	for (unsigned i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		if (!ip[i]) {
+			struct sl_pkt_info info;
+			struct sl_flow_key k;
+			if (sl_pkt_parse(m, &k, &info) == SL_PKT_MALFORMED) {
+				bad[n_bad++] = m;
+			} else {
+				if (p->route != NULL)
+					sl_route_hint_set(m, p->route, -1);
+				pass[n_pass++] = m;
+			}
+			continue;
+		}
+		struct sl_flow_entry *e = sl_ft_lookup(p->t, &keys[i], hash[i]);
+		if (e != NULL) {
+			hits++;
+		} else {
+			misses++;
+			uint64_t cookie = 0;
+			if (p->route != NULL && keys[i].family == 4) {
+				uint32_t dst;
+				memcpy(&dst, keys[i].dst, 4);
+				cookie = (uint64_t)(sl_route_lookup(p->route, rte_be_to_cpu_32(dst)) + 1);
+			}
+			enum sl_ft_insert_status st;
+			e = sl_ft_insert(p->h, &keys[i], hash[i], now, cookie, &st);
+		}
+		if (e != NULL)
+			sl_ft_touch(e, rte_pktmbuf_pkt_len(m), now);
+		/* Set or clear: a recycled mbuf may carry an old hint. */
+		if (p->route != NULL)
+			sl_route_hint_set(m, p->route, e != NULL ? (int)e->cookie - 1 : -1);
+		pass[n_pass++] = m;
+	}
+	sl_ft_count_lookups(p->h, hits, misses);
+	sl_app_drop(app, bad, n_bad);
+	sl_link_transmit(out, pass, n_pass);
+	if (p->rec_out != NULL)
+		rec_flush_link(app);
+}
+
+static void fc_tick(struct sl_app *app)
+{
+	struct fc_priv *p = app->priv;
+	if (p->h == NULL)
+		return;
+	uint64_t now = now_ns();
+	sl_ft_expire(p->h, now);
+	if (p->rec_out != NULL)
+		rec_flush_link(app);
+	if (p->file != NULL && now - p->last_flush_ns >= FC_FLUSH_NS) {
+		/* write(2) to a file: may block on a slow disk or a full pipe,
+		 * so hold no reclamation up meanwhile. */
+		sl_epoch_offline(app->epoch_w);
+		fflush(p->file);
+		sl_epoch_online(app->epoch_w);
+		p->last_flush_ns = now;
+	}
+}
+
+/* ------------------------------------------------------------------ life */
+
+static uint64_t realtime_offset(void)
+{
+	struct timespec r, m;
+	clock_gettime(CLOCK_REALTIME, &r);
+	clock_gettime(CLOCK_MONOTONIC, &m);
+	return ((uint64_t)r.tv_sec * 1000000000ull + (uint64_t)r.tv_nsec) -
+	       ((uint64_t)m.tv_sec * 1000000000ull + (uint64_t)m.tv_nsec);
+}
+
+static struct fc_share *share_find(const char *name)
+{
+	for (struct fc_share *s = shares; s != NULL; s = s->next)
+		if (strcmp(s->name, name) == 0)
+			return s;
+	return NULL;
+}
+
+static void share_put(struct fc_share *s)
+{
+	if (s == NULL || --s->refs > 0)
+		return;
+	for (struct fc_share **pp = &shares; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == s) {
+			*pp = s->next;
+			break;
+		}
+	sl_ft_free(s->t);
+	free(s);
+}
+
+/* The settings sharers must agree on, compared one by one for the message. */
+static int share_check(const struct fc_share *s, const struct sl_flowtable_conf *c,
+		       const struct sl_app *app, struct sl_err *err)
+{
+	const char *what = NULL;
+	if (s->conf.capacity != c->capacity)
+		what = "entries";
+	else if (s->conf.ids != c->ids)
+		what = "ids";
+	else if (s->conf.idle_ns != c->idle_ns)
+		what = "idle_timeout";
+	else if (s->conf.active_ns != c->active_ns)
+		what = "active_timeout";
+	else if (s->conf.expiry_cap != c->expiry_cap)
+		what = "expiry_cap";
+	else if (s->conf.scan != c->scan)
+		what = "scan";
+	else if (s->conf.expiry != c->expiry)
+		what = "expiry";
+	if (what == NULL)
+		return 0;
+	(void)app;
+	return sl_errf(err, EINVAL,
+		       "table '%s' is shared with app '%s', which sets a different '%s'; apps "
+		       "sharing a table must agree on entries, ids, idle_timeout, active_timeout, "
+		       "expiry_cap, scan and expiry", s->name, s->first_app, what);
+}
+
+static int fc_init(struct sl_app *app, struct sl_err *err)
+{
+	struct fc_priv *p = app->priv;
+	struct sl_flowtable_conf c = {
+		.capacity = (uint32_t)sl_app_param_uint(app, "entries"),
+		.ids = (uint32_t)sl_app_param_uint(app, "ids"),
+		.idle_ns = sl_app_param_uint(app, "idle_timeout"),
+		.active_ns = sl_app_param_uint(app, "active_timeout"),
+		.expiry_cap = (unsigned)sl_app_param_uint(app, "expiry_cap"),
+		.scan = (unsigned)sl_app_param_uint(app, "scan"),
+		.expiry = strcmp(sl_app_param_str(app, "expiry"), "wheel") == 0 ? SL_FT_WHEEL
+										: SL_FT_SCAN,
+		.socket = app->socket,
+	};
+	if (c.ids != 0 && c.ids < c.capacity)
+		return sl_errf(err, EINVAL, "parameter 'ids' (%u) must be at least 'entries' (%u)",
+			       c.ids, c.capacity);
+	const char *table = sl_app_param_str(app, "table");
+	bool shared = strcmp(table, "none") != 0;
+	const char *name = shared ? table : app->name;
+	if (strlen(name) >= sizeof(((struct fc_share *)0)->name))
+		return sl_errf(err, EINVAL, "parameter 'table': name '%s' is too long", name);
+
+	struct fc_share *s = share_find(name);
+	if (s != NULL) {
+		if (!shared || s->t != NULL)
+			return sl_errf(err, EINVAL, "table '%s' is already the private table of app "
+				       "'%s'; name a table with 'table:' to share one", name,
+				       s->first_app);
+		int rc = share_check(s, &c, app, err);
+		if (rc < 0)
+			return rc;
+	} else {
+		s = calloc(1, sizeof(*s));
+		if (s == NULL)
+			return sl_errf(err, ENOMEM, "out of memory");
+		snprintf(s->name, sizeof(s->name), "%s", name);
+		s->conf = c;
+		s->first_app = app->name;
+		s->next = shares;
+		shares = s;
+	}
+	s->n_apps++;
+	s->refs++;
+	p->share = s;
+	p->rec_out = sl_app_output(app, "records");
+	p->real_off_ns = realtime_offset();
+
+	const char *path = sl_app_param_str(app, "records");
+	if (strcmp(path, "none") != 0) {
+		p->file = fopen(path, "a");
+		if (p->file == NULL)
+			return sl_errf(err, errno, "cannot open the records file '%s': %s", path,
+				       strerror(errno));
+		p->file_buf = malloc(FC_FILE_BUF);
+		if (p->file_buf != NULL)
+			setvbuf(p->file, p->file_buf, _IOFBF, FC_FILE_BUF);
+	}
+	return sl_route_hint_register(err);
+}
+
+/* After every app's init: the table (now that the sharers are counted) and
+ * the router. */
+static int fc_start(struct sl_app *app, struct sl_err *err)
+{
+	struct fc_priv *p = app->priv;
+	struct fc_share *s = p->share;
+
+	if (s->t == NULL) {
+		struct sl_flowtable_conf c = s->conf;
+		c.name = s->name;
+		c.n_handles = s->n_apps;
+		s->t = sl_ft_create(&c, err);
+		if (s->t == NULL)
+			return -EINVAL;
+	}
+	p->t = s->t;
+	p->h = sl_ft_open(s->t, s->n_opened++, app->epoch, app->epoch_w, on_record, app, err);
+	if (p->h == NULL)
+		return -EINVAL;
+
+	const char *route = sl_app_param_str(app, "route");
+	if (strcmp(route, "none") != 0) {
+		p->route = sl_route_table_find(route);
+		if (p->route == NULL)
+			return sl_errf(err, ENOENT, "parameter 'route': no router app named '%s'",
+				       route);
+	}
+	p->last_flush_ns = now_ns();
+	return 0;
+}
+
+static void fc_fini(struct sl_app *app)
+{
+	struct fc_priv *p = app->priv;
+	if (p->h != NULL) {
+		sl_ft_close(p->h);
+		struct sl_ft_stats s;
+		sl_ft_handle_stats(p->h, &s);
+		uint64_t malformed = 0;
+		for (unsigned r = 0; r < SL_PKT_R_COUNT; r++)
+			malformed += p->malformed[r];
+		printf("flowcache '%s': table '%s': lookups %" PRIu64 ", hits %" PRIu64
+		       ", misses %" PRIu64 ", inserted %" PRIu64 ", races %" PRIu64
+		       ", no_id %" PRIu64 ", no_room %" PRIu64 ", idle %" PRIu64
+		       ", active %" PRIu64 ", evicted %" PRIu64 ", stopped %" PRIu64
+		       ", freed %" PRIu64 ", not_ip %" PRIu64 ", malformed %" PRIu64,
+		       app->name, p->share->name, s.lookups, s.hits, s.misses, s.inserted,
+		       s.insert_races, s.no_id, s.no_room, s.unlinked[SL_FT_IDLE],
+		       s.unlinked[SL_FT_ACTIVE], s.unlinked[SL_FT_EVICTED],
+		       s.unlinked[SL_FT_STOPPED], s.freed, p->not_ip, malformed);
+		for (unsigned r = 1; r < SL_PKT_R_COUNT; r++)
+			if (p->malformed[r] > 0)
+				printf(" (%s %" PRIu64 ")", sl_pkt_reason_name(r), p->malformed[r]);
+		printf(", records %" PRIu64 ", records_lost %" PRIu64 "\n", p->records,
+		       p->records_lost);
+		fflush(stdout);
+	}
+	for (unsigned i = 0; i < p->n_rec; i++)
+		rte_pktmbuf_free(p->rec_pkts[i]);
+	p->n_rec = 0;
+	if (p->file != NULL) {
+		if (fclose(p->file) != 0)
+			fprintf(stderr, "flowcache '%s': cannot write the records file: %s\n",
+				app->name, strerror(errno));
+		p->file = NULL;
+	}
+	free(p->file_buf);
+	p->file_buf = NULL;
+	share_put(p->share);
+	p->share = NULL;
+}
+
+static const struct sl_param_spec fc_params[] = {
+	{ .name = "entries", .type = SL_PARAM_UINT, .def = "65536", .min = 1, .max = 1u << 28,
+	  .doc = "capacity: flows kept at most; a new flow beyond it evicts the least recently seen of its bucket" },
+	{ .name = "ids", .type = SL_PARAM_UINT, .def = "0", .max = 1u << 30,
+	  .doc = "flow ids (and entries) in the table's pool, >= entries; 0 means entries + max(entries/4, 1024)" },
+	{ .name = "idle_timeout", .type = SL_PARAM_DURATION, .def = "30s",
+	  .doc = "a flow not seen for this long ends (reason idle); 0 means never" },
+	{ .name = "active_timeout", .type = SL_PARAM_DURATION, .def = "0",
+	  .doc = "a flow alive this long ends (reason active) and restarts with its next packet; 0 means never" },
+	{ .name = "expiry_cap", .type = SL_PARAM_UINT, .def = "32", .min = 1, .max = 65536,
+	  .doc = "flows ended by expiry per breath at most" },
+	{ .name = "expiry", .type = SL_PARAM_ENUM, .def = "scan", .choices = "scan|wheel",
+	  .doc = "how expired flows are found: an incremental scan of the buckets, or a timer wheel per app" },
+	{ .name = "scan", .type = SL_PARAM_UINT, .def = "0", .max = 1u << 24,
+	  .doc = "buckets (scan) or wheel slots (wheel) visited per breath at most; 0 means 4 x expiry_cap" },
+	{ .name = "table", .type = SL_PARAM_STRING, .def = "none",
+	  .doc = "name of a table to share with other flowcache apps; none: a private table" },
+	{ .name = "records", .type = SL_PARAM_STRING, .def = "none",
+	  .doc = "file to append flow records to, one JSON object per line; none: no file" },
+	{ .name = "route", .type = SL_PARAM_STRING, .def = "none",
+	  .doc = "router app whose next hop is cached per flow and passed on as a route hint; none: no caching" },
+};
+
+static const struct sl_port_spec fc_inputs[] = {
+	{ .name = "input", .required = true, .doc = "packets" },
+};
+
+static const struct sl_port_spec fc_outputs[] = {
+	{ .name = "output", .required = true, .doc = "every packet except malformed IP ones" },
+	{ .name = "records", .required = false,
+	  .doc = "flow records as Ethernet frames (ethertype 0x88b5, a JSON line as payload)" },
+};
+
+static const struct sl_app_type flowcache_app = {
+	.name = "flowcache",
+	.doc = "Track 5-tuple flows (IPv4, IPv6) with idle/active timeouts and capacity eviction; emit flow records",
+	.params = fc_params,
+	.n_params = SL_ARRAY_LEN(fc_params),
+	.inputs = fc_inputs,
+	.n_inputs = SL_ARRAY_LEN(fc_inputs),
+	.outputs = fc_outputs,
+	.n_outputs = SL_ARRAY_LEN(fc_outputs),
+	.priv_size = sizeof(struct fc_priv),
+	.init = fc_init,
+	.start = fc_start,
+	.push = fc_push,
+	.tick = fc_tick,
+	.fini = fc_fini,
+};
+
+SL_APP_REGISTER(flowcache_app)

@@ -1,0 +1,389 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * router: forwards IPv4 by longest-prefix match over its `routes`, each of
+ * which names the output (output0, output1, ...) its packets leave by and,
+ * optionally, the MAC addresses they get.
+ *
+ * Per packet, in this order (engine/pkt.h parses):
+ *   not_ipv4     not IPv4 after up to two VLAN tags (ARP, IPv6, any other
+ *                ethertype; an IPv6 frame counts here even when malformed):
+ *                dropped;
+ *   malformed    cut short or inconsistent (engine/pkt.h's reasons: short
+ *                Ethernet or IPv4 header, more than two tags, IHL < 5, total
+ *                length beyond the frame or below the header, ports missing):
+ *                dropped.  IPv4 options are fine; the header checksum is not
+ *                verified;
+ *   ttl_expired  TTL 0 or 1 on arrival: dropped.  No ICMP time-exceeded is
+ *                sent (the router has no address of its own to send from);
+ *   no_route     no route matches the destination: dropped;
+ *   forwarded    TTL decremented with the header checksum updated
+ *                incrementally (RFC 1624: a packet that arrived with a wrong
+ *                checksum leaves with one wrong by the same amount), the
+ *                route's dst_mac then src_mac written where given, and sent
+ *                on the route's output.  VLAN tags and everything past the
+ *                IPv4 header are kept; fragments are forwarded like any
+ *                packet.
+ * Dropped packets also count in the app's drops.  At fini the router prints
+ * one line to stdout:
+ *   router 'NAME': forwarded N, no_route N, ttl_expired N, malformed N, not_ipv4 N, hinted N
+ * (forwarded counts packets handed to an output link; a full link's drops
+ * are the link's).
+ *
+ * Routes are checked at init, each error naming the route by its index in
+ * the list (from 0) and its place in the config: a prefix must be A.B.C.D/N
+ * with the host bits zero; output must be connected; (prefix, length) must
+ * not repeat.  0.0.0.0/0 is the default route.
+ *
+ * Route hints.  The table is registered under the router's name
+ * (engine/route.h), so that a flowcache (`route: NAME`) can look up a new
+ * flow's next hop once and mark its packets with it; a packet carrying a hint
+ * for this router's table skips the lookup, any other is looked up.  The
+ * router clears the hint of every packet it drops and the hint for its own
+ * table on every packet it forwards, so that mbufs do not go back to the pool
+ * with hints (DPDK does not reset the field on allocation).
+ *
+ * Packets are modified in place, so the router must own them exclusively
+ * (as l2fwd).  Headers that span mbuf segments are handled, more slowly.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_ether.h>
+
+#include "app.h"
+#include "pkt.h"
+#include "route.h"
+
+#define ROUTER_ROUNDS 4
+
+/* Fields of one row of `routes`, in the order of router_route_fields. */
+enum { F_PREFIX, F_VIA, F_OUTPUT, F_DST_MAC, F_SRC_MAC, F_COUNT };
+
+/* Output numbers of one burst are kept in bytes. */
+_Static_assert(SL_MAX_PORTS <= UINT8_MAX + 1, "output number must fit in uint8_t");
+
+struct router_priv {
+	struct sl_route_table *table;
+	bool ready;                   /* init succeeded: fini reports */
+	/* Written by the router's worker only. */
+	uint64_t forwarded, no_route, ttl_expired, malformed, not_ipv4;
+	uint64_t hinted;          /* forwarded by a route hint, no lookup */
+};
+
+static int route_error(struct sl_err *err, int rc, unsigned i, const struct sl_param_row *row)
+{
+	return sl_err_prefix(err, -rc, "routes[%u] (%s)", i, row->where);
+}
+
+static int build_routes(struct sl_app *app, const struct sl_param_row *rows, unsigned n,
+			struct sl_route *routes, struct sl_err *err)
+{
+	unsigned first, again;
+	int rc;
+
+	for (unsigned i = 0; i < n; i++) {
+		const struct sl_param_value *v = rows[i].v;
+		struct sl_route *r = &routes[i];
+
+		rc = sl_route_parse_prefix(v[F_PREFIX].s, &r->prefix, &r->depth, err);
+		if (rc < 0)
+			return route_error(err, rc, i, &rows[i]);
+		if (strcmp(v[F_VIA].s, "none") != 0) {
+			rc = sl_route_parse_addr(v[F_VIA].s, &r->nh.gateway, err);
+			if (rc < 0)
+				return sl_err_prefix(err, -rc, "routes[%u] (%s): via", i,
+						     rows[i].where);
+		}
+		if (v[F_OUTPUT].u >= app->n_out) {
+			if (app->n_out > 1)
+				return sl_errf(err, EINVAL, "routes[%u] (%s): output %" PRIu64
+					       " is not connected (outputs 0..%u are)", i,
+					       rows[i].where, v[F_OUTPUT].u, app->n_out - 1);
+			return sl_errf(err, EINVAL, "routes[%u] (%s): output %" PRIu64
+				       " is not connected (only output 0 is)", i, rows[i].where,
+				       v[F_OUTPUT].u);
+		}
+		r->nh.output = (uint16_t)v[F_OUTPUT].u;
+		r->nh.set_dmac = v[F_DST_MAC].set;
+		memcpy(r->nh.dmac, v[F_DST_MAC].mac, sizeof(r->nh.dmac));
+		r->nh.set_smac = v[F_SRC_MAC].set;
+		memcpy(r->nh.smac, v[F_SRC_MAC].mac, sizeof(r->nh.smac));
+	}
+	rc = sl_route_find_repeat(routes, n, &first, &again);
+	if (rc == -EEXIST)
+		return sl_errf(err, EINVAL, "routes[%u] (%s): prefix %s repeats routes[%u] (%s)",
+			       again, rows[again].where, rows[again].v[F_PREFIX].s, first,
+			       rows[first].where);
+	if (rc < 0)
+		return sl_errf(err, -rc, "out of memory");
+	return 0;
+}
+
+static int router_init(struct sl_app *app, struct sl_err *err)
+{
+	struct router_priv *p = app->priv;
+	const struct sl_param_row *rows;
+	struct sl_route *routes;
+	unsigned n;
+	int rc;
+
+	rows = sl_app_param_table(app, "routes", &n);
+	if (n == 0)
+		return sl_errf(err, EINVAL, "parameter 'routes' must have at least 1 row, got 0");
+	routes = calloc(n, sizeof(*routes));
+	if (routes == NULL)
+		return sl_errf(err, ENOMEM, "out of memory for %u routes", n);
+	rc = build_routes(app, rows, n, routes, err);
+	if (rc < 0)
+		goto out_free_routes;
+	p->table = sl_route_table_create(app->name, routes, n, app->socket, err);
+	if (p->table == NULL) {
+		rc = -EINVAL;
+		goto out_free_routes;
+	}
+	rc = sl_route_table_register(p->table, err);
+	if (rc < 0)
+		goto out_free_routes;
+	rc = sl_route_hint_register(err);
+	if (rc < 0)
+		goto out_free_routes;
+	p->ready = true;
+	/* The table holds the next hops; the list is no longer needed. */
+out_free_routes:
+	free(routes);
+	return rc;
+}
+
+static inline uint16_t be16_at(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+/* RFC 1624, eqn. 3: the checksum hc after one 16-bit word of the summed data
+ * changes from old to new: HC' = ~(~HC + ~m + m'). */
+static inline uint16_t csum_replace16(uint16_t hc, uint16_t old, uint16_t new)
+{
+	uint32_t s = (uint32_t)(uint16_t)~hc + (uint16_t)~old + new;
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)~s;
+}
+
+/* Copy len bytes to offset off of m's data, which may span segments (the
+ * slow path for headers that are not in the first segment). */
+static void write_at(struct rte_mbuf *m, uint32_t off, const uint8_t *src, uint32_t len)
+{
+	for (struct rte_mbuf *s = m; s != NULL && len > 0; s = s->next) {
+		uint32_t dl = rte_pktmbuf_data_len(s);
+		if (off >= dl) {
+			off -= dl;
+			continue;
+		}
+		uint32_t k = dl - off < len ? dl - off : len;
+		memcpy(rte_pktmbuf_mtod_offset(s, uint8_t *, off), src, k);
+		src += k;
+		len -= k;
+		off = 0;
+	}
+}
+
+/* Bytes 8..11 of the IPv4 header (TTL, protocol, checksum): in place, or
+ * copied into tmp when they are not in the first segment. */
+static inline uint8_t *ttl_word(struct rte_mbuf *m, uint32_t l3, uint8_t *tmp)
+{
+	if (likely(l3 + 12 <= rte_pktmbuf_data_len(m)))
+		return rte_pktmbuf_mtod_offset(m, uint8_t *, l3 + 8);
+	/* The parser saw the whole header, so the read cannot fail. */
+	const uint8_t *r = rte_pktmbuf_read(m, l3 + 8, 4, tmp);
+	if (r != tmp)
+		memcpy(tmp, r, 4);
+	return tmp;
+}
+
+static inline void rewrite_macs(struct rte_mbuf *m, const struct sl_route_nh *nh)
+{
+	if (likely(rte_pktmbuf_data_len(m) >= 2 * RTE_ETHER_ADDR_LEN)) {
+		uint8_t *eh = rte_pktmbuf_mtod(m, uint8_t *);
+		if (nh->set_dmac)
+			memcpy(eh, nh->dmac, RTE_ETHER_ADDR_LEN);
+		if (nh->set_smac)
+			memcpy(eh + RTE_ETHER_ADDR_LEN, nh->smac, RTE_ETHER_ADDR_LEN);
+		return;
+	}
+	if (nh->set_dmac)
+		write_at(m, 0, nh->dmac, RTE_ETHER_ADDR_LEN);
+	if (nh->set_smac)
+		write_at(m, RTE_ETHER_ADDR_LEN, nh->smac, RTE_ETHER_ADDR_LEN);
+}
+
+static void router_push(struct sl_app *app)
+{
+	struct router_priv *p = app->priv;
+	const struct sl_route_table *t = p->table;
+	struct rte_mbuf *pkts[SL_BURST_MAX];
+	struct rte_mbuf *sorted[SL_BURST_MAX];
+	struct rte_mbuf *drop[SL_BURST_MAX];
+	uint8_t which[SL_BURST_MAX];
+	struct sl_link *in = app->in[0];
+
+	if (in == NULL || t == NULL)
+		return;
+	for (unsigned r = 0; r < ROUTER_ROUNDS; r++) {
+		unsigned n = sl_link_receive(in, pkts, app->burst);
+		unsigned count[SL_MAX_PORTS] = { 0 };
+		unsigned start[SL_MAX_PORTS];
+		unsigned n_fw = 0, n_drop = 0;
+		unsigned not_ipv4 = 0, malformed = 0, ttl_expired = 0, no_route = 0, hinted = 0;
+
+		if (n == 0)
+			break;
+		for (unsigned i = 0; i < n; i++) {
+			struct rte_mbuf *m = pkts[i];
+			struct sl_flow_key key;
+			struct sl_pkt_info info;
+			enum sl_pkt_class c = sl_pkt_parse(m, &key, &info);
+
+			if (unlikely(c != SL_PKT_IP || key.family != 4)) {
+				if (c == SL_PKT_MALFORMED && info.ethertype != RTE_ETHER_TYPE_IPV6)
+					malformed++;
+				else
+					not_ipv4++;
+				sl_route_hint_clear(m);
+				drop[n_drop++] = m;
+				continue;
+			}
+
+			uint8_t tmp[4];
+			uint8_t *w = ttl_word(m, info.l3_off, tmp);
+			if (unlikely(w[0] <= 1)) {
+				ttl_expired++;
+				sl_route_hint_clear(m);
+				drop[n_drop++] = m;
+				continue;
+			}
+
+			int nh = sl_route_hint_get(m, t);
+			if (nh >= 0) {
+				sl_route_hint_clear(m);
+				hinted++;
+			} else {
+				uint32_t dst;
+				memcpy(&dst, key.dst, sizeof(dst));
+				nh = sl_route_lookup(t, rte_be_to_cpu_32(dst));
+				if (unlikely(nh < 0)) {
+					no_route++;
+					sl_route_hint_clear(m);
+					drop[n_drop++] = m;
+					continue;
+				}
+			}
+			const struct sl_route_nh *hop = sl_route_nh(t, (unsigned)nh);
+
+			uint16_t old = be16_at(w);
+			uint16_t new = (uint16_t)(old - 0x100);      /* TTL - 1, protocol kept */
+			uint16_t sum = csum_replace16(be16_at(w + 2), old, new);
+			w[0] = (uint8_t)(new >> 8);
+			w[2] = (uint8_t)(sum >> 8);
+			w[3] = (uint8_t)sum;
+			if (unlikely(w == tmp))
+				write_at(m, info.l3_off + 8u, tmp, 4);
+			rewrite_macs(m, hop);
+
+			which[n_fw] = (uint8_t)hop->output;
+			pkts[n_fw++] = m;   /* n_fw <= i: overwrites only what was read */
+			count[hop->output]++;
+		}
+		sl_app_drop(app, drop, n_drop);
+
+		/* Counting sort by output: each output's packets in arrival order,
+		 * one transmit per output. */
+		for (unsigned o = 0, s = 0; o < app->n_out; o++) {
+			start[o] = s;
+			s += count[o];
+		}
+		for (unsigned i = 0; i < n_fw; i++)
+			sorted[start[which[i]]++] = pkts[i];
+		for (unsigned o = 0; o < app->n_out; o++) {
+			if (count[o] == 0)
+				continue;
+			/* start[o] now points one past output o's packets. */
+			sl_link_transmit(app->out[o], sorted + start[o] - count[o], count[o]);
+		}
+
+		sl_counter_add(&p->forwarded, n_fw);
+		sl_counter_add(&p->not_ipv4, not_ipv4);
+		sl_counter_add(&p->malformed, malformed);
+		sl_counter_add(&p->ttl_expired, ttl_expired);
+		sl_counter_add(&p->no_route, no_route);
+		sl_counter_add(&p->hinted, hinted);
+		if (n < app->burst)
+			break;
+	}
+}
+
+static void router_fini(struct sl_app *app)
+{
+	struct router_priv *p = app->priv;
+
+	if (p->ready) {
+		printf("router '%s': forwarded %" PRIu64 ", no_route %" PRIu64 ", ttl_expired %"
+		       PRIu64 ", malformed %" PRIu64 ", not_ipv4 %" PRIu64 ", hinted %" PRIu64 "\n",
+		       app->name, sl_counter_read(&p->forwarded), sl_counter_read(&p->no_route),
+		       sl_counter_read(&p->ttl_expired), sl_counter_read(&p->malformed),
+		       sl_counter_read(&p->not_ipv4), sl_counter_read(&p->hinted));
+		fflush(stdout);
+	}
+	sl_route_table_free(p->table);    /* unregisters it */
+	p->table = NULL;
+	p->ready = false;
+}
+
+static const struct sl_param_spec router_route_fields[] = {
+	[F_PREFIX] = { .name = "prefix", .type = SL_PARAM_STRING,
+		       .doc = "destinations, A.B.C.D/N with the host bits zero; 0.0.0.0/0 is the default route" },
+	[F_VIA] = { .name = "via", .type = SL_PARAM_STRING, .def = "none",
+		    .doc = "next-hop gateway A.B.C.D, for information; none: directly connected" },
+	[F_OUTPUT] = { .name = "output", .type = SL_PARAM_UINT, .max = SL_MAX_PORTS - 1,
+		       .doc = "the output the packets leave by (N of outputN); must be connected" },
+	[F_DST_MAC] = { .name = "dst_mac", .type = SL_PARAM_MAC, .def = "00:00:00:00:00:00",
+			.doc = "destination MAC written on the way out; not given: kept" },
+	[F_SRC_MAC] = { .name = "src_mac", .type = SL_PARAM_MAC, .def = "00:00:00:00:00:00",
+			.doc = "source MAC written on the way out; not given: kept" },
+};
+_Static_assert(SL_ARRAY_LEN(router_route_fields) == F_COUNT, "one spec per route field");
+
+static const struct sl_param_spec router_params[] = {
+	{ .name = "routes", .type = SL_PARAM_TABLE, .min = 1,
+	  .fields = router_route_fields, .n_fields = SL_ARRAY_LEN(router_route_fields),
+	  .doc = "IPv4 routes, longest prefix wins: prefix, output, and optionally via, dst_mac, src_mac" },
+};
+
+static const struct sl_port_spec router_inputs[] = {
+	{ .name = "input", .required = true, .doc = "Ethernet frames" },
+};
+
+static const struct sl_port_spec router_outputs[] = {
+	{ .name = "output#", .required = true,
+	  .doc = "output0, output1, ...: routed IPv4 packets, by their route's output" },
+};
+
+static const struct sl_app_type router_app = {
+	.name = "router",
+	.doc = "Forward IPv4 by longest-prefix match: TTL decrement, MAC rewrite, one output per route",
+	.params = router_params,
+	.n_params = SL_ARRAY_LEN(router_params),
+	.inputs = router_inputs,
+	.n_inputs = SL_ARRAY_LEN(router_inputs),
+	.outputs = router_outputs,
+	.n_outputs = SL_ARRAY_LEN(router_outputs),
+	.priv_size = sizeof(struct router_priv),
+	.init = router_init,
+	.push = router_push,
+	.fini = router_fini,
+};
+
+SL_APP_REGISTER(router_app)

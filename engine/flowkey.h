@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * flowkey.h: the 5-tuple that keys a flow, for IPv4 and IPv6.
+ *
+ * Layout: 40 bytes, no implicit padding, so that two keys compare with
+ * memcmp and hash as five 64-bit words.  Whoever fills a key zeroes it first
+ * (sl_flow_key_zero): unused address bytes and the pad must be zero.
+ *
+ * Fields:
+ *   family  4 or 6
+ *   proto   IPv4 protocol or IPv6 upper-layer protocol (after extension
+ *           headers that the parser skips)
+ *   sport, dport  transport ports in host order for TCP, UDP, SCTP and
+ *           UDP-Lite; 0 for other protocols and for fragments other than the
+ *           first (so all fragments of a datagram after the first share a
+ *           3-tuple key)
+ *   src, dst  addresses in network order; IPv4 uses bytes 0..3, the other
+ *           twelve bytes are zero
+ *
+ * No allocation, no state: include anywhere (no DPDK dependency).
+ */
+#ifndef SL_FLOWKEY_H
+#define SL_FLOWKEY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+struct sl_flow_key {
+	uint8_t family;
+	uint8_t proto;
+	uint16_t sport;
+	uint16_t dport;
+	uint16_t pad;        /* zero */
+	uint8_t src[16];
+	uint8_t dst[16];
+};
+
+_Static_assert(sizeof(struct sl_flow_key) == 40, "flow key must be 40 bytes, unpadded");
+
+static inline void sl_flow_key_zero(struct sl_flow_key *k)
+{
+	memset(k, 0, sizeof(*k));
+}
+
+static inline bool sl_flow_key_eq(const struct sl_flow_key *a, const struct sl_flow_key *b)
+{
+	return memcmp(a, b, sizeof(*a)) == 0;
+}
+
+static inline uint64_t sl_flow_key_word(const struct sl_flow_key *k, unsigned i)
+{
+	uint64_t w;
+	memcpy(&w, (const uint8_t *)k + 8 * i, sizeof(w));
+	return w;
+}
+
+/* 32-bit hash of the key: a multiply-xorshift mix of its five words.  Good
+ * enough for a power-of-two table indexed by the low bits; not keyed, so not
+ * meant to resist chosen-collision traffic. */
+static inline uint32_t sl_flow_key_hash(const struct sl_flow_key *k)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull;
+	for (unsigned i = 0; i < 5; i++) {
+		h ^= sl_flow_key_word(k, i);
+		h *= 0xbf58476d1ce4e5b9ull;
+		h ^= h >> 31;
+	}
+	h *= 0x94d049bb133111ebull;
+	h ^= h >> 29;
+	return (uint32_t)(h ^ (h >> 32));
+}
+
+/* "ipv4" or "ipv6" (for messages and flow records). */
+static inline const char *sl_flow_family_name(const struct sl_flow_key *k)
+{
+	return k->family == 6 ? "ipv6" : "ipv4";
+}
+
+#endif

@@ -1,0 +1,761 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The flow table: see flowtable.h for the contract.
+ *
+ * Ordering.  A writer fills an entry, then stores the way's signature and
+ * publishes its index with release; a reader loads the index with acquire
+ * before it reads the entry, so it sees a complete entry.  Unlinking stores
+ * index 0 (release).  An id (and so the entry's memory) is reused only after
+ * the epoch grace period of its retirement, so a reader that loaded an index
+ * before the unlink reads an unchanged entry until its next quiescent state.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include <numa.h>
+#include <numaif.h>
+#include <rte_pause.h>
+
+#include "counter.h"
+#include "flowtable.h"
+
+_Static_assert(sizeof(struct sl_ft_stats) % sizeof(uint64_t) == 0, "stats are words");
+
+#define ID_BATCH (SL_FT_ID_CACHE / 2)   /* ids moved per cache refill/spill */
+
+struct bucket {
+	uint32_t lock;
+	uint16_t sig[SL_FT_WAYS];
+	uint32_t idx[SL_FT_WAYS];            /* id + 1; 0: empty way */
+} __attribute__((aligned(64)));
+
+struct sl_ft_handle {
+	struct sl_flowtable *t;
+	unsigned k;
+	bool opened;
+	struct sl_epoch *e;
+	struct sl_epoch_worker *ew;
+	sl_ft_record_fn *record;
+	void *arg;
+	uint32_t lo, hi;                     /* bucket range [lo, hi) */
+	uint32_t cursor, flush_cursor;
+	uint32_t n_cache;
+	uint32_t cache[SL_FT_ID_CACHE];
+	struct sl_ft_stats st;               /* single writer: the handle's thread */
+
+	/* Wheel mode.  The lists (w_head and the entries' w_next, w_prev,
+	 * w_slot) change under w_lock: the owner files and takes slots out,
+	 * any writer that unlinks an entry of this handle removes it.  The
+	 * cursor is the owner's alone. */
+	uint32_t w_lock __attribute__((aligned(64)));
+	uint32_t *w_head;                    /* SL_FT_WHEEL_SLOTS heads, id + 1 */
+	uint64_t w_cursor;                   /* next tick to fire */
+	bool w_started;
+} __attribute__((aligned(64)));
+
+struct sl_flowtable {
+	struct sl_flowtable_conf conf;
+	char name[64];
+	uint32_t n_buckets, mask;
+	uint32_t n_ids;
+	uint64_t tick_ns;                    /* wheel mode: one slot */
+	struct bucket *b;
+	struct sl_flow_entry *ent;
+	uint32_t *id_stack;
+	size_t b_bytes, ent_bytes;
+
+	uint64_t live __attribute__((aligned(64)));
+
+	struct {
+		uint32_t lock;
+		uint32_t n;                  /* ids on id_stack */
+	} ids __attribute__((aligned(64)));
+
+	struct sl_ft_handle h[];
+};
+
+/* ------------------------------------------------------------------ memory */
+
+/* Zeroed, page-aligned memory on socket (when >= 0 and libnuma works). */
+static void *alloc_on(size_t bytes, int socket)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	if (socket >= 0 && numa_available() >= 0 && socket <= numa_max_node())
+		numa_tonode_memory(p, bytes, socket);
+	return p;
+}
+
+static void free_on(void *p, size_t bytes)
+{
+	if (p != NULL)
+		munmap(p, bytes);
+}
+
+static inline void spin_lock(uint32_t *l)
+{
+	while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE) != 0)
+		while (__atomic_load_n(l, __ATOMIC_RELAXED) != 0)
+			rte_pause();
+}
+
+static inline void spin_unlock(uint32_t *l)
+{
+	__atomic_store_n(l, 0, __ATOMIC_RELEASE);
+}
+
+/* ------------------------------------------------------------------ ids */
+
+static bool id_get(struct sl_ft_handle *h, uint32_t *id)
+{
+	if (h->n_cache == 0) {
+		struct sl_flowtable *t = h->t;
+		spin_lock(&t->ids.lock);
+		uint32_t n = t->ids.n < ID_BATCH ? t->ids.n : ID_BATCH;
+		t->ids.n -= n;
+		memcpy(h->cache, &t->id_stack[t->ids.n], n * sizeof(uint32_t));
+		spin_unlock(&t->ids.lock);
+		h->n_cache = n;
+		if (n == 0)
+			return false;
+	}
+	*id = h->cache[--h->n_cache];
+	return true;
+}
+
+static void id_put(struct sl_ft_handle *h, uint32_t id)
+{
+	if (h->n_cache == SL_FT_ID_CACHE) {
+		struct sl_flowtable *t = h->t;
+		spin_lock(&t->ids.lock);
+		h->n_cache -= ID_BATCH;
+		memcpy(&t->id_stack[t->ids.n], &h->cache[h->n_cache], ID_BATCH * sizeof(uint32_t));
+		t->ids.n += ID_BATCH;
+		spin_unlock(&t->ids.lock);
+	}
+	h->cache[h->n_cache++] = id;
+}
+
+/* ------------------------------------------------------------------ life */
+
+const char *sl_ft_reason_name(enum sl_ft_reason r)
+{
+	static const char *const names[SL_FT_REASONS] = {
+		[SL_FT_IDLE] = "idle", [SL_FT_ACTIVE] = "active", [SL_FT_EVICTED] = "evicted",
+		[SL_FT_FLUSHED] = "flushed", [SL_FT_STOPPED] = "stopped",
+	};
+	return (unsigned)r < SL_FT_REASONS ? names[r] : "?";
+}
+
+static uint32_t pow2_at_least(uint64_t v)
+{
+	uint32_t p = 1;
+	while (p < v && p < (1u << 31))
+		p <<= 1;
+	return p;
+}
+
+struct sl_flowtable *sl_ft_create(const struct sl_flowtable_conf *conf, struct sl_err *err)
+{
+	const char *name = conf->name != NULL ? conf->name : "flowtable";
+	if (conf->capacity == 0 || conf->capacity > (1u << 28)) {
+		sl_errf(err, EINVAL, "table '%s': capacity must be 1..%u, got %u", name,
+			1u << 28, conf->capacity);
+		return NULL;
+	}
+	uint64_t ids = conf->ids;
+	if (ids == 0)
+		ids = (uint64_t)conf->capacity + (conf->capacity / 4 > 1024 ? conf->capacity / 4 : 1024);
+	if (ids < conf->capacity || ids > (1u << 30)) {
+		sl_errf(err, EINVAL, "table '%s': ids must be at least the capacity (%u) and at most %u, got %u",
+			name, conf->capacity, 1u << 30, conf->ids);
+		return NULL;
+	}
+	if (conf->expiry_cap == 0) {
+		sl_errf(err, EINVAL, "table '%s': expiry_cap must be at least 1", name);
+		return NULL;
+	}
+	if (conf->expiry != SL_FT_SCAN && conf->expiry != SL_FT_WHEEL) {
+		sl_errf(err, EINVAL, "table '%s': expiry must be scan or wheel", name);
+		return NULL;
+	}
+	if (conf->n_handles == 0 || conf->n_handles > SL_FT_MAX_HANDLES) {
+		sl_errf(err, EINVAL, "table '%s': it can be shared by 1..%u apps, got %u", name,
+			SL_FT_MAX_HANDLES, conf->n_handles);
+		return NULL;
+	}
+
+	size_t bytes = sizeof(struct sl_flowtable) + conf->n_handles * sizeof(struct sl_ft_handle);
+	struct sl_flowtable *t = aligned_alloc(64, (bytes + 63) / 64 * 64);
+	if (t == NULL) {
+		sl_errf(err, ENOMEM, "table '%s': out of memory", name);
+		return NULL;
+	}
+	memset(t, 0, bytes);
+	t->conf = *conf;
+	snprintf(t->name, sizeof(t->name), "%s", name);
+	t->conf.name = t->name;
+	t->conf.ids = (uint32_t)ids;
+	if (t->conf.scan == 0)
+		t->conf.scan = 4 * conf->expiry_cap;
+	t->n_ids = (uint32_t)ids;
+	t->n_buckets = pow2_at_least(conf->capacity / 2 > 0 ? conf->capacity / 2 : 1);
+	t->mask = t->n_buckets - 1;
+	t->b_bytes = (size_t)t->n_buckets * sizeof(struct bucket);
+	t->ent_bytes = (size_t)t->n_ids * sizeof(struct sl_flow_entry);
+	t->b = alloc_on(t->b_bytes, conf->socket);
+	t->ent = alloc_on(t->ent_bytes, conf->socket);
+	t->id_stack = malloc(t->n_ids * sizeof(uint32_t));
+	if (t->b == NULL || t->ent == NULL || t->id_stack == NULL) {
+		sl_ft_free(t);
+		sl_errf(err, ENOMEM, "table '%s': out of memory for %u entries", name, t->n_ids);
+		return NULL;
+	}
+	/* Highest id at the bottom, so that ids are handed out from 0 up. */
+	for (uint32_t i = 0; i < t->n_ids; i++)
+		t->id_stack[i] = t->n_ids - 1 - i;
+	t->ids.n = t->n_ids;
+
+	uint64_t shortest = conf->idle_ns;
+	if (conf->active_ns != 0 && (shortest == 0 || conf->active_ns < shortest))
+		shortest = conf->active_ns;
+	t->tick_ns = shortest / 256 > 1000 ? shortest / 256 : 1000;
+
+	uint32_t n = conf->n_handles;
+	for (uint32_t k = 0; k < n; k++) {
+		struct sl_ft_handle *h = &t->h[k];
+		if (conf->expiry == SL_FT_WHEEL) {
+			h->w_head = calloc(SL_FT_WHEEL_SLOTS, sizeof(uint32_t));
+			if (h->w_head == NULL) {
+				sl_ft_free(t);
+				sl_errf(err, ENOMEM, "table '%s': out of memory", name);
+				return NULL;
+			}
+		}
+	}
+	for (uint32_t k = 0; k < n; k++) {
+		struct sl_ft_handle *h = &t->h[k];
+		h->t = t;
+		h->k = k;
+		h->lo = (uint32_t)((uint64_t)t->n_buckets * k / n);
+		h->hi = (uint32_t)((uint64_t)t->n_buckets * (k + 1) / n);
+		h->cursor = h->lo;
+		h->flush_cursor = h->lo;
+	}
+	return t;
+}
+
+struct sl_ft_handle *sl_ft_open(struct sl_flowtable *t, unsigned k, struct sl_epoch *e,
+				struct sl_epoch_worker *ew, sl_ft_record_fn *record,
+				void *arg, struct sl_err *err)
+{
+	if (k >= t->conf.n_handles) {
+		sl_errf(err, EINVAL, "table '%s': handle %u of %u", t->name, k, t->conf.n_handles);
+		return NULL;
+	}
+	struct sl_ft_handle *h = &t->h[k];
+	if (h->opened) {
+		sl_errf(err, EBUSY, "table '%s': handle %u is already open", t->name, k);
+		return NULL;
+	}
+	if (e == NULL || ew == NULL) {
+		sl_errf(err, EINVAL, "table '%s': needs the engine's epoch", t->name);
+		return NULL;
+	}
+	h->opened = true;
+	h->e = e;
+	h->ew = ew;
+	h->record = record;
+	h->arg = arg;
+	return h;
+}
+
+void sl_ft_free(struct sl_flowtable *t)
+{
+	if (t == NULL)
+		return;
+	free_on(t->b, t->b_bytes);
+	free_on(t->ent, t->ent_bytes);
+	free(t->id_stack);
+	for (unsigned k = 0; k < t->conf.n_handles; k++)
+		free(t->h[k].w_head);
+	free(t);
+}
+
+struct sl_flowtable *sl_ft_table(const struct sl_ft_handle *h)
+{
+	return h->t;
+}
+
+const struct sl_flowtable_conf *sl_ft_conf(const struct sl_flowtable *t)
+{
+	return &t->conf;
+}
+
+/* ------------------------------------------------------------------ readers */
+
+void sl_ft_prefetch(const struct sl_flowtable *t, uint32_t hash)
+{
+	__builtin_prefetch(&t->b[hash & t->mask], 0, 3);
+}
+
+struct sl_flow_entry *sl_ft_lookup(const struct sl_flowtable *t, const struct sl_flow_key *k,
+				   uint32_t hash)
+{
+	const struct bucket *b = &t->b[hash & t->mask];
+	uint16_t sig = (uint16_t)(hash >> 16);
+	for (unsigned w = 0; w < SL_FT_WAYS; w++) {
+		if (__atomic_load_n(&b->sig[w], __ATOMIC_RELAXED) != sig)
+			continue;
+		uint32_t ix = __atomic_load_n(&b->idx[w], __ATOMIC_ACQUIRE);
+		if (ix == 0)
+			continue;
+		struct sl_flow_entry *e = &t->ent[ix - 1];
+		if (e->hash == hash && sl_flow_key_eq(&e->key, k))
+			return e;
+	}
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ writers */
+
+static void free_entry(void *obj, void *arg)
+{
+	struct sl_flow_entry *e = obj;
+	struct sl_ft_handle *h = arg;
+	id_put(h, e->id);
+	sl_counter_add(&h->st.freed, 1);
+}
+
+/* ------------------------------------------------------------------ wheel */
+
+static uint64_t deadline_of(const struct sl_flowtable *t, const struct sl_flow_entry *e)
+{
+	uint64_t d = UINT64_MAX;
+	if (t->conf.idle_ns != 0)
+		d = __atomic_load_n(&e->last_ns, __ATOMIC_RELAXED) + t->conf.idle_ns;
+	if (t->conf.active_ns != 0 && e->first_ns + t->conf.active_ns < d)
+		d = e->first_ns + t->conf.active_ns;
+	return d;
+}
+
+static bool wheel_used(const struct sl_flowtable *t)
+{
+	return t->conf.expiry == SL_FT_WHEEL && (t->conf.idle_ns != 0 || t->conf.active_ns != 0);
+}
+
+/* File e in its owner o's wheel at its deadline (o's thread; the entry's
+ * bucket lock held), but not before tick cursor + after (after is 1 for an
+ * entry filed again while the cursor's slot is being fired, so that it does
+ * not land in the slot about to be passed).  A deadline already past fires
+ * at that tick; one beyond the wheel's span is filed at its far end and
+ * filed again then. */
+static void wheel_add(struct sl_ft_handle *o, struct sl_flow_entry *e, uint64_t now,
+		      unsigned after)
+{
+	struct sl_flowtable *t = o->t;
+	if (!o->w_started) {
+		o->w_cursor = now / t->tick_ns;
+		o->w_started = true;
+	}
+	uint64_t tick = deadline_of(t, e) / t->tick_ns;
+	if (tick < o->w_cursor + after)
+		tick = o->w_cursor + after;
+	if (tick >= o->w_cursor + SL_FT_WHEEL_SLOTS)
+		tick = o->w_cursor + SL_FT_WHEEL_SLOTS - 1;
+	uint32_t slot = (uint32_t)(tick & (SL_FT_WHEEL_SLOTS - 1));
+	uint32_t ix = e->id + 1;
+	spin_lock(&o->w_lock);
+	e->w_slot = slot;
+	e->w_prev = 0;
+	e->w_next = o->w_head[slot];
+	if (e->w_next != 0)
+		t->ent[e->w_next - 1].w_prev = ix;
+	o->w_head[slot] = ix;
+	__atomic_store_n(&e->w_state, 1, __ATOMIC_RELAXED);
+	spin_unlock(&o->w_lock);
+}
+
+/* Take e out of its owner's wheel if it is filed (the entry's bucket lock
+ * held).  An entry the owner has taken out to fire is left to the owner,
+ * which finds it unlinked. */
+static void wheel_remove(struct sl_flowtable *t, struct sl_flow_entry *e)
+{
+	struct sl_ft_handle *o = &t->h[e->handle];
+	spin_lock(&o->w_lock);
+	if (__atomic_load_n(&e->w_state, __ATOMIC_RELAXED) == 1) {
+		if (e->w_prev != 0)
+			t->ent[e->w_prev - 1].w_next = e->w_next;
+		else
+			o->w_head[e->w_slot] = e->w_next;
+		if (e->w_next != 0)
+			t->ent[e->w_next - 1].w_prev = e->w_prev;
+		__atomic_store_n(&e->w_state, 0, __ATOMIC_RELAXED);
+	}
+	spin_unlock(&o->w_lock);
+}
+
+/* Clear way w of b (lock held) and describe its entry in rec. */
+static struct sl_flow_entry *unlink_way(struct sl_flowtable *t, struct bucket *b, unsigned w,
+					enum sl_ft_reason reason, struct sl_flow_record *rec)
+{
+	uint32_t ix = b->idx[w];
+	struct sl_flow_entry *e = &t->ent[ix - 1];
+	__atomic_store_n(&b->idx[w], 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&b->sig[w], 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&e->linked, 0, __ATOMIC_RELAXED);
+	__atomic_fetch_sub(&t->live, 1, __ATOMIC_RELAXED);
+	if (wheel_used(t))
+		wheel_remove(t, e);
+	rec->key = e->key;
+	rec->id = e->id;
+	rec->reason = reason;
+	rec->packets = __atomic_load_n(&e->packets, __ATOMIC_RELAXED);
+	rec->bytes = __atomic_load_n(&e->bytes, __ATOMIC_RELAXED);
+	rec->first_ns = e->first_ns;
+	rec->last_ns = __atomic_load_n(&e->last_ns, __ATOMIC_RELAXED);
+	return e;
+}
+
+/* After the bucket lock is released: report and retire an unlinked entry. */
+static void finish_unlink(struct sl_ft_handle *h, struct sl_flow_entry *e,
+			  const struct sl_flow_record *rec)
+{
+	sl_counter_add(&h->st.unlinked[rec->reason], 1);
+	if (h->record != NULL)
+		h->record(rec, h->arg);
+	/* The caller checked the room; a failure would mean a second retirer
+	 * on this epoch handle.  Never free early: keep the id out of use. */
+	(void)sl_epoch_retire(h->e, h->ew, e, free_entry, h);
+}
+
+/* The way of b's least recently seen entry, or -1 if b is empty (lock held). */
+static int oldest_way(const struct sl_flowtable *t, const struct bucket *b)
+{
+	int best = -1;
+	uint64_t best_ns = UINT64_MAX;
+	for (unsigned w = 0; w < SL_FT_WAYS; w++) {
+		uint32_t ix = b->idx[w];
+		if (ix == 0)
+			continue;
+		uint64_t ns = __atomic_load_n(&t->ent[ix - 1].last_ns, __ATOMIC_RELAXED);
+		if (ns < best_ns) {
+			best_ns = ns;
+			best = (int)w;
+		}
+	}
+	return best;
+}
+
+/* Evict the least recently seen entry of the first non-empty bucket after
+ * `from` (capacity eviction when the inserting bucket was empty). */
+static void evict_elsewhere(struct sl_ft_handle *h, uint32_t from)
+{
+	struct sl_flowtable *t = h->t;
+	for (uint32_t i = 1; i < t->n_buckets; i++) {
+		struct bucket *b = &t->b[(from + i) & t->mask];
+		spin_lock(&b->lock);
+		int w = oldest_way(t, b);
+		if (w < 0) {
+			spin_unlock(&b->lock);
+			continue;
+		}
+		struct sl_flow_record rec;
+		struct sl_flow_entry *e = unlink_way(t, b, (unsigned)w, SL_FT_EVICTED, &rec);
+		spin_unlock(&b->lock);
+		finish_unlink(h, e, &rec);
+		return;
+	}
+}
+
+struct sl_flow_entry *sl_ft_insert(struct sl_ft_handle *h, const struct sl_flow_key *k,
+				   uint32_t hash, uint64_t now, uint64_t cookie,
+				   enum sl_ft_insert_status *status)
+{
+	struct sl_flowtable *t = h->t;
+	uint32_t bi = hash & t->mask;
+	struct bucket *b = &t->b[bi];
+	uint16_t sig = (uint16_t)(hash >> 16);
+	bool room = sl_epoch_retire_room(h->e, h->ew) > 0;
+	uint32_t id;
+
+	if (!id_get(h, &id)) {
+		sl_counter_add(&h->st.no_id, 1);
+		*status = SL_FT_NO_ID;
+		return NULL;
+	}
+
+	spin_lock(&b->lock);
+	int free_way = -1;
+	unsigned used = 0;
+	for (unsigned w = 0; w < SL_FT_WAYS; w++) {
+		uint32_t ix = b->idx[w];
+		if (ix == 0) {
+			if (free_way < 0)
+				free_way = (int)w;
+			continue;
+		}
+		used++;
+		struct sl_flow_entry *o = &t->ent[ix - 1];
+		if (o->hash == hash && sl_flow_key_eq(&o->key, k)) {
+			spin_unlock(&b->lock);
+			id_put(h, id);
+			sl_counter_add(&h->st.insert_races, 1);
+			*status = SL_FT_FOUND;
+			return o;
+		}
+	}
+	bool at_cap = __atomic_load_n(&t->live, __ATOMIC_RELAXED) >= t->conf.capacity;
+	bool victim_here = free_way < 0 || (at_cap && used > 0);
+	if ((victim_here || at_cap) && !room) {
+		spin_unlock(&b->lock);
+		id_put(h, id);
+		sl_counter_add(&h->st.no_room, 1);
+		*status = SL_FT_NO_ROOM;
+		return NULL;
+	}
+	struct sl_flow_entry *victim = NULL;
+	struct sl_flow_record rec;
+	if (victim_here) {
+		int w = oldest_way(t, b);
+		victim = unlink_way(t, b, (unsigned)w, SL_FT_EVICTED, &rec);
+		free_way = w;
+	}
+
+	struct sl_flow_entry *e = &t->ent[id];
+	e->key = *k;
+	e->hash = hash;
+	e->id = id;
+	__atomic_store_n(&e->packets, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&e->bytes, 0, __ATOMIC_RELAXED);
+	e->first_ns = now;
+	__atomic_store_n(&e->last_ns, now, __ATOMIC_RELAXED);
+	e->cookie = cookie;
+	e->handle = h->k;
+	__atomic_store_n(&e->linked, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&t->live, 1, __ATOMIC_RELAXED);
+	if (wheel_used(t))
+		wheel_add(h, e, now, 0);
+	__atomic_store_n(&b->sig[free_way], sig, __ATOMIC_RELAXED);
+	__atomic_store_n(&b->idx[free_way], id + 1, __ATOMIC_RELEASE);
+	spin_unlock(&b->lock);
+
+	sl_counter_add(&h->st.inserted, 1);
+	if (victim != NULL)
+		finish_unlink(h, victim, &rec);
+	else if (at_cap)
+		evict_elsewhere(h, bi);
+	*status = SL_FT_INSERTED;
+	return e;
+}
+
+static int expired(const struct sl_flowtable *t, const struct sl_flow_entry *e, uint64_t now)
+{
+	uint64_t idle = t->conf.idle_ns, active = t->conf.active_ns;
+	uint64_t last = __atomic_load_n(&e->last_ns, __ATOMIC_RELAXED);
+	if (idle != 0 && now >= last && now - last >= idle)
+		return SL_FT_IDLE;
+	if (active != 0 && now >= e->first_ns && now - e->first_ns >= active)
+		return SL_FT_ACTIVE;
+	return -1;
+}
+
+/* Unlink, report and retire way w of b if it still holds ix and (reason < 0)
+ * is expired at now, or unconditionally with `reason`.  Returns 1 if it did. */
+static unsigned take_way(struct sl_ft_handle *h, struct bucket *b, unsigned w, uint32_t ix,
+			 int reason, uint64_t now)
+{
+	struct sl_flowtable *t = h->t;
+	spin_lock(&b->lock);
+	if (b->idx[w] != ix) {
+		spin_unlock(&b->lock);
+		return 0;
+	}
+	int r = reason >= 0 ? reason : expired(t, &t->ent[ix - 1], now);
+	if (r < 0) {
+		spin_unlock(&b->lock);
+		return 0;
+	}
+	struct sl_flow_record rec;
+	struct sl_flow_entry *e = unlink_way(t, b, w, (enum sl_ft_reason)r, &rec);
+	spin_unlock(&b->lock);
+	finish_unlink(h, e, &rec);
+	return 1;
+}
+
+/* A wheel entry whose slot came due, taken out by its owner h: unlink it if
+ * it is expired (and may_unlink), else file it again.  Returns 1 if it was
+ * unlinked. */
+static unsigned wheel_fire(struct sl_ft_handle *h, struct sl_flow_entry *e, uint64_t now,
+			   bool may_unlink)
+{
+	struct sl_flowtable *t = h->t;
+	struct bucket *b = &t->b[e->hash & t->mask];
+	spin_lock(&b->lock);
+	if (__atomic_load_n(&e->linked, __ATOMIC_RELAXED) == 0) {
+		/* another writer unlinked it meanwhile (and left it to us) */
+		__atomic_store_n(&e->w_state, 0, __ATOMIC_RELAXED);
+		spin_unlock(&b->lock);
+		return 0;
+	}
+	int r = may_unlink ? expired(t, e, now) : -1;
+	if (r >= 0) {
+		for (unsigned w = 0; w < SL_FT_WAYS; w++) {
+			if (b->idx[w] != e->id + 1)
+				continue;
+			struct sl_flow_record rec;
+			unlink_way(t, b, w, (enum sl_ft_reason)r, &rec);
+			__atomic_store_n(&e->w_state, 0, __ATOMIC_RELAXED);
+			spin_unlock(&b->lock);
+			finish_unlink(h, e, &rec);
+			return 1;
+		}
+	}
+	wheel_add(h, e, now, may_unlink ? 1 : 0);
+	spin_unlock(&b->lock);
+	sl_counter_add(&h->st.refiled, 1);
+	return 0;
+}
+
+static unsigned wheel_expire(struct sl_ft_handle *h, uint64_t now, unsigned cap)
+{
+	struct sl_flowtable *t = h->t;
+	if (!h->w_started)
+		return 0;   /* nothing filed yet */
+	uint64_t target = now / t->tick_ns;
+	unsigned done = 0, visited = 0;
+	while (h->w_cursor <= target && visited < t->conf.scan && done < cap) {
+		uint32_t slot = (uint32_t)(h->w_cursor & (SL_FT_WHEEL_SLOTS - 1));
+		spin_lock(&h->w_lock);
+		uint32_t list = h->w_head[slot];
+		h->w_head[slot] = 0;
+		for (uint32_t ix = list; ix != 0; ix = t->ent[ix - 1].w_next)
+			__atomic_store_n(&t->ent[ix - 1].w_state, 2, __ATOMIC_RELAXED);
+		spin_unlock(&h->w_lock);
+		visited++;
+		bool capped = false;
+		for (uint32_t ix = list; ix != 0;) {
+			struct sl_flow_entry *e = &t->ent[ix - 1];
+			ix = e->w_next;
+			if (done == cap)
+				capped = true;   /* filed again, into this slot if due */
+			done += wheel_fire(h, e, now, done < cap);
+		}
+		if (!capped)
+			h->w_cursor++;
+	}
+	sl_counter_add(&h->st.scanned, visited);
+	return done;
+}
+
+unsigned sl_ft_expire(struct sl_ft_handle *h, uint64_t now)
+{
+	struct sl_flowtable *t = h->t;
+	if (t->conf.idle_ns == 0 && t->conf.active_ns == 0)
+		return 0;
+	unsigned room = sl_epoch_retire_room(h->e, h->ew);
+	unsigned cap = t->conf.expiry_cap < room ? t->conf.expiry_cap : room;
+	if (t->conf.expiry == SL_FT_WHEEL)
+		return wheel_expire(h, now, cap);
+	if (h->hi == h->lo)
+		return 0;
+	unsigned done = 0, visited = 0;
+	while (visited < t->conf.scan && done < cap) {
+		struct bucket *b = &t->b[h->cursor];
+		visited++;
+		for (unsigned w = 0; w < SL_FT_WAYS && done < cap; w++) {
+			uint32_t ix = __atomic_load_n(&b->idx[w], __ATOMIC_ACQUIRE);
+			if (ix != 0 && expired(t, &t->ent[ix - 1], now) >= 0)
+				done += take_way(h, b, w, ix, -1, now);
+		}
+		if (++h->cursor == h->hi)
+			h->cursor = h->lo;
+	}
+	sl_counter_add(&h->st.scanned, visited);
+	return done;
+}
+
+unsigned sl_ft_flush(struct sl_ft_handle *h, unsigned cap)
+{
+	struct sl_flowtable *t = h->t;
+	unsigned room = sl_epoch_retire_room(h->e, h->ew);
+	if (cap > room)
+		cap = room;
+	unsigned done = 0;
+	while (done < cap && h->flush_cursor < h->hi) {
+		struct bucket *b = &t->b[h->flush_cursor];
+		bool left = false;
+		for (unsigned w = 0; w < SL_FT_WAYS; w++) {
+			uint32_t ix = __atomic_load_n(&b->idx[w], __ATOMIC_ACQUIRE);
+			if (ix == 0)
+				continue;
+			if (done == cap) {
+				left = true;
+				break;
+			}
+			done += take_way(h, b, w, ix, SL_FT_FLUSHED, 0);
+		}
+		if (!left)
+			h->flush_cursor++;
+	}
+	if (h->flush_cursor >= h->hi && done == 0)
+		h->flush_cursor = h->lo;   /* next flush starts over */
+	return done;
+}
+
+uint64_t sl_ft_close(struct sl_ft_handle *h)
+{
+	struct sl_flowtable *t = h->t;
+	uint64_t n = 0;
+	for (uint32_t i = h->lo; i < h->hi; i++) {
+		struct bucket *b = &t->b[i];
+		for (unsigned w = 0; w < SL_FT_WAYS; w++) {
+			if (b->idx[w] == 0)
+				continue;
+			struct sl_flow_record rec;
+			struct sl_flow_entry *e = unlink_way(t, b, w, SL_FT_STOPPED, &rec);
+			sl_counter_add(&h->st.unlinked[SL_FT_STOPPED], 1);
+			if (h->record != NULL)
+				h->record(&rec, h->arg);
+			free_entry(e, h);
+			n++;
+		}
+	}
+	h->w_started = false;
+	return n;
+}
+
+/* ------------------------------------------------------------------ metrics */
+
+void sl_ft_count_lookups(struct sl_ft_handle *h, uint64_t hits, uint64_t misses)
+{
+	sl_counter_add(&h->st.lookups, hits + misses);
+	sl_counter_add(&h->st.hits, hits);
+	sl_counter_add(&h->st.misses, misses);
+}
+
+void sl_ft_handle_stats(const struct sl_ft_handle *h, struct sl_ft_stats *out)
+{
+	const uint64_t *src = (const uint64_t *)&h->st;
+	uint64_t *dst = (uint64_t *)out;
+	for (size_t i = 0; i < sizeof(*out) / sizeof(uint64_t); i++)
+		dst[i] = sl_counter_read(&src[i]);
+	out->live = sl_ft_live(h->t);
+}
+
+uint32_t sl_ft_ids_free(const struct sl_flowtable *t)
+{
+	uint32_t n = t->ids.n;
+	for (unsigned k = 0; k < t->conf.n_handles; k++)
+		n += t->h[k].n_cache;
+	return n;
+}
+
+uint64_t sl_ft_live(const struct sl_flowtable *t)
+{
+	return __atomic_load_n(&t->live, __ATOMIC_RELAXED);
+}

@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * flowtable.h: the flow cache's table.  Keyed by the 5-tuple (flowkey.h),
+ * read without locks from any worker, written under per-bucket locks, with a
+ * bounded number of live entries, idle and active timeouts, capped expiry
+ * work, and entries released through the epoch module (epoch.h) so that
+ * nothing is freed while a reader may hold it.
+ *
+ * Layout.  The number of buckets is a power of two, at least capacity / 2,
+ * so that a full table fills about a quarter of the ways; a bucket is one cache line with a
+ * spinlock and SL_FT_WAYS ways (16-bit signature + entry index).  A key lives
+ * only in bucket hash & (buckets - 1).  Entries live in an array indexed by
+ * flow id; the id pool (`ids` ids, >= capacity) hands them out.  An entry's
+ * memory and its id are one thing: both are released together, when the
+ * grace period of its retirement ends.
+ *
+ * Readers.  sl_ft_lookup() takes no lock and writes nothing; the entry it
+ * returns stays valid (its memory is not reused) until the calling worker's
+ * next quiescent state, even if another worker unlinks it meanwhile.
+ * sl_ft_touch() updates its counters with atomic adds, so counts are exact
+ * when several workers see one flow; a packet counted on an entry that
+ * another worker has just unlinked is missing from that flow's record.
+ *
+ * Writers.  Insert, expiry, eviction and flush take the lock of the bucket
+ * they change (never two at once).  An unlinked entry is handed to a record
+ * callback at once (the flow record) and then retired with
+ * sl_epoch_retire(); its free function returns the id to the pool.  A writer
+ * first checks that its epoch retire list has room (sl_epoch_retire_room);
+ * when it has none it unlinks nothing: expiry waits for the next step, and
+ * an insert that needed a victim fails (SL_FT_NO_ROOM).
+ *
+ * Capacity.  At most `capacity` entries are live.  An insert into a table at
+ * capacity evicts the least recently seen entry of its own bucket (or, when
+ * that bucket is empty, of the nearest non-empty bucket after it); an insert
+ * into a bucket whose ways are all taken evicts that bucket's least recently
+ * seen entry even below capacity.  Both are counted as evictions.  Workers
+ * inserting at the same moment may exceed capacity by one entry each, until
+ * their own evictions complete.
+ *
+ * Expiry.  An entry expires when it has not been seen for idle_ns (0: never)
+ * or was created active_ns ago (0: never).  One sl_ft_expire() unlinks at
+ * most `expiry_cap` entries and visits at most `scan` buckets (scan mode) or
+ * wheel slots (wheel mode), so the work per call is bounded.  Two ways to
+ * find expired entries, chosen at creation:
+ *   SL_FT_SCAN   each handle sweeps its share of the buckets (handle k of
+ *                n_handles the k-th of n equal ranges) with a cursor; an
+ *                expired entry is unlinked within one sweep of its range
+ *                after its deadline.  Nothing per packet or per insert.
+ *   SL_FT_WHEEL  each handle has a timer wheel of SL_FT_WHEEL_SLOTS slots
+ *                for the entries it inserted (an intrusive list per slot,
+ *                under the handle's wheel lock), ticking at
+ *                min(idle_ns, active_ns) / 256 (at least 1 us).  An insert
+ *                files the entry at its deadline; when its slot comes due
+ *                the entry is unlinked if expired, else filed again at its
+ *                new deadline (packets never touch the wheel).  An expired
+ *                entry is unlinked within a tick of its deadline while the
+ *                cap keeps up.  Unlinking an entry (any writer) removes it
+ *                from its owner's wheel: lock order bucket, then wheel.
+ *
+ * Time is whatever the caller passes as `now` (ns, monotonic): the engine
+ * passes CLOCK_MONOTONIC, tests pass their own clock.
+ *
+ * Handles.  Each app instance that uses a table (one per worker at most)
+ * opens a handle: it binds the table to that worker's epoch handle and keeps
+ * a small cache of free ids.  A handle is used by one thread at a time.
+ *
+ * Threads: create, open, close, free, stats and ids_free on the control
+ * thread (stats may also be read while workers run: approximate).  Lookup
+ * and touch on any worker.  Insert, expire, flush on the handle's worker.
+ * Errors follow engine/err.h.
+ */
+#ifndef SL_FLOWTABLE_H
+#define SL_FLOWTABLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "epoch.h"
+#include "err.h"
+#include "flowkey.h"
+
+#define SL_FT_WAYS 8u
+#define SL_FT_MAX_HANDLES 64u
+#define SL_FT_ID_CACHE 64u          /* ids a handle caches at most */
+#define SL_FT_WHEEL_SLOTS 1024u
+
+enum sl_ft_expiry {
+	SL_FT_SCAN = 0,
+	SL_FT_WHEEL,
+};
+
+/* Why an entry left the table. */
+enum sl_ft_reason {
+	SL_FT_IDLE = 0,       /* idle timeout */
+	SL_FT_ACTIVE,         /* active timeout */
+	SL_FT_EVICTED,        /* capacity or a full bucket */
+	SL_FT_FLUSHED,        /* sl_ft_flush: invalidated on request */
+	SL_FT_STOPPED,        /* still live when the table was closed */
+	SL_FT_REASONS
+};
+
+struct sl_flow_entry {
+	struct sl_flow_key key;
+	uint32_t hash;
+	uint32_t id;              /* flow id, also the entry's index */
+	uint64_t packets;         /* atomic adds (sl_ft_touch) */
+	uint64_t bytes;
+	uint64_t first_ns;        /* set at insert */
+	uint64_t last_ns;         /* relaxed stores (sl_ft_touch) */
+	uint64_t cookie;          /* the caller's cached decision, set at insert */
+	uint32_t linked;          /* 1 while reachable from a bucket (bucket lock) */
+	uint32_t handle;          /* handle that inserted it */
+	/* wheel mode: the owner's wheel list (ids + 1), under its wheel lock */
+	uint32_t w_next, w_prev;
+	uint32_t w_slot;
+	uint32_t w_state;         /* 0 not filed, 1 in a slot, 2 taken out to fire */
+} __attribute__((aligned(64)));
+
+/* A flow record: what the table reports for an entry it unlinks. */
+struct sl_flow_record {
+	struct sl_flow_key key;
+	uint32_t id;
+	enum sl_ft_reason reason;
+	uint64_t packets, bytes;
+	uint64_t first_ns, last_ns;
+};
+
+/* Called on the unlinking thread for every entry the table unlinks, before
+ * the entry is retired.  Must not block. */
+typedef void sl_ft_record_fn(const struct sl_flow_record *rec, void *arg);
+
+struct sl_flowtable_conf {
+	const char *name;
+	uint32_t capacity;        /* live entries at most, >= 1 */
+	uint32_t ids;             /* id pool size; 0: capacity + max(capacity / 4, 1024) */
+	uint64_t idle_ns;         /* 0: no idle timeout */
+	uint64_t active_ns;       /* 0: no active timeout */
+	unsigned expiry_cap;      /* entries unlinked per sl_ft_expire, >= 1 */
+	unsigned scan;            /* buckets (scan) or slots (wheel) visited per
+				   * sl_ft_expire; 0: 4 x expiry_cap */
+	enum sl_ft_expiry expiry; /* SL_FT_SCAN or SL_FT_WHEEL */
+	unsigned n_handles;       /* handles that will be opened, 1..SL_FT_MAX_HANDLES */
+	int socket;               /* NUMA node for the memory; -1: any */
+};
+
+struct sl_flowtable;
+struct sl_ft_handle;
+
+/* Create a table (no handle open yet).  NULL with a sentence in err on a bad
+ * conf (EINVAL) or no memory.  The memory comes from rte_malloc when DPDK's
+ * EAL is up, else from the C allocator (unit tests). */
+struct sl_flowtable *sl_ft_create(const struct sl_flowtable_conf *conf, struct sl_err *err);
+
+/* Open handle number k (0 <= k < n_handles; each once) for the worker whose
+ * epoch handle is ew; records go to record(rec, arg).  NULL with a sentence
+ * on a bad or reused k. */
+struct sl_ft_handle *sl_ft_open(struct sl_flowtable *t, unsigned k, struct sl_epoch *e,
+				struct sl_epoch_worker *ew, sl_ft_record_fn *record,
+				void *arg, struct sl_err *err);
+
+/* Control thread, workers stopped, nothing of this table still retired (the
+ * engine synchronizes and drains the epoch first): unlink every live entry
+ * of h's range with reason SL_FT_STOPPED (records are emitted) and free them
+ * at once.  Returns the number.  The handle stays usable for stats. */
+uint64_t sl_ft_close(struct sl_ft_handle *h);
+
+/* Free the table (all handles with it).  NULL: no-op. */
+void sl_ft_free(struct sl_flowtable *t);
+
+const char *sl_ft_reason_name(enum sl_ft_reason r);
+struct sl_flowtable *sl_ft_table(const struct sl_ft_handle *h);
+const struct sl_flowtable_conf *sl_ft_conf(const struct sl_flowtable *t);
+
+/* --- Workers. ------------------------------------------------------------ */
+
+/* The live entry for k (hash = sl_flow_key_hash(k)), or NULL.  Lock-free. */
+struct sl_flow_entry *sl_ft_lookup(const struct sl_flowtable *t, const struct sl_flow_key *k,
+				   uint32_t hash);
+
+/* Prefetch the bucket of hash (before a lookup later in the burst). */
+void sl_ft_prefetch(const struct sl_flowtable *t, uint32_t hash);
+
+/* Count a packet of len bytes seen at now. */
+static inline void sl_ft_touch(struct sl_flow_entry *e, uint32_t len, uint64_t now)
+{
+	__atomic_fetch_add(&e->packets, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&e->bytes, len, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&e->last_ns, __ATOMIC_RELAXED) < now)
+		__atomic_store_n(&e->last_ns, now, __ATOMIC_RELAXED);
+}
+
+enum sl_ft_insert_status {
+	SL_FT_INSERTED = 0,   /* a new entry */
+	SL_FT_FOUND,          /* another writer inserted the key first */
+	SL_FT_NO_ID,          /* the id pool is empty (ids still in grace) */
+	SL_FT_NO_ROOM,        /* a victim was needed and the retire list is full */
+};
+
+/* Insert k with counters zero, first/last seen now and the given cookie (or
+ * find it).  May evict (see Capacity).  Returns the entry, or NULL with
+ * *status saying why not. */
+struct sl_flow_entry *sl_ft_insert(struct sl_ft_handle *h, const struct sl_flow_key *k,
+				   uint32_t hash, uint64_t now, uint64_t cookie,
+				   enum sl_ft_insert_status *status);
+
+/* One capped expiry step of h's range at now.  Returns entries unlinked. */
+unsigned sl_ft_expire(struct sl_ft_handle *h, uint64_t now);
+
+/* Unlink (reason SL_FT_FLUSHED) at most cap live entries of h's range,
+ * continuing where the last call stopped.  Returns the number unlinked; 0
+ * once the range is empty (or the retire list is full). */
+unsigned sl_ft_flush(struct sl_ft_handle *h, unsigned cap);
+
+/* --- Metrics. ------------------------------------------------------------ */
+
+struct sl_ft_stats {
+	uint64_t lookups, hits, misses;        /* counted by the caller's handle */
+	uint64_t inserted;
+	uint64_t insert_races;                 /* SL_FT_FOUND */
+	uint64_t no_id, no_room;
+	uint64_t unlinked[SL_FT_REASONS];      /* by reason */
+	uint64_t freed;                        /* entries whose grace ended */
+	uint64_t scanned;                      /* buckets or slots visited by expiry */
+	uint64_t refiled;                      /* wheel: entries filed again */
+	uint64_t live;                         /* table-wide (same for every handle) */
+};
+
+/* Counters of handle h (a snapshot; any thread). */
+void sl_ft_handle_stats(const struct sl_ft_handle *h, struct sl_ft_stats *out);
+
+/* Lookup accounting for handles whose caller counts hits and misses. */
+void sl_ft_count_lookups(struct sl_ft_handle *h, uint64_t hits, uint64_t misses);
+
+/* Ids free right now (global pool plus every handle's cache).  Control
+ * thread, workers stopped, for checks. */
+uint32_t sl_ft_ids_free(const struct sl_flowtable *t);
+
+/* Live entries (table-wide). */
+uint64_t sl_ft_live(const struct sl_flowtable *t);
+
+#endif

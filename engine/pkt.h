@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * pkt.h: parse an Ethernet frame far enough to classify it and key its flow.
+ *
+ * What it accepts.  Ethernet II, then up to two VLAN tags (0x8100, 0x88a8 or
+ * 0x9100), then IPv4 or IPv6.  IPv6 extension headers hop-by-hop, routing,
+ * destination options and fragment are skipped (at most SL_PKT_IPV6_EXT of
+ * them).  Headers may span the segments of a chained mbuf (they are read with
+ * rte_pktmbuf_read).
+ *
+ * Outcome (the return value):
+ *   SL_PKT_IP         a complete, consistent IPv4 or IPv6 header; *key is
+ *                     filled (flowkey.h) and *info describes the frame.
+ *   SL_PKT_NOT_IP     a well-formed Ethernet frame that is not IP (ARP,
+ *                     LLDP, an unknown ethertype): *info->ethertype says
+ *                     which; *key is zeroed.
+ *   SL_PKT_MALFORMED  truncated or inconsistent; info->reason says why;
+ *                     *key is zeroed.
+ *
+ * IPv4 checks: version 4; IHL >= 5 and the header fits in the frame; total
+ * length >= IHL * 4 and <= the bytes after the L2 header (Ethernet padding
+ * after the datagram is allowed); for the first fragment (or an unfragmented
+ * datagram) of TCP/UDP/SCTP/UDP-Lite, the 4 port bytes must be present.
+ * IPv6 checks: version 6; payload length fits; the extension header chain
+ * fits; ports present as for IPv4.  The IPv4 header checksum is not verified
+ * (the router recomputes it incrementally; see router.c).
+ *
+ * Fragments: info->fragment is set for an IPv4 datagram with MF or a
+ * non-zero offset and for an IPv6 fragment header; only the first fragment
+ * (offset 0) carries ports, the others key with ports 0.
+ *
+ * Threads: pure function of the frame; any thread.  No allocation.
+ */
+#ifndef SL_PKT_H
+#define SL_PKT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+
+#include "flowkey.h"
+
+#define SL_PKT_IPV6_EXT 4     /* extension headers skipped at most */
+
+enum sl_pkt_class {
+	SL_PKT_IP = 0,
+	SL_PKT_NOT_IP,
+	SL_PKT_MALFORMED,
+};
+
+enum sl_pkt_reason {
+	SL_PKT_R_NONE = 0,
+	SL_PKT_R_SHORT_L2,        /* shorter than the Ethernet header and tags */
+	SL_PKT_R_VLAN_DEPTH,      /* more than two VLAN tags */
+	SL_PKT_R_SHORT_L3,        /* IP header cut short */
+	SL_PKT_R_BAD_VERSION,     /* IP version does not match the ethertype */
+	SL_PKT_R_BAD_IHL,         /* IPv4 IHL < 5 */
+	SL_PKT_R_BAD_LEN,         /* IPv4 total length / IPv6 payload length
+				   * inconsistent with the header or the frame */
+	SL_PKT_R_BAD_EXT,         /* IPv6 extension chain too long or cut short */
+	SL_PKT_R_SHORT_L4,        /* ports missing from a first fragment */
+	SL_PKT_R_COUNT
+};
+
+struct sl_pkt_info {
+	uint16_t ethertype;      /* after VLAN tags, host order */
+	uint8_t vlans;           /* tags skipped, 0..2 */
+	uint8_t reason;          /* enum sl_pkt_reason; NONE unless MALFORMED */
+	uint16_t l3_off;         /* offset of the IP header (valid for SL_PKT_IP) */
+	uint16_t l4_off;         /* offset of the transport header (SL_PKT_IP) */
+	uint16_t l3_len;         /* IPv4 total length or 40 + IPv6 payload length */
+	bool fragment;           /* any fragment, first included */
+	bool first_fragment;     /* offset 0 (also true when not a fragment) */
+};
+
+/* Classify m and fill key and info (both required).  Returns enum
+ * sl_pkt_class. */
+enum sl_pkt_class sl_pkt_parse(const struct rte_mbuf *m, struct sl_flow_key *key,
+			       struct sl_pkt_info *info);
+
+/* Short name of a reason ("short_l3", "bad_ihl", ...), for counters and
+ * messages; "none" for SL_PKT_R_NONE, "?" when out of range. */
+const char *sl_pkt_reason_name(unsigned reason);
+
+#endif

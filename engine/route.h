@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * route.h: an IPv4 route table (DPDK's rte_lpm) and the per-packet route hint
+ * that lets a flow cache hand a router its cached decision.
+ *
+ * A table is built by a router app's init from its `routes` (prefix, next
+ * hop, output, MAC rewrite), is read-only from then on, and registered under
+ * the router app's name so that a flowcache app (`route: NAME`) can look it
+ * up in its start.  Lookups are lock-free and safe from any worker (rte_lpm
+ * lookups only read).  The router app owns the table; it is freed in the
+ * router's fini, after every worker has stopped.
+ *
+ * Next hops.  Each distinct route gets a next-hop index (0..n_nh-1) in the
+ * LPM; the next hop says which output the packet leaves by and what the
+ * Ethernet header becomes.
+ *
+ * Hint.  A dynamic mbuf field (registered once, "sluice_route_hint") carries
+ * (table id, next hop + 1).  sl_route_hint_set stores a decision on a packet;
+ * a router reading a hint for its own table skips its LPM lookup.  A packet
+ * without a hint, or with one for another table, is looked up as usual.
+ * A hint is trusted as it is: DPDK does not reset dynamic fields when an
+ * mbuf is allocated (only when its pool is created, to zero: no hint), so
+ * whoever sets hints must set or clear the field on every packet it passes
+ * towards the router, and the router clears a hint for its table once it has
+ * used it.  Table ids are 16 bits, unique among the tables created in a
+ * process until 65535 have been created; a hint carries next hops
+ * 0..65534 (sl_route_hint_set with a larger one clears the field instead).
+ *
+ * Threads: sl_route_table_create/_free/_register/_find, the parsers and
+ * sl_route_hint_register on the control thread; lookups, next hops and hints
+ * on any thread once the table is built.
+ * Errors follow engine/err.h.
+ */
+#ifndef SL_ROUTE_H
+#define SL_ROUTE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+
+#include "err.h"
+
+struct sl_route_nh {
+	uint32_t gateway;        /* host order; 0: directly connected */
+	uint16_t output;         /* the router's output number (output#) */
+	bool set_dmac, set_smac;
+	uint8_t dmac[6], smac[6];
+};
+
+struct sl_route {
+	uint32_t prefix;         /* host order, host bits zero */
+	uint8_t depth;           /* 0..32 */
+	struct sl_route_nh nh;
+};
+
+struct sl_route_table;
+
+/* Build a table of n routes (n >= 1) for a router named name; socket is the
+ * NUMA node for the LPM.  Route i gets next hop i.  Duplicate prefixes (same
+ * prefix and depth), host bits set and more than 2^24 routes are errors.
+ * Returns the table, or NULL with a sentence in err. */
+struct sl_route_table *sl_route_table_create(const char *name, const struct sl_route *routes,
+					     unsigned n, int socket, struct sl_err *err);
+void sl_route_table_free(struct sl_route_table *t);   /* NULL: no-op; unregisters */
+
+/* Registry by router name (control thread).  Register: 0 (also when t is
+ * registered already), or -EEXIST with a sentence when another table of that
+ * name is.  Find: the table, or NULL. */
+int sl_route_table_register(struct sl_route_table *t, struct sl_err *err);
+struct sl_route_table *sl_route_table_find(const char *name);
+
+/* Next-hop index for dst (host order), or -1 when no route matches. */
+int sl_route_lookup(const struct sl_route_table *t, uint32_t dst);
+
+/* Next hop by index (0 <= nh < number of next hops). */
+const struct sl_route_nh *sl_route_nh(const struct sl_route_table *t, unsigned nh);
+
+/* Number of next hops (= routes) in t, and the router name it was built for. */
+unsigned sl_route_n_nh(const struct sl_route_table *t);
+const char *sl_route_table_name(const struct sl_route_table *t);
+
+/* Find a repeated (prefix, depth) in routes[0..n): 0 when every route is
+ * distinct; -EEXIST with *first < *again the indices of the repeat whose
+ * second occurrence comes first; -ENOMEM.  Control thread. */
+int sl_route_find_repeat(const struct sl_route *routes, unsigned n, unsigned *first,
+			 unsigned *again);
+
+/* Parse "A.B.C.D/N" (decimal, N in 0..32, host bits zero) into *prefix (host
+ * order) and *depth; parse "A.B.C.D" into *addr.  0, or -EINVAL with a
+ * sentence in err that quotes the text ("prefix '10.0.0.1/8' has host bits
+ * set (10.0.0.0/8 would keep them zero)"). */
+int sl_route_parse_prefix(const char *text, uint32_t *prefix, uint8_t *depth,
+			  struct sl_err *err);
+int sl_route_parse_addr(const char *text, uint32_t *addr, struct sl_err *err);
+
+/* Hints.  Register the dynamic field (idempotent; control thread); 0 or
+ * -errno with a sentence. */
+int sl_route_hint_register(struct sl_err *err);
+/* Store nh (a next hop of t) on m; nh < 0 clears the field. */
+void sl_route_hint_set(struct rte_mbuf *m, const struct sl_route_table *t, int nh);
+/* The next hop hinted for t, or -1 when m carries no hint for t. */
+int sl_route_hint_get(const struct rte_mbuf *m, const struct sl_route_table *t);
+void sl_route_hint_clear(struct rte_mbuf *m);
+
+#endif

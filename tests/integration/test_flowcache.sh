@@ -1,0 +1,225 @@
+#!/usr/bin/env bash
+# flowcache: packets pass unchanged; per-flow records (file and link) match
+# the flows an independent parser finds in the output; idle expiry in a
+# running engine; malformed frames dropped and counted by reason; a table
+# shared by two workers; configuration errors with their messages.
+. "$(dirname "$0")/lib.sh"
+
+# check_records PCAP JSONL REASON: every flow of PCAP (IPv4/IPv6; ARP left
+# out) has exactly one record with its packets and bytes, and that reason.
+check_records() {
+  python3 - "$1" "$2" "$3" <<'PY' || fail "records of $2 do not match $1"
+import ipaddress, json, struct, sys
+pcap, jsonl, reason = sys.argv[1:4]
+data = open(pcap, "rb").read()
+off, want = 24, {}
+while off < len(data):
+    _, _, caplen, _ = struct.unpack_from("<IIII", data, off)
+    f = data[off + 16: off + 16 + caplen]
+    off += 16 + caplen
+    et, l3 = struct.unpack_from("!H", f, 12)[0], 14
+    while et in (0x8100, 0x88a8):
+        et, l3 = struct.unpack_from("!H", f, l3 + 2)[0], l3 + 4
+    if et == 0x0800:
+        ihl = (f[l3] & 15) * 4
+        proto = f[l3 + 9]
+        src, dst = ipaddress.IPv4Address(f[l3 + 12:l3 + 16]), ipaddress.IPv4Address(f[l3 + 16:l3 + 20])
+        frag = struct.unpack_from("!H", f, l3 + 6)[0] & 0x1fff
+        fam, l4 = "ipv4", l3 + ihl
+    elif et == 0x86dd:
+        proto = f[l3 + 6]
+        src, dst = ipaddress.IPv6Address(f[l3 + 8:l3 + 24]), ipaddress.IPv6Address(f[l3 + 24:l3 + 40])
+        frag, fam, l4 = 0, "ipv6", l3 + 40
+    else:
+        continue
+    sp, dp = struct.unpack_from("!HH", f, l4) if frag == 0 and proto in (6, 17, 132, 136) else (0, 0)
+    k = (fam, proto, str(src), sp, str(dst), dp)
+    p, b = want.get(k, (0, 0))
+    want[k] = (p + 1, b + len(f))
+got = {}
+for line in open(jsonl):
+    r = json.loads(line)
+    k = (r["family"], r["proto"], r["src"], r["sport"], r["dst"], r["dport"])
+    assert k not in got, "two records for %s" % (k,)
+    assert r["reason"] == reason, "record %s has reason %s" % (k, r["reason"])
+    assert r["start"] <= r["end"], "record %s ends before it starts" % (k,)
+    got[k] = (r["packets"], r["bytes"])
+if got != want:
+    for k in sorted(set(got) | set(want)):
+        if got.get(k) != want.get(k):
+            print("flow %s: record %s, pcap %s" % (k, got.get(k), want.get(k)))
+    sys.exit(1)
+print("%d flows, %d packets" % (len(want), sum(p for p, _ in want.values())))
+PY
+}
+
+# flowcache_field LOG APP FIELD: a number from the app's stop line.
+flowcache_field() {
+  grep -E "^flowcache '$2':" "$1" | grep -oE "[ ,(]$3 [0-9]+" | head -1 | grep -oE '[0-9]+$'
+}
+
+# --- 1. pcap through the flowcache: unchanged output, one record per flow.
+$PCAPTOOL gen-flows "$T/in.pcap" 3000 48 11
+cat >"$T/p.yaml" <<YAML
+dpdk: { args: $EAL_ARGS }
+apps:
+  io: { type: port, device: "net_pcap0,rx_pcap=$T/in.pcap,tx_pcap=$T/out.pcap" }
+  fc: { type: flowcache, entries: 1024, records: "$T/rec.jsonl" }
+links:
+  - io.output -> fc.input
+  - fc.output -> io.input
+YAML
+expect_exit 0 "$T/log" run "$T/p.yaml" --duration 2
+pool_back "$T/log"
+$PCAPTOOL cmp "$T/out.pcap" "$T/in.pcap" || fail "the flowcache changed packets"
+check_records "$T/out.pcap" "$T/rec.jsonl" stopped
+n=$(wc -l <"$T/rec.jsonl")
+[[ $(flowcache_field "$T/log" fc inserted) == "$n" ]] || fail "inserted != $n records"
+[[ $(flowcache_field "$T/log" fc stopped) == "$n" ]] || fail "stopped != $n"
+[[ $(flowcache_field "$T/log" fc freed) == "$n" ]] || fail "freed != $n"
+[[ $(flowcache_field "$T/log" fc malformed) == 0 ]] || fail "malformed frames in a clean capture"
+arp=$(flowcache_field "$T/log" fc not_ip)
+[[ $arp -gt 0 ]] || fail "ARP frames not counted as not_ip"
+ok "3000 frames unchanged; $n flow records (reason stopped) match the capture; $arp ARP frames passed as not_ip"
+
+# --- 2. malformed frames: dropped, counted by reason, nothing leaks.
+$PCAPTOOL gen-bad "$T/bad.pcap" 400 5
+cat >"$T/b.yaml" <<YAML
+dpdk: { args: $EAL_ARGS }
+apps:
+  io: { type: port, device: "net_pcap0,rx_pcap=$T/bad.pcap,tx_pcap=$T/bad-out.pcap" }
+  fc: { type: flowcache }
+links:
+  - io.output -> fc.input
+  - fc.output -> io.input
+YAML
+expect_exit 0 "$T/log" run "$T/b.yaml" --duration 2
+pool_back "$T/log"
+mal=$(flowcache_field "$T/log" fc malformed)
+passed=$($PCAPTOOL count "$T/bad-out.pcap")
+[[ $mal -gt 0 && $((mal + passed)) -eq 400 ]] || fail "malformed $mal + passed $passed != 400"
+[[ $(app_counter "$T/log" fc drops) == "$mal" ]] || fail "app drops != malformed"
+for reason in short_l2 short_l3 bad_ihl bad_len; do
+  [[ -n $(flowcache_field "$T/log" fc "$reason") ]] || { cat "$T/log"; fail "no '$reason' drops counted"; }
+done
+ok "400 malformed frames: $mal dropped by reason, $passed passed, all counted"
+
+# --- 3. idle expiry while running (scan and wheel); records as frames on the records port too.
+for mode in scan wheel; do
+rm -f "$T/idle.jsonl"
+cat >"$T/i.yaml" <<YAML
+dpdk: { args: $EAL_ARGS }
+apps:
+  src: { type: source, flows: 300, rate: 30000, count: 3000 }
+  fc:  { type: flowcache, idle_timeout: 100ms, expiry: $mode, records: "$T/idle.jsonl" }
+  snk: { type: sink }
+  rec: { type: port, device: "net_pcap0,tx_pcap=$T/rec.pcap" }
+links:
+  - src.output -> fc.input
+  - fc.output -> snk.input
+  - fc.records -> rec.input
+YAML
+expect_exit 0 "$T/log" run "$T/i.yaml" --duration 2
+pool_back "$T/log"
+python3 - "$T/idle.jsonl" "$T/rec.pcap" <<'PY' || fail "idle records"
+import json, struct, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+assert len(recs) == 300, "%d records, want 300" % len(recs)
+assert all(r["reason"] == "idle" for r in recs), "a record is not idle"
+assert sum(r["packets"] for r in recs) == 3000, "packets %d" % sum(r["packets"] for r in recs)
+assert all(r["packets"] == 10 and r["bytes"] == 640 for r in recs), "per-flow counts"
+assert len({r["flow_id"] for r in recs}) <= 300
+data = open(sys.argv[2], "rb").read()
+off, frames = 24, []
+while off < len(data):
+    caplen = struct.unpack_from("<I", data, off + 8)[0]
+    frames.append(data[off + 16: off + 16 + caplen])
+    off += 16 + caplen
+assert len(frames) == 300, "%d record frames" % len(frames)
+for f in frames:
+    assert f[12:14] == b"\x88\xb5", "ethertype %s" % f[12:14].hex()
+    assert json.loads(f[14:]) in recs, "a record frame differs from the file"
+PY
+[[ $(flowcache_field "$T/log" fc idle) == 300 ]] || fail "idle count"
+ok "expiry $mode: 300 flows ended idle while running: 300 records in the file and as 0x88b5 frames"
+done
+
+# --- 4. one table shared by flowcaches on two workers. (scan and wheel)
+for mode in scan wheel; do
+rm -f "$T/sa.jsonl" "$T/sb.jsonl"
+cat >"$T/s.yaml" <<YAML
+dpdk: { args: $EAL_ARGS }
+workers:
+  a: { core: auto }
+  b: { core: auto }
+apps:
+  src: { type: source, worker: a, flows: 500, rate: 50000, count: 5000 }
+  sp:  { type: split, worker: a, mode: hash }
+  fa:  { type: flowcache, worker: a, table: shared, entries: 4096, expiry: $mode, records: "$T/sa.jsonl" }
+  fb:  { type: flowcache, worker: b, table: shared, entries: 4096, expiry: $mode, records: "$T/sb.jsonl" }
+  sa:  { type: sink, worker: a }
+  sb:  { type: sink, worker: b }
+links:
+  - src.output -> sp.input
+  - sp.output0 -> fa.input
+  - sp.output1 -> fb.input
+  - fa.output -> sa.input
+  - fb.output -> sb.input
+YAML
+expect_exit 0 "$T/log" run "$T/s.yaml" --duration 2
+pool_back "$T/log"
+python3 - "$T/sa.jsonl" "$T/sb.jsonl" <<'PY' || fail "shared table records"
+import json, sys
+recs = [json.loads(l) for f in sys.argv[1:] for l in open(f)]
+keys = [(r["src"], r["sport"]) for r in recs]
+assert len(recs) == 500 and len(set(keys)) == 500, "%d records, %d flows" % (len(recs), len(set(keys)))
+assert all(r["table"] == "shared" for r in recs)
+assert sum(r["packets"] for r in recs) == 5000
+ids = [r["flow_id"] for r in recs]
+assert len(set(ids)) == 500, "flow ids repeat across the sharers"
+PY
+ins=$(( $(flowcache_field "$T/log" fa inserted) + $(flowcache_field "$T/log" fb inserted) ))
+[[ $ins == 500 ]] || fail "inserted $ins across the two sharers, want 500"
+ok "expiry $mode: two workers share table 'shared': 500 flows, one record and one id each"
+done
+
+# --- 5. configuration errors.
+bad() {   # bad NAME YAML-APPS-AND-LINKS EXPECTED-MESSAGE
+  printf 'dpdk: { args: %s }\n%s\n' "$EAL_ARGS" "$2" >"$T/$1.yaml"
+  expect_exit "$4" "$T/log" run "$T/$1.yaml" --duration 1
+  expect_in "$T/log" "$3"
+}
+bad share "apps:
+  src: { type: source, count: 10 }
+  t:   { type: tee }
+  f1:  { type: flowcache, table: x, entries: 1024 }
+  f2:  { type: flowcache, table: x, entries: 2048 }
+  s1:  { type: sink }
+  s2:  { type: sink }
+links: [src.output -> t.input, t.output0 -> f1.input, t.output1 -> f2.input, f1.output -> s1.input, f2.output -> s2.input]" \
+  "app 'f2': table 'x' is shared with app 'f1', which sets a different 'entries'" 1
+bad ids "apps:
+  src: { type: source, count: 10 }
+  f:   { type: flowcache, entries: 1024, ids: 100 }
+  s:   { type: sink }
+links: [src.output -> f.input, f.output -> s.input]" \
+  "app 'f': parameter 'ids' (100) must be at least 'entries' (1024)" 1
+bad recfile "apps:
+  src: { type: source, count: 10 }
+  f:   { type: flowcache, records: /nonexistent/dir/r.jsonl }
+  s:   { type: sink }
+links: [src.output -> f.input, f.output -> s.input]" \
+  "app 'f': cannot open the records file '/nonexistent/dir/r.jsonl': No such file or directory" 1
+bad route "apps:
+  src: { type: source, count: 10 }
+  f:   { type: flowcache, route: nowhere }
+  s:   { type: sink }
+links: [src.output -> f.input, f.output -> s.input]" \
+  "app 'f': parameter 'route': no router app named 'nowhere'" 1
+bad idle "apps:
+  src: { type: source, count: 10 }
+  f:   { type: flowcache, idle_timeout: soon }
+  s:   { type: sink }
+links: [src.output -> f.input, f.output -> s.input]" \
+  "app 'f': parameter 'idle_timeout'" 2
+ok "configuration errors name the app, the parameter and the cause"

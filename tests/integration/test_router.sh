@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# router, golden: pcap in -> router -> two pcap outs, compared byte for byte
+# with what pcaptool computes independently (longest prefix in Python, TTL - 1,
+# header checksum from scratch, MACs rewritten); the per-reason counters; every
+# mbuf back.  The same with a flowcache in front passing route hints, where
+# that app exists.  Then the configuration errors, word for word.
+. "$(dirname "$0")/lib.sh"
+
+$PCAPTOOL gen-router "$T/in.pcap" 400 11
+n_in=$($PCAPTOOL count "$T/in.pcap")
+
+# The routes twice: as JSON for pcaptool, as YAML for sluice.
+cat >"$T/routes.json" <<'JSON'
+[{"prefix": "10.1.0.0/16", "output": 0, "dst_mac": "02:00:00:00:01:01", "src_mac": "02:00:00:00:01:00"},
+ {"prefix": "10.1.2.0/24", "output": 1, "dst_mac": "02:00:00:00:02:01"},
+ {"prefix": "10.1.2.128/25", "output": 0},
+ {"prefix": "192.0.2.7/32", "output": 1, "src_mac": "02:00:00:00:02:00"},
+ {"prefix": "172.16.0.0/12", "output": 0, "dst_mac": "02:00:00:00:03:01", "src_mac": "02:00:00:00:03:00"}]
+JSON
+ROUTES='    routes:
+      - { prefix: 10.1.0.0/16, output: 0, dst_mac: "02:00:00:00:01:01", src_mac: "02:00:00:00:01:00" }
+      - { prefix: 10.1.2.0/24, output: 1, dst_mac: "02:00:00:00:02:01" }
+      - { prefix: 10.1.2.128/25, via: 10.1.0.254, output: 0 }
+      - { prefix: 192.0.2.7/32, output: 1, src_mac: "02:00:00:00:02:00" }
+      - prefix: 172.16.0.0/12
+        output: 0
+        dst_mac: "02:00:00:00:03:01"
+        src_mac: "02:00:00:00:03:00"'
+
+want=$($PCAPTOOL route "$T/in.pcap" "$T/routes.json" "$T/want0.pcap" "$T/want1.pcap") ||
+  fail "pcaptool route failed"
+# The input exercises every outcome.
+for k in forwarded no_route ttl_expired malformed not_ipv4; do
+  n=$(echo "$want" | sed -nE "s/.*$k ([0-9]+).*/\1/p")
+  [[ -n "$n" && "$n" -gt 0 ]] || fail "the input has no '$k' packets: $want"
+done
+[[ $($PCAPTOOL count "$T/want0.pcap") -gt 0 && $($PCAPTOOL count "$T/want1.pcap") -gt 0 ]] ||
+  fail "an output would be empty"
+forwarded=$(echo "$want" | sed -nE 's/^forwarded ([0-9]+),.*/\1/p')
+
+# write_cfg FILE OUT0 OUT1 ROUTES_YAML [FRONT]: in -> [FRONT ->] r1 -> o0, o1.
+write_cfg() {
+  local front_app="" first="r1"
+  if [[ -n "${5:-}" ]]; then
+    front_app="  fc: { type: flowcache, route: r1, entries: 1024 }"
+    first="fc"
+  fi
+  cat >"$1" <<YAML
+dpdk: { args: $EAL_ARGS }
+apps:
+  in: { type: port, device: "net_pcap0,rx_pcap=$T/in.pcap" }
+$front_app
+  r1:
+    type: router
+$4
+  o0: { type: port, device: "net_pcap1,tx_pcap=$2" }
+  o1: { type: port, device: "net_pcap2,tx_pcap=$3" }
+links:
+  - in.output -> $first.input
+$([[ $first == fc ]] && echo "  - fc.output -> r1.input")
+  - r1.output0 -> o0.input
+  - r1.output1 -> o1.input
+YAML
+}
+
+write_cfg "$T/r.yaml" "$T/out0.pcap" "$T/out1.pcap" "$ROUTES"
+expect_exit 0 "$T/log" run "$T/r.yaml" --duration 2
+pool_back "$T/log"
+[[ $(app_counter "$T/log" in in_packets) == "$n_in" ]] ||
+  fail "in received $(app_counter "$T/log" in in_packets) of $n_in"
+expect_in "$T/log" "router 'r1': $want, hinted 0"
+ok "router 'r1': $want, hinted 0"
+drops=$((n_in - forwarded))
+[[ $(app_counter "$T/log" r1 drops) == "$drops" ]] ||
+  fail "r1 counted $(app_counter "$T/log" r1 drops) drops, expected $drops"
+for o in 0 1; do
+  $PCAPTOOL cmp "$T/out$o.pcap" "$T/want$o.pcap" || fail "output$o differs from the expected frames"
+  $PCAPTOOL ipcsum "$T/out$o.pcap" >/dev/null || fail "output$o: a bad IPv4 header checksum"
+done
+ok "router: output0 and output1 identical to the expected frames ($forwarded of $n_in forwarded)"
+
+# With a flowcache in front, the packets of a known flow carry the route as a
+# hint: the router's decisions, and so its outputs, must not change.
+# (flowcache drops malformed frames itself, so only these counters compare.)
+write_cfg "$T/fc.yaml" "$T/fc0.pcap" "$T/fc1.pcap" "$ROUTES" front
+expect_exit 0 "$T/log-fc" run "$T/fc.yaml" --duration 2
+pool_back "$T/log-fc"
+line=$(grep "^router 'r1': " "$T/log-fc") || { cat "$T/log-fc" >&2; fail "no router line"; }
+[[ "$line" == "router 'r1': ${want%%, malformed*}, "* ]] ||
+  fail "with a flowcache: '$line', expected it to start with '${want%%, malformed*}'"
+for o in 0 1; do
+  $PCAPTOOL cmp "$T/fc$o.pcap" "$T/want$o.pcap" ||
+    fail "with a flowcache: output$o differs from the expected frames"
+done
+hinted=$(echo "$line" | sed -nE 's/.*, hinted ([0-9]+)$/\1/p')
+[[ "$hinted" == "$forwarded" ]] ||
+  fail "with a flowcache: $hinted of $forwarded forwarded packets used the cached route"
+ok "router behind a flowcache: all $forwarded forwarded by the cached route (hints), identical outputs"
+
+# Configuration errors.  Errors in the routes are found by the router's init
+# (exit 1); the shape of the list by the config loader (exit 2).
+expect_error() {   # STATUS MESSAGE ROUTES_YAML
+  write_cfg "$T/e.yaml" "$T/e0.pcap" "$T/e1.pcap" "$3"
+  expect_exit "$1" "$T/log-e" run "$T/e.yaml" --duration 1
+  expect_in "$T/log-e" "$2"
+  ok "error: $2"
+}
+E="$T/e.yaml"
+expect_error 1 "sluice: error: app 'r1': routes[1] ($E:9:9): prefix '10.1.0/24' is not A.B.C.D/N with N in 0..32" \
+'    routes:
+      - { prefix: 10.1.0.0/16, output: 0 }
+      - { prefix: 10.1.0/24, output: 1 }'
+expect_error 1 "sluice: error: app 'r1': routes[0] ($E:8:9): prefix '10.1.2.3/24' has host bits set (10.1.2.0/24 would keep them zero)" \
+'    routes:
+      - { prefix: 10.1.2.3/24, output: 1 }'
+expect_error 1 "sluice: error: app 'r1': routes[1] ($E:9:9): output 3 is not connected (outputs 0..1 are)" \
+'    routes:
+      - { prefix: 10.1.0.0/16, output: 0 }
+      - { prefix: 10.2.0.0/16, output: 3 }'
+expect_error 1 "sluice: error: app 'r1': routes[2] ($E:10:9): prefix 10.1.0.0/16 repeats routes[0] ($E:8:9)" \
+'    routes:
+      - { prefix: 10.1.0.0/16, output: 0 }
+      - { prefix: 10.2.0.0/16, output: 1 }
+      - prefix: 10.1.0.0/16
+        output: 1'
+expect_error 1 "sluice: error: app 'r1': routes[0] ($E:8:9): via: address '10.1.0.256' is not an IPv4 address A.B.C.D" \
+'    routes:
+      - { prefix: 10.1.0.0/16, via: 10.1.0.256, output: 0 }'
+expect_error 2 "sluice: $E:5:3: app 'r1': missing required parameter 'routes'" \
+'    worker: main'
+expect_error 2 "sluice: $E:7:13: app 'r1': parameter 'routes' must have at least 1 row, got 0" \
+'    routes: []'
+expect_error 2 "sluice: $E:8:9: app 'r1': routes[0]: missing required field 'output'" \
+'    routes:
+      - { prefix: 10.1.0.0/16 }'

@@ -1,0 +1,512 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The flow table on one thread, workers simulated by their epoch handles and
+ * time by a variable: drop-immediately (capacity 500, 600 flows) under each
+ * epoch policy with the bound that policy promises, idle and active expiry,
+ * the expiry cap and how late expiry comes (incremental scan and timer
+ * wheel), eviction choice, a full bucket, an empty id pool, a full
+ * retire list, flush, close, and the creation errors.  The qsbr policy runs
+ * on a --no-huge EAL (skipped, with the reason, if that cannot start).
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+
+#include "epoch.h"
+#include "flowtable.h"
+
+#include "check.h"
+
+#define NW 2     /* workers */
+
+struct recs {
+	unsigned n;
+	unsigned by_reason[SL_FT_REASONS];
+	struct sl_flow_record last;
+};
+
+static void on_record(const struct sl_flow_record *r, void *arg)
+{
+	struct recs *rs = arg;
+	rs->n++;
+	rs->by_reason[r->reason]++;
+	rs->last = *r;
+}
+
+static struct sl_flow_key key_of(unsigned i)
+{
+	struct sl_flow_key k;
+	sl_flow_key_zero(&k);
+	k.family = 4;
+	k.proto = 17;
+	k.sport = (uint16_t)(1024 + i);
+	k.dport = 53;
+	uint32_t a = 0xc6120000u + i;             /* 198.18.x.y */
+	k.src[0] = (uint8_t)(a >> 24);
+	k.src[1] = (uint8_t)(a >> 16);
+	k.src[2] = (uint8_t)(a >> 8);
+	k.src[3] = (uint8_t)a;
+	k.dst[0] = 198;
+	k.dst[1] = 19;
+	k.dst[3] = 1;
+	return k;
+}
+
+struct rig {
+	struct sl_epoch *e;
+	struct sl_epoch_worker *w[NW];
+	struct sl_flowtable *t;
+	struct sl_ft_handle *h;
+	struct recs recs;
+};
+
+static bool rig_make(struct rig *r, enum sl_epoch_policy p, struct sl_flowtable_conf *fc,
+		     unsigned ring)
+{
+	struct sl_err err = { "" };
+	memset(r, 0, sizeof(*r));
+	struct sl_epoch_conf ec = { .name = "ft", .n_workers = NW, .policy = p, .ring_size = ring };
+	r->e = sl_epoch_create(&ec, &err);
+	CHECK(r->e != NULL, "epoch %s: %s", sl_epoch_policy_name(p), err.msg);
+	if (r->e == NULL)
+		return false;
+	for (unsigned i = 0; i < NW; i++) {
+		r->w[i] = sl_epoch_worker(r->e, i);
+		sl_epoch_online(r->w[i]);
+	}
+	fc->socket = -1;
+	if (fc->n_handles == 0)
+		fc->n_handles = 1;
+	r->t = sl_ft_create(fc, &err);
+	CHECK(r->t != NULL, "create: %s", err.msg);
+	if (r->t == NULL)
+		return false;
+	r->h = sl_ft_open(r->t, 0, r->e, r->w[0], on_record, &r->recs, &err);
+	CHECK(r->h != NULL, "open: %s", err.msg);
+	return r->h != NULL;
+}
+
+static void rig_free(struct rig *r)
+{
+	for (unsigned i = 0; i < NW; i++)
+		sl_epoch_offline(r->w[i]);
+	sl_epoch_synchronize(r->e);
+	sl_epoch_drain(r->e);
+	sl_ft_close(r->h);
+	CHECK(sl_ft_live(r->t) == 0, "live after close");
+	CHECK(sl_ft_ids_free(r->t) == sl_ft_conf(r->t)->ids, "ids after close: %u of %u",
+	      sl_ft_ids_free(r->t), sl_ft_conf(r->t)->ids);
+	sl_ft_free(r->t);
+	sl_epoch_free(r->e);
+}
+
+/* One breath of every worker, as the engine runs it: reclaim, then quiesce. */
+static void breathe_cap(struct rig *r, unsigned cap)
+{
+	for (unsigned i = 0; i < NW; i++) {
+		sl_epoch_reclaim(r->e, r->w[i], cap);
+		sl_epoch_quiesce(r->e, r->w[i]);
+	}
+}
+
+static void breathe_all(struct rig *r)
+{
+	breathe_cap(r, 64);
+}
+
+static struct sl_ft_stats stats(const struct rig *r)
+{
+	struct sl_ft_stats s;
+	sl_ft_handle_stats(r->h, &s);
+	return s;
+}
+
+/* Capacity 500, 600 flows, one insert per operation then two breaths of every
+ * worker.  immediate and qsbr promise: freed == evicted at that point; batch
+ * promises only that the backlog stays under its bags (and it does exceed
+ * the immediate bound: that is the difference being shown). */
+static void test_drop_immediately(enum sl_epoch_policy p)
+{
+	const char *pn = sl_epoch_policy_name(p);
+	struct rig r;
+	struct sl_flowtable_conf fc = { .name = "drop", .capacity = 500, .ids = 700,
+					.expiry_cap = 16 };
+	if (!rig_make(&r, p, &fc, 0))
+		return;
+	uint32_t n_ids = sl_ft_conf(r.t)->ids;
+	uint64_t worst_gap = 0;
+	bool exact = p != SL_EPOCH_BATCH;
+	for (unsigned i = 0; i < 600; i++) {
+		struct sl_flow_key k = key_of(i);
+		enum sl_ft_insert_status st;
+		struct sl_flow_entry *e = sl_ft_insert(r.h, &k, sl_flow_key_hash(&k), 1000 + i, i, &st);
+		CHECK(e != NULL && st == SL_FT_INSERTED, "%s: insert %u: status %d", pn, i, st);
+		breathe_all(&r);
+		breathe_all(&r);
+		struct sl_ft_stats s = stats(&r);
+		uint64_t evicted = s.unlinked[SL_FT_EVICTED];
+		uint64_t expect_ev = i + 1 > 500 ? i + 1 - 500 : 0;
+		CHECK(evicted == expect_ev, "%s: after %u inserts %lu evicted, want %lu", pn, i + 1,
+		      (unsigned long)evicted, (unsigned long)expect_ev);
+		CHECK(s.live == (i + 1 > 500 ? 500 : i + 1), "%s: live %lu", pn, (unsigned long)s.live);
+		uint64_t gap = evicted - s.freed;
+		if (gap > worst_gap)
+			worst_gap = gap;
+		if (exact)
+			CHECK(s.freed == evicted, "%s: after %u inserts and two breaths: freed %lu, evicted %lu",
+			      pn, i + 1, (unsigned long)s.freed, (unsigned long)evicted);
+		else
+			CHECK(gap <= 3 * SL_EPOCH_BAG - 1, "%s: backlog %lu over three bags", pn,
+			      (unsigned long)gap);
+		/* every id is either live, or waiting for its grace, or free */
+		CHECK(sl_ft_ids_free(r.t) + s.live + gap == n_ids, "%s: ids free %u live %lu gap %lu",
+		      pn, sl_ft_ids_free(r.t), (unsigned long)s.live, (unsigned long)gap);
+	}
+	CHECK(r.recs.by_reason[SL_FT_EVICTED] == 100, "%s: %u eviction records", pn,
+	      r.recs.by_reason[SL_FT_EVICTED]);
+	if (!exact)
+		CHECK(worst_gap >= SL_EPOCH_BAG - 1, "%s: backlog never reached a bag (%lu)", pn,
+		      (unsigned long)worst_gap);
+	/* Invalidate everything. */
+	unsigned flushed = 0, k;
+	while ((k = sl_ft_flush(r.h, 64)) > 0) {
+		flushed += k;
+		breathe_all(&r);
+	}
+	breathe_all(&r);
+	breathe_all(&r);
+	CHECK(flushed == 500, "%s: flushed %u", pn, flushed);
+	struct sl_ft_stats s = stats(&r);
+	if (!exact) {
+		/* Sealed bags are collected every SL_EPOCH_COLLECT_BREATHS
+		 * breaths, SL_EPOCH_COLLECT_BAGS at a time; the open bag
+		 * (600 mod 64 = 24 objects) waits for more retires or a drain. */
+		CHECK(s.freed < 600, "%s: everything freed within two breaths", pn);
+		for (unsigned b = 0; b < 3 * SL_EPOCH_COLLECT_BREATHS; b++)
+			breathe_cap(&r, SL_EPOCH_BAG * SL_EPOCH_COLLECT_BAGS);
+		s = stats(&r);
+		CHECK(600 - s.freed == 600 % SL_EPOCH_BAG, "%s: %lu not freed after %u breaths", pn,
+		      (unsigned long)(600 - s.freed), 3 * SL_EPOCH_COLLECT_BREATHS);
+		sl_epoch_synchronize(r.e);
+		sl_epoch_drain(r.e);
+		s = stats(&r);
+	}
+	CHECK(s.freed == 600, "%s: freed %lu of 600", pn, (unsigned long)s.freed);
+	CHECK(sl_ft_ids_free(r.t) == n_ids, "%s: id pool %u of %u", pn, sl_ft_ids_free(r.t), n_ids);
+	CHECK(s.live == 0, "%s: live %lu", pn, (unsigned long)s.live);
+	printf("drop-immediately %s: worst evicted-freed gap after two breaths %lu\n", pn,
+	       (unsigned long)worst_gap);
+	rig_free(&r);
+}
+
+/* Idle and active expiry and the cap, under either way of finding expired
+ * entries.  Times are in ns of the test's own clock; slack is how late an
+ * expiry may come (the wheel's tick, 1 us here; the scan none when it
+ * visits every bucket). */
+static void test_expiry(enum sl_ft_expiry mode)
+{
+	const char *mn = mode == SL_FT_WHEEL ? "wheel" : "scan";
+	const uint64_t idle = 256000, active = 1280000, t0 = 100000;
+	const uint64_t slack = mode == SL_FT_WHEEL ? 1000 : 0;
+	struct rig r;
+	struct sl_flowtable_conf fc = { .name = "exp", .capacity = 1024, .idle_ns = idle,
+					.active_ns = active, .expiry_cap = 4, .scan = 1024,
+					.expiry = mode };
+	if (!rig_make(&r, SL_EPOCH_IMMEDIATE, &fc, 0))
+		return;
+	struct sl_flow_entry *e[10];
+	for (unsigned i = 0; i < 10; i++) {
+		struct sl_flow_key k = key_of(i);
+		enum sl_ft_insert_status st;
+		e[i] = sl_ft_insert(r.h, &k, sl_flow_key_hash(&k), t0, 7, &st);
+		CHECK(e[i] != NULL, "%s: insert %u", mn, i);
+		sl_ft_touch(e[i], 64, t0);
+	}
+	for (unsigned i = 5; i < 10; i++)
+		sl_ft_touch(e[i], 100, t0 + 100000);
+	CHECK(sl_ft_expire(r.h, t0 + idle - 1) == 0, "%s: expired before the idle timeout", mn);
+	/* 5 idle, capped at 4 per step */
+	CHECK(sl_ft_expire(r.h, t0 + idle + slack) == 4, "%s: first step is not capped at 4", mn);
+	CHECK(sl_ft_expire(r.h, t0 + idle + slack) == 1, "%s: second step", mn);
+	CHECK(r.recs.by_reason[SL_FT_IDLE] == 5, "%s: idle records %u", mn,
+	      r.recs.by_reason[SL_FT_IDLE]);
+	CHECK(r.recs.last.packets == 1 && r.recs.last.bytes == 64 && r.recs.last.first_ns == t0 &&
+	      r.recs.last.last_ns == t0, "%s: idle record: %lu pkts %lu bytes %lu..%lu", mn,
+	      (unsigned long)r.recs.last.packets, (unsigned long)r.recs.last.bytes,
+	      (unsigned long)r.recs.last.first_ns, (unsigned long)r.recs.last.last_ns);
+	CHECK(r.recs.last.key.sport < 1024 + 5, "%s: an idle record names a touched flow", mn);
+	CHECK(sl_ft_expire(r.h, t0 + 100000 + idle - 1) == 0, "%s: touched flows expired early", mn);
+	/* keep flow 9 busy: it leaves by the active timeout */
+	unsigned touches = 0;
+	for (uint64_t t = t0 + 200000; t < t0 + active; t += 100000, touches++)
+		sl_ft_touch(e[9], 10, t);
+	CHECK(sl_ft_expire(r.h, t0 + active - 1) == 4, "%s: flows 5..8 idle", mn);
+	CHECK(sl_ft_expire(r.h, t0 + active - 1) == 0, "%s: flow 9 left before its active timeout", mn);
+	CHECK(sl_ft_expire(r.h, t0 + active + slack) == 1,
+	      "%s: flow 9 not expired by the active timeout", mn);
+	CHECK(r.recs.last.reason == SL_FT_ACTIVE && r.recs.last.packets == 2 + touches,
+	      "%s: active record: reason %s, %lu packets", mn, sl_ft_reason_name(r.recs.last.reason),
+	      (unsigned long)r.recs.last.packets);
+	struct sl_flow_key k9 = key_of(9);
+	CHECK(sl_ft_lookup(r.t, &k9, sl_flow_key_hash(&k9)) == NULL, "%s: expired flow still found", mn);
+	breathe_all(&r);
+	breathe_all(&r);
+	struct sl_ft_stats s = stats(&r);
+	CHECK(s.freed == 10 && s.live == 0, "%s: freed %lu live %lu", mn, (unsigned long)s.freed,
+	      (unsigned long)s.live);
+	rig_free(&r);
+}
+
+/* When expiry happens: 300 flows inserted 997 ns apart, the clock stepped by
+ * 500 ns with a cap that never binds; every flow must end no earlier than
+ * its idle deadline and at most `late` after it.  Flows touched again later
+ * (every third) move their deadline. */
+static struct {
+	uint64_t now, idle, late, worst;
+	unsigned early, too_late, n;
+} timing;
+
+static void on_timed_record(const struct sl_flow_record *r, void *arg)
+{
+	(void)arg;
+	timing.n++;
+	uint64_t due = r->last_ns + timing.idle;
+	if (timing.now < due)
+		timing.early++;
+	else if (timing.now - due > timing.late)
+		timing.too_late++;
+	if (timing.now >= due && timing.now - due > timing.worst)
+		timing.worst = timing.now - due;
+}
+
+static void test_expiry_timing(enum sl_ft_expiry mode)
+{
+	const char *mn = mode == SL_FT_WHEEL ? "wheel" : "scan";
+	struct sl_err err = { "" };
+	struct sl_epoch_conf ec = { .name = "tm", .n_workers = 1 };
+	struct sl_epoch *ep = sl_epoch_create(&ec, &err);
+	struct sl_epoch_worker *w = sl_epoch_worker(ep, 0);
+	sl_epoch_online(w);
+	struct sl_flowtable_conf fc = { .name = "tm", .capacity = 1024, .idle_ns = 256000,
+					.expiry_cap = 1000, .scan = 1024, .n_handles = 1,
+					.socket = -1, .expiry = mode };
+	struct sl_flowtable *t = sl_ft_create(&fc, &err);
+	struct sl_ft_handle *h = sl_ft_open(t, 0, ep, w, on_timed_record, NULL, &err);
+	memset(&timing, 0, sizeof(timing));
+	timing.idle = fc.idle_ns;
+	timing.late = mode == SL_FT_WHEEL ? 2000 : 500;   /* a tick (and a step) / a step */
+	struct sl_flow_entry *e[300];
+	for (timing.now = 0; timing.now < 800000; timing.now += 500) {
+		unsigned i = (unsigned)(timing.now / 997);
+		if (i < 300 && timing.now % 997 < 500) {
+			struct sl_flow_key k = key_of(i);
+			enum sl_ft_insert_status st;
+			e[i] = sl_ft_insert(h, &k, sl_flow_key_hash(&k), timing.now, 0, &st);
+		}
+		if (timing.now % 100000 == 0 && timing.now <= 400000)
+			for (unsigned j = 0; j < 300 && j <= i; j += 3)
+				if (e[j]->linked)
+					sl_ft_touch(e[j], 1, timing.now);
+		sl_ft_expire(h, timing.now);
+		sl_epoch_quiesce(ep, w);
+		sl_epoch_reclaim(ep, w, 1000);
+	}
+	CHECK(timing.n == 300, "%s: %u of 300 flows ended", mn, timing.n);
+	CHECK(timing.early == 0, "%s: %u flows ended before their deadline", mn, timing.early);
+	CHECK(timing.too_late == 0, "%s: %u flows ended over %lu ns late (worst %lu)", mn,
+	      timing.too_late, (unsigned long)timing.late, (unsigned long)timing.worst);
+	printf("expiry %s: 300 flows, latest expiry %lu ns after the deadline\n", mn,
+	       (unsigned long)timing.worst);
+	sl_epoch_offline(w);
+	sl_epoch_synchronize(ep);
+	sl_epoch_drain(ep);
+	sl_ft_close(h);
+	CHECK(sl_ft_ids_free(t) == sl_ft_conf(t)->ids, "%s: ids back", mn);
+	sl_ft_free(t);
+	sl_epoch_free(ep);
+}
+
+/* The scan's cap on buckets visited per step, and a whole sweep. */
+static void test_scan_cap(void)
+{
+	struct rig r;
+	struct sl_flowtable_conf fc2 = { .name = "scan", .capacity = 4096, .idle_ns = 10,
+					 .expiry_cap = 1000, .scan = 64 };
+	if (!rig_make(&r, SL_EPOCH_IMMEDIATE, &fc2, 0))
+		return;
+	unsigned inserted = 0;
+	for (unsigned i = 0; i < 2000; i++) {
+		struct sl_flow_key k = key_of(i);
+		enum sl_ft_insert_status st;
+		inserted += sl_ft_insert(r.h, &k, sl_flow_key_hash(&k), 0, 0, &st) != NULL;
+	}
+	unsigned steps = 0, total = 0, n;
+	struct sl_ft_stats s;
+	while ((n = sl_ft_expire(r.h, 100)) > 0 || total < inserted) {
+		total += n;
+		steps++;
+		s = stats(&r);
+		CHECK(s.scanned <= 64ull * steps, "scanned %lu buckets in %u steps",
+		      (unsigned long)s.scanned, steps);
+		breathe_all(&r);
+		if (steps > 1000)
+			break;
+	}
+	CHECK(total == inserted, "expired %u of %u", total, inserted);
+	CHECK(steps >= 2048 / 64, "a sweep of 2048 buckets took %u steps of 64", steps);
+	rig_free(&r);
+}
+
+static void test_eviction_and_limits(void)
+{
+	struct rig r;
+	/* capacity 8: 4 buckets */
+	struct sl_flowtable_conf fc = { .name = "ev", .capacity = 8, .ids = 8, .expiry_cap = 4 };
+	if (!rig_make(&r, SL_EPOCH_IMMEDIATE, &fc, 64))
+		return;
+	struct sl_flow_entry *first = NULL;
+	for (unsigned i = 0; i < 8; i++) {
+		struct sl_flow_key k = key_of(i);
+		enum sl_ft_insert_status st;
+		struct sl_flow_entry *e = sl_ft_insert(r.h, &k, sl_flow_key_hash(&k), 10 + i, i, &st);
+		CHECK(e != NULL, "insert %u: %d", i, st);
+		if (i == 0)
+			first = e;
+	}
+	/* flow 0 is the least recently seen unless touched: touch it */
+	sl_ft_touch(first, 1, 100);
+	struct sl_flow_key k = key_of(100);
+	enum sl_ft_insert_status st;
+	/* the id pool is empty: 8 live, 8 ids */
+	CHECK(sl_ft_insert(r.h, &k, sl_flow_key_hash(&k), 101, 0, &st) == NULL && st == SL_FT_NO_ID,
+	      "insert with no id: status %d", st);
+	rig_free(&r);
+
+	struct sl_flowtable_conf fc2 = { .name = "ev2", .capacity = 8, .ids = 16, .expiry_cap = 4 };
+	if (!rig_make(&r, SL_EPOCH_IMMEDIATE, &fc2, 64))
+		return;
+	for (unsigned i = 0; i < 8; i++) {
+		k = key_of(i);
+		struct sl_flow_entry *e = sl_ft_insert(r.h, &k, sl_flow_key_hash(&k), 10 + i, i, &st);
+		if (i == 0)
+			first = e;
+	}
+	sl_ft_touch(first, 1, 100);
+	k = key_of(100);
+	CHECK(sl_ft_insert(r.h, &k, sl_flow_key_hash(&k), 101, 0, &st) != NULL &&
+	      st == SL_FT_INSERTED, "insert at capacity: %d", st);
+	CHECK(r.recs.by_reason[SL_FT_EVICTED] == 1, "evictions %u", r.recs.by_reason[SL_FT_EVICTED]);
+	CHECK(r.recs.last.key.sport != 1024, "evicted the flow that was just seen");
+	CHECK(r.recs.last.last_ns <= 17 && r.recs.last.last_ns >= 10, "evicted last_ns %lu",
+	      (unsigned long)r.recs.last.last_ns);
+	/* same key again: found, not inserted twice */
+	CHECK(sl_ft_insert(r.h, &k, sl_flow_key_hash(&k), 102, 0, &st) != NULL && st == SL_FT_FOUND,
+	      "second insert of one key: %d", st);
+	CHECK(sl_ft_lookup(r.t, &k, sl_flow_key_hash(&k))->cookie == 0, "cookie");
+	k = key_of(0);
+	CHECK(sl_ft_lookup(r.t, &k, sl_flow_key_hash(&k)) == first, "recently seen flow kept");
+	rig_free(&r);
+
+	/* a full retire list: nothing is unlinked, the insert says so */
+	struct sl_flowtable_conf fc3 = { .name = "room", .capacity = 4, .ids = 200, .expiry_cap = 4 };
+	if (!rig_make(&r, SL_EPOCH_IMMEDIATE, &fc3, 64))
+		return;
+	unsigned no_room = 0;
+	for (unsigned i = 0; i < 100; i++) {
+		k = key_of(i);
+		if (sl_ft_insert(r.h, &k, sl_flow_key_hash(&k), i, 0, &st) == NULL) {
+			CHECK(st == SL_FT_NO_ROOM, "status %d", st);
+			no_room++;
+		}
+	}
+	struct sl_ft_stats s = stats(&r);
+	CHECK(no_room == 100 - 4 - 64 && s.no_room == no_room, "no_room %u (stats %lu)", no_room,
+	      (unsigned long)s.no_room);
+	CHECK(s.live == 4 && s.unlinked[SL_FT_EVICTED] == 64, "live %lu evicted %lu",
+	      (unsigned long)s.live, (unsigned long)s.unlinked[SL_FT_EVICTED]);
+	breathe_all(&r);
+	breathe_all(&r);
+	k = key_of(1000);
+	CHECK(sl_ft_insert(r.h, &k, sl_flow_key_hash(&k), 1000, 0, &st) != NULL,
+	      "insert after the grace period: %d", st);
+	rig_free(&r);
+}
+
+static void test_close_and_errors(void)
+{
+	struct rig r;
+	struct sl_flowtable_conf fc = { .name = "cl", .capacity = 64, .expiry_cap = 4, .n_handles = 2 };
+	if (!rig_make(&r, SL_EPOCH_IMMEDIATE, &fc, 0))
+		return;
+	struct sl_err err = { "" };
+	CHECK(sl_ft_open(r.t, 0, r.e, r.w[0], NULL, NULL, &err) == NULL &&
+	      strcmp(err.msg, "table 'cl': handle 0 is already open") == 0, "reopen: %s", err.msg);
+	struct recs r2 = { 0 };
+	struct sl_ft_handle *h1 = sl_ft_open(r.t, 1, r.e, r.w[1], on_record, &r2, &err);
+	CHECK(h1 != NULL, "open 1: %s", err.msg);
+	for (unsigned i = 0; i < 40; i++) {
+		struct sl_flow_key k = key_of(i);
+		enum sl_ft_insert_status st;
+		sl_ft_insert(i % 2 ? h1 : r.h, &k, sl_flow_key_hash(&k), 1, 0, &st);
+	}
+	CHECK(sl_ft_live(r.t) == 40, "live %lu", (unsigned long)sl_ft_live(r.t));
+	for (unsigned i = 0; i < NW; i++)
+		sl_epoch_offline(r.w[i]);
+	uint64_t c = sl_ft_close(r.h) + sl_ft_close(h1);
+	CHECK(c == 40 && r.recs.by_reason[SL_FT_STOPPED] + r2.by_reason[SL_FT_STOPPED] == 40,
+	      "closed %lu", (unsigned long)c);
+	for (unsigned i = 0; i < NW; i++)
+		sl_epoch_online(r.w[i]);
+	rig_free(&r);
+
+	struct sl_flowtable_conf bad = { .name = "b", .capacity = 0, .expiry_cap = 1, .n_handles = 1 };
+	CHECK(sl_ft_create(&bad, &err) == NULL &&
+	      strcmp(err.msg, "table 'b': capacity must be 1..268435456, got 0") == 0, "%s", err.msg);
+	bad.capacity = 100;
+	bad.ids = 50;
+	CHECK(sl_ft_create(&bad, &err) == NULL &&
+	      strcmp(err.msg, "table 'b': ids must be at least the capacity (100) and at most "
+			      "1073741824, got 50") == 0, "%s", err.msg);
+	bad.ids = 0;
+	bad.n_handles = 0;
+	CHECK(sl_ft_create(&bad, &err) == NULL &&
+	      strcmp(err.msg, "table 'b': it can be shared by 1..64 apps, got 0") == 0, "%s", err.msg);
+	bad.n_handles = 1;
+	bad.expiry_cap = 0;
+	CHECK(sl_ft_create(&bad, &err) == NULL &&
+	      strcmp(err.msg, "table 'b': expiry_cap must be at least 1") == 0, "%s", err.msg);
+	bad.expiry_cap = 1;
+	bad.socket = -1;
+	struct sl_flowtable *t = sl_ft_create(&bad, &err);
+	CHECK(t != NULL && sl_ft_conf(t)->ids == 100 + 1024 && sl_ft_conf(t)->scan == 4,
+	      "defaults: ids %u scan %u", t ? sl_ft_conf(t)->ids : 0, t ? sl_ft_conf(t)->scan : 0);
+	sl_ft_free(t);
+}
+
+int main(void)
+{
+	test_drop_immediately(SL_EPOCH_IMMEDIATE);
+	test_drop_immediately(SL_EPOCH_BATCH);
+	test_expiry(SL_FT_SCAN);
+	test_expiry(SL_FT_WHEEL);
+	test_expiry_timing(SL_FT_SCAN);
+	test_expiry_timing(SL_FT_WHEEL);
+	test_scan_cap();
+	test_eviction_and_limits();
+	test_close_and_errors();
+
+	char prefix[32];
+	snprintf(prefix, sizeof(prefix), "tft%d", (int)getpid());
+	char *argv[] = { "test_flowtable", "--no-huge", "-m", "64", "--no-pci",
+			 "--file-prefix", prefix, "--log-level", "lib.eal:error", "-l", "0", NULL };
+	if (rte_eal_init(11, argv) < 0) {
+		printf("qsbr policy skipped: cannot initialise DPDK's EAL (--no-huge)\n");
+	} else {
+		test_drop_immediately(SL_EPOCH_QSBR);
+		rte_eal_cleanup();
+	}
+	printf("%d checks, %d failures\n", checks, failures);
+	return failures ? 1 : 0;
+}

@@ -1,0 +1,707 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The frame parser (engine/pkt.h) on frames built byte by byte in mbufs of a
+ * real EAL (--no-huge): IPv4 TCP/UDP/ICMP and options, IPv6 with extension
+ * headers, VLAN tags, fragments, non-IP frames, every malformed reason (short
+ * frames cut at every length), Ethernet padding, and chained mbufs split at
+ * every offset, which must parse exactly as the same frame in one segment.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "pkt.h"
+
+#include "check.h"
+
+#define N_MBUFS 511u
+
+static struct rte_mempool *pool;
+
+/* A frame under construction. */
+struct frame {
+	uint8_t b[512];
+	unsigned len;
+};
+
+static void put(struct frame *f, const void *p, unsigned n)
+{
+	memcpy(f->b + f->len, p, n);
+	f->len += n;
+}
+
+static void put8(struct frame *f, uint8_t v)
+{
+	put(f, &v, 1);
+}
+
+static void put16(struct frame *f, uint16_t v)
+{
+	uint8_t b[2] = { (uint8_t)(v >> 8), (uint8_t)v };
+	put(f, b, 2);
+}
+
+static void put32(struct frame *f, uint32_t v)
+{
+	put16(f, (uint16_t)(v >> 16));
+	put16(f, (uint16_t)v);
+}
+
+static void set16(struct frame *f, unsigned off, uint16_t v)
+{
+	f->b[off] = (uint8_t)(v >> 8);
+	f->b[off + 1] = (uint8_t)v;
+}
+
+static void eth(struct frame *f, uint16_t type)
+{
+	static const uint8_t macs[12] = { 2, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 2 };
+	f->len = 0;
+	put(f, macs, sizeof(macs));
+	put16(f, type);
+}
+
+static void vlan(struct frame *f, uint16_t tci, uint16_t next)
+{
+	put16(f, tci);
+	put16(f, next);
+}
+
+/* An IPv4 header of ihl words (options zero) for a payload of plen bytes.
+ * Returns the header's offset. */
+static unsigned ipv4(struct frame *f, unsigned ihl, uint8_t proto, uint16_t frag,
+		     unsigned plen)
+{
+	unsigned off = f->len;
+	put8(f, (uint8_t)(0x40 | ihl));
+	put8(f, 0);
+	put16(f, (uint16_t)(ihl * 4 + plen));
+	put16(f, 0x1234);
+	put16(f, frag);
+	put8(f, 64);
+	put8(f, proto);
+	put16(f, 0);
+	put32(f, 0x0a000001);   /* 10.0.0.1 */
+	put32(f, 0xc0a80102);   /* 192.168.1.2 */
+	for (unsigned i = 5; i < ihl; i++)
+		put32(f, 0x01010101);
+	return off;
+}
+
+static unsigned ipv6(struct frame *f, uint8_t next, unsigned plen)
+{
+	unsigned off = f->len;
+	put32(f, 0x60000000);
+	put16(f, (uint16_t)plen);
+	put8(f, next);
+	put8(f, 64);
+	for (int i = 0; i < 16; i++)
+		put8(f, (uint8_t)(0x20 + i));
+	for (int i = 0; i < 16; i++)
+		put8(f, (uint8_t)(0x40 + i));
+	return off;
+}
+
+/* An extension header of (hlen8 + 1) * 8 bytes. */
+static void ext(struct frame *f, uint8_t next, uint8_t hlen8)
+{
+	put8(f, next);
+	put8(f, hlen8);
+	for (unsigned i = 2; i < (hlen8 + 1u) * 8; i++)
+		put8(f, 0);
+}
+
+static void frag6(struct frame *f, uint8_t next, uint16_t offset, bool more)
+{
+	put8(f, next);
+	put8(f, 0);
+	put16(f, (uint16_t)(offset << 3 | (more ? 1 : 0)));
+	put32(f, 0xabcdef01);
+}
+
+static void l4(struct frame *f, uint16_t sport, uint16_t dport, unsigned len)
+{
+	put16(f, sport);
+	put16(f, dport);
+	for (unsigned i = 4; i < len; i++)
+		put8(f, (uint8_t)i);
+}
+
+static void pad_to(struct frame *f, unsigned len)
+{
+	while (f->len < len)
+		put8(f, 0);
+}
+
+/* The frame in segments cut at cuts[0..ncut) (increasing, inside the frame). */
+static struct rte_mbuf *mbuf_of(const uint8_t *b, unsigned len, const unsigned *cuts,
+				unsigned ncut)
+{
+	struct rte_mbuf *head = NULL;
+	unsigned from = 0;
+
+	for (unsigned s = 0; s <= ncut; s++) {
+		unsigned to = s < ncut ? cuts[s] : len;
+		struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+		if (m == NULL) {
+			rte_pktmbuf_free(head);
+			return NULL;
+		}
+		char *d = rte_pktmbuf_append(m, (uint16_t)(to - from));
+		if (to > from)
+			memcpy(d, b + from, to - from);
+		if (head == NULL)
+			head = m;
+		else if (rte_pktmbuf_chain(head, m) != 0) {
+			rte_pktmbuf_free(m);
+			rte_pktmbuf_free(head);
+			return NULL;
+		}
+		from = to;
+	}
+	return head;
+}
+
+static enum sl_pkt_class parse_bytes(const uint8_t *b, unsigned len, struct sl_flow_key *k,
+				     struct sl_pkt_info *info)
+{
+	struct rte_mbuf *m = mbuf_of(b, len, NULL, 0);
+	enum sl_pkt_class c;
+
+	if (m == NULL) {
+		CHECK(0, "cannot build an mbuf");
+		return SL_PKT_MALFORMED;
+	}
+	/* Garbage in, to see that the parser writes every field. */
+	memset(k, 0xa5, sizeof(*k));
+	memset(info, 0xa5, sizeof(*info));
+	c = sl_pkt_parse(m, k, info);
+	rte_pktmbuf_free(m);
+	return c;
+}
+
+static enum sl_pkt_class parse(const struct frame *f, struct sl_flow_key *k,
+			       struct sl_pkt_info *info)
+{
+	return parse_bytes(f->b, f->len, k, info);
+}
+
+static bool key_is_zero(const struct sl_flow_key *k)
+{
+	struct sl_flow_key z;
+	sl_flow_key_zero(&z);
+	return sl_flow_key_eq(k, &z);
+}
+
+/* Expect MALFORMED with reason r (and a zero key). */
+static void expect_bad(const struct frame *f, enum sl_pkt_reason r, const char *what)
+{
+	struct sl_flow_key k;
+	struct sl_pkt_info info;
+	enum sl_pkt_class c = parse(f, &k, &info);
+
+	CHECK(c == SL_PKT_MALFORMED, "%s: class %d, want MALFORMED", what, c);
+	CHECK(info.reason == r, "%s: reason %s, want %s", what, sl_pkt_reason_name(info.reason),
+	      sl_pkt_reason_name(r));
+	CHECK(key_is_zero(&k), "%s: key not zeroed", what);
+}
+
+static void check_v4_key(const struct sl_flow_key *k, uint8_t proto, uint16_t sport,
+			 uint16_t dport, const char *what)
+{
+	static const uint8_t src[16] = { 10, 0, 0, 1 }, dst[16] = { 192, 168, 1, 2 };
+	CHECK(k->family == 4, "%s: family %u", what, k->family);
+	CHECK(k->proto == proto, "%s: proto %u, want %u", what, k->proto, proto);
+	CHECK(k->sport == sport && k->dport == dport, "%s: ports %u %u, want %u %u", what,
+	      k->sport, k->dport, sport, dport);
+	CHECK(k->pad == 0, "%s: pad %u", what, k->pad);
+	CHECK(memcmp(k->src, src, 16) == 0 && memcmp(k->dst, dst, 16) == 0,
+	      "%s: addresses", what);
+}
+
+static void test_ipv4(void)
+{
+	struct frame f;
+	struct sl_flow_key k;
+	struct sl_pkt_info info;
+	enum sl_pkt_class c;
+
+	eth(&f, 0x0800);
+	ipv4(&f, 5, 17, 0, 30);
+	l4(&f, 1234, 53, 30);
+	c = parse(&f, &k, &info);
+	CHECK(c == SL_PKT_IP, "udp: class %d", c);
+	check_v4_key(&k, 17, 1234, 53, "udp");
+	CHECK(info.ethertype == 0x0800 && info.vlans == 0 && info.reason == SL_PKT_R_NONE,
+	      "udp: ethertype %#x vlans %u reason %u", info.ethertype, info.vlans, info.reason);
+	CHECK(info.l3_off == 14 && info.l4_off == 34 && info.l3_len == 50,
+	      "udp: offsets %u %u len %u", info.l3_off, info.l4_off, info.l3_len);
+	CHECK(!info.fragment && info.first_fragment, "udp: fragment flags %d %d",
+	      info.fragment, info.first_fragment);
+
+	eth(&f, 0x0800);
+	ipv4(&f, 5, 6, 0x4000, 20);    /* DF is not a fragment */
+	l4(&f, 40000, 443, 20);
+	c = parse(&f, &k, &info);
+	CHECK(c == SL_PKT_IP, "tcp: class %d", c);
+	check_v4_key(&k, 6, 40000, 443, "tcp");
+	CHECK(!info.fragment && info.first_fragment, "tcp DF: not a fragment");
+
+	eth(&f, 0x0800);
+	ipv4(&f, 5, 1, 0, 8);
+	l4(&f, 0x0800, 0x1234, 8);      /* echo request: no ports */
+	c = parse(&f, &k, &info);
+	CHECK(c == SL_PKT_IP, "icmp: class %d", c);
+	check_v4_key(&k, 1, 0, 0, "icmp");
+	CHECK(info.l4_off == 34 && info.l3_len == 28, "icmp: l4 %u len %u", info.l4_off,
+	      info.l3_len);
+
+	/* SCTP and UDP-Lite carry ports too. */
+	eth(&f, 0x0800);
+	ipv4(&f, 5, 132, 0, 12);
+	l4(&f, 7, 8, 12);
+	c = parse(&f, &k, &info);
+	CHECK(c == SL_PKT_IP, "sctp: class %d", c);
+	check_v4_key(&k, 132, 7, 8, "sctp");
+	eth(&f, 0x0800);
+	ipv4(&f, 5, 136, 0, 8);
+	l4(&f, 9, 10, 8);
+	c = parse(&f, &k, &info);
+	check_v4_key(&k, 136, 9, 10, "udp-lite");
+
+	/* Options: IHL 7. */
+	eth(&f, 0x0800);
+	ipv4(&f, 7, 17, 0, 8);
+	l4(&f, 5, 6, 8);
+	c = parse(&f, &k, &info);
+	CHECK(c == SL_PKT_IP, "options: class %d", c);
+	check_v4_key(&k, 17, 5, 6, "options");
+	CHECK(info.l4_off == 14 + 28 && info.l3_len == 36, "options: l4 %u len %u",
+	      info.l4_off, info.l3_len);
+
+	/* Ethernet padding after a short datagram. */
+	eth(&f, 0x0800);
+	ipv4(&f, 5, 17, 0, 8);
+	l4(&f, 11, 12, 8);
+	pad_to(&f, 60);
+	c = parse(&f, &k, &info);
+	CHECK(c == SL_PKT_IP, "padded: class %d", c);
+	check_v4_key(&k, 17, 11, 12, "padded");
+	CHECK(info.l3_len == 28, "padded: l3_len %u", info.l3_len);
+
+	/* Ports in the padding, not in the datagram. */
+	eth(&f, 0x0800);
+	ipv4(&f, 5, 17, 0, 2);
+	put16(&f, 99);
+	pad_to(&f, 60);
+	expect_bad(&f, SL_PKT_R_SHORT_L4, "ports past the total length");
+	/* ... and past the frame. */
+	eth(&f, 0x0800);
+	ipv4(&f, 5, 6, 0, 3);
+	put16(&f, 1);
+	put8(&f, 2);
+	expect_bad(&f, SL_PKT_R_SHORT_L4, "3 bytes of tcp");
+	/* A protocol without ports needs none. */
+	eth(&f, 0x0800);
+	ipv4(&f, 5, 47, 0, 0);
+	c = parse(&f, &k, &info);
+	CHECK(c == SL_PKT_IP && k.proto == 47 && info.l4_off == 34 && info.l3_len == 20,
+	      "gre, empty: class %d", c);
+}
+
+static void test_ipv4_bad(void)
+{
+	struct frame f;
+
+	eth(&f, 0x0800);
+	ipv4(&f, 5, 17, 0, 8);
+	l4(&f, 1, 2, 8);
+	f.b[14] = 0x44;          /* IHL 4 */
+	expect_bad(&f, SL_PKT_R_BAD_IHL, "ihl 4");
+	f.b[14] = 0x40;
+	expect_bad(&f, SL_PKT_R_BAD_IHL, "ihl 0");
+	f.b[14] = 0x4f;          /* 60 bytes of header, 28 there */
+	expect_bad(&f, SL_PKT_R_SHORT_L3, "ihl 15 in 28 bytes");
+	f.b[14] = 0x65;
+	expect_bad(&f, SL_PKT_R_BAD_VERSION, "version 6 under 0x0800");
+	f.b[14] = 0x45;
+	set16(&f, 16, 29);       /* one byte more than the frame */
+	expect_bad(&f, SL_PKT_R_BAD_LEN, "total length 29 of 28");
+	set16(&f, 16, 0xffff);
+	expect_bad(&f, SL_PKT_R_BAD_LEN, "total length 65535");
+	set16(&f, 16, 19);       /* less than the header */
+	expect_bad(&f, SL_PKT_R_BAD_LEN, "total length 19");
+	set16(&f, 16, 0);
+	expect_bad(&f, SL_PKT_R_BAD_LEN, "total length 0");
+	f.b[14] = 0x46;          /* IHL 6, total 20 */
+	set16(&f, 16, 20);
+	expect_bad(&f, SL_PKT_R_BAD_LEN, "total length 20 < IHL 24");
+
+	/* Cut a UDP frame at every length: no Ethernet header below 14, no
+	 * IPv4 header below 34, then the total length says more than there is. */
+	eth(&f, 0x0800);
+	ipv4(&f, 5, 17, 0, 8);
+	l4(&f, 1, 2, 8);
+	for (unsigned n = 0; n < f.len; n++) {
+		struct frame g = f;
+		char what[32];
+		g.len = n;
+		snprintf(what, sizeof(what), "ipv4 cut at %u", n);
+		expect_bad(&g, n < 14 ? SL_PKT_R_SHORT_L2 : n < 34 ? SL_PKT_R_SHORT_L3 :
+			   SL_PKT_R_BAD_LEN, what);
+	}
+}
+
+static void test_ipv6(void)
+{
+	static const uint8_t src[16] = { 0x20, 0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x27, 0x28,
+					 0x29, 0x2a, 0x2b, 0x2c, 0x2d, 0x2e, 0x2f };
+	struct frame f;
+	struct sl_flow_key k;
+	struct sl_pkt_info info;
+	enum sl_pkt_class c;
+
+	eth(&f, 0x86dd);
+	ipv6(&f, 17, 16);
+	l4(&f, 5353, 5354, 16);
+	c = parse(&f, &k, &info);
+	CHECK(c == SL_PKT_IP, "ipv6 udp: class %d reason %s", c, sl_pkt_reason_name(info.reason));
+	CHECK(k.family == 6 && k.proto == 17 && k.sport == 5353 && k.dport == 5354,
+	      "ipv6 udp: key %u %u %u %u", k.family, k.proto, k.sport, k.dport);
+	CHECK(memcmp(k.src, src, 16) == 0 && k.dst[0] == 0x40 && k.dst[15] == 0x4f,
+	      "ipv6 udp: addresses");
+	CHECK(info.ethertype == 0x86dd && info.l3_off == 14 && info.l4_off == 54 &&
+	      info.l3_len == 56, "ipv6 udp: offsets %u %u len %u", info.l3_off, info.l4_off,
+	      info.l3_len);
+	CHECK(!info.fragment && info.first_fragment, "ipv6 udp: not a fragment");
+
+	/* Hop-by-hop (8), routing (24), destination options (16), then TCP. */
+	eth(&f, 0x86dd);
+	ipv6(&f, 0, 8 + 24 + 16 + 20);
+	ext(&f, 43, 0);
+	ext(&f, 60, 2);
+	ext(&f, 6, 1);
+	l4(&f, 80, 8080, 20);
+	c = parse(&f, &k, &info);
+	CHECK(c == SL_PKT_IP, "ipv6 ext: class %d reason %s", c, sl_pkt_reason_name(info.reason));
+	CHECK(k.proto == 6 && k.sport == 80 && k.dport == 8080, "ipv6 ext: proto %u ports %u %u",
+	      k.proto, k.sport, k.dport);
+	CHECK(info.l4_off == 54 + 48, "ipv6 ext: l4_off %u", info.l4_off);
+
+	/* Four extension headers is the limit; five is too many. */
+	eth(&f, 0x86dd);
+	ipv6(&f, 0, 4 * 8 + 8);
+	ext(&f, 60, 0);
+	ext(&f, 60, 0);
+	ext(&f, 60, 0);
+	ext(&f, 17, 0);
+	l4(&f, 1, 2, 8);
+	c = parse(&f, &k, &info);
+	CHECK(c == SL_PKT_IP && k.proto == 17 && k.sport == 1, "four ext headers: class %d", c);
+	eth(&f, 0x86dd);
+	ipv6(&f, 0, 5 * 8 + 8);
+	ext(&f, 60, 0);
+	ext(&f, 60, 0);
+	ext(&f, 60, 0);
+	ext(&f, 60, 0);
+	ext(&f, 17, 0);
+	l4(&f, 1, 2, 8);
+	expect_bad(&f, SL_PKT_R_BAD_EXT, "five ext headers");
+
+	/* An extension header longer than the payload. */
+	eth(&f, 0x86dd);
+	ipv6(&f, 0, 16);
+	ext(&f, 17, 2);          /* 24 bytes */
+	expect_bad(&f, SL_PKT_R_BAD_EXT, "ext past the payload");
+	/* Fewer than 8 bytes left for the next one. */
+	eth(&f, 0x86dd);
+	ipv6(&f, 60, 4);
+	put32(&f, 0x11000000);
+	expect_bad(&f, SL_PKT_R_BAD_EXT, "ext of 4 bytes");
+	/* No next header: nothing to key but addresses. */
+	eth(&f, 0x86dd);
+	ipv6(&f, 59, 0);
+	c = parse(&f, &k, &info);
+	CHECK(c == SL_PKT_IP && k.proto == 59 && k.sport == 0, "no next header: class %d", c);
+
+	eth(&f, 0x86dd);
+	ipv6(&f, 17, 8);
+	l4(&f, 1, 2, 8);
+	f.b[14] = 0x45;
+	expect_bad(&f, SL_PKT_R_BAD_VERSION, "version 4 under 0x86dd");
+	f.b[14] = 0x60;
+	set16(&f, 18, 9);
+	expect_bad(&f, SL_PKT_R_BAD_LEN, "payload length 9 of 8");
+	set16(&f, 18, 2);
+	expect_bad(&f, SL_PKT_R_SHORT_L4, "payload length 2 for udp");
+	set16(&f, 18, 8);
+	pad_to(&f, 80);
+	c = parse(&f, &k, &info);
+	CHECK(c == SL_PKT_IP && info.l3_len == 48, "ipv6 padded: class %d len %u", c,
+	      info.l3_len);
+
+	/* Cut at every length. */
+	eth(&f, 0x86dd);
+	ipv6(&f, 17, 8);
+	l4(&f, 1, 2, 8);
+	for (unsigned n = 0; n < f.len; n++) {
+		struct frame g = f;
+		char what[32];
+		g.len = n;
+		snprintf(what, sizeof(what), "ipv6 cut at %u", n);
+		expect_bad(&g, n < 14 ? SL_PKT_R_SHORT_L2 : n < 54 ? SL_PKT_R_SHORT_L3 :
+			   SL_PKT_R_BAD_LEN, what);
+	}
+}
+
+static void test_fragments(void)
+{
+	struct frame f;
+	struct sl_flow_key k;
+	struct sl_pkt_info info;
+	enum sl_pkt_class c;
+
+	eth(&f, 0x0800);
+	ipv4(&f, 5, 17, 0x2000, 16);      /* MF, offset 0 */
+	l4(&f, 100, 200, 16);
+	c = parse(&f, &k, &info);
+	CHECK(c == SL_PKT_IP, "first fragment: class %d", c);
+	check_v4_key(&k, 17, 100, 200, "first fragment");
+	CHECK(info.fragment && info.first_fragment, "first fragment: flags %d %d",
+	      info.fragment, info.first_fragment);
+
+	eth(&f, 0x0800);
+	ipv4(&f, 5, 17, 0x2000 | 2, 16);  /* MF, offset 16 bytes */
+	l4(&f, 100, 200, 16);
+	c = parse(&f, &k, &info);
+	CHECK(c == SL_PKT_IP, "middle fragment: class %d", c);
+	check_v4_key(&k, 17, 0, 0, "middle fragment");
+	CHECK(info.fragment && !info.first_fragment, "middle fragment: flags");
+
+	eth(&f, 0x0800);
+	ipv4(&f, 5, 6, 185, 2);           /* last: no MF, offset 1480; 2 bytes */
+	put16(&f, 0xffff);
+	c = parse(&f, &k, &info);
+	CHECK(c == SL_PKT_IP, "last fragment of 2 bytes: class %d reason %s", c,
+	      sl_pkt_reason_name(info.reason));
+	check_v4_key(&k, 6, 0, 0, "last fragment");
+	CHECK(info.fragment && !info.first_fragment, "last fragment: flags");
+
+	/* A first fragment still needs its ports. */
+	eth(&f, 0x0800);
+	ipv4(&f, 5, 17, 0x2000, 2);
+	put16(&f, 1);
+	expect_bad(&f, SL_PKT_R_SHORT_L4, "first fragment of 2 bytes");
+
+	/* IPv6: fragment header, offset 0, then UDP. */
+	eth(&f, 0x86dd);
+	ipv6(&f, 44, 8 + 12);
+	frag6(&f, 17, 0, true);
+	l4(&f, 300, 400, 12);
+	c = parse(&f, &k, &info);
+	CHECK(c == SL_PKT_IP, "ipv6 first fragment: class %d reason %s", c,
+	      sl_pkt_reason_name(info.reason));
+	CHECK(k.proto == 17 && k.sport == 300 && k.dport == 400, "ipv6 first fragment: key");
+	CHECK(info.fragment && info.first_fragment && info.l4_off == 62,
+	      "ipv6 first fragment: flags %d %d l4 %u", info.fragment, info.first_fragment,
+	      info.l4_off);
+
+	/* A later fragment: no ports, and what follows is not parsed (here it
+	 * would look like a routing header running past the end). */
+	eth(&f, 0x86dd);
+	ipv6(&f, 44, 8 + 4);
+	frag6(&f, 43, 10, false);
+	put32(&f, 0x11ff0000);
+	c = parse(&f, &k, &info);
+	CHECK(c == SL_PKT_IP, "ipv6 later fragment: class %d reason %s", c,
+	      sl_pkt_reason_name(info.reason));
+	CHECK(k.proto == 43 && k.sport == 0 && k.dport == 0, "ipv6 later fragment: key %u %u",
+	      k.proto, k.sport);
+	CHECK(info.fragment && !info.first_fragment, "ipv6 later fragment: flags");
+
+	/* A fragment header cut short. */
+	eth(&f, 0x86dd);
+	ipv6(&f, 44, 4);
+	put32(&f, 0x11000000);
+	expect_bad(&f, SL_PKT_R_BAD_EXT, "ipv6 fragment header of 4 bytes");
+}
+
+static void test_vlan_and_l2(void)
+{
+	struct frame f;
+	struct sl_flow_key k;
+	struct sl_pkt_info info;
+	enum sl_pkt_class c;
+
+	eth(&f, 0x8100);
+	vlan(&f, 100, 0x0800);
+	ipv4(&f, 5, 17, 0, 8);
+	l4(&f, 1, 2, 8);
+	c = parse(&f, &k, &info);
+	CHECK(c == SL_PKT_IP && info.vlans == 1 && info.l3_off == 18 && info.l4_off == 38,
+	      "one tag: class %d vlans %u l3 %u", c, info.vlans, info.l3_off);
+	check_v4_key(&k, 17, 1, 2, "one tag");
+
+	eth(&f, 0x88a8);
+	vlan(&f, 10, 0x8100);
+	vlan(&f, 20, 0x86dd);
+	ipv6(&f, 17, 8);
+	l4(&f, 3, 4, 8);
+	c = parse(&f, &k, &info);
+	CHECK(c == SL_PKT_IP && info.vlans == 2 && info.l3_off == 22 &&
+	      info.ethertype == 0x86dd && k.sport == 3, "two tags: class %d vlans %u l3 %u",
+	      c, info.vlans, info.l3_off);
+
+	eth(&f, 0x9100);
+	vlan(&f, 10, 0x0806);
+	pad_to(&f, 60);
+	c = parse(&f, &k, &info);
+	CHECK(c == SL_PKT_NOT_IP && info.vlans == 1 && info.ethertype == 0x0806,
+	      "0x9100 then arp: class %d vlans %u type %#x", c, info.vlans, info.ethertype);
+
+	eth(&f, 0x8100);
+	vlan(&f, 1, 0x88a8);
+	vlan(&f, 2, 0x8100);
+	vlan(&f, 3, 0x0800);
+	ipv4(&f, 5, 17, 0, 8);
+	l4(&f, 1, 2, 8);
+	expect_bad(&f, SL_PKT_R_VLAN_DEPTH, "three tags");
+
+	/* Cut inside the tags. */
+	eth(&f, 0x8100);
+	vlan(&f, 1, 0x8100);
+	vlan(&f, 2, 0x0800);
+	for (unsigned n = 14; n < f.len; n++) {
+		struct frame g = f;
+		char what[32];
+		g.len = n;
+		snprintf(what, sizeof(what), "tags cut at %u", n);
+		expect_bad(&g, SL_PKT_R_SHORT_L2, what);
+	}
+	/* Two whole tags and nothing after: an IPv4 header is missing. */
+	expect_bad(&f, SL_PKT_R_SHORT_L3, "two tags, no IPv4 header");
+
+	/* ARP and an unknown type: well-formed, not IP. */
+	eth(&f, 0x0806);
+	put16(&f, 1);
+	put16(&f, 0x0800);
+	pad_to(&f, 60);
+	c = parse(&f, &k, &info);
+	CHECK(c == SL_PKT_NOT_IP && info.ethertype == 0x0806 && info.vlans == 0 &&
+	      info.reason == SL_PKT_R_NONE && key_is_zero(&k), "arp: class %d type %#x", c,
+	      info.ethertype);
+	eth(&f, 0x88b5);
+	c = parse(&f, &k, &info);
+	CHECK(c == SL_PKT_NOT_IP && info.ethertype == 0x88b5 && key_is_zero(&k),
+	      "unknown type, header only: class %d type %#x", c, info.ethertype);
+}
+
+/* The frame split over 2 and 3 segments at every offset parses as in one. */
+static void same_in_chains(const struct frame *f, const char *what)
+{
+	struct sl_flow_key k1, k2;
+	struct sl_pkt_info i1, i2;
+	enum sl_pkt_class c1 = parse(f, &k1, &i1);
+	unsigned bad = 0;
+
+	for (unsigned a = 0; a <= f->len; a++) {
+		for (unsigned b = a; b <= f->len; b += (b < a + 8 ? 1 : 7)) {
+			unsigned cuts[2] = { a, b };
+			struct rte_mbuf *m = mbuf_of(f->b, f->len, cuts, a == b ? 1 : 2);
+			if (m == NULL) {
+				CHECK(0, "%s: cannot build a chain", what);
+				return;
+			}
+			memset(&k2, 0x5a, sizeof(k2));
+			memset(&i2, 0x5a, sizeof(i2));
+			enum sl_pkt_class c2 = sl_pkt_parse(m, &k2, &i2);
+			rte_pktmbuf_free(m);
+			if (c2 != c1 || !sl_flow_key_eq(&k1, &k2) ||
+			    memcmp(&i1, &i2, sizeof(i1)) != 0) {
+				if (bad++ == 0)
+					CHECK(0, "%s: cut at %u and %u: class %d (want %d), "
+					      "reason %s (want %s)", what, a, b, c2, c1,
+					      sl_pkt_reason_name(i2.reason),
+					      sl_pkt_reason_name(i1.reason));
+			}
+		}
+	}
+	CHECK(bad == 0, "%s: %u chains differ from one segment", what, bad);
+}
+
+static void test_chains(void)
+{
+	struct frame f;
+
+	eth(&f, 0x8100);
+	vlan(&f, 7, 0x0800);
+	ipv4(&f, 6, 17, 0, 12);
+	l4(&f, 4000, 4001, 12);
+	same_in_chains(&f, "vlan ipv4 options udp");
+
+	eth(&f, 0x86dd);
+	ipv6(&f, 0, 8 + 8 + 12);
+	ext(&f, 44, 0);
+	frag6(&f, 17, 0, true);
+	l4(&f, 10, 20, 12);
+	same_in_chains(&f, "ipv6 hop-by-hop fragment udp");
+
+	eth(&f, 0x0800);
+	ipv4(&f, 5, 6, 0, 2);
+	put16(&f, 1);
+	same_in_chains(&f, "short tcp");
+}
+
+/* The chain test compares infos with memcmp: no padding bytes allowed. */
+_Static_assert(sizeof(struct sl_pkt_info) == 12, "sl_pkt_info grew: check the chain test");
+
+static void test_names(void)
+{
+	CHECK(strcmp(sl_pkt_reason_name(SL_PKT_R_NONE), "none") == 0, "none");
+	CHECK(strcmp(sl_pkt_reason_name(SL_PKT_R_SHORT_L2), "short_l2") == 0, "short_l2");
+	CHECK(strcmp(sl_pkt_reason_name(SL_PKT_R_VLAN_DEPTH), "vlan_depth") == 0, "vlan_depth");
+	CHECK(strcmp(sl_pkt_reason_name(SL_PKT_R_SHORT_L3), "short_l3") == 0, "short_l3");
+	CHECK(strcmp(sl_pkt_reason_name(SL_PKT_R_BAD_VERSION), "bad_version") == 0, "bad_version");
+	CHECK(strcmp(sl_pkt_reason_name(SL_PKT_R_BAD_IHL), "bad_ihl") == 0, "bad_ihl");
+	CHECK(strcmp(sl_pkt_reason_name(SL_PKT_R_BAD_LEN), "bad_len") == 0, "bad_len");
+	CHECK(strcmp(sl_pkt_reason_name(SL_PKT_R_BAD_EXT), "bad_ext") == 0, "bad_ext");
+	CHECK(strcmp(sl_pkt_reason_name(SL_PKT_R_SHORT_L4), "short_l4") == 0, "short_l4");
+	CHECK(strcmp(sl_pkt_reason_name(SL_PKT_R_COUNT), "?") == 0, "out of range");
+	CHECK(strcmp(sl_pkt_reason_name(1000), "?") == 0, "far out of range");
+}
+
+int main(void)
+{
+	char prefix[32];
+	snprintf(prefix, sizeof(prefix), "tpkt%d", (int)getpid());
+	char *argv[] = { "test_pkt", "--no-huge", "-m", "512", "--no-pci", "--file-prefix",
+			 prefix, "--log-level", "lib.eal:error", "-l", "0", NULL };
+	if (rte_eal_init(11, argv) < 0) {
+		printf("SKIP: cannot initialise DPDK's EAL\n");
+		return 77;
+	}
+	pool = rte_pktmbuf_pool_create("tpkt", N_MBUFS, 0, 0, 2048 + RTE_PKTMBUF_HEADROOM,
+				       SOCKET_ID_ANY);
+	if (pool == NULL) {
+		printf("FAIL: cannot create a pool\n");
+		return 1;
+	}
+	test_ipv4();
+	test_ipv4_bad();
+	test_ipv6();
+	test_fragments();
+	test_vlan_and_l2();
+	test_chains();
+	test_names();
+	CHECK(rte_mempool_avail_count(pool) == N_MBUFS, "%u of %u mbufs back",
+	      rte_mempool_avail_count(pool), N_MBUFS);
+	rte_mempool_free(pool);
+	rte_eal_cleanup();
+	if (failures == 0)
+		printf("ok: pkt parser, %d checks\n", checks);
+	return failures ? 1 : 0;
+}
