@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include <rte_common.h>
+#include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_rcu_qsbr.h>
 
@@ -72,6 +73,7 @@ struct sl_epoch {
 	enum sl_epoch_policy policy;
 	unsigned n;
 	uint32_t ring_size;
+	uint64_t tsc_mult;       /* ns per TSC cycle << 32; 0: use the clock */
 	struct rte_rcu_qsbr *v;
 	struct sl_hist sync_hist;
 	struct sl_epoch_worker *w;
@@ -82,6 +84,17 @@ uint64_t sl_epoch_now_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The clock of the latency metrics (retire, free, grace periods): the TSC
+ * scaled to ns when DPDK knows its rate (one rdtsc per retire instead of a
+ * clock_gettime), else CLOCK_MONOTONIC.  Differences only; never compared
+ * with sl_epoch_now_ns(). */
+static inline uint64_t metric_ns(const struct sl_epoch *e)
+{
+	if (e->tsc_mult == 0)
+		return sl_epoch_now_ns();
+	return (uint64_t)(((unsigned __int128)rte_rdtsc() * e->tsc_mult) >> 32);
 }
 
 const char *sl_epoch_policy_name(enum sl_epoch_policy p)
@@ -185,6 +198,8 @@ struct sl_epoch *sl_epoch_create(const struct sl_epoch_conf *conf, struct sl_err
 	e->policy = conf->policy;
 	e->n = conf->n_workers;
 	e->ring_size = rs;
+	uint64_t hz = rte_get_tsc_hz();   /* 0 before DPDK's EAL is up */
+	e->tsc_mult = hz > 0 ? (UINT64_C(1000000000) << 32) / hz : 0;
 	sl_hist_init(&e->sync_hist);
 	size_t wsz = RTE_ALIGN_CEIL(sizeof(*e->w) * e->n, RTE_CACHE_LINE_SIZE);
 	e->w = aligned_alloc(RTE_CACHE_LINE_SIZE, wsz);
@@ -280,7 +295,7 @@ int sl_epoch_retire(struct sl_epoch *e, struct sl_epoch_worker *w, void *obj,
 {
 	struct entry en = {
 		.obj = obj, .free_fn = free_fn, .arg = arg,
-		.retire_ns = sl_epoch_now_ns(),
+		.retire_ns = metric_ns(e),
 		.retire_breath = sl_counter_read(&w->breaths),
 	};
 
@@ -347,7 +362,9 @@ static void grace_track(struct sl_epoch_worker *w, uint64_t min, uint64_t now)
 
 unsigned sl_epoch_reclaim(struct sl_epoch *e, struct sl_epoch_worker *w, unsigned cap)
 {
-	uint64_t now = sl_epoch_now_ns();
+	if (sl_counter_read(&w->retired) == sl_counter_read(&w->freed))
+		return 0;
+	uint64_t now = metric_ns(e);
 
 	if (e->policy == SL_EPOCH_QSBR) {
 		unsigned freed = 0, pending = 0, avail = 0;
@@ -402,7 +419,7 @@ int sl_epoch_synchronize(struct sl_epoch *e)
 
 uint64_t sl_epoch_drain(struct sl_epoch *e)
 {
-	uint64_t total = 0, now = sl_epoch_now_ns();
+	uint64_t total = 0, now = metric_ns(e);
 	for (unsigned i = 0; i < e->n; i++) {
 		struct sl_epoch_worker *w = &e->w[i];
 		if (e->policy == SL_EPOCH_QSBR) {

@@ -42,6 +42,8 @@ struct sl_ft_handle {
 	void *arg;
 	uint32_t lo, hi;                     /* bucket range [lo, hi) */
 	uint32_t cursor, flush_cursor;
+	uint64_t scan_ns;                    /* scan mode: time of the last step */
+	double scan_credit;                  /* buckets the pacing allows now */
 	uint32_t n_cache;
 	uint32_t cache[SL_FT_ID_CACHE];
 	struct sl_ft_stats st;               /* single writer: the handle's thread */
@@ -62,6 +64,7 @@ struct sl_flowtable {
 	uint32_t n_buckets, mask;
 	uint32_t n_ids;
 	uint64_t tick_ns;                    /* wheel mode: one slot */
+	uint64_t sweep_ns;                   /* scan mode: one sweep of a range */
 	struct bucket *b;
 	struct sl_flow_entry *ent;
 	uint32_t *id_stack;
@@ -224,6 +227,7 @@ struct sl_flowtable *sl_ft_create(const struct sl_flowtable_conf *conf, struct s
 	if (conf->active_ns != 0 && (shortest == 0 || conf->active_ns < shortest))
 		shortest = conf->active_ns;
 	t->tick_ns = shortest / 256 > 1000 ? shortest / 256 : 1000;
+	t->sweep_ns = shortest / 8 > 1 ? shortest / 8 : 1;
 
 	uint32_t n = conf->n_handles;
 	for (uint32_t k = 0; k < n; k++) {
@@ -301,6 +305,27 @@ const struct sl_flowtable_conf *sl_ft_conf(const struct sl_flowtable *t)
 void sl_ft_prefetch(const struct sl_flowtable *t, uint32_t hash)
 {
 	__builtin_prefetch(&t->b[hash & t->mask], 0, 3);
+}
+
+void sl_ft_prefetch_insert(const struct sl_flowtable *t, uint32_t hash)
+{
+	const struct bucket *b = &t->b[hash & t->mask];
+	uint32_t ix[SL_FT_WAYS];
+	unsigned used = 0;
+	for (unsigned w = 0; w < SL_FT_WAYS; w++) {
+		ix[w] = __atomic_load_n(&b->idx[w], __ATOMIC_RELAXED);
+		used += ix[w] != 0;
+	}
+	/* a victim will be chosen by the ways' last-seen times */
+	if (used < SL_FT_WAYS &&
+	    __atomic_load_n(&t->live, __ATOMIC_RELAXED) < t->conf.capacity)
+		return;
+	for (unsigned w = 0; w < SL_FT_WAYS; w++)
+		if (ix[w] != 0) {
+			/* both lines: the choice reads last_ns, the unlink the key */
+			__builtin_prefetch(&t->ent[ix[w] - 1].key, 0, 3);
+			__builtin_prefetch(&t->ent[ix[w] - 1].last_ns, 0, 3);
+		}
 }
 
 struct sl_flow_entry *sl_ft_lookup(const struct sl_flowtable *t, const struct sl_flow_key *k,
@@ -500,6 +525,8 @@ struct sl_flow_entry *sl_ft_insert(struct sl_ft_handle *h, const struct sl_flow_
 			continue;
 		}
 		used++;
+		if (b->sig[w] != sig)
+			continue;
 		struct sl_flow_entry *o = &t->ent[ix - 1];
 		if (o->hash == hash && sl_flow_key_eq(&o->key, k)) {
 			spin_unlock(&b->lock);
@@ -663,8 +690,18 @@ unsigned sl_ft_expire(struct sl_ft_handle *h, uint64_t now)
 		return wheel_expire(h, now, cap);
 	if (h->hi == h->lo)
 		return 0;
+	/* Pace the sweep: one range per sweep_ns, never more than `scan`
+	 * buckets per step, unused allowance kept up to one step. */
+	uint64_t dt = now > h->scan_ns ? now - h->scan_ns : 0;
+	if (dt > t->sweep_ns || h->scan_ns == 0)
+		dt = t->sweep_ns;
+	h->scan_ns = now;
+	h->scan_credit += (double)dt * (h->hi - h->lo) / (double)t->sweep_ns;
+	if (h->scan_credit > t->conf.scan)
+		h->scan_credit = t->conf.scan;
+	unsigned allowed = (unsigned)h->scan_credit;
 	unsigned done = 0, visited = 0;
-	while (visited < t->conf.scan && done < cap) {
+	while (visited < allowed && done < cap) {
 		struct bucket *b = &t->b[h->cursor];
 		visited++;
 		for (unsigned w = 0; w < SL_FT_WAYS && done < cap; w++) {
@@ -675,6 +712,7 @@ unsigned sl_ft_expire(struct sl_ft_handle *h, uint64_t now)
 		if (++h->cursor == h->hi)
 			h->cursor = h->lo;
 	}
+	h->scan_credit -= visited;
 	sl_counter_add(&h->st.scanned, visited);
 	return done;
 }

@@ -43,9 +43,11 @@
  * wheel slots (wheel mode), so the work per call is bounded.  Two ways to
  * find expired entries, chosen at creation:
  *   SL_FT_SCAN   each handle sweeps its share of the buckets (handle k of
- *                n_handles the k-th of n equal ranges) with a cursor; an
- *                expired entry is unlinked within one sweep of its range
- *                after its deadline.  Nothing per packet or per insert.
+ *                n_handles the k-th of n equal ranges) with a cursor, paced
+ *                to one sweep per min(idle_ns, active_ns) / 8 (and at most
+ *                `scan` buckets per step): an expired entry is unlinked
+ *                within an eighth of its timeout after its deadline, while
+ *                `scan` and the cap keep up.  Nothing per packet or insert.
  *   SL_FT_WHEEL  each handle has a timer wheel of SL_FT_WHEEL_SLOTS slots
  *                for the entries it inserted (an intrusive list per slot,
  *                under the handle's wheel lock), ticking at
@@ -179,6 +181,11 @@ struct sl_flow_entry *sl_ft_lookup(const struct sl_flowtable *t, const struct sl
 
 /* Prefetch the bucket of hash (before a lookup later in the burst). */
 void sl_ft_prefetch(const struct sl_flowtable *t, uint32_t hash);
+
+/* After a lookup of hash missed: prefetch what an insert will read to choose
+ * a victim (the entries of its bucket, when the table is at capacity or the
+ * bucket full), so that a burst's inserts do not wait on them one by one. */
+void sl_ft_prefetch_insert(const struct sl_flowtable *t, uint32_t hash);
 
 /* Count a packet of len bytes seen at now. */
 static inline void sl_ft_touch(struct sl_flow_entry *e, uint32_t len, uint64_t now)
