@@ -466,8 +466,10 @@ static void fc_fini(struct sl_app *app)
 		for (unsigned r = 1; r < SL_PKT_R_COUNT; r++)
 			if (p->malformed[r] > 0)
 				printf(" (%s %" PRIu64 ")", sl_pkt_reason_name(r), p->malformed[r]);
-		printf(", records %" PRIu64 ", records_lost %" PRIu64 "\n", p->records,
-		       p->records_lost);
+		printf(", records %" PRIu64 ", records_lost %" PRIu64 ", expiry %s: visited %" PRIu64
+		       ", refiled %" PRIu64 "\n", p->records, p->records_lost,
+		       sl_ft_conf(p->t)->expiry == SL_FT_WHEEL ? "wheel" : "scan", s.scanned,
+		       s.refiled);
 		fflush(stdout);
 	}
 	for (unsigned i = 0; i < p->n_rec; i++)

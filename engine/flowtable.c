@@ -90,6 +90,9 @@ static void *alloc_on(size_t bytes, int socket)
 		return NULL;
 	if (socket >= 0 && numa_available() >= 0 && socket <= numa_max_node())
 		numa_tonode_memory(p, bytes, socket);
+	/* Fault every page in now, on the control thread, so that no worker
+	 * stalls on a page fault (and holds reclamation up) mid-run. */
+	memset(p, 0, bytes);
 	return p;
 }
 
