@@ -198,28 +198,18 @@ bad share "apps:
   s2:  { type: sink }
 links: [src.output -> t.input, t.output0 -> f1.input, t.output1 -> f2.input, f1.output -> s1.input, f2.output -> s2.input]" \
   "app 'f2': table 'x' is shared with app 'f1', which sets a different 'entries'" 1
-bad ids "apps:
+# bad_fc NAME FLOWCACHE-PARAMS EXPECTED-MESSAGE STATUS: source -> f -> sink.
+bad_fc() {
+  bad "$1" "apps:
   src: { type: source, count: 10 }
-  f:   { type: flowcache, entries: 1024, ids: 100 }
+  f:   { type: flowcache, $2 }
   s:   { type: sink }
-links: [src.output -> f.input, f.output -> s.input]" \
-  "app 'f': parameter 'ids' (100) must be at least 'entries' (1024)" 1
-bad recfile "apps:
-  src: { type: source, count: 10 }
-  f:   { type: flowcache, records: /nonexistent/dir/r.jsonl }
-  s:   { type: sink }
-links: [src.output -> f.input, f.output -> s.input]" \
+links: [src.output -> f.input, f.output -> s.input]" "$3" "$4"
+}
+bad_fc ids "entries: 1024, ids: 100" "app 'f': parameter 'ids' (100) must be at least 'entries' (1024)" 1
+bad_fc recfile "records: /nonexistent/dir/r.jsonl" \
   "app 'f': cannot open the records file '/nonexistent/dir/r.jsonl': No such file or directory" 1
-bad route "apps:
-  src: { type: source, count: 10 }
-  f:   { type: flowcache, route: nowhere }
-  s:   { type: sink }
-links: [src.output -> f.input, f.output -> s.input]" \
-  "app 'f': parameter 'route': no router app named 'nowhere'" 1
-bad idle "apps:
-  src: { type: source, count: 10 }
-  f:   { type: flowcache, idle_timeout: soon }
-  s:   { type: sink }
-links: [src.output -> f.input, f.output -> s.input]" \
-  "app 'f': parameter 'idle_timeout'" 2
+bad_fc route "route: nowhere" "app 'f': parameter 'route': no router app named 'nowhere'" 1
+bad_fc idle "idle_timeout: soon" "app 'f': parameter 'idle_timeout'" 2
+bad_fc expiry "expiry: lazy" "app 'f': parameter 'expiry'" 2
 ok "configuration errors name the app, the parameter and the cause"

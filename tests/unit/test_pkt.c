@@ -223,6 +223,20 @@ static void check_v4_key(const struct sl_flow_key *k, uint8_t proto, uint16_t sp
 	      "%s: addresses", what);
 }
 
+/* Cut f at every length below its own: no Ethernet header below 14 bytes,
+ * no IP header below l3_end, then the IP length says more than there is. */
+static void cut_everywhere(const struct frame *f, unsigned l3_end, const char *name)
+{
+	for (unsigned n = 0; n < f->len; n++) {
+		struct frame g = *f;
+		char what[32];
+		g.len = n;
+		snprintf(what, sizeof(what), "%s cut at %u", name, n);
+		expect_bad(&g, n < 14 ? SL_PKT_R_SHORT_L2 : n < l3_end ? SL_PKT_R_SHORT_L3 :
+			   SL_PKT_R_BAD_LEN, what);
+	}
+}
+
 static void test_ipv4(void)
 {
 	struct frame f;
@@ -346,14 +360,7 @@ static void test_ipv4_bad(void)
 	eth(&f, 0x0800);
 	ipv4(&f, 5, 17, 0, 8);
 	l4(&f, 1, 2, 8);
-	for (unsigned n = 0; n < f.len; n++) {
-		struct frame g = f;
-		char what[32];
-		g.len = n;
-		snprintf(what, sizeof(what), "ipv4 cut at %u", n);
-		expect_bad(&g, n < 14 ? SL_PKT_R_SHORT_L2 : n < 34 ? SL_PKT_R_SHORT_L3 :
-			   SL_PKT_R_BAD_LEN, what);
-	}
+	cut_everywhere(&f, 34, "ipv4");
 }
 
 static void test_ipv6(void)
@@ -448,14 +455,7 @@ static void test_ipv6(void)
 	eth(&f, 0x86dd);
 	ipv6(&f, 17, 8);
 	l4(&f, 1, 2, 8);
-	for (unsigned n = 0; n < f.len; n++) {
-		struct frame g = f;
-		char what[32];
-		g.len = n;
-		snprintf(what, sizeof(what), "ipv6 cut at %u", n);
-		expect_bad(&g, n < 14 ? SL_PKT_R_SHORT_L2 : n < 54 ? SL_PKT_R_SHORT_L3 :
-			   SL_PKT_R_BAD_LEN, what);
-	}
+	cut_everywhere(&f, 54, "ipv6");
 }
 
 static void test_fragments(void)
