@@ -20,8 +20,10 @@
  * its record at once and retires the entry; its memory and flow id return
  * to the table when the epoch grace period ends (engine.epoch).
  *
- * Records.  `records: PATH` appends one JSON object per line to a file
- * (buffered; flushed about once a second and at stop); an app whose
+ * Records.  `records: PATH` appends one JSON object per line to a file: the
+ * worker queues the lines in a 256 KiB buffer and writes it, offline in the
+ * epoch, about once a second or when it is half full (a record that finds
+ * it full is lost, and counted), and at stop; an app whose
  * `records` output is connected also sends each record as an Ethernet frame
  * of ethertype 0x88b5 (local experimental) carrying the same JSON line, to
  * 02:00:00:00:00:00 from 02:00:00:00:00:01.  Fields: table, flow_id,
@@ -32,8 +34,9 @@
  *
  * Sharing.  Apps naming the same `table` share one table (one handle each;
  * put them on different workers, fed by split or RSS, so each sees its own
- * flows).  They must agree on entries, ids, the timeouts and the expiry
- * settings; each one scans its share of the buckets for expiry.
+ * flows).  They must agree on entries, ids, the timeouts, the expiry
+ * settings and route, and each must name the table (an app's private table
+ * cannot be joined); each one scans its share of the buckets for expiry.
  *
  * Route caching.  With `route: R` (a router app), a new IPv4 flow's next hop
  * is looked up in R's table once and kept in the entry; every packet of the
@@ -62,7 +65,7 @@
 #define FC_RECORD_ETHERTYPE 0x88b5
 #define FC_RECORD_MAX 512             /* bytes of one JSON line */
 #define FC_FLUSH_NS 1000000000ull
-#define FC_FILE_BUF (256u * 1024u)
+#define FC_FILE_BUF (256u * 1024u)     /* records waiting for the file */
 
 struct fc_share;
 
@@ -71,8 +74,11 @@ struct fc_priv {
 	struct sl_flowtable *t;           /* shared; owned by the share */
 	struct sl_ft_handle *h;
 	const struct sl_route_table *route;
-	FILE *file;
-	char *file_buf;
+	FILE *file;                       /* unbuffered: rbuf is the buffer */
+	char *rbuf;                       /* records not yet written */
+	size_t rlen;
+	uint64_t rlines;
+	bool closing;                     /* fini: write when rbuf fills */
 	struct sl_link *rec_out;
 	uint64_t real_off_ns;             /* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	uint64_t last_flush_ns;
@@ -89,6 +95,8 @@ struct fc_priv {
 /* Apps sharing one table: a registry on the control thread. */
 struct fc_share {
 	char name[64];
+	char route[64];                   /* the sharers' `route` (cookies mean its hops) */
+	bool private;                     /* an app's own table: nobody may join */
 	struct sl_flowtable_conf conf;
 	const char *first_app;
 	unsigned n_apps, n_opened, refs;
@@ -134,15 +142,14 @@ static void rec_flush_link(struct sl_app *app)
 	}
 }
 
-static void rec_to_link(struct sl_app *app, const char *line, int n)
+static bool rec_to_link(struct sl_app *app, const char *line, int n)
 {
 	struct fc_priv *p = app->priv;
 	struct rte_mbuf *m = rte_pktmbuf_alloc(app->pool);
 	char *d = m != NULL ? rte_pktmbuf_append(m, (uint16_t)(RTE_ETHER_HDR_LEN + n)) : NULL;
 	if (d == NULL) {
 		rte_pktmbuf_free(m);
-		sl_counter_add(&p->records_lost, 1);
-		return;
+		return false;
 	}
 	struct rte_ether_hdr *eh = (struct rte_ether_hdr *)d;
 	static const struct rte_ether_addr dst = { { 0x02, 0, 0, 0, 0, 0 } };
@@ -154,27 +161,53 @@ static void rec_to_link(struct sl_app *app, const char *line, int n)
 	p->rec_pkts[p->n_rec++] = m;
 	if (p->n_rec == SL_BURST_MAX)
 		rec_flush_link(app);
+	return true;
 }
 
-/* The table's record callback: arg is the app. */
+/* Write the buffered records to the file (one write(2)).  May block: a
+ * worker calls it offline in the epoch.  Lines that cannot be written are
+ * counted as lost. */
+static void rec_write_file(struct fc_priv *p)
+{
+	if (p->rlen > 0 && fwrite(p->rbuf, 1, p->rlen, p->file) != p->rlen)
+		sl_counter_add(&p->records_lost, p->rlines);
+	p->rlen = 0;
+	p->rlines = 0;
+}
+
+/* Queue a record line for the file: false if the buffer is full (while
+ * running: the worker may not write here, it is online). */
+static bool rec_to_file(struct fc_priv *p, const char *line, int n)
+{
+	if (p->rlen + (size_t)n > FC_FILE_BUF) {
+		if (!p->closing)
+			return false;
+		rec_write_file(p);
+	}
+	memcpy(p->rbuf + p->rlen, line, (size_t)n);
+	p->rlen += (size_t)n;
+	p->rlines++;
+	return true;
+}
+
+/* The table's record callback: arg is the app.  A record counts as written
+ * when every destination took it, else as lost. */
 static void on_record(const struct sl_flow_record *r, void *arg)
 {
 	struct sl_app *app = arg;
 	struct fc_priv *p = app->priv;
+	bool to_link = p->rec_out != NULL && r->reason != SL_FT_STOPPED;
 	char line[FC_RECORD_MAX];
 
-	if (p->file == NULL && (p->rec_out == NULL || r->reason == SL_FT_STOPPED))
+	if (p->file == NULL && !to_link)
 		return;
 	int n = fmt_record(r, p->share->name, p->real_off_ns, line, sizeof(line));
-	if (n <= 0 || n >= (int)sizeof(line)) {
-		sl_counter_add(&p->records_lost, 1);
-		return;
-	}
-	if (p->file != NULL && fwrite(line, 1, (size_t)n, p->file) != (size_t)n)
-		sl_counter_add(&p->records_lost, 1);
-	if (p->rec_out != NULL && r->reason != SL_FT_STOPPED)
-		rec_to_link(app, line, n);
-	sl_counter_add(&p->records, 1);
+	bool ok = n > 0 && n < (int)sizeof(line);
+	if (ok && p->file != NULL)
+		ok = rec_to_file(p, line, n);
+	if (n > 0 && n < (int)sizeof(line) && to_link)
+		ok = rec_to_link(app, line, n) && ok;
+	sl_counter_add(ok ? &p->records : &p->records_lost, 1);
 }
 
 /* ------------------------------------------------------------------ data path */
@@ -237,7 +270,7 @@ static void fc_push(struct sl_app *app)
 				bad[n_bad++] = m;
 			} else {
 				if (p->route != NULL)
-					sl_route_hint_set(m, p->route, -1);
+					sl_route_hint_clear(m);
 				pass[n_pass++] = m;
 			}
 			continue;
@@ -261,8 +294,12 @@ static void fc_push(struct sl_app *app)
 		if (e != NULL)
 			sl_ft_touch(e, rte_pktmbuf_pkt_len(m), now);
 		/* Set or clear: a recycled mbuf may carry an old hint. */
-		if (p->route != NULL)
-			sl_route_hint_set(m, p->route, e != NULL ? (int)e->cookie - 1 : -1);
+		if (p->route != NULL) {
+			uint32_t dst;
+			memcpy(&dst, keys[i].dst, 4);
+			sl_route_hint_set(m, p->route, e != NULL ? (int)e->cookie - 1 : -1,
+					  rte_be_to_cpu_32(dst));
+		}
 		pass[n_pass++] = m;
 	}
 	sl_ft_count_lookups(p->h, hits, misses);
@@ -281,11 +318,13 @@ static void fc_tick(struct sl_app *app)
 	sl_ft_expire(p->h, now);
 	if (p->rec_out != NULL)
 		rec_flush_link(app);
-	if (p->file != NULL && now - p->last_flush_ns >= FC_FLUSH_NS) {
+	if (p->file != NULL && p->rlen > 0 &&
+	    (now - p->last_flush_ns >= FC_FLUSH_NS || p->rlen >= FC_FILE_BUF / 2)) {
 		/* write(2) to a file: may block on a slow disk or a full pipe,
-		 * so hold no reclamation up meanwhile. */
+		 * so hold no reclamation up meanwhile (this app holds no
+		 * entry pointers here). */
 		sl_epoch_offline(app->epoch_w);
-		fflush(p->file);
+		rec_write_file(p);
 		sl_epoch_online(app->epoch_w);
 		p->last_flush_ns = now;
 	}
@@ -324,7 +363,7 @@ static void share_put(struct fc_share *s)
 
 /* The settings sharers must agree on, compared one by one for the message. */
 static int share_check(const struct fc_share *s, const struct sl_flowtable_conf *c,
-		       const struct sl_app *app, struct sl_err *err)
+		       const char *route, struct sl_err *err)
 {
 	const char *what = NULL;
 	if (s->conf.capacity != c->capacity)
@@ -341,13 +380,14 @@ static int share_check(const struct fc_share *s, const struct sl_flowtable_conf 
 		what = "scan";
 	else if (s->conf.expiry != c->expiry)
 		what = "expiry";
+	else if (strcmp(s->route, route) != 0)
+		what = "route";
 	if (what == NULL)
 		return 0;
-	(void)app;
 	return sl_errf(err, EINVAL,
 		       "table '%s' is shared with app '%s', which sets a different '%s'; apps "
 		       "sharing a table must agree on entries, ids, idle_timeout, active_timeout, "
-		       "expiry_cap, scan and expiry", s->name, s->first_app, what);
+		       "expiry_cap, scan, expiry and route", s->name, s->first_app, what);
 }
 
 static int fc_init(struct sl_app *app, struct sl_err *err)
@@ -373,13 +413,16 @@ static int fc_init(struct sl_app *app, struct sl_err *err)
 	if (strlen(name) >= sizeof(((struct fc_share *)0)->name))
 		return sl_errf(err, EINVAL, "parameter 'table': name '%s' is too long", name);
 
+	const char *route = sl_app_param_str(app, "route");
+	if (strlen(route) >= sizeof(((struct fc_share *)0)->route))
+		return sl_errf(err, EINVAL, "parameter 'route': name '%s' is too long", route);
 	struct fc_share *s = share_find(name);
 	if (s != NULL) {
-		if (!shared || s->t != NULL)
-			return sl_errf(err, EINVAL, "table '%s' is already the private table of app "
-				       "'%s'; name a table with 'table:' to share one", name,
-				       s->first_app);
-		int rc = share_check(s, &c, app, err);
+		if (!shared || s->private)
+			return sl_errf(err, EINVAL, "table '%s' is the private table of app '%s'; "
+				       "to share a table, every app that uses it names it with "
+				       "'table:'", name, s->first_app);
+		int rc = share_check(s, &c, route, err);
 		if (rc < 0)
 			return rc;
 	} else {
@@ -387,6 +430,8 @@ static int fc_init(struct sl_app *app, struct sl_err *err)
 		if (s == NULL)
 			return sl_errf(err, ENOMEM, "out of memory");
 		snprintf(s->name, sizeof(s->name), "%s", name);
+		snprintf(s->route, sizeof(s->route), "%s", route);
+		s->private = !shared;
 		s->conf = c;
 		s->first_app = app->name;
 		s->next = shares;
@@ -406,9 +451,10 @@ static int fc_init(struct sl_app *app, struct sl_err *err)
 		if (p->file == NULL)
 			return sl_errf(err, errno, "cannot open the records file '%s': %s", path,
 				       strerror(errno));
-		p->file_buf = malloc(FC_FILE_BUF);
-		if (p->file_buf != NULL)
-			setvbuf(p->file, p->file_buf, _IOFBF, FC_FILE_BUF);
+		setvbuf(p->file, NULL, _IONBF, 0);
+		p->rbuf = malloc(FC_FILE_BUF);
+		if (p->rbuf == NULL)
+			return sl_errf(err, ENOMEM, "out of memory");
 	}
 	return sl_route_hint_register(err);
 }
@@ -433,7 +479,7 @@ static int fc_start(struct sl_app *app, struct sl_err *err)
 	if (p->h == NULL)
 		return -EINVAL;
 
-	const char *route = sl_app_param_str(app, "route");
+	const char *route = s->route;
 	if (strcmp(route, "none") != 0) {
 		p->route = sl_route_table_find(route);
 		if (p->route == NULL)
@@ -447,8 +493,11 @@ static int fc_start(struct sl_app *app, struct sl_err *err)
 static void fc_fini(struct sl_app *app)
 {
 	struct fc_priv *p = app->priv;
+	p->closing = true;
 	if (p->h != NULL) {
 		sl_ft_close(p->h);
+		if (p->file != NULL)
+			rec_write_file(p);
 		struct sl_ft_stats s;
 		sl_ft_handle_stats(p->h, &s);
 		uint64_t malformed = 0;
@@ -476,13 +525,14 @@ static void fc_fini(struct sl_app *app)
 		rte_pktmbuf_free(p->rec_pkts[i]);
 	p->n_rec = 0;
 	if (p->file != NULL) {
+		rec_write_file(p);
 		if (fclose(p->file) != 0)
 			fprintf(stderr, "flowcache '%s': cannot write the records file: %s\n",
 				app->name, strerror(errno));
 		p->file = NULL;
 	}
-	free(p->file_buf);
-	p->file_buf = NULL;
+	free(p->rbuf);
+	p->rbuf = NULL;
 	share_put(p->share);
 	p->share = NULL;
 }

@@ -266,14 +266,15 @@ static void router_push(struct sl_app *app)
 				continue;
 			}
 
-			int nh = sl_route_hint_get(m, t);
+			uint32_t dst;
+			memcpy(&dst, key.dst, sizeof(dst));
+			dst = rte_be_to_cpu_32(dst);
+			int nh = sl_route_hint_get(m, t, dst);
 			if (nh >= 0) {
 				sl_route_hint_clear(m);
 				hinted++;
 			} else {
-				uint32_t dst;
-				memcpy(&dst, key.dst, sizeof(dst));
-				nh = sl_route_lookup(t, rte_be_to_cpu_32(dst));
+				nh = sl_route_lookup(t, dst);
 				if (unlikely(nh < 0)) {
 					no_route++;
 					sl_route_hint_clear(m);

@@ -264,6 +264,11 @@ void sl_epoch_online(struct sl_epoch_worker *w)
 	__atomic_store_n(&w->last_qs_ns, sl_epoch_now_ns(), __ATOMIC_RELAXED);
 	__atomic_exchange_n(&w->seen, __atomic_load_n(&e->token, __ATOMIC_SEQ_CST),
 			    __ATOMIC_SEQ_CST);
+	/* The worker's next reads are plain loads: order them after the
+	 * publication for the C11 model too (x86's locked exchange already
+	 * does), so that a reclaimer either sees it online or it sees the
+	 * unlinks that reclaimer's retires followed. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
 void sl_epoch_offline(struct sl_epoch_worker *w)

@@ -509,13 +509,8 @@ struct sl_flow_entry *sl_ft_insert(struct sl_ft_handle *h, const struct sl_flow_
 	struct bucket *b = &t->b[bi];
 	uint16_t sig = (uint16_t)(hash >> 16);
 	bool room = sl_epoch_retire_room(h->e, h->ew) > 0;
-	uint32_t id;
-
-	if (!id_get(h, &id)) {
-		sl_counter_add(&h->st.no_id, 1);
-		*status = SL_FT_NO_ID;
-		return NULL;
-	}
+	uint32_t id = 0;
+	bool got_id = id_get(h, &id);
 
 	spin_lock(&b->lock);
 	int free_way = -1;
@@ -533,17 +528,23 @@ struct sl_flow_entry *sl_ft_insert(struct sl_ft_handle *h, const struct sl_flow_
 		struct sl_flow_entry *o = &t->ent[ix - 1];
 		if (o->hash == hash && sl_flow_key_eq(&o->key, k)) {
 			spin_unlock(&b->lock);
-			id_put(h, id);
+			if (got_id)
+				id_put(h, id);
 			sl_counter_add(&h->st.insert_races, 1);
 			*status = SL_FT_FOUND;
 			return o;
 		}
 	}
-	bool at_cap = __atomic_load_n(&t->live, __ATOMIC_RELAXED) >= t->conf.capacity;
+	/* Reserve a place among the live entries: whoever reserves beyond the
+	 * capacity evicts one, so that concurrent inserters cannot leave the
+	 * table above capacity for good. */
+	bool at_cap = __atomic_fetch_add(&t->live, 1, __ATOMIC_RELAXED) >= t->conf.capacity;
 	bool victim_here = free_way < 0 || (at_cap && used > 0);
 	if ((victim_here || at_cap) && !room) {
+		__atomic_fetch_sub(&t->live, 1, __ATOMIC_RELAXED);
 		spin_unlock(&b->lock);
-		id_put(h, id);
+		if (got_id)
+			id_put(h, id);
 		sl_counter_add(&h->st.no_room, 1);
 		*status = SL_FT_NO_ROOM;
 		return NULL;
@@ -554,6 +555,19 @@ struct sl_flow_entry *sl_ft_insert(struct sl_ft_handle *h, const struct sl_flow_
 		int w = oldest_way(t, b);
 		victim = unlink_way(t, b, (unsigned)w, SL_FT_EVICTED, &rec);
 		free_way = w;
+	}
+	if (!got_id) {
+		/* Every id is live or in its grace period.  The eviction (if
+		 * one was due) still happens, so that its id comes back. */
+		__atomic_fetch_sub(&t->live, 1, __ATOMIC_RELAXED);
+		spin_unlock(&b->lock);
+		if (victim != NULL)
+			finish_unlink(h, victim, &rec);
+		else if (at_cap)
+			evict_elsewhere(h, bi);
+		sl_counter_add(&h->st.no_id, 1);
+		*status = SL_FT_NO_ID;
+		return NULL;
 	}
 
 	struct sl_flow_entry *e = &t->ent[id];
@@ -567,7 +581,6 @@ struct sl_flow_entry *sl_ft_insert(struct sl_ft_handle *h, const struct sl_flow_
 	e->cookie = cookie;
 	e->handle = h->k;
 	__atomic_store_n(&e->linked, 1, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&t->live, 1, __ATOMIC_RELAXED);
 	if (wheel_used(t))
 		wheel_add(h, e, now, 0);
 	__atomic_store_n(&b->sig[free_way], sig, __ATOMIC_RELAXED);
@@ -651,31 +664,47 @@ static unsigned wheel_fire(struct sl_ft_handle *h, struct sl_flow_entry *e, uint
 	return 0;
 }
 
+/* Fire due slots.  The work per call is bounded by `scan`: each empty slot
+ * passed and each entry taken out counts one; a slot's entries are taken
+ * off its front at most that many at a time (the rest stay filed, and the
+ * cursor stays on the slot until it is empty). */
 static unsigned wheel_expire(struct sl_ft_handle *h, uint64_t now, unsigned cap)
 {
 	struct sl_flowtable *t = h->t;
 	if (!h->w_started)
 		return 0;   /* nothing filed yet */
 	uint64_t target = now / t->tick_ns;
-	unsigned done = 0, visited = 0;
-	while (h->w_cursor <= target && visited < t->conf.scan && done < cap) {
+	unsigned done = 0, budget = t->conf.scan, visited = 0;
+	while (h->w_cursor <= target && budget > 0 && done < cap) {
 		uint32_t slot = (uint32_t)(h->w_cursor & (SL_FT_WHEEL_SLOTS - 1));
+		uint32_t n = 0, last = 0;
 		spin_lock(&h->w_lock);
-		uint32_t list = h->w_head[slot];
-		h->w_head[slot] = 0;
-		for (uint32_t ix = list; ix != 0; ix = t->ent[ix - 1].w_next)
-			__atomic_store_n(&t->ent[ix - 1].w_state, 2, __ATOMIC_RELAXED);
+		uint32_t list = h->w_head[slot], ix = list;
+		while (ix != 0 && n < budget) {
+			struct sl_flow_entry *e = &t->ent[ix - 1];
+			__atomic_store_n(&e->w_state, 2, __ATOMIC_RELAXED);
+			last = ix;
+			ix = e->w_next;
+			n++;
+		}
+		h->w_head[slot] = ix;          /* what is left stays filed */
+		if (ix != 0)
+			t->ent[ix - 1].w_prev = 0;
+		if (last != 0)
+			t->ent[last - 1].w_next = 0;
 		spin_unlock(&h->w_lock);
-		visited++;
-		bool capped = false;
-		for (uint32_t ix = list; ix != 0;) {
+		budget -= n > 0 ? n : 1;
+		visited += n > 0 ? n : 1;
+		for (ix = list; n > 0 && ix != 0;) {
 			struct sl_flow_entry *e = &t->ent[ix - 1];
 			ix = e->w_next;
-			if (done == cap)
-				capped = true;   /* filed again, into this slot if due */
+			/* past the cap: filed again, into this slot if due */
 			done += wheel_fire(h, e, now, done < cap);
 		}
-		if (!capped)
+		spin_lock(&h->w_lock);
+		bool empty = h->w_head[slot] == 0;
+		spin_unlock(&h->w_lock);
+		if (empty)
 			h->w_cursor++;
 	}
 	sl_counter_add(&h->st.scanned, visited);

@@ -40,7 +40,7 @@
  * Expiry.  An entry expires when it has not been seen for idle_ns (0: never)
  * or was created active_ns ago (0: never).  One sl_ft_expire() unlinks at
  * most `expiry_cap` entries and visits at most `scan` buckets (scan mode) or
- * wheel slots (wheel mode), so the work per call is bounded.  Two ways to
+ * wheel entries and slots (wheel mode), so the work per call is bounded.  Two ways to
  * find expired entries, chosen at creation:
  *   SL_FT_SCAN   each handle sweeps its share of the buckets (handle k of
  *                n_handles the k-th of n equal ranges) with a cursor, paced
@@ -56,11 +56,13 @@
  *                the entry is unlinked if expired, else filed again at its
  *                new deadline (packets never touch the wheel).  An expired
  *                entry is unlinked within a tick of its deadline while the
- *                cap keeps up.  Unlinking an entry (any writer) removes it
- *                from its owner's wheel: lock order bucket, then wheel.
+ *                cap and `scan` keep up: in this mode `scan` bounds the
+ *                entries taken out of slots plus the empty slots passed per
+ *                call.  Unlinking an entry (any writer) removes it from its
+ *                owner's wheel: lock order bucket, then wheel.
  *
- * Time is whatever the caller passes as `now` (ns, monotonic): the engine
- * passes CLOCK_MONOTONIC, tests pass their own clock.
+ * Time is whatever the caller passes as `now` (ns, never going back, one
+ * clock per table): flowcache passes the TSC in ns, tests their own clock.
  *
  * Handles.  Each app instance that uses a table (one per worker at most)
  * opens a handle: it binds the table to that worker's epoch handle and keeps
@@ -138,8 +140,9 @@ struct sl_flowtable_conf {
 	uint64_t idle_ns;         /* 0: no idle timeout */
 	uint64_t active_ns;       /* 0: no active timeout */
 	unsigned expiry_cap;      /* entries unlinked per sl_ft_expire, >= 1 */
-	unsigned scan;            /* buckets (scan) or slots (wheel) visited per
-				   * sl_ft_expire; 0: 4 x expiry_cap */
+	unsigned scan;            /* buckets (scan), or entries and slots
+				   * (wheel), visited per sl_ft_expire;
+				   * 0: 4 x expiry_cap */
 	enum sl_ft_expiry expiry; /* SL_FT_SCAN or SL_FT_WHEEL */
 	unsigned n_handles;       /* handles that will be opened, 1..SL_FT_MAX_HANDLES */
 	int socket;               /* NUMA node for the memory; -1: any */
@@ -149,8 +152,9 @@ struct sl_flowtable;
 struct sl_ft_handle;
 
 /* Create a table (no handle open yet).  NULL with a sentence in err on a bad
- * conf (EINVAL) or no memory.  The memory comes from rte_malloc when DPDK's
- * EAL is up, else from the C allocator (unit tests). */
+ * conf (EINVAL) or no memory.  Buckets and entries are anonymous mappings,
+ * bound to conf->socket with libnuma (when >= 0) and faulted in here, on
+ * the calling thread, so that no worker takes a page fault on them. */
 struct sl_flowtable *sl_ft_create(const struct sl_flowtable_conf *conf, struct sl_err *err);
 
 /* Open handle number k (0 <= k < n_handles; each once) for the worker whose
@@ -227,7 +231,8 @@ struct sl_ft_stats {
 	uint64_t no_id, no_room;
 	uint64_t unlinked[SL_FT_REASONS];      /* by reason */
 	uint64_t freed;                        /* entries whose grace ended */
-	uint64_t scanned;                      /* buckets or slots visited by expiry */
+	uint64_t scanned;                      /* buckets (scan) or entries and slots
+						* (wheel) visited by expiry */
 	uint64_t refiled;                      /* wheel: entries filed again */
 	uint64_t live;                         /* table-wide (same for every handle) */
 };

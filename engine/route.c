@@ -5,9 +5,12 @@
  * rte_lpm takes depths 1..32 only: a /0 route is kept beside it and answers
  * its misses.
  *
- * The hint is one 32-bit dynamic mbuf field: table id in the high half,
- * next hop + 1 in the low half.  Table ids start at 1 and are never 0, so a
- * field that was zeroed (every mbuf when its pool is created) holds no hint.
+ * The hint is one 64-bit dynamic mbuf field: table id in bits 63..48, next
+ * hop + 1 in bits 47..32, the destination it was looked up for in bits
+ * 31..0.  Table ids start at 1 and are never 0, so a field that was zeroed
+ * (every mbuf when its pool is created) holds no hint; and a hint is used
+ * only for the destination it was made for, so a stale one (an mbuf freed
+ * with a hint and allocated again) cannot send a packet by another's route.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -321,8 +324,8 @@ int sl_route_hint_register(struct sl_err *err)
 {
 	static const struct rte_mbuf_dynfield desc = {
 		.name = HINT_NAME,
-		.size = sizeof(uint32_t),
-		.align = __alignof__(uint32_t),
+		.size = sizeof(uint64_t),
+		.align = __alignof__(uint64_t),
 	};
 	int off;
 
@@ -336,31 +339,31 @@ int sl_route_hint_register(struct sl_err *err)
 	return 0;
 }
 
-void sl_route_hint_set(struct rte_mbuf *m, const struct sl_route_table *t, int nh)
+void sl_route_hint_set(struct rte_mbuf *m, const struct sl_route_table *t, int nh, uint32_t dst)
 {
-	uint32_t h = 0;     /* a next hop a hint cannot carry: no hint */
+	uint64_t h = 0;     /* a next hop a hint cannot carry: no hint */
 
 	if (hint_off < 0)
 		return;
 	if (nh >= 0 && (unsigned)nh < t->n_nh && (unsigned)nh <= HINT_NH_MAX)
-		h = (uint32_t)t->id << 16 | (uint32_t)(nh + 1);
-	*RTE_MBUF_DYNFIELD(m, hint_off, uint32_t *) = h;
+		h = (uint64_t)t->id << 48 | (uint64_t)(nh + 1) << 32 | dst;
+	*RTE_MBUF_DYNFIELD(m, hint_off, uint64_t *) = h;
 }
 
-int sl_route_hint_get(const struct rte_mbuf *m, const struct sl_route_table *t)
+int sl_route_hint_get(const struct rte_mbuf *m, const struct sl_route_table *t, uint32_t dst)
 {
-	uint32_t h;
+	uint64_t h;
 
 	if (hint_off < 0)
 		return -1;
-	h = *RTE_MBUF_DYNFIELD(m, hint_off, const uint32_t *);
-	if (h >> 16 != t->id || (h & 0xffff) == 0)
+	h = *RTE_MBUF_DYNFIELD(m, hint_off, const uint64_t *);
+	if (h >> 48 != t->id || (uint32_t)h != dst || (h >> 32 & 0xffff) == 0)
 		return -1;
-	return (int)(h & 0xffff) - 1;
+	return (int)(h >> 32 & 0xffff) - 1;
 }
 
 void sl_route_hint_clear(struct rte_mbuf *m)
 {
 	if (hint_off >= 0)
-		*RTE_MBUF_DYNFIELD(m, hint_off, uint32_t *) = 0;
+		*RTE_MBUF_DYNFIELD(m, hint_off, uint64_t *) = 0;
 }

@@ -14,14 +14,17 @@
  * LPM; the next hop says which output the packet leaves by and what the
  * Ethernet header becomes.
  *
- * Hint.  A dynamic mbuf field (registered once, "sluice_route_hint") carries
- * (table id, next hop + 1).  sl_route_hint_set stores a decision on a packet;
- * a router reading a hint for its own table skips its LPM lookup.  A packet
- * without a hint, or with one for another table, is looked up as usual.
- * A hint is trusted as it is: DPDK does not reset dynamic fields when an
- * mbuf is allocated (only when its pool is created, to zero: no hint), so
- * whoever sets hints must set or clear the field on every packet it passes
- * towards the router, and the router clears a hint for its table once it has
+ * Hint.  A dynamic mbuf field (registered once, "sluice_route_hint", 64
+ * bits) carries (table id, next hop + 1, the destination it was looked up
+ * for).  sl_route_hint_set stores a decision on a packet; a router reading a
+ * hint for its own table and the packet's destination skips its LPM lookup.
+ * A packet without a hint, or with one for another table or destination, is
+ * looked up as usual.  DPDK does not reset dynamic fields when an mbuf is
+ * allocated (only when its pool is created, to zero: no hint), so a stale
+ * hint can ride on a reused mbuf; because a hint names its destination, a
+ * stale one either matches (and gives the route the lookup would) or is
+ * ignored.  Setters still set or clear the field on every packet they pass
+ * towards the router, and the router clears its table's hint once it has
  * used it.  Table ids are 16 bits, unique among the tables created in a
  * process until 65535 have been created; a hint carries next hops
  * 0..65534 (sl_route_hint_set with a larger one clears the field instead).
@@ -97,10 +100,12 @@ int sl_route_parse_addr(const char *text, uint32_t *addr, struct sl_err *err);
 /* Hints.  Register the dynamic field (idempotent; control thread); 0 or
  * -errno with a sentence. */
 int sl_route_hint_register(struct sl_err *err);
-/* Store nh (a next hop of t) on m; nh < 0 clears the field. */
-void sl_route_hint_set(struct rte_mbuf *m, const struct sl_route_table *t, int nh);
-/* The next hop hinted for t, or -1 when m carries no hint for t. */
-int sl_route_hint_get(const struct rte_mbuf *m, const struct sl_route_table *t);
+/* Store nh (a next hop of t, looked up for destination dst, host order) on
+ * m; nh < 0 clears the field. */
+void sl_route_hint_set(struct rte_mbuf *m, const struct sl_route_table *t, int nh, uint32_t dst);
+/* The next hop hinted for t and destination dst, or -1 when m carries no
+ * hint for that table and destination. */
+int sl_route_hint_get(const struct rte_mbuf *m, const struct sl_route_table *t, uint32_t dst);
 void sl_route_hint_clear(struct rte_mbuf *m);
 
 #endif

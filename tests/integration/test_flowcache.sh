@@ -198,6 +198,26 @@ bad share "apps:
   s2:  { type: sink }
 links: [src.output -> t.input, t.output0 -> f1.input, t.output1 -> f2.input, f1.output -> s1.input, f2.output -> s2.input]" \
   "app 'f2': table 'x' is shared with app 'f1', which sets a different 'entries'" 1
+bad private "apps:
+  src: { type: source, count: 10 }
+  t:   { type: tee }
+  f1:  { type: flowcache }
+  f2:  { type: flowcache, table: f1 }
+  s1:  { type: sink }
+  s2:  { type: sink }
+links: [src.output -> t.input, t.output0 -> f1.input, t.output1 -> f2.input, f1.output -> s1.input, f2.output -> s2.input]" \
+  "app 'f2': table 'f1' is the private table of app 'f1'; to share a table, every app that uses it names it with 'table:'" 1
+bad share-route "apps:
+  src: { type: source, count: 10 }
+  t:   { type: tee }
+  f1:  { type: flowcache, table: x, route: r1 }
+  f2:  { type: flowcache, table: x }
+  r1:  { type: router, routes: [ { prefix: 0.0.0.0/0, output: 0 } ] }
+  s1:  { type: sink }
+  s2:  { type: sink }
+links: [src.output -> t.input, t.output0 -> f1.input, t.output1 -> f2.input, f1.output -> r1.input, r1.output0 -> s1.input, f2.output -> s2.input]" \
+  "app 'f2': table 'x' is shared with app 'f1', which sets a different 'route'" 1
+
 # bad_fc NAME FLOWCACHE-PARAMS EXPECTED-MESSAGE STATUS: source -> f -> sink.
 bad_fc() {
   bad "$1" "apps:

@@ -165,6 +165,8 @@ static void run_policy(enum sl_epoch_policy p, enum sl_ft_expiry mode)
 	for (unsigned k = 0; k < NT; k++)
 		pthread_join(workers[k].th, NULL);
 
+	CHECK(sl_ft_live(table) <= CAPACITY, "%s: %lu live after the run, capacity %u", pn,
+	      (unsigned long)sl_ft_live(table), CAPACITY);
 	sl_epoch_synchronize(ep);
 	sl_epoch_drain(ep);
 	uint64_t inserted = 0, unlinked = 0, freed = 0, records = 0, races = 0, evicted = 0, idle = 0;

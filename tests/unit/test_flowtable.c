@@ -331,6 +331,50 @@ static void test_expiry_timing(enum sl_ft_expiry mode)
 	sl_epoch_free(ep);
 }
 
+/* The wheel's work per step is bounded by `scan` even when one slot holds
+ * many flows that are due but still active (each has to be filed again). */
+static void test_wheel_budget(void)
+{
+	struct rig r;
+	struct sl_flowtable_conf fc = { .name = "wb", .capacity = 4096, .idle_ns = 256000,
+					.expiry_cap = 1, .scan = 16, .expiry = SL_FT_WHEEL };
+	if (!rig_make(&r, SL_EPOCH_IMMEDIATE, &fc, 0))
+		return;
+	struct sl_flow_entry *e[1000];
+	for (unsigned i = 0; i < 1000; i++) {
+		struct sl_flow_key k = key_of(i);
+		enum sl_ft_insert_status st;
+		e[i] = sl_ft_insert(r.h, &k, sl_flow_key_hash(&k), 0, 0, &st);
+	}
+	/* all filed in the slot of tick 256; keep them active */
+	for (unsigned i = 0; i < 1000; i++)
+		sl_ft_touch(e[i], 1, 200000);
+	uint64_t before = stats(&r).scanned;
+	unsigned steps = 0;
+	for (uint64_t now = 257000; steps < 200; now += 10, steps++) {
+		uint64_t b = stats(&r).scanned;
+		CHECK(sl_ft_expire(r.h, now) == 0, "wheel: an active flow expired");
+		CHECK(stats(&r).scanned - b <= 16, "wheel: %lu visits in one step, scan is 16",
+		      (unsigned long)(stats(&r).scanned - b));
+	}
+	struct sl_ft_stats s = stats(&r);
+	CHECK(s.refiled == 1000, "wheel: %lu of 1000 active flows filed again",
+	      (unsigned long)s.refiled);
+	CHECK(s.scanned - before >= 1000, "wheel: visits %lu", (unsigned long)(s.scanned - before));
+	CHECK(s.live == 1000, "wheel: live %lu", (unsigned long)s.live);
+	/* from their idle deadline (456 us) on they end, one a step (the cap) */
+	unsigned ended = 0, calls = 0;
+	CHECK(sl_ft_expire(r.h, 455999) == 0, "wheel: ended before the deadline");
+	for (uint64_t now = 456000; ended < 1000 && calls < 5000; now += 100, calls++) {
+		unsigned n = sl_ft_expire(r.h, now);
+		CHECK(n <= 1, "wheel: %u ended in one step, cap 1", n);
+		ended += n;
+		breathe_all(&r);
+	}
+	CHECK(ended == 1000, "wheel: %u of 1000 ended in %u steps", ended, calls);
+	rig_free(&r);
+}
+
 /* The scan's cap on buckets visited per step, and a whole sweep. */
 static void test_scan_cap(void)
 {
@@ -382,9 +426,19 @@ static void test_eviction_and_limits(void)
 	sl_ft_touch(first, 1, 100);
 	struct sl_flow_key k = key_of(100);
 	enum sl_ft_insert_status st;
-	/* the id pool is empty: 8 live, 8 ids */
+	/* the id pool is empty: 8 live, 8 ids.  The insert is refused, but
+	 * its eviction happens, so that an id comes back after the grace
+	 * period and the table does not stay full of old flows for good. */
 	CHECK(sl_ft_insert(r.h, &k, sl_flow_key_hash(&k), 101, 0, &st) == NULL && st == SL_FT_NO_ID,
 	      "insert with no id: status %d", st);
+	struct sl_ft_stats s0 = stats(&r);
+	CHECK(s0.unlinked[SL_FT_EVICTED] == 1 && s0.live == 7 && s0.no_id == 1,
+	      "no id at capacity: evicted %lu live %lu", (unsigned long)s0.unlinked[SL_FT_EVICTED],
+	      (unsigned long)s0.live);
+	breathe_all(&r);
+	breathe_all(&r);
+	CHECK(sl_ft_insert(r.h, &k, sl_flow_key_hash(&k), 102, 0, &st) != NULL && st == SL_FT_INSERTED,
+	      "insert after the evicted flow's id came back: status %d", st);
 	rig_free(&r);
 
 	struct sl_flowtable_conf fc2 = { .name = "ev2", .capacity = 8, .ids = 16, .expiry_cap = 4 };
@@ -497,6 +551,7 @@ int main(void)
 	test_expiry_timing(SL_FT_SCAN);
 	test_expiry_timing(SL_FT_WHEEL);
 	test_scan_cap();
+	test_wheel_budget();
 	test_eviction_and_limits();
 	test_close_and_errors();
 

@@ -256,6 +256,7 @@ static void test_registry(void)
 
 static void test_hints(void)
 {
+	const uint32_t D = ip(10, 1, 2, 3);   /* the destination hinted for */
 	struct sl_route routes[] = { R(ip(10, 0, 0, 0), 8, 0), R(0, 0, 1) };
 	struct sl_err err = { "" };
 	struct sl_route_table *t = sl_route_table_create("h1", routes, 2, SOCKET_ID_ANY, &err);
@@ -266,33 +267,37 @@ static void test_hints(void)
 	if (t == NULL || u == NULL || m == NULL)
 		goto out;
 	/* Before registration nothing is stored or read. */
-	sl_route_hint_set(m, t, 1);
-	CHECK(sl_route_hint_get(m, t) == -1, "unregistered: no hint");
+	sl_route_hint_set(m, t, 1, D);
+	CHECK(sl_route_hint_get(m, t, D) == -1, "unregistered: no hint");
 	CHECK(sl_route_hint_register(&err) == 0, "register: %s", err.msg);
 	CHECK(sl_route_hint_register(&err) == 0, "register again: %s", err.msg);
-	CHECK(sl_route_hint_get(m, t) == -1, "a fresh mbuf has no hint");
-	CHECK(sl_route_hint_get(m, u) == -1, "a fresh mbuf has no hint");
-	sl_route_hint_set(m, t, 1);
-	CHECK(sl_route_hint_get(m, t) == 1, "hint 1: got %d", sl_route_hint_get(m, t));
-	CHECK(sl_route_hint_get(m, u) == -1, "another table sees no hint");
-	sl_route_hint_set(m, t, 0);
-	CHECK(sl_route_hint_get(m, t) == 0, "hint 0: got %d", sl_route_hint_get(m, t));
-	sl_route_hint_set(m, u, 1);
-	CHECK(sl_route_hint_get(m, u) == 1 && sl_route_hint_get(m, t) == -1,
+	CHECK(sl_route_hint_get(m, t, D) == -1, "a fresh mbuf has no hint");
+	CHECK(sl_route_hint_get(m, u, D) == -1, "a fresh mbuf has no hint");
+	sl_route_hint_set(m, t, 1, D);
+	CHECK(sl_route_hint_get(m, t, D) == 1, "hint 1: got %d", sl_route_hint_get(m, t, D));
+	CHECK(sl_route_hint_get(m, u, D) == -1, "another table sees no hint");
+	sl_route_hint_set(m, t, 0, D);
+	CHECK(sl_route_hint_get(m, t, D) == 0, "hint 0: got %d", sl_route_hint_get(m, t, D));
+	sl_route_hint_set(m, u, 1, D);
+	CHECK(sl_route_hint_get(m, u, D) == 1 && sl_route_hint_get(m, t, D) == -1,
 	      "the last table's hint replaces the first's");
 	sl_route_hint_clear(m);
-	CHECK(sl_route_hint_get(m, u) == -1 && sl_route_hint_get(m, t) == -1, "cleared");
-	sl_route_hint_set(m, t, 1);
-	sl_route_hint_set(m, t, -1);
-	CHECK(sl_route_hint_get(m, t) == -1, "nh -1 clears");
-	sl_route_hint_set(m, t, 1);
-	sl_route_hint_set(m, t, 2);
-	CHECK(sl_route_hint_get(m, t) == -1, "a next hop out of range clears");
+	CHECK(sl_route_hint_get(m, u, D) == -1 && sl_route_hint_get(m, t, D) == -1, "cleared");
+	sl_route_hint_set(m, t, 1, D);
+	sl_route_hint_set(m, t, -1, D);
+	CHECK(sl_route_hint_get(m, t, D) == -1, "nh -1 clears");
+	sl_route_hint_set(m, t, 1, D);
+	sl_route_hint_set(m, t, 2, D);
+	CHECK(sl_route_hint_get(m, t, D) == -1, "a next hop out of range clears");
+	/* A hint holds only for the destination it was made for. */
+	sl_route_hint_set(m, t, 1, D);
+	CHECK(sl_route_hint_get(m, t, D + 1) == -1, "a hint for another destination is used");
+	CHECK(sl_route_hint_get(m, t, D) == 1, "the destination's own hint is lost");
 	/* The hint travels with the mbuf: copies carry it. */
-	sl_route_hint_set(m, t, 1);
+	sl_route_hint_set(m, t, 1, D);
 	CHECK(rte_pktmbuf_append(m, 60) != NULL, "append");
 	struct rte_mbuf *c = rte_pktmbuf_copy(m, pool, 0, UINT32_MAX);
-	CHECK(c != NULL && sl_route_hint_get(c, t) == 1, "a copy keeps the hint");
+	CHECK(c != NULL && sl_route_hint_get(c, t, D) == 1, "a copy keeps the hint");
 	rte_pktmbuf_free(c);
 out:
 	rte_pktmbuf_free(m);
@@ -531,8 +536,8 @@ static void test_router_hints(void)
 		udp_frame(f, ip(10, 1, 0, 9), 64);
 		p[i] = mbuf_split(f, 60, 60);
 	}
-	sl_route_hint_set(p[1], t, 1);
-	sl_route_hint_set(p[2], u, 1);
+	sl_route_hint_set(p[1], t, 1, ip(10, 1, 0, 9));
+	sl_route_hint_set(p[2], u, 1, ip(10, 1, 0, 9));
 	sl_link_transmit(&r.in, p, 3);
 	r.app.type->push(&r.app);
 
@@ -543,8 +548,8 @@ static void test_router_hints(void)
 		const uint8_t *a = rte_pktmbuf_mtod(p[4], const uint8_t *);
 		CHECK(a[5] == 0x01 && a[4] == 0x02 && a[11] == 0xbb,
 		      "hinted packet: next hop 1's dst_mac, source kept");
-		CHECK(sl_route_hint_get(p[4], t) == -1, "the router cleared the hint it used");
-		CHECK(sl_route_hint_get(p[1], u) == 1, "another table's hint is left alone");
+		CHECK(sl_route_hint_get(p[4], t, ip(10, 1, 0, 9)) == -1, "the router cleared the hint it used");
+		CHECK(sl_route_hint_get(p[1], u, ip(10, 1, 0, 9)) == 1, "another table's hint is left alone");
 		for (unsigned i = 0; i < 2; i++) {
 			const uint8_t *b = rte_pktmbuf_mtod(p[i], const uint8_t *);
 			CHECK(b[5] == 0x01 && b[4] == 0x01 && b[11] == 0x00 && b[10] == 0x01,
