@@ -3,7 +3,9 @@
  * Epoch reclamation: see epoch.h for the contract.
  *
  * Ordering.  A worker's `seen` is 0 while offline, else the token it last
- * read.  quiesce reads the token with acquire (so its later reads see every
+ * read.  (Immediate policy: a retire stamps the token it reads, after a
+ * barrier, plus one, and asks for the token to reach that stamp; the next
+ * worker to quiesce moves it there with one compare-and-swap.)  quiesce reads the token with acquire (so its later reads see every
  * unlink that preceded the retires it covers) and publishes it with release
  * (so its earlier reads are done before a reclaimer can see it).  online
  * publishes with a sequentially consistent exchange, a full barrier: either
@@ -64,19 +66,28 @@ struct sl_epoch_worker {
 	uint64_t gp_start_ns;
 	uint64_t free_now_ns;    /* qsbr: `now` for the free callback */
 	struct rte_rcu_qsbr_dq *dq;
+	uint64_t fence_word;     /* immediate: target of the retire's barrier */
 
 	struct sl_hist hist[3];
 };
 
 struct sl_epoch {
-	uint64_t token __rte_cache_aligned;
+	/* Read by every worker on every call: kept off the lines that change. */
 	enum sl_epoch_policy policy;
 	unsigned n;
 	uint32_t ring_size;
 	uint64_t tsc_mult;       /* ns per TSC cycle << 32; 0: use the clock */
 	struct rte_rcu_qsbr *v;
-	struct sl_hist sync_hist;
 	struct sl_epoch_worker *w;
+
+	uint64_t token __rte_cache_aligned;
+	/* immediate: the newest stamp a retire asked for; the next quiescing
+	 * worker moves the token up to it (one update per grace period, not
+	 * one per retire).  On the token's line: whoever reads one reads the
+	 * other. */
+	uint64_t want;
+
+	struct sl_hist sync_hist __rte_cache_aligned;   /* control thread */
 };
 
 uint64_t sl_epoch_now_ns(void)
@@ -288,9 +299,38 @@ void sl_epoch_quiesce(struct sl_epoch *e, struct sl_epoch_worker *w)
 		return;
 	if (e->policy == SL_EPOCH_QSBR)
 		rte_rcu_qsbr_quiescent(e->v, w->index);
+	if (e->policy == SL_EPOCH_IMMEDIATE) {
+		/* Move the token up to what retires asked for.  Losing the
+		 * race is fine: someone else moved it at least as far. */
+		uint64_t want = __atomic_load_n(&e->want, __ATOMIC_RELAXED);
+		uint64_t tok = __atomic_load_n(&e->token, __ATOMIC_RELAXED);
+		if (want > tok)
+			__atomic_compare_exchange_n(&e->token, &tok, want, false,
+						    __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+	}
 	__atomic_store_n(&w->last_qs_ns, sl_epoch_now_ns(), __ATOMIC_RELAXED);
-	__atomic_store_n(&w->seen, __atomic_load_n(&e->token, __ATOMIC_ACQUIRE),
+	__atomic_store_n(&w->seen, __atomic_load_n(&e->token, __ATOMIC_SEQ_CST),
 			 __ATOMIC_RELEASE);
+}
+
+/* Immediate: stamp an object just unlinked.  The barrier orders the unlink
+ * before the token is read (a locked operation on a line of the worker's
+ * own, so nothing is shared); the stamp is one past the token read, so that
+ * it is passed only by a worker that read a token moved up after this read,
+ * and so after the unlink.  The request goes into `want` only when it is
+ * new, so most retires write nothing shared. */
+static uint64_t stamp_immediate(struct sl_epoch *e, struct sl_epoch_worker *w)
+{
+	__atomic_fetch_or(&w->fence_word, 0, __ATOMIC_SEQ_CST);
+	uint64_t stamp = __atomic_load_n(&e->token, __ATOMIC_SEQ_CST) + 1;
+	if (stamp <= w->last_stamp)
+		return stamp;   /* this worker asked for it already */
+	uint64_t want = __atomic_load_n(&e->want, __ATOMIC_RELAXED);
+	while (want < stamp &&
+	       !__atomic_compare_exchange_n(&e->want, &want, stamp, true, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED))
+		;
+	return stamp;
 }
 
 static uint64_t bump(struct sl_epoch *e)
@@ -317,7 +357,7 @@ int sl_epoch_retire(struct sl_epoch *e, struct sl_epoch_worker *w, void *obj,
 		if (w->head - w->tail > w->mask)
 			return -ENOSPC;
 		if (e->policy == SL_EPOCH_IMMEDIATE) {
-			en.token = bump(e);
+			en.token = stamp_immediate(e, w);
 			w->last_stamp = en.token;
 		}
 		w->ring[w->head & w->mask] = en;
@@ -409,7 +449,17 @@ unsigned sl_epoch_reclaim(struct sl_epoch *e, struct sl_epoch_worker *w, unsigne
 int sl_epoch_synchronize(struct sl_epoch *e)
 {
 	uint64_t start = sl_epoch_now_ns();
-	uint64_t t = __atomic_load_n(&e->token, __ATOMIC_ACQUIRE);
+	/* Wait for a token that covers every stamp given so far: immediate
+	 * stamps run one ahead of the token until someone quiesces, so move
+	 * it up to them first. */
+	uint64_t t = __atomic_load_n(&e->token, __ATOMIC_SEQ_CST);
+	uint64_t want = __atomic_load_n(&e->want, __ATOMIC_SEQ_CST);
+	while (want > t &&
+	       !__atomic_compare_exchange_n(&e->token, &t, want, false, __ATOMIC_SEQ_CST,
+					    __ATOMIC_SEQ_CST))
+		;
+	if (want > t)
+		t = want;
 
 	if (e->policy == SL_EPOCH_QSBR)
 		rte_rcu_qsbr_check(e->v, rte_rcu_qsbr_start(e->v), true);
@@ -489,8 +539,12 @@ bool sl_epoch_is_online(const struct sl_epoch *e, unsigned i)
 int sl_epoch_laggard(const struct sl_epoch *e, uint64_t now_ns, uint64_t threshold_ns)
 {
 	uint64_t t = __atomic_load_n(&e->token, __ATOMIC_ACQUIRE);
+	uint64_t want = __atomic_load_n(&e->want, __ATOMIC_RELAXED);
 	uint64_t worst = 0;
 	int who = -1;
+
+	if (want > t)
+		t = want;   /* a stamp waits for the token to move */
 
 	if (threshold_ns == 0)
 		threshold_ns = SL_EPOCH_LAGGARD_NS;
