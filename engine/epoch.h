@@ -9,12 +9,11 @@
  * quiescent state, a point where it holds no such pointer (the top of a
  * breath).
  *
- * Model.  A global token is advanced by every retire (and, under the batch
- * policy, by every sealed bag).  Each worker reports a quiescent state once
- * per breath with sl_epoch_quiesce(), which publishes the token it has seen.
- * A retired object is stamped with the token current after the retire; it is
- * safe to free once every online worker has published a token at least as
- * large.  A worker that blocks goes offline first (sl_epoch_offline) and
+ * Model.  A global token only goes up.  Each worker reports a quiescent
+ * state once per breath with sl_epoch_quiesce(), which publishes the token
+ * it has seen.  A retired object is stamped with a token that the global
+ * token reaches only after the retire; it is safe to free once every online
+ * worker has published a token at least as large.  A worker that blocks goes offline first (sl_epoch_offline) and
  * online again after (sl_epoch_online); offline workers hold nothing up.
  * Workers start offline.
  *
@@ -24,13 +23,17 @@
  * sl_epoch_offline().
  *
  * Policies (chosen at creation):
- *   immediate  (default) each retire takes a token of its own; each
- *              sl_epoch_reclaim() frees, up to its cap, every object whose
- *              token all online workers have passed.  An object retired by
+ *   immediate  (default) a retire stamps the token it reads (after a
+ *              barrier) plus one and asks for the token to get there; the
+ *              next worker to quiesce moves it there (one shared update per
+ *              grace period, not per retire).  Each sl_epoch_reclaim()
+ *              frees, up to its cap, every object whose stamp all online
+ *              workers have passed.  An object retired by
  *              worker w is freed by w's first reclaim after every online
  *              worker (w included) has quiesced once after the retire: with
- *              quiesce at the top of a breath and reclaim later in it, within
- *              the breath of the retire and the next one of every worker.
+ *              quiesce and then reclaim at the top of a breath, at the top
+ *              of w's next breath if every other worker has begun a breath
+ *              since the retire.
  *   batch      retires go into a bag of SL_EPOCH_BAG objects; a full bag is
  *              sealed with a fresh token.  Every SL_EPOCH_COLLECT_BREATHS
  *              breaths (quiesces) of the worker, its reclaim frees the
