@@ -18,8 +18,11 @@
  * returns stays valid (its memory is not reused) until the calling worker's
  * next quiescent state, even if another worker unlinks it meanwhile.
  * sl_ft_touch() updates its counters with atomic adds, so counts are exact
- * when several workers see one flow; a packet counted on an entry that
- * another worker has just unlinked is missing from that flow's record.
+ * when several workers see one flow; a packet counted on an entry that a
+ * writer (another worker, or an insert later in the same burst) has just
+ * unlinked is missing from that flow's record.  last_ns is a relaxed
+ * "store if later": two workers touching one flow at the same moment may
+ * leave it a few ns short of the later time.
  *
  * Writers.  Insert, expiry, eviction and flush take the lock of the bucket
  * they change (never two at once).  An unlinked entry is handed to a record
