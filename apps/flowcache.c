@@ -220,16 +220,26 @@ static inline uint64_t now_ns(void)
 	return (uint64_t)(((unsigned __int128)rte_rdtsc() * tsc_mult) >> 32);
 }
 
+/* IPv4 destination of a key, host order (0 for IPv6). */
+static inline uint32_t key_dst4(const struct sl_flow_key *k)
+{
+	uint32_t dst;
+	memcpy(&dst, k->dst, sizeof(dst));
+	return k->family == 4 ? rte_be_to_cpu_32(dst) : 0;
+}
+
 static void fc_push(struct sl_app *app)
 {
 	struct fc_priv *p = app->priv;
 	struct sl_link *in = app->in[0], *out = app->out[0];
 	struct rte_mbuf *pkts[SL_BURST_MAX], *pass[SL_BURST_MAX], *bad[SL_BURST_MAX];
 	struct sl_flow_key keys[SL_BURST_MAX];
+	struct sl_flow_entry *ent[SL_BURST_MAX];
 	uint32_t hash[SL_BURST_MAX];
-	uint8_t ip[SL_BURST_MAX];
+	uint8_t cls[SL_BURST_MAX];
 	unsigned n, n_pass = 0, n_bad = 0;
 	uint64_t hits = 0, misses = 0;
+	uint64_t inserted_buckets = 0;   /* low 6 bits of buckets inserted into */
 
 	n = sl_link_receive(in, pkts, app->burst);
 	if (n == 0)
@@ -239,13 +249,12 @@ static void fc_push(struct sl_app *app)
 	/* Parse and hash the burst, prefetching each flow's bucket. */
 	for (unsigned i = 0; i < n; i++) {
 		struct sl_pkt_info info;
-		enum sl_pkt_class c = sl_pkt_parse(pkts[i], &keys[i], &info);
-		ip[i] = c == SL_PKT_IP;
-		if (c == SL_PKT_MALFORMED) {
+		cls[i] = (uint8_t)sl_pkt_parse(pkts[i], &keys[i], &info);
+		if (cls[i] == SL_PKT_MALFORMED) {
 			sl_counter_add(&p->malformed[info.reason < SL_PKT_R_COUNT ? info.reason : 0], 1);
 			continue;
 		}
-		if (c == SL_PKT_NOT_IP) {
+		if (cls[i] == SL_PKT_NOT_IP) {
 			sl_counter_add(&p->not_ip, 1);
 			continue;
 		}
@@ -253,9 +262,8 @@ static void fc_push(struct sl_app *app)
 		sl_ft_prefetch(p->t, hash[i]);
 	}
 	/* Look up; prefetch for the inserts the misses will need. */
-	struct sl_flow_entry *ent[SL_BURST_MAX];
 	for (unsigned i = 0; i < n; i++) {
-		if (!ip[i])
+		if (cls[i] != SL_PKT_IP)
 			continue;
 		ent[i] = sl_ft_lookup(p->t, &keys[i], hash[i]);
 		if (ent[i] == NULL)
@@ -263,10 +271,8 @@ static void fc_push(struct sl_app *app)
 	}
 	for (unsigned i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
-		if (!ip[i]) {
-			struct sl_pkt_info info;
-			struct sl_flow_key k;
-			if (sl_pkt_parse(m, &k, &info) == SL_PKT_MALFORMED) {
+		if (cls[i] != SL_PKT_IP) {
+			if (cls[i] == SL_PKT_MALFORMED) {
 				bad[n_bad++] = m;
 			} else {
 				if (p->route != NULL)
@@ -276,30 +282,27 @@ static void fc_push(struct sl_app *app)
 			continue;
 		}
 		struct sl_flow_entry *e = ent[i];
-		if (e == NULL && i > 0)   /* an earlier packet of the burst may have inserted it */
+		/* An earlier packet of this burst may have inserted the flow:
+		 * look again where an insert went into a bucket like this. */
+		if (e == NULL && (inserted_buckets >> (hash[i] & 63) & 1))
 			e = sl_ft_lookup(p->t, &keys[i], hash[i]);
 		if (e != NULL) {
 			hits++;
 		} else {
 			misses++;
 			uint64_t cookie = 0;
-			if (p->route != NULL && keys[i].family == 4) {
-				uint32_t dst;
-				memcpy(&dst, keys[i].dst, 4);
-				cookie = (uint64_t)(sl_route_lookup(p->route, rte_be_to_cpu_32(dst)) + 1);
-			}
+			if (p->route != NULL && keys[i].family == 4)
+				cookie = (uint64_t)(sl_route_lookup(p->route, key_dst4(&keys[i])) + 1);
 			enum sl_ft_insert_status st;
 			e = sl_ft_insert(p->h, &keys[i], hash[i], now, cookie, &st);
+			inserted_buckets |= UINT64_C(1) << (hash[i] & 63);
 		}
 		if (e != NULL)
 			sl_ft_touch(e, rte_pktmbuf_pkt_len(m), now);
 		/* Set or clear: a recycled mbuf may carry an old hint. */
-		if (p->route != NULL) {
-			uint32_t dst;
-			memcpy(&dst, keys[i].dst, 4);
+		if (p->route != NULL)
 			sl_route_hint_set(m, p->route, e != NULL ? (int)e->cookie - 1 : -1,
-					  rte_be_to_cpu_32(dst));
-		}
+					  key_dst4(&keys[i]));
 		pass[n_pass++] = m;
 	}
 	sl_ft_count_lookups(p->h, hits, misses);

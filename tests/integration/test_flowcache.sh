@@ -74,11 +74,16 @@ pool_back "$T/log"
 $PCAPTOOL cmp "$T/out.pcap" "$T/in.pcap" || fail "the flowcache changed packets"
 check_records "$T/out.pcap" "$T/rec.jsonl" stopped
 n=$(wc -l <"$T/rec.jsonl")
+arp=$(flowcache_field "$T/log" fc not_ip)
 [[ $(flowcache_field "$T/log" fc inserted) == "$n" ]] || fail "inserted != $n records"
 [[ $(flowcache_field "$T/log" fc stopped) == "$n" ]] || fail "stopped != $n"
 [[ $(flowcache_field "$T/log" fc freed) == "$n" ]] || fail "freed != $n"
 [[ $(flowcache_field "$T/log" fc malformed) == 0 ]] || fail "malformed frames in a clean capture"
-arp=$(flowcache_field "$T/log" fc not_ip)
+# one worker: a flow new twice in one burst is found by the second lookup, not raced
+[[ $(flowcache_field "$T/log" fc races) == 0 ]] || fail "races on one worker"
+hits=$(flowcache_field "$T/log" fc hits) misses=$(flowcache_field "$T/log" fc misses)
+[[ $((hits + misses)) -eq $((3000 - arp)) && $misses -eq $n ]] ||
+  fail "lookups: $hits hits + $misses misses for $((3000 - arp)) IP frames and $n flows"
 [[ $arp -gt 0 ]] || fail "ARP frames not counted as not_ip"
 ok "3000 frames unchanged; $n flow records (reason stopped) match the capture; $arp ARP frames passed as not_ip"
 
