@@ -407,9 +407,6 @@ static int fc_init(struct sl_app *app, struct sl_err *err)
 										: SL_FT_SCAN,
 		.socket = app->socket,
 	};
-	if (c.ids != 0 && c.ids < c.capacity)
-		return sl_errf(err, EINVAL, "parameter 'ids' (%u) must be at least 'entries' (%u)",
-			       c.ids, c.capacity);
 	const char *table = sl_app_param_str(app, "table");
 	bool shared = strcmp(table, "none") != 0;
 	const char *name = shared ? table : app->name;
@@ -563,6 +560,18 @@ static const struct sl_param_spec fc_params[] = {
 	  .doc = "router app whose next hop is cached per flow and passed on as a route hint; none: no caching" },
 };
 
+/* At config load: ids, when given, at least entries. */
+static int fc_check(const struct sl_param_value *params, unsigned n_out, struct sl_err *err)
+{
+	(void)n_out;
+	uint64_t entries = params[sl_param_find(fc_params, SL_ARRAY_LEN(fc_params), "entries")].u;
+	uint64_t ids = params[sl_param_find(fc_params, SL_ARRAY_LEN(fc_params), "ids")].u;
+	if (ids != 0 && ids < entries)
+		return sl_errf(err, EINVAL, "parameter 'ids' (%" PRIu64 ") must be at least "
+			       "'entries' (%" PRIu64 ")", ids, entries);
+	return 0;
+}
+
 static const struct sl_port_spec fc_inputs[] = {
 	{ .name = "input", .required = true, .doc = "packets" },
 };
@@ -583,6 +592,7 @@ static const struct sl_app_type flowcache_app = {
 	.outputs = fc_outputs,
 	.n_outputs = SL_ARRAY_LEN(fc_outputs),
 	.priv_size = sizeof(struct fc_priv),
+	.check = fc_check,
 	.init = fc_init,
 	.start = fc_start,
 	.push = fc_push,

@@ -76,10 +76,10 @@ struct router_priv {
 
 static int route_error(struct sl_err *err, int rc, unsigned i, const struct sl_param_row *row)
 {
-	return sl_err_prefix(err, -rc, "routes[%u] (%s)", i, row->where);
+	return sl_err_prefix(err, -rc, "%s: routes[%u]", row->where, i);
 }
 
-static int build_routes(struct sl_app *app, const struct sl_param_row *rows, unsigned n,
+static int build_routes(const struct sl_param_row *rows, unsigned n, unsigned n_out,
 			struct sl_route *routes, struct sl_err *err)
 {
 	unsigned first, again;
@@ -95,16 +95,16 @@ static int build_routes(struct sl_app *app, const struct sl_param_row *rows, uns
 		if (strcmp(v[F_VIA].s, "none") != 0) {
 			rc = sl_route_parse_addr(v[F_VIA].s, &r->nh.gateway, err);
 			if (rc < 0)
-				return sl_err_prefix(err, -rc, "routes[%u] (%s): via", i,
-						     rows[i].where);
+				return sl_err_prefix(err, -rc, "%s: routes[%u]: via", rows[i].where,
+						     i);
 		}
-		if (v[F_OUTPUT].u >= app->n_out) {
-			if (app->n_out > 1)
-				return sl_errf(err, EINVAL, "routes[%u] (%s): output %" PRIu64
-					       " is not connected (outputs 0..%u are)", i,
-					       rows[i].where, v[F_OUTPUT].u, app->n_out - 1);
-			return sl_errf(err, EINVAL, "routes[%u] (%s): output %" PRIu64
-				       " is not connected (only output 0 is)", i, rows[i].where,
+		if (v[F_OUTPUT].u >= n_out) {
+			if (n_out > 1)
+				return sl_errf(err, EINVAL, "%s: routes[%u]: output %" PRIu64
+					       " is not connected (outputs 0..%u are)", rows[i].where,
+					       i, v[F_OUTPUT].u, n_out - 1);
+			return sl_errf(err, EINVAL, "%s: routes[%u]: output %" PRIu64
+				       " is not connected (only output 0 is)", rows[i].where, i,
 				       v[F_OUTPUT].u);
 		}
 		r->nh.output = (uint16_t)v[F_OUTPUT].u;
@@ -115,8 +115,8 @@ static int build_routes(struct sl_app *app, const struct sl_param_row *rows, uns
 	}
 	rc = sl_route_find_repeat(routes, n, &first, &again);
 	if (rc == -EEXIST)
-		return sl_errf(err, EINVAL, "routes[%u] (%s): prefix %s repeats routes[%u] (%s)",
-			       again, rows[again].where, rows[again].v[F_PREFIX].s, first,
+		return sl_errf(err, EINVAL, "%s: routes[%u]: prefix %s repeats routes[%u] (%s)",
+			       rows[again].where, again, rows[again].v[F_PREFIX].s, first,
 			       rows[first].where);
 	if (rc < 0)
 		return sl_errf(err, -rc, "out of memory");
@@ -137,7 +137,7 @@ static int router_init(struct sl_app *app, struct sl_err *err)
 	routes = calloc(n, sizeof(*routes));
 	if (routes == NULL)
 		return sl_errf(err, ENOMEM, "out of memory for %u routes", n);
-	rc = build_routes(app, rows, n, routes, err);
+	rc = build_routes(rows, n, app->n_out, routes, err);
 	if (rc < 0)
 		goto out_free_routes;
 	p->table = sl_route_table_create(app->name, routes, n, app->socket, err);
@@ -363,6 +363,22 @@ static const struct sl_param_spec router_params[] = {
 	  .doc = "IPv4 routes, longest prefix wins: prefix, output, and optionally via, dst_mac, src_mac" },
 };
 
+/* At config load: the routes parse, name connected outputs and do not
+ * repeat (init builds the same list again for the table). */
+static int router_check(const struct sl_param_value *params, unsigned n_out, struct sl_err *err)
+{
+	const struct sl_param_value *v =
+		&params[sl_param_find(router_params, SL_ARRAY_LEN(router_params), "routes")];
+	if (v->n_rows == 0)
+		return 0;   /* the list's own minimum is checked by the config */
+	struct sl_route *routes = calloc(v->n_rows, sizeof(*routes));
+	if (routes == NULL)
+		return sl_errf(err, ENOMEM, "out of memory for %u routes", v->n_rows);
+	int rc = build_routes(v->rows, v->n_rows, n_out, routes, err);
+	free(routes);
+	return rc;
+}
+
 static const struct sl_port_spec router_inputs[] = {
 	{ .name = "input", .required = true, .doc = "Ethernet frames" },
 };
@@ -382,6 +398,7 @@ static const struct sl_app_type router_app = {
 	.outputs = router_outputs,
 	.n_outputs = SL_ARRAY_LEN(router_outputs),
 	.priv_size = sizeof(struct router_priv),
+	.check = router_check,
 	.init = router_init,
 	.push = router_push,
 	.fini = router_fini,

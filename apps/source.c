@@ -190,9 +190,8 @@ struct source_priv {
 	struct sl_gen gen;       /* template (IPv4 checksum 0), pacing, count */
 };
 
-static int parse_zipf_s(const struct sl_app *app, double *s, struct sl_err *err)
+static int parse_zipf_text(const char *text, double *s, struct sl_err *err)
 {
-	const char *text = sl_app_param_str(app, "zipf_s");
 	char *end;
 	double v;
 
@@ -214,7 +213,7 @@ static int source_init(struct sl_app *app, struct sl_err *err)
 
 	p->dist = (enum source_dist)sl_app_param_uint(app, "dist");
 	p->flows = (uint32_t)sl_app_param_uint(app, "flows");
-	rc = parse_zipf_s(app, &s, err);
+	rc = parse_zipf_text(sl_app_param_str(app, "zipf_s"), &s, err);
 	if (rc < 0)
 		return rc;
 	rc = sl_gen_init(&p->gen, app, SRC_PORT_FIRST, SRC_DST_PORT, SL_GEN_HDR_LEN, err);
@@ -341,6 +340,15 @@ static const struct sl_param_spec source_params[] = {
 	  .doc = "IPv4 destination address" },
 };
 
+/* At config load: zipf_s is a string parameter; check that it is a number. */
+static int source_check(const struct sl_param_value *params, unsigned n_out, struct sl_err *err)
+{
+	double s;
+	(void)n_out;
+	int i = sl_param_find(source_params, SL_ARRAY_LEN(source_params), "zipf_s");
+	return parse_zipf_text(params[i].s, &s, err);
+}
+
 static const struct sl_port_spec source_outputs[] = {
 	{ .name = "output", .required = true, .doc = "generated frames" },
 };
@@ -353,6 +361,7 @@ static const struct sl_app_type source_app = {
 	.outputs = source_outputs,
 	.n_outputs = SL_ARRAY_LEN(source_outputs),
 	.priv_size = sizeof(struct source_priv),
+	.check = source_check,
 	.init = source_init,
 	.pull = source_pull,
 };

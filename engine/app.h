@@ -12,6 +12,16 @@
  * input and one output calls them "input" and "output".
  *
  * Life cycle, and which thread calls what:
+ *   check(params, n_out, err)
+ *                   optional, at config load (so `sluice check` runs it too;
+ *                   no DPDK): values that their types alone cannot check (a
+ *                   route's prefix, ids >= entries).  params is parallel to
+ *                   the type's table; n_out is the highest connected output
+ *                   index + 1.  Returns 0 or -EINVAL with a sentence; the
+ *                   config prefixes "FILE:LINE:COL: app 'NAME': " (the place
+ *                   the sentence starts with, if it starts with a list row's
+ *                   `where`, else the app's) and the run exits with the
+ *                   configuration status (2).
  *   init(app, err)  control thread, before any worker runs, after the links
  *                   are connected (app->in/out are valid).  May allocate,
  *                   probe devices, block.  Returns 0 or -errno with a sentence
@@ -87,6 +97,7 @@ struct sl_app_type {
 	 * node the app's worker should run on (a NIC's node), or -1. */
 	int (*numa)(const struct sl_param_value *params, const struct sl_topology *topo);
 
+	int (*check)(const struct sl_param_value *params, unsigned n_out, struct sl_err *err);
 	int (*init)(struct sl_app *app, struct sl_err *err);
 	int (*start)(struct sl_app *app, struct sl_err *err);
 	void (*pull)(struct sl_app *app);

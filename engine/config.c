@@ -1341,6 +1341,49 @@ static int syntax_error(struct ctx *c, const yaml_parser_t *p, const char *text,
 }
 
 /* Walk the top-level mapping, sections in dependency order. */
+/* Highest connected output index + 1 of app a (as the engine numbers them:
+ * the family number for "name#" ports, the port's place otherwise). */
+static unsigned outputs_connected(const struct sl_config *cfg, unsigned a)
+{
+	const struct sl_app_type *t = cfg->apps[a].type;
+	unsigned n = 0;
+	for (unsigned i = 0; i < cfg->n_links; i++) {
+		const struct sl_endpoint *f = &cfg->links[i].from;
+		if (f->app != a)
+			continue;
+		const char *name = t->outputs[f->spec].name;
+		unsigned idx = name[strlen(name) - 1] == '#' ? f->number : f->spec;
+		if (idx + 1 > n)
+			n = idx + 1;
+	}
+	return n;
+}
+
+/* Each app type's own checks of its values (sl_app_type.check). */
+static int check_apps(struct ctx *c)
+{
+	const struct sl_config *cfg = c->cfg;
+	for (unsigned i = 0; i < cfg->n_apps; i++) {
+		const struct sl_app_cfg *a = &cfg->apps[i];
+		if (a->type->check == NULL)
+			continue;
+		struct sl_err e = { "" };
+		if (a->type->check(a->params, outputs_connected(cfg, i), &e) == 0)
+			continue;
+		/* A sentence that starts with a place of this file ("FILE:L:C: ",
+		 * a list row's where) points there; any other, at the app. */
+		size_t nl = strlen(c->name);
+		unsigned line, col;
+		int used = 0;
+		if (strncmp(e.msg, c->name, nl) == 0 &&
+		    sscanf(e.msg + nl, ":%u:%u: %n", &line, &col, &used) == 2 && used > 0)
+			return fail_at(c, (struct sl_mark){ line, col }, "app '%s': %s", a->name,
+				       e.msg + nl + used);
+		return fail_at(c, a->mark, "app '%s': %s", a->name, e.msg);
+	}
+	return 0;
+}
+
 static int parse_root(struct ctx *c, const yaml_node_t *root)
 {
 	static const char *const top[] = { "dpdk", "pool", "engine", "workers", "apps", "links",
@@ -1380,6 +1423,8 @@ static int parse_root(struct ctx *c, const yaml_node_t *root)
 		rc = parse_topology(c, sec[6]);
 	if (rc == 0)
 		rc = check_ports(c);
+	if (rc == 0)
+		rc = check_apps(c);
 	if (rc == 0)
 		rc = sl_config_order(c->cfg, c->err);
 	return rc;

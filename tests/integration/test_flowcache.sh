@@ -231,7 +231,9 @@ bad_fc() {
   s:   { type: sink }
 links: [src.output -> f.input, f.output -> s.input]" "$3" "$4"
 }
-bad_fc ids "entries: 1024, ids: 100" "app 'f': parameter 'ids' (100) must be at least 'entries' (1024)" 1
+bad_fc ids "entries: 1024, ids: 100" "$T/ids.yaml:4:3: app 'f': parameter 'ids' (100) must be at least 'entries' (1024)" 2
+expect_exit 2 "$T/log" check "$T/ids.yaml"
+expect_in "$T/log" "app 'f': parameter 'ids' (100) must be at least 'entries' (1024)"
 bad_fc recfile "records: /nonexistent/dir/r.jsonl" \
   "app 'f': cannot open the records file '/nonexistent/dir/r.jsonl': No such file or directory" 1
 bad_fc route "route: nowhere" "app 'f': parameter 'route': no router app named 'nowhere'" 1

@@ -97,8 +97,9 @@ hinted=$(echo "$line" | sed -nE 's/.*, hinted ([0-9]+)$/\1/p')
   fail "with a flowcache: $hinted of $forwarded forwarded packets used the cached route"
 ok "router behind a flowcache: all $forwarded forwarded by the cached route (hints), identical outputs"
 
-# Configuration errors.  Errors in the routes are found by the router's init
-# (exit 1); the shape of the list by the config loader (exit 2).
+# Configuration errors, found when the config is loaded (exit 2; `sluice
+# check` finds them too): the shape of the list by the loader, the routes'
+# values by the router's check.
 expect_error() {   # STATUS MESSAGE ROUTES_YAML
   write_cfg "$T/e.yaml" "$T/e0.pcap" "$T/e1.pcap" "$3"
   expect_exit "$1" "$T/log-e" run "$T/e.yaml" --duration 1
@@ -106,24 +107,28 @@ expect_error() {   # STATUS MESSAGE ROUTES_YAML
   ok "error: $2"
 }
 E="$T/e.yaml"
-expect_error 1 "sluice: error: app 'r1': routes[1] ($E:9:9): prefix '10.1.0/24' is not A.B.C.D/N with N in 0..32" \
+expect_error 2 "sluice: $E:9:9: app 'r1': routes[1]: prefix '10.1.0/24' is not A.B.C.D/N with N in 0..32" \
 '    routes:
       - { prefix: 10.1.0.0/16, output: 0 }
       - { prefix: 10.1.0/24, output: 1 }'
-expect_error 1 "sluice: error: app 'r1': routes[0] ($E:8:9): prefix '10.1.2.3/24' has host bits set (10.1.2.0/24 would keep them zero)" \
+expect_error 2 "sluice: $E:8:9: app 'r1': routes[0]: prefix '10.1.2.3/24' has host bits set (10.1.2.0/24 would keep them zero)" \
 '    routes:
       - { prefix: 10.1.2.3/24, output: 1 }'
-expect_error 1 "sluice: error: app 'r1': routes[1] ($E:9:9): output 3 is not connected (outputs 0..1 are)" \
+expect_error 2 "sluice: $E:9:9: app 'r1': routes[1]: output 3 is not connected (outputs 0..1 are)" \
 '    routes:
       - { prefix: 10.1.0.0/16, output: 0 }
       - { prefix: 10.2.0.0/16, output: 3 }'
-expect_error 1 "sluice: error: app 'r1': routes[2] ($E:10:9): prefix 10.1.0.0/16 repeats routes[0] ($E:8:9)" \
+# `sluice check` finds it without starting DPDK
+expect_exit 2 "$T/log-c" check "$E"
+expect_in "$T/log-c" "sluice: $E:9:9: app 'r1': routes[1]: output 3 is not connected (outputs 0..1 are)"
+ok "sluice check: the same error"
+expect_error 2 "sluice: $E:10:9: app 'r1': routes[2]: prefix 10.1.0.0/16 repeats routes[0] ($E:8:9)" \
 '    routes:
       - { prefix: 10.1.0.0/16, output: 0 }
       - { prefix: 10.2.0.0/16, output: 1 }
       - prefix: 10.1.0.0/16
         output: 1'
-expect_error 1 "sluice: error: app 'r1': routes[0] ($E:8:9): via: address '10.1.0.256' is not an IPv4 address A.B.C.D" \
+expect_error 2 "sluice: $E:8:9: app 'r1': routes[0]: via: address '10.1.0.256' is not an IPv4 address A.B.C.D" \
 '    routes:
       - { prefix: 10.1.0.0/16, via: 10.1.0.256, output: 0 }'
 expect_error 2 "sluice: $E:5:3: app 'r1': missing required parameter 'routes'" \

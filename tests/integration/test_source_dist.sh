@@ -12,10 +12,6 @@
 # The seeds are fixed, so every count checked here is the same on each run.
 . "$(dirname "$0")/lib.sh"
 
-# An app's init error (what a bad zipf_s is: the param is a string parsed in
-# init) makes `sluice run` exit 1; errors found while loading the config
-# exit 2.
-INIT_ERROR_EXIT=1
 
 # source_to_pcap NAME SOURCE_PARAMS: run the source with SOURCE_PARAMS (YAML
 # flow-mapping entries) into $T/NAME.pcap; expects exit 0, nothing dropped,
@@ -148,8 +144,11 @@ apps:
 links:
   - src.output -> snk.input
 YAML
-  expect_exit $INIT_ERROR_EXIT "$T/bad.log" run "$T/bad.yaml" --duration 1
-  expect_in "$T/bad.log" "sluice: error: app 'src': parameter 'zipf_s' must be a number greater than 0 and at most 5, got '$bad'"
+  # found when the config is loaded: exit 2, from `sluice check` too
+  for cmd in run check; do
+    expect_exit 2 "$T/bad.log" $cmd "$T/bad.yaml"
+    expect_in "$T/bad.log" "sluice: $T/bad.yaml:3:3: app 'src': parameter 'zipf_s' must be a number greater than 0 and at most 5, got '$bad'"
+  done
 done
 ok "zipf_s 0, abc, 9, -1, 1.5x, nan and inf are refused with a clear error"
 

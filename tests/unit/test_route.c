@@ -470,19 +470,19 @@ static void test_router_init_errors(void)
 	} cases[] = {
 		{ { { "10.1.0.0/16", NULL, 0, NULL, NULL },
 		    { "10.1.0/24", NULL, 1, NULL, NULL } }, 2,
-		  "routes[1] (t.yaml:11:9): prefix '10.1.0/24' is not A.B.C.D/N with N in 0..32" },
+		  "t.yaml:11:9: routes[1]: prefix '10.1.0/24' is not A.B.C.D/N with N in 0..32" },
 		{ { { "10.1.2.3/24", NULL, 0, NULL, NULL } }, 1,
-		  "routes[0] (t.yaml:10:9): prefix '10.1.2.3/24' has host bits set "
+		  "t.yaml:10:9: routes[0]: prefix '10.1.2.3/24' has host bits set "
 		  "(10.1.2.0/24 would keep them zero)" },
 		{ { { "10.1.0.0/16", NULL, 0, NULL, NULL },
 		    { "10.2.0.0/16", NULL, 3, NULL, NULL } }, 2,
-		  "routes[1] (t.yaml:11:9): output 3 is not connected (outputs 0..1 are)" },
+		  "t.yaml:11:9: routes[1]: output 3 is not connected (outputs 0..1 are)" },
 		{ { { "10.1.0.0/16", NULL, 0, NULL, NULL },
 		    { "10.2.0.0/16", NULL, 1, NULL, NULL },
 		    { "10.1.0.0/16", NULL, 1, NULL, NULL } }, 3,
-		  "routes[2] (t.yaml:12:9): prefix 10.1.0.0/16 repeats routes[0] (t.yaml:10:9)" },
+		  "t.yaml:12:9: routes[2]: prefix 10.1.0.0/16 repeats routes[0] (t.yaml:10:9)" },
 		{ { { "10.1.0.0/16", "10.1.0.256", 0, NULL, NULL } }, 1,
-		  "routes[0] (t.yaml:10:9): via: address '10.1.0.256' is not an IPv4 address "
+		  "t.yaml:10:9: routes[0]: via: address '10.1.0.256' is not an IPv4 address "
 		  "A.B.C.D" },
 	};
 	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -503,7 +503,7 @@ static void test_router_init_errors(void)
 	struct sl_err err;
 	if (!rig_make(&r, "rt_one", one, 1, 1))
 		return;
-	CHECK(rig_init(&r, &err) < 0 && strcmp(err.msg, "routes[0] (t.yaml:10:9): output 1 is "
+	CHECK(rig_init(&r, &err) < 0 && strcmp(err.msg, "t.yaml:10:9: routes[0]: output 1 is "
 					       "not connected (only output 0 is)") == 0,
 	      "one output: '%s'", err.msg);
 	rig_free(&r);
