@@ -293,11 +293,6 @@ void sl_ft_free(struct sl_flowtable *t)
 	free(t);
 }
 
-struct sl_flowtable *sl_ft_table(const struct sl_ft_handle *h)
-{
-	return h->t;
-}
-
 const struct sl_flowtable_conf *sl_ft_conf(const struct sl_flowtable *t)
 {
 	return &t->conf;

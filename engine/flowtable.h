@@ -177,7 +177,6 @@ uint64_t sl_ft_close(struct sl_ft_handle *h);
 void sl_ft_free(struct sl_flowtable *t);
 
 const char *sl_ft_reason_name(enum sl_ft_reason r);
-struct sl_flowtable *sl_ft_table(const struct sl_ft_handle *h);
 const struct sl_flowtable_conf *sl_ft_conf(const struct sl_flowtable *t);
 
 /* --- Workers. ------------------------------------------------------------ */

@@ -239,4 +239,7 @@ bad_fc recfile "records: /nonexistent/dir/r.jsonl" \
 bad_fc route "route: nowhere" "app 'f': parameter 'route': no router app named 'nowhere'" 1
 bad_fc idle "idle_timeout: soon" "app 'f': parameter 'idle_timeout'" 2
 bad_fc expiry "expiry: lazy" "app 'f': parameter 'expiry'" 2
+long=$(printf 't%.0s' {1..70})
+bad_fc table-name "table: $long" "app 'f': parameter 'table': name '$long' is too long" 1
+bad_fc route-name "route: $long" "app 'f': parameter 'route': name '$long' is too long" 1
 ok "configuration errors name the app, the parameter and the cause"
