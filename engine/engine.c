@@ -121,7 +121,7 @@ static int step_to(struct sl_err *err, const char *fmt, ...)
 {
 	if (signalled != 0 && phase == PHASE_SETUP) {
 		alarm(0);
-		return sl_errf(err, EINTR, "%s received during setup, after %s: stopped before "
+		return sl_errf(err, EINTR, "%s received during setup, while %s: stopped before "
 			       "running", sig_name(signalled), (const char *)step);
 	}
 	char *buf = step_buf[step == step_buf[0] ? 1 : 0];
@@ -811,7 +811,7 @@ struct watch {
  * worker while the stall lasts; when a named stall has ended, say so with its
  * whole length (measured by the worker: from its last quiescent state before
  * the stall to its first after). */
-static void watch_laggards(struct engine *e, struct watch *wt, double t)
+static void watch_laggards(struct engine *e, struct watch *wt, double t, bool name_new)
 {
 	uint64_t now = sl_epoch_now_ns();
 	for (unsigned w = 0; w < e->cfg->n_workers; w++) {
@@ -830,7 +830,7 @@ static void watch_laggards(struct engine *e, struct watch *wt, double t)
 		wt->stall_from[w] = 0;
 		wt->warned[w] = 0;
 	}
-	int w = sl_epoch_laggard(e->epoch, now, 0);
+	int w = name_new ? sl_epoch_laggard(e->epoch, now, 0) : -1;
 	if (w < 0 || (wt->warned[w] > 0 && t - wt->warned[w] < 1.0))
 		return;
 	uint64_t last = sl_epoch_last_quiesce_ns(e->epoch, (unsigned)w);
@@ -898,15 +898,16 @@ static void watch_pool(struct engine *e, struct watch *wt, double t)
 			const struct sl_pool_cfg *pc = &e->cfg->pool;
 			if (holder < n)
 				printf("sluice: warning: pool: worker '%s' has found the pool empty for "
-				       "%.1f s while %" PRIu64 " of its %u mbufs sit unused on worker "
-				       "'%s''s freelist, at or below its high mark (%u), which gives "
-				       "nothing back below it; raise pool.mbufs or lower pool.high\n",
+				       "%.1f s while %" PRIu64 " of its %u mbufs sit unused on the "
+				       "freelist of worker '%s', at or below its high mark (%u): a "
+				       "freelist gives nothing back below its high mark; raise "
+				       "pool.mbufs or lower pool.high\n",
 				       e->workers[starved].name, dt, depth[holder], cap,
 				       e->workers[holder].name, pool_high(pc));
 			else
 				printf("sluice: warning: pool: worker '%s' has found the pool empty for "
 				       "%.1f s while %" PRIu64 " of its %u mbufs sit unused in the "
-				       "shared freelist, less than the chunk (%u) a worker takes at "
+				       "non-worker freelist, less than the chunk (%u) a worker takes at "
 				       "a time; raise pool.mbufs or lower pool.chunk\n",
 				       e->workers[starved].name, dt, depth[holder], cap, chunk);
 			fflush(stdout);
@@ -1029,7 +1030,7 @@ static int run_loop(struct engine *e, struct watch *wt, double *elapsed, struct 
 		struct timespec nap = { 0, 20 * 1000 * 1000 };
 		nanosleep(&nap, NULL);
 		double t = now_s() - t0;
-		watch_laggards(e, wt, t);
+		watch_laggards(e, wt, t, true);
 		watch_pool(e, wt, t);
 		if (signalled) {
 			printf("sluice: %s received, stopping (a second signal, or %.1f s without "
@@ -1059,7 +1060,7 @@ static int run_loop(struct engine *e, struct watch *wt, double *elapsed, struct 
 		rc = wrc;
 	}
 	/* The last word on a stall that ended while stopping. */
-	watch_laggards(e, wt, now_s() - t0);
+	watch_laggards(e, wt, now_s() - t0, false);
 	*elapsed = now_s() - t0;
 	free(breaths);
 	free(mem);
@@ -1111,6 +1112,15 @@ int sl_engine_run(const struct sl_config *cfg, const struct sl_topology *topo,
 	if (rc == 0)
 		rc = setup(&e, topo, err);
 	alarm(0);
+	if (rc < 0 && rc != -EINTR && signalled != 0) {
+		/* The signal interrupted the step's system call (the handlers
+		 * do not restart them), and the step failed of it. */
+		char why[sizeof(err->msg)];
+		memcpy(why, err->msg, sizeof(why));
+		rc = sl_errf(err, EINTR, "%s received during setup, while %s: stopped before "
+			     "running (the step failed: %.300s)", sig_name(signalled),
+			     (const char *)step, why);
+	}
 	if (rc < 0)
 		goto out_teardown;
 

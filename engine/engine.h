@@ -28,8 +28,9 @@
  * an app's init failure, EINTR (a signal during setup; nothing ran), mbufs
  * missing at the end (EFAULT), or ETIMEDOUT: a worker did not stop.  After
  * ETIMEDOUT that worker's thread still runs and may read cfg, topo and plan:
- * the caller must exit at once without freeing them (nothing was torn down;
- * exit() is safe, the thread dies with the process).
+ * the caller must end the process at once without freeing them (nothing was
+ * torn down): _exit(), as exit() would flush every stdio stream and so wait
+ * for the lock of one the thread may be blocked in.
  */
 #ifndef SL_ENGINE_H
 #define SL_ENGINE_H

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "app.h"
 #include "bench.h"
@@ -155,10 +156,13 @@ static int cmd_run(int argc, char **argv)
 	int rc = sl_engine_run(cfg, topo, &plan, &opts, &err);
 	if (rc == -ETIMEDOUT) {
 		/* A worker thread still runs and may read cfg, topo and plan:
-		 * free nothing; exit ends the thread with the process. */
+		 * free nothing, and end the process without exit()'s flush of
+		 * every stdio stream, which would wait for the lock of a stream
+		 * that thread is blocked in (a pcap file read from a FIFO). */
 		fprintf(stderr, "sluice: error: %s\n", err.msg);
-		fflush(NULL);
-		exit(SL_EXIT_RUNTIME);
+		fflush(stdout);
+		fflush(stderr);
+		_exit(SL_EXIT_RUNTIME);
 	}
 	sl_plan_free(&plan);
 	sl_topology_free(topo);
