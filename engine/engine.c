@@ -1022,7 +1022,10 @@ static int run_loop(struct engine *e, struct watch *wt, double *elapsed, struct 
 			break;
 		}
 	}
+	/* A signal since the last setup step armed the setup alarm: the loop
+	 * below stops at once instead. */
 	phase = PHASE_RUN;
+	alarm(0);
 
 	double t0 = now_s(), next = e->opts->stats;
 	take(e, &prev, t0);
