@@ -94,12 +94,13 @@ static void on_signal(int sig)
 	say(STDOUT_FILENO, "sluice: ", sig_name(sig),
 	    phase == PHASE_SETUP ? " received during setup, while " : " received during clean-up, while ",
 	    (const char *)step);
-	say(STDOUT_FILENO, "; stopping after this step (a second signal ends the process now)",
-	    "\n", "", "");
+	say(STDOUT_FILENO, phase == PHASE_SETUP ? "; stopping after this step"
+						 : "; the clean-up goes on within the stop timeout",
+	    " (a second signal ends the process now)\n", "", "");
 	if (grace_s > 0)
 		alarm((unsigned)grace_s);
 	else
-		abandon("no stop timeout: ");
+		abandon("a signal with no stop timeout (--stop-timeout 0), while ");
 }
 
 static void on_alarm(int sig)

@@ -295,9 +295,11 @@ static void test_errors(void)
 {
 	struct sl_err err = { "" };
 	struct sl_epoch_conf c = { .name = "fc", .n_workers = 0 };
+	errno = 0;
 	CHECK(sl_epoch_create(&c, &err) == NULL &&
 	      strcmp(err.msg, "epoch 'fc': n_workers must be 1..128, got 0") == 0,
 	      "n_workers 0: '%s'", err.msg);
+	CHECK(errno == EINVAL, "n_workers 0: errno %d, expected EINVAL", errno);
 	c.n_workers = 2;
 	c.ring_size = 1000;
 	CHECK(sl_epoch_create(&c, &err) == NULL &&
@@ -315,7 +317,8 @@ static void test_qsbr_no_eal(void)
 {
 	struct sl_err err = { "" };
 	struct sl_epoch_conf c = { .name = "fc", .n_workers = 2, .policy = SL_EPOCH_QSBR };
-	CHECK(sl_epoch_create(&c, &err) == NULL &&
+	errno = 0;
+	CHECK(sl_epoch_create(&c, &err) == NULL && errno != 0 && errno != EINVAL &&
 	      strstr(err.msg, "epoch 'fc': policy 'qsbr' cannot create the defer queue of "
 			      "worker 0 (it needs DPDK's EAL initialised)") == err.msg,
 	      "qsbr without EAL: '%s'", err.msg);
