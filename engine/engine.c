@@ -1111,6 +1111,7 @@ int sl_engine_run(const struct sl_config *cfg, const struct sl_topology *topo,
 	if (rc < 0)
 		return rc;
 
+	step_to(NULL, "installing the signal handlers");
 	phase = PHASE_SETUP;
 	rc = install_signals(opts->stop_timeout, err);
 	if (rc == 0)
