@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_eal.h>
@@ -24,11 +28,125 @@
 #include "pool.h"
 #include "worker.h"
 
-static volatile sig_atomic_t signalled;
+/* ---------------------------------------------------------------- signals
+ *
+ * SIGINT and SIGTERM stop a run, and stopping is bounded:
+ *  - while the workers run, the handler only records the signal; the control
+ *    loop stops the workers and waits for them at most stop_timeout seconds
+ *    (run_loop, wait_workers), or until a second signal;
+ *  - during setup and clean-up (phase SETUP, CLEANUP) the control thread is
+ *    busy in one step (creating the pool, an app's init, ...) and looks at
+ *    the signal only between steps.  The first signal arms an alarm of
+ *    stop_timeout seconds (rounded up to whole seconds); if the step has not
+ *    ended by then, or at a second signal, the handler writes which step it
+ *    was and ends the process (_exit(1)) without the rest of the clean-up.
+ * The handler uses only async-signal-safe calls (write, alarm, _exit).
+ */
+enum phase { PHASE_QUIET, PHASE_SETUP, PHASE_RUN, PHASE_CLEANUP };
+
+static volatile sig_atomic_t signalled;     /* the first signal */
+static volatile sig_atomic_t n_signals;
+static volatile sig_atomic_t phase;
+static volatile sig_atomic_t grace_s;       /* stop_timeout, whole seconds */
+static char step_buf[2][192];               /* the step setup or clean-up is in */
+static const char *volatile step = "";
+
+static const char *sig_name(int sig)
+{
+	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
+}
+
+static void say(int fd, const char *a, const char *b, const char *c, const char *d)
+{
+	const char *parts[] = { a, b, c, d };
+	for (unsigned i = 0; i < 4; i++) {
+		size_t n = 0;
+		while (parts[i][n] != '\0')
+			n++;
+		for (size_t off = 0; off < n;) {
+			ssize_t k = write(fd, parts[i] + off, n - off);
+			if (k <= 0)
+				break;
+			off += (size_t)k;
+		}
+	}
+}
+
+static void abandon(const char *why)
+{
+	say(STDERR_FILENO, "sluice: error: ", why, (const char *)step,
+	    "; exiting now, without the rest of the clean-up\n");
+	_exit(SL_EXIT_RUNTIME);
+}
 
 static void on_signal(int sig)
 {
-	signalled = sig;
+	if (signalled == 0)
+		signalled = sig;
+	n_signals++;
+	if (phase != PHASE_SETUP && phase != PHASE_CLEANUP)
+		return;
+	if (n_signals > 1) {
+		abandon(phase == PHASE_SETUP ? "a second signal during setup, while "
+					     : "a second signal during clean-up, while ");
+		return;
+	}
+	say(STDOUT_FILENO, "sluice: ", sig_name(sig),
+	    phase == PHASE_SETUP ? " received during setup, while " : " received during clean-up, while ",
+	    (const char *)step);
+	say(STDOUT_FILENO, phase == PHASE_SETUP ? "; stopping after this step"
+						 : "; the clean-up goes on within the stop timeout",
+	    " (a second signal ends the process now)\n", "", "");
+	if (grace_s > 0)
+		alarm((unsigned)grace_s);
+	else
+		abandon("a signal with no stop timeout (--stop-timeout 0), while ");
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	if (phase == PHASE_SETUP)
+		abandon("setup did not stop within the stop timeout (--stop-timeout) after the "
+			"signal; it is still ");
+	else if (phase == PHASE_CLEANUP)
+		abandon("clean-up did not end within the stop timeout (--stop-timeout) after the "
+			"signal; it is still ");
+}
+
+/* Say what setup or clean-up does next, for a signal that comes during it;
+ * returns -EINTR with a sentence if a signal came already. */
+static int step_to(struct sl_err *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int step_to(struct sl_err *err, const char *fmt, ...)
+{
+	if (signalled != 0 && phase == PHASE_SETUP) {
+		alarm(0);
+		return sl_errf(err, EINTR, "%s received during setup, while %s: stopped before "
+			       "running", sig_name(signalled), (const char *)step);
+	}
+	char *buf = step_buf[step == step_buf[0] ? 1 : 0];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(step_buf[0]), fmt, ap);
+	va_end(ap);
+	step = buf;
+	return 0;
+}
+
+static int install_signals(double stop_timeout, struct sl_err *err)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigemptyset(&sa.sa_mask);
+	struct sigaction al = { .sa_handler = on_alarm };
+	sigemptyset(&al.sa_mask);
+	grace_s = stop_timeout <= 0 ? 0 : stop_timeout >= 1e6 ? 1000000
+		  : (int)stop_timeout + (stop_timeout > (int)stop_timeout);
+	if (sigaction(SIGINT, &sa, NULL) < 0 || sigaction(SIGTERM, &sa, NULL) < 0 ||
+	    sigaction(SIGALRM, &al, NULL) < 0)
+		return sl_errf(err, errno, "cannot install the signal handlers: %s",
+			       strerror(errno));
+	return 0;
 }
 
 /* Everything one run owns; torn down in reverse order of setup. */
@@ -75,11 +193,34 @@ static int eal_init(struct engine *e, struct sl_err *err)
 	int saved = rte_errno;
 	free(argv);
 	free(lcores);
-	if (rc < 0)
-		return sl_errf(err, saved ? saved : EINVAL,
+	if (rc >= 0)
+		return 0;
+	/* A primary process holds a lock on its runtime directory's config
+	 * file for as long as it runs; the EAL reports a taken lock without
+	 * setting rte_errno.  Name the process that holds it. */
+	char path[PATH_MAX];
+	pid_t holder = 0;
+	snprintf(path, sizeof(path), "%s/config", rte_eal_get_runtime_dir());
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+		if (fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK)
+			holder = fl.l_pid;
+		close(fd);
+	}
+	if (holder > 0 && holder != getpid())
+		return sl_errf(err, EBUSY,
+			       "cannot initialise DPDK: its file prefix is in use by process %ld "
+			       "(runtime directory %s); stop that process or give this run "
+			       "another --file-prefix (in dpdk.args or after --)",
+			       (long)holder, rte_eal_get_runtime_dir());
+	if (saved != 0)
+		return sl_errf(err, saved,
 			       "cannot initialise DPDK (EAL arguments in dpdk.args or after --): %s",
 			       rte_strerror(saved));
-	return 0;
+	return sl_errf(err, EINVAL,
+		       "cannot initialise DPDK (EAL arguments in dpdk.args or after --); the "
+		       "EAL's messages above say why");
 }
 
 /* ---------------------------------------------------------------- build */
@@ -140,6 +281,7 @@ static int create_pool(struct engine *e, const struct sl_topology *topo, struct 
 static int create_links(struct engine *e, struct sl_err *err)
 {
 	const struct sl_config *cfg = e->cfg;
+	int rc;
 	for (unsigned i = 0; i < cfg->n_links; i++) {
 		const struct sl_link_cfg *lc = &cfg->links[i];
 		struct sl_link *l = &e->links[i];
@@ -160,7 +302,7 @@ static int create_links(struct engine *e, struct sl_err *err)
 				return sl_errf(err, ENOMEM, "link '%s': out of memory", l->name);
 		} else {
 			char name[SL_IL_NAME_MAX + 1];
-			int rc = 0;
+			rc = 0;
 			snprintf(name, sizeof(name), "sluice_l%u", i);
 			struct sl_il_config ilc = { .size = size, .socket = to->socket };
 			l->il = sl_il_create(name, &ilc, &rc);
@@ -169,10 +311,12 @@ static int create_links(struct engine *e, struct sl_err *err)
 					       l->name, strerror(-rc));
 			/* The control thread attaches both ends for the workers (and
 			 * uses them itself to drain at stop). */
-			if (sl_il_attach(l->il, SL_IL_PRODUCER) < 0 ||
-			    sl_il_attach(l->il, SL_IL_CONSUMER) < 0)
-				return sl_errf(err, EBUSY, "link '%s': cannot attach its interlink",
-					       l->name);
+			rc = sl_il_attach(l->il, SL_IL_PRODUCER);
+			if (rc == 0)
+				rc = sl_il_attach(l->il, SL_IL_CONSUMER);
+			if (rc < 0)
+				return sl_errf(err, -rc, "link '%s': cannot attach its interlink: %s",
+					       l->name, strerror(-rc));
 		}
 		/* Fixed ports are indexed by their place in the type's list,
 		 * numbered families by their number. */
@@ -264,7 +408,10 @@ static int init_apps(struct engine *e, struct sl_err *err)
 			a->inited = true;
 			continue;
 		}
-		int rc = a->type->init(a, err);
+		int rc = step_to(err, "initialising app '%s' (%s)", a->name, a->type->name);
+		if (rc < 0)
+			return rc;
+		rc = a->type->init(a, err);
 		a->inited = true;    /* fini must run even after a failed init */
 		if (rc < 0)
 			return sl_err_prefix(err, -rc, "app '%s'", a->name);
@@ -273,7 +420,10 @@ static int init_apps(struct engine *e, struct sl_err *err)
 		struct sl_app *a = &e->apps[i];
 		if (a->type->start == NULL)
 			continue;
-		int rc = a->type->start(a, err);
+		int rc = step_to(err, "starting app '%s' (%s)", a->name, a->type->name);
+		if (rc < 0)
+			return rc;
+		rc = a->type->start(a, err);
 		if (rc < 0)
 			return sl_err_prefix(err, -rc, "app '%s'", a->name);
 	}
@@ -283,7 +433,9 @@ static int init_apps(struct engine *e, struct sl_err *err)
 static int setup(struct engine *e, const struct sl_topology *topo, struct sl_err *err)
 {
 	const struct sl_config *cfg = e->cfg;
-	int rc;
+	int rc = step_to(err, "allocating the engine's tables");
+	if (rc < 0)
+		return rc;
 
 	e->apps = calloc(cfg->n_apps, sizeof(*e->apps));
 	e->links = rte_zmalloc("sl_links", (cfg->n_links + 1) * sizeof(*e->links),
@@ -302,14 +454,18 @@ static int setup(struct engine *e, const struct sl_topology *topo, struct sl_err
 		wk->socket = (int)rte_lcore_to_socket_id(wk->lcore);
 		wk->stop = &e->stop;
 	}
-	rc = create_pool(e, topo, err);
+	rc = step_to(err, "creating the pool of %u mbufs", cfg->pool.mbufs);
+	if (rc == 0)
+		rc = create_pool(e, topo, err);
+	if (rc == 0)
+		rc = step_to(err, "creating the epoch state");
 	if (rc < 0)
 		return rc;
 	struct sl_epoch_conf ec = { .name = "sluice", .n_workers = cfg->n_workers,
 				    .policy = cfg->epoch_policy };
 	e->epoch = sl_epoch_create(&ec, err);
 	if (e->epoch == NULL)
-		return sl_err_prefix(err, EINVAL, "engine.epoch");
+		return sl_err_prefix(err, errno > 0 ? errno : ENOMEM, "engine.epoch");
 	for (unsigned w = 0; w < cfg->n_workers; w++) {
 		e->workers[w].epoch = e->epoch;
 		e->workers[w].epoch_w = sl_epoch_worker(e->epoch, w);
@@ -336,11 +492,15 @@ static int setup(struct engine *e, const struct sl_topology *topo, struct sl_err
 				return sl_errf(err, ENOMEM, "app '%s': out of memory", a->name);
 		}
 	}
-	rc = create_links(e, err);
+	rc = step_to(err, "creating %u links", cfg->n_links);
+	if (rc == 0)
+		rc = create_links(e, err);
 	if (rc == 0)
 		rc = build_workers(e, err);
 	if (rc == 0)
 		rc = init_apps(e, err);
+	if (rc == 0)
+		rc = step_to(err, "launching the workers");
 	return rc;
 }
 
@@ -369,6 +529,7 @@ static uint64_t free_link_contents(struct sl_link *l)
 static void teardown(struct engine *e)
 {
 	const struct sl_config *cfg = e->cfg;
+	step_to(NULL, "draining the links");
 	if (e->apps != NULL && e->links != NULL && e->workers != NULL &&
 	    e->everyone.push != NULL) {
 		/* Drain: deliver what is in flight.  Workers are stopped, so the
@@ -388,8 +549,11 @@ static void teardown(struct engine *e)
 	}
 	if (e->apps != NULL)
 		for (unsigned i = cfg->n_apps; i-- > 0;)
-			if (e->apps[i].inited && e->apps[i].type->stop != NULL)
+			if (e->apps[i].inited && e->apps[i].type->stop != NULL) {
+				step_to(NULL, "stopping app '%s' (%s)", e->apps[i].name,
+					e->apps[i].type->name);
 				e->apps[i].type->stop(&e->apps[i]);
+			}
 	if (e->links != NULL)
 		for (unsigned i = 0; i < cfg->n_links; i++)
 			if (e->links[i].slots != NULL || e->links[i].il != NULL)
@@ -397,12 +561,40 @@ static void teardown(struct engine *e)
 	/* Every worker went offline when it left its loop: what is still
 	 * retired can be freed now, before fini releases what the free
 	 * functions return objects to (a flow table's ids). */
+	step_to(NULL, "freeing what the apps retired");
 	if (e->epoch != NULL && sl_epoch_synchronize(e->epoch) == 0)
 		e->epoch_drained = sl_epoch_drain(e->epoch);
 	if (e->apps != NULL)
 		for (unsigned i = cfg->n_apps; i-- > 0;)
-			if (e->apps[i].inited && e->apps[i].type->fini != NULL)
+			if (e->apps[i].inited && e->apps[i].type->fini != NULL) {
+				step_to(NULL, "finishing app '%s' (%s)", e->apps[i].name,
+					e->apps[i].type->name);
 				e->apps[i].type->fini(&e->apps[i]);
+			}
+}
+
+/* Detach both ends of a link's interlink (attached by create_links unless it
+ * failed half-way) and free it; what is still in it (nothing after teardown,
+ * unless setup failed) is freed first.  A ring that cannot be freed keeps its
+ * memzone until the process exits: say so. */
+static void free_interlink(struct sl_link *l)
+{
+	int rc = 0;
+	for (int end = SL_IL_PRODUCER; end <= SL_IL_CONSUMER && rc == 0; end++)
+		if (sl_il_state(l->il, (enum sl_il_end)end) == SL_IL_ATTACHED)
+			rc = sl_il_detach(l->il, (enum sl_il_end)end);
+	if (rc == 0) {
+		rc = sl_il_free(l->il);
+		if (rc == -ENOTEMPTY) {
+			sl_il_drain(l->il, free_mbuf, NULL);
+			rc = sl_il_free(l->il);
+		}
+	}
+	if (rc < 0)
+		fprintf(stderr, "sluice: warning: link '%s': cannot free its interlink: %s "
+			"(its memory stays reserved until the process exits)\n", l->name,
+			strerror(-rc));
+	l->il = NULL;
 }
 
 static void release(struct engine *e)
@@ -411,11 +603,8 @@ static void release(struct engine *e)
 	if (e->links != NULL)
 		for (unsigned i = 0; i < cfg->n_links; i++) {
 			rte_free(e->links[i].slots);
-			if (e->links[i].il != NULL) {
-				sl_il_detach(e->links[i].il, SL_IL_PRODUCER);
-				sl_il_detach(e->links[i].il, SL_IL_CONSUMER);
-				sl_il_free(e->links[i].il);
-			}
+			if (e->links[i].il != NULL)
+				free_interlink(&e->links[i]);
 		}
 	if (e->apps != NULL)
 		for (unsigned i = 0; i < cfg->n_apps; i++)
@@ -477,32 +666,39 @@ static void fmt_rate(char *buf, size_t len, double pps)
 		snprintf(buf, len, "%.0f pps", pps);
 }
 
-/* One line: every app with outside traffic, its rates, then all drops. */
+/* One line: every app with outside traffic, its rates, then all drops.  Apps
+ * that do not fit in the line are left out ("..."); the drops always fit. */
 static void stats_line(const struct engine *e, const struct snapshot *a,
 		       const struct snapshot *b)
 {
 	double dt = b->t - a->t;
-	char line[1024], r[32];
-	int len = snprintf(line, sizeof(line), "[%7.1fs]", b->t);
+	char line[1024], tail[48], r[32];
 	uint64_t drops = b->link_drops;
-	for (unsigned i = 0; i < e->cfg->n_apps; i++) {
+	for (unsigned i = 0; i < e->cfg->n_apps; i++)
 		drops += b->drops[i];
+	snprintf(tail, sizeof(tail), " ... drops %" PRIu64, drops);
+	size_t len = 0, room = sizeof(line) - strlen(tail);
+	bool fits = sl_appendf(line, room, &len, "[%7.1fs]", b->t);
+	for (unsigned i = 0; i < e->cfg->n_apps && fits; i++) {
 		if (b->in[i] == 0 && b->out[i] == 0)
 			continue;
-		len += snprintf(line + len, sizeof(line) - (size_t)len, " %s", e->apps[i].name);
-		if (b->in[i] > 0 && len < (int)sizeof(line)) {
+		size_t start = len;
+		fits = sl_appendf(line, room, &len, " %s", e->apps[i].name);
+		if (fits && b->in[i] > 0) {
 			fmt_rate(r, sizeof(r), (double)(b->in[i] - a->in[i]) / dt);
-			len += snprintf(line + len, sizeof(line) - (size_t)len, " in %s", r);
+			fits = sl_appendf(line, room, &len, " in %s", r);
 		}
-		if (b->out[i] > 0 && len < (int)sizeof(line)) {
+		if (fits && b->out[i] > 0) {
 			fmt_rate(r, sizeof(r), (double)(b->out[i] - a->out[i]) / dt);
-			len += snprintf(line + len, sizeof(line) - (size_t)len, " out %s", r);
+			fits = sl_appendf(line, room, &len, " out %s", r);
 		}
-		if (len < (int)sizeof(line))
-			len += snprintf(line + len, sizeof(line) - (size_t)len, " |");
+		if (fits)
+			fits = sl_appendf(line, room, &len, " |");
+		if (!fits)
+			len = start;   /* not half an app */
 	}
-	if (len < (int)sizeof(line))
-		snprintf(line + len, sizeof(line) - (size_t)len, " drops %" PRIu64, drops);
+	line[len] = '\0';
+	sl_appendf(line, sizeof(line), &len, "%s", fits ? tail + 4 : tail);
 	printf("%s\n", line);
 	fflush(stdout);
 }
@@ -595,48 +791,255 @@ static void summary(const struct engine *e, double elapsed)
 
 /* ---------------------------------------------------------------- run */
 
+/* What the control thread watches while the workers run. */
+struct watch {
+	/* Epoch laggards, per worker: when last named (run seconds, 0: never),
+	 * and the quiescent state the stall began after (0: none named). */
+	double *warned;
+	uint64_t *stall_from;
+	/* The pool (ops: sluice), sampled once a second: per worker the
+	 * objects got and the failed gets at the last sample, and the seconds
+	 * it spent asking for buffers and getting none while the pool's
+	 * buffers sat unused on freelists. */
+	double pool_t;
+	uint64_t *gets, *fails;
+	double *starved_s;
+	bool pool_warned;
+};
+
 /* Name a worker that holds epoch reclamation up (online, behind, no
  * quiescent state for over SL_EPOCH_LAGGARD_NS), at most once a second per
- * worker.  warned[w] is when worker w was last named (run seconds). */
-static void warn_laggard(struct engine *e, double t, double *warned)
+ * worker while the stall lasts; when a named stall has ended, say so with its
+ * whole length (measured by the worker: from its last quiescent state before
+ * the stall to its first after). */
+static void watch_laggards(struct engine *e, struct watch *wt, double t, bool name_new)
 {
 	uint64_t now = sl_epoch_now_ns();
-	int w = sl_epoch_laggard(e->epoch, now, 0);
-	if (w < 0 || (warned[w] > 0 && t - warned[w] < 1.0))
+	for (unsigned w = 0; w < e->cfg->n_workers; w++) {
+		uint64_t from, len;
+		if (wt->stall_from[w] == 0 ||
+		    sl_epoch_last_quiesce_ns(e->epoch, w) == wt->stall_from[w])
+			continue;
+		if (sl_epoch_last_stall(e->epoch, w, &from, &len) && from == wt->stall_from[w])
+			printf("sluice: worker '%s' held up epoch reclamation for %.1f ms "
+			       "(ended)\n", e->workers[w].name, (double)len / 1e6);
+		else   /* it stalled again before this thread looked */
+			printf("sluice: worker '%s' held up epoch reclamation for at least "
+			       "%.1f ms (ended)\n", e->workers[w].name,
+			       (double)(now - wt->stall_from[w]) / 1e6);
+		fflush(stdout);
+		wt->stall_from[w] = 0;
+		wt->warned[w] = 0;
+	}
+	int w = name_new ? sl_epoch_laggard(e->epoch, now, 0) : -1;
+	if (w < 0 || (wt->warned[w] > 0 && t - wt->warned[w] < 1.0))
 		return;
-	warned[w] = t;
 	uint64_t last = sl_epoch_last_quiesce_ns(e->epoch, (unsigned)w);
+	wt->warned[w] = t;
+	wt->stall_from[w] = last;
 	printf("sluice: warning: worker '%s' has held up epoch reclamation for %.1f ms "
 	       "(no quiescent state; something in its breath blocks or runs long)\n",
 	       e->workers[w].name, last > 0 && now > last ? (double)(now - last) / 1e6 : 0.0);
 	fflush(stdout);
 }
 
-static int run_loop(struct engine *e)
+static unsigned pool_high(const struct sl_pool_cfg *p)
+{
+	return p->high != 0 ? p->high : p->chunk * 3 / 2;
+}
+
+/* A pool that stays empty for a worker while its buffers sit unused on
+ * freelists: a worker's freelist stays at or below its high mark and gives
+ * nothing back, and a worker takes buffers from the shared tiers only a whole
+ * chunk at a time.  Once a second: a worker that asked (failed gets) and got
+ * nothing during the whole second, while the shared queues held no chunk
+ * and at least half the pool sat on the other freelists, is starved; the
+ * first time, name the freelist that holds the most. */
+static void watch_pool(struct engine *e, struct watch *wt, double t)
+{
+	struct sl_pool *p = sl_pool_of(e->pool);
+	if (p == NULL || t - wt->pool_t < 1.0)
+		return;
+	double dt = t - wt->pool_t;
+	wt->pool_t = t;
+	unsigned n = e->cfg->n_workers;
+	struct sl_pool_tier_stats *ts = malloc(sizeof(*ts));
+	uint64_t *depth = calloc(n + 1, sizeof(*depth));
+	if (ts == NULL || depth == NULL) {
+		free(ts);
+		free(depth);
+		return;
+	}
+	int starved = -1;
+	uint64_t idle = 0;
+	for (unsigned w = 0; w <= n; w++) {
+		if (sl_pool_tier_stats(p, w < n ? w : SL_POOL_NONWORKER, ts) < 0)
+			continue;
+		depth[w] = ts->depth;
+		idle += ts->depth;
+		if (w == n)
+			break;
+		bool asked = ts->get_fails > wt->fails[w], got = ts->gets > wt->gets[w];
+		wt->fails[w] = ts->get_fails;
+		wt->gets[w] = ts->gets;
+		if (asked && !got && (starved < 0 || depth[w] < depth[starved]))
+			starved = (int)w;
+	}
+	struct sl_pool_counts c;
+	sl_pool_count(p, &c);
+	unsigned cap = sl_pool_capacity(p), chunk = sl_pool_chunk(p);
+	if (starved >= 0 && c.global + c.l3 < chunk && 2 * (idle - depth[starved]) >= cap) {
+		wt->starved_s[starved] += dt;
+		unsigned holder = n;   /* the non-worker freelist */
+		for (unsigned w = 0; w < n; w++)
+			if (depth[w] > depth[holder])
+				holder = w;
+		if (!wt->pool_warned) {
+			wt->pool_warned = true;
+			const struct sl_pool_cfg *pc = &e->cfg->pool;
+			if (holder < n)
+				printf("sluice: warning: pool: worker '%s' has found the pool empty for "
+				       "%.1f s while %" PRIu64 " of its %u mbufs sit unused on the "
+				       "freelist of worker '%s', at or below its high mark (%u): a "
+				       "freelist gives nothing back below its high mark; raise "
+				       "pool.mbufs or lower pool.high\n",
+				       e->workers[starved].name, dt, depth[holder], cap,
+				       e->workers[holder].name, pool_high(pc));
+			else
+				printf("sluice: warning: pool: worker '%s' has found the pool empty for "
+				       "%.1f s while %" PRIu64 " of its %u mbufs sit unused in the "
+				       "non-worker freelist, less than the chunk (%u) a worker takes at "
+				       "a time; raise pool.mbufs or lower pool.chunk\n",
+				       e->workers[starved].name, dt, depth[holder], cap, chunk);
+			fflush(stdout);
+		}
+	}
+	free(depth);
+	free(ts);
+}
+
+/* Whether worker w's lcore has left sl_worker_main. */
+static bool worker_done(const struct engine *e, unsigned w)
+{
+	return rte_eal_get_lcore_state(e->workers[w].lcore) == WAIT;
+}
+
+/* Wait for the launched workers (the first n) to leave their loops: at most
+ * stop_timeout seconds, or until a second signal.  Returns 0 when every one
+ * has, else -ETIMEDOUT with the workers that have not named in err, with
+ * what each is in. */
+static int wait_workers(struct engine *e, unsigned n, const uint64_t *breaths_at_stop,
+			struct sl_err *err)
+{
+	double t0 = now_s(), limit = e->opts->stop_timeout;
+	int signals_at_stop = n_signals;
+	for (;;) {
+		unsigned running = 0;
+		for (unsigned w = 0; w < n; w++)
+			running += !worker_done(e, w);
+		if (running == 0) {
+			rte_eal_mp_wait_lcore();
+			return 0;
+		}
+		bool again = n_signals > signals_at_stop && n_signals > 1;
+		if (again || now_s() - t0 >= limit)
+			break;
+		struct timespec nap = { 0, 5 * 1000 * 1000 };
+		nanosleep(&nap, NULL);
+	}
+	char m[512];
+	size_t len = 0, size = sizeof(m);
+	unsigned stuck = 0;
+	m[0] = '\0';
+	for (unsigned w = 0; w < n; w++) {
+		if (worker_done(e, w))
+			continue;
+		const struct sl_worker *wk = &e->workers[w];
+		unsigned app;
+		enum sl_worker_step st = sl_worker_where(wk, &app);
+		uint64_t b = sl_counter_read(&wk->breaths) - breaths_at_stop[w];
+		sl_appendf(m, size, &len, "%sworker '%s' (cpu %d, lcore %u) ", stuck++ ? "; " : "",
+			   wk->name, wk->cpu, wk->lcore);
+		if (st == SL_STEP_PULL || st == SL_STEP_PUSH || st == SL_STEP_TICK)
+			sl_appendf(m, size, &len, "is in app '%s' (%s), step %s",
+				   e->apps[app].name, e->apps[app].type->name,
+				   sl_worker_step_name(st));
+		else
+			sl_appendf(m, size, &len, "is in step %s", sl_worker_step_name(st));
+		if (b == 0)
+			sl_appendf(m, size, &len, ", no breath ended since the stop");
+		else
+			sl_appendf(m, size, &len, ", %" PRIu64 " breaths since the stop", b);
+	}
+	bool second = n_signals > signals_at_stop && n_signals > 1;
+	sl_errf(err, ETIMEDOUT, "%u of %u workers did not stop %s %.1f s: %s; exiting without "
+		"the clean-up that would wait for %s (apps not stopped, links not drained, "
+		"mbufs not counted)", stuck, n,
+		second ? "(a second signal came) after" : "within", now_s() - t0, m,
+		stuck > 1 ? "them" : "it");
+	return -ETIMEDOUT;
+}
+static void watch_free(struct watch *wt)
+{
+	free(wt->warned);
+	free(wt->stall_from);
+	free(wt->gets);
+	free(wt->fails);
+	free(wt->starved_s);
+}
+
+/* Launch the workers, watch them until a signal or the duration, stop them
+ * (bounded: wait_workers).  Returns 0 with the run's length in *elapsed,
+ * -ENOMEM, -ETIMEDOUT (a worker did not stop: its thread still runs) or
+ * another -errno (a worker could not be launched; the others are stopped). */
+static int run_loop(struct engine *e, struct watch *wt, double *elapsed, struct sl_err *err)
 {
 	const struct sl_config *cfg = e->cfg;
-	unsigned n = cfg->n_apps;
+	unsigned n = cfg->n_apps, nw = cfg->n_workers;
 	uint64_t *mem = calloc(6 * (size_t)n + 1, sizeof(uint64_t));
-	if (mem == NULL)
-		return -ENOMEM;
+	uint64_t *breaths = calloc(nw, sizeof(uint64_t));
+	wt->warned = calloc(nw, sizeof(double));
+	wt->stall_from = calloc(nw, sizeof(uint64_t));
+	wt->gets = calloc(nw, sizeof(uint64_t));
+	wt->fails = calloc(nw, sizeof(uint64_t));
+	wt->starved_s = calloc(nw, sizeof(double));
+	if (mem == NULL || breaths == NULL || wt->warned == NULL || wt->stall_from == NULL ||
+	    wt->gets == NULL || wt->fails == NULL || wt->starved_s == NULL) {
+		free(mem);
+		free(breaths);
+		return sl_errf(err, ENOMEM, "out of memory");
+	}
 	struct snapshot prev = { .in = mem, .out = mem + n, .drops = mem + 2 * n };
 	struct snapshot cur = { .in = mem + 3 * n, .out = mem + 4 * n, .drops = mem + 5 * n };
 
-	for (unsigned w = 0; w < cfg->n_workers; w++)
-		rte_eal_remote_launch(sl_worker_main, &e->workers[w], e->workers[w].lcore);
+	int rc = 0;
+	unsigned launched = 0;
+	for (; launched < nw; launched++) {
+		struct sl_worker *wk = &e->workers[launched];
+		rc = rte_eal_remote_launch(sl_worker_main, wk, wk->lcore);
+		if (rc < 0) {
+			sl_errf(err, -rc, "worker '%s': cannot start on lcore %u (cpu %d): %s",
+				wk->name, wk->lcore, wk->cpu, strerror(-rc));
+			break;
+		}
+	}
+	/* A signal since the last setup step armed the setup alarm: the loop
+	 * below stops at once instead. */
+	phase = PHASE_RUN;
+	alarm(0);
 
 	double t0 = now_s(), next = e->opts->stats;
-	double *warned = calloc(cfg->n_workers, sizeof(double));   /* last laggard warning */
 	take(e, &prev, t0);
-	for (;;) {
+	while (rc == 0) {
 		struct timespec nap = { 0, 20 * 1000 * 1000 };
 		nanosleep(&nap, NULL);
 		double t = now_s() - t0;
-		if (warned != NULL)
-			warn_laggard(e, t, warned);
+		watch_laggards(e, wt, t, true);
+		watch_pool(e, wt, t);
 		if (signalled) {
-			printf("sluice: %s received, stopping\n",
-			       signalled == SIGINT ? "SIGINT" : "SIGTERM");
+			printf("sluice: %s received, stopping (a second signal, or %.1f s without "
+			       "every worker stopped, ends the process)\n", sig_name(signalled),
+			       e->opts->stop_timeout);
 			break;
 		}
 		if (e->opts->duration > 0 && t >= e->opts->duration)
@@ -650,12 +1053,39 @@ static int run_loop(struct engine *e)
 			next += e->opts->stats;
 		}
 	}
+	fflush(stdout);
+	for (unsigned w = 0; w < nw; w++)
+		breaths[w] = sl_counter_read(&e->workers[w].breaths);
 	__atomic_store_n(&e->stop, true, __ATOMIC_RELEASE);
-	rte_eal_mp_wait_lcore();
-	double elapsed = now_s() - t0;
-	free(warned);
+	struct sl_err werr = { "" };
+	int wrc = wait_workers(e, launched, breaths, &werr);
+	if (wrc < 0) {   /* a thread still runs: that decides what the caller does */
+		*err = werr;
+		rc = wrc;
+	}
+	/* The last word on a stall that ended while stopping. */
+	watch_laggards(e, wt, now_s() - t0, false);
+	*elapsed = now_s() - t0;
+	free(breaths);
 	free(mem);
-	return (int)(elapsed * 1000);
+	return rc;
+}
+
+/* The pool watch's verdict, one line (also with --quiet): which workers went
+ * without buffers while the pool's buffers sat on freelists, for how long. */
+static void starvation_line(const struct engine *e, const struct watch *wt)
+{
+	char line[512];
+	size_t len = 0;
+	if (wt->starved_s == NULL)
+		return;
+	for (unsigned w = 0; w < e->cfg->n_workers; w++)
+		if (wt->starved_s[w] > 0)
+			sl_appendf(line, sizeof(line), &len, "%s'%s' %.1f s", len ? ", " : "",
+				   e->workers[w].name, wt->starved_s[w]);
+	if (len > 0)
+		printf("pool starved (gets failed for whole seconds while the mbufs sat unused on "
+		       "freelists): %s\n", line);
 }
 
 int sl_engine_run(const struct sl_config *cfg, const struct sl_topology *topo,
@@ -663,6 +1093,8 @@ int sl_engine_run(const struct sl_config *cfg, const struct sl_topology *topo,
 		  struct sl_err *err)
 {
 	struct engine e = { .cfg = cfg, .opts = opts, .plan = plan };
+	struct watch wt = { 0 };
+	double elapsed = 0;
 	int rc;
 
 	rc = sl_app_registry_check(err);
@@ -674,16 +1106,26 @@ int sl_engine_run(const struct sl_config *cfg, const struct sl_topology *topo,
 			       topo->source);
 	for (unsigned i = 0; i < e.plan->n_warnings; i++)
 		printf("sluice: warning: %s\n", e.plan->warnings[i]);
+	fflush(stdout);
 	rc = eal_init(&e, err);
 	if (rc < 0)
 		return rc;
 
-	struct sigaction sa = { .sa_handler = on_signal };
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-
-	rc = setup(&e, topo, err);
+	step_to(NULL, "installing the signal handlers");
+	phase = PHASE_SETUP;
+	rc = install_signals(opts->stop_timeout, err);
+	if (rc == 0)
+		rc = setup(&e, topo, err);
+	alarm(0);
+	if (rc < 0 && rc != -EINTR && signalled != 0) {
+		/* The signal interrupted the step's system call (the handlers
+		 * do not restart them), and the step failed of it. */
+		char why[sizeof(err->msg)];
+		memcpy(why, err->msg, sizeof(why));
+		rc = sl_errf(err, EINTR, "%s received during setup, while %s: stopped before "
+			     "running (the step failed: %.300s)", sig_name(signalled),
+			     (const char *)step, why);
+	}
 	if (rc < 0)
 		goto out_teardown;
 
@@ -693,14 +1135,20 @@ int sl_engine_run(const struct sl_config *cfg, const struct sl_topology *topo,
 	printf("); control thread on cpu %d\n", e.plan->main_cpu);
 	fflush(stdout);
 
-	int ms = run_loop(&e);
-	if (ms < 0) {
-		rc = sl_errf(err, -ms, "out of memory");
-		goto out_teardown;
+	rc = run_loop(&e, &wt, &elapsed, err);
+	if (rc == -ETIMEDOUT) {
+		/* A worker thread still runs the apps, links and pool and may
+		 * use cfg: tear nothing down.  The caller exits at once. */
+		watch_free(&wt);
+		return rc;
 	}
+	if (rc < 0)
+		goto out_teardown;
+	phase = PHASE_CLEANUP;
 	teardown(&e);
 	if (!opts->quiet)
-		summary(&e, ms / 1000.0);
+		summary(&e, elapsed);
+	starvation_line(&e, &wt);
 	unsigned avail = rte_mempool_avail_count(e.pool);
 	printf("pool: %u of %u mbufs back in the pool\n", avail, e.pool->size);
 	if (avail != e.pool->size)
@@ -709,9 +1157,15 @@ int sl_engine_run(const struct sl_config *cfg, const struct sl_topology *topo,
 	goto out_release;
 
 out_teardown:
+	phase = PHASE_CLEANUP;
 	teardown(&e);
 out_release:
+	step_to(NULL, "releasing memory");
 	release(&e);
+	step_to(NULL, "cleaning up DPDK");
 	rte_eal_cleanup();
+	alarm(0);
+	phase = PHASE_QUIET;
+	watch_free(&wt);
 	return rc;
 }

@@ -14,9 +14,23 @@
  *                    apps, prints a summary, and checks that every mbuf is
  *                    back in its pool.
  *
+ * Stopping is bounded (docs/architecture.md, "Stopping"): workers that have
+ * not left their loops opts->stop_timeout seconds after the stop (or at a
+ * second signal) are named with the app and step each is in; a signal during
+ * setup stops it between steps, and a step that does not end within
+ * stop_timeout (or a second signal) ends the process from the signal handler
+ * (_exit(1), with a message on stderr).  The engine owns SIGINT, SIGTERM and
+ * SIGALRM while it runs.
+ *
  * Thread: the process's main thread, once per process (DPDK's EAL can be
- * initialised once).  Returns 0, or -errno with a sentence in err (EAL failure,
- * an app's init failure, mbufs missing at the end).
+ * initialised once).  Returns 0, or -errno with a sentence in err: EBUSY (the
+ * DPDK file prefix is in use by another process, named), another EAL failure,
+ * an app's init failure, EINTR (a signal during setup; nothing ran), mbufs
+ * missing at the end (EFAULT), or ETIMEDOUT: a worker did not stop.  After
+ * ETIMEDOUT that worker's thread still runs and may read cfg, topo and plan:
+ * the caller must end the process at once without freeing them (nothing was
+ * torn down): _exit(), as exit() would flush every stdio stream and so wait
+ * for the lock of one the thread may be blocked in.
  */
 #ifndef SL_ENGINE_H
 #define SL_ENGINE_H
@@ -34,6 +48,10 @@ struct sl_run_opts {
 	char **eal_args;        /* extra EAL arguments (after `--` on the CLI) */
 	unsigned n_eal_args;
 	bool quiet;             /* no summary tables */
+	double stop_timeout;    /* seconds a stop may take: the workers leaving
+				 * their loops, or a setup or clean-up step after a
+				 * signal (rounded up to whole seconds there);
+				 * 0: none (the sluice CLI's default is 5) */
 };
 
 int sl_engine_run(const struct sl_config *cfg, const struct sl_topology *topo,

@@ -44,6 +44,11 @@ struct sl_epoch_worker {
 	/* Read by every reclaimer and the laggard check. */
 	uint64_t seen __rte_cache_aligned;
 	uint64_t last_qs_ns;
+	/* The last stall that ended (sl_epoch_last_stall): written by the
+	 * worker only when a stall ends; stall_seq is odd while it writes. */
+	uint64_t stall_seq;
+	uint64_t stall_from_ns;
+	uint64_t stall_ns;
 
 	/* Metrics: single writer (the worker; the control thread in drain). */
 	uint64_t retired __rte_cache_aligned;
@@ -185,18 +190,19 @@ struct sl_epoch *sl_epoch_create(const struct sl_epoch_conf *conf, struct sl_err
 	uint32_t rs = conf->ring_size ? conf->ring_size : SL_EPOCH_RING_DEFAULT;
 
 	if (conf->n_workers == 0 || conf->n_workers > SL_EPOCH_MAX_WORKERS) {
-		sl_errf(err, EINVAL, "epoch '%s': n_workers must be 1..%u, got %u",
-			name, SL_EPOCH_MAX_WORKERS, conf->n_workers);
+		errno = -sl_errf(err, EINVAL, "epoch '%s': n_workers must be 1..%u, got %u",
+				 name, SL_EPOCH_MAX_WORKERS, conf->n_workers);
 		return NULL;
 	}
 	if (rs < SL_EPOCH_BAG || (rs & (rs - 1)) != 0 || rs > (1u << 30)) {
-		sl_errf(err, EINVAL, "epoch '%s': ring_size must be a power of two "
-			"from %u to 2^30, got %u", name, SL_EPOCH_BAG, rs);
+		errno = -sl_errf(err, EINVAL, "epoch '%s': ring_size must be a power of two "
+				 "from %u to 2^30, got %u", name, SL_EPOCH_BAG, rs);
 		return NULL;
 	}
 	if (conf->policy != SL_EPOCH_IMMEDIATE && conf->policy != SL_EPOCH_BATCH &&
 	    conf->policy != SL_EPOCH_QSBR) {
-		sl_errf(err, EINVAL, "epoch '%s': unknown policy %d", name, (int)conf->policy);
+		errno = -sl_errf(err, EINVAL, "epoch '%s': unknown policy %d", name,
+				 (int)conf->policy);
 		return NULL;
 	}
 
@@ -230,8 +236,10 @@ struct sl_epoch *sl_epoch_create(const struct sl_epoch_conf *conf, struct sl_err
 				goto out_free_workers;
 		}
 	}
-	if (e->policy == SL_EPOCH_QSBR && create_qsbr(e, conf, name, err) != 0) {
+	int rc = e->policy == SL_EPOCH_QSBR ? create_qsbr(e, conf, name, err) : 0;
+	if (rc != 0) {
 		sl_epoch_free(e);
+		errno = -rc;
 		return NULL;
 	}
 	return e;
@@ -243,8 +251,8 @@ out_free_workers:
 out_free_e:
 	free(e);
 out_nomem:
-	sl_errf(err, ENOMEM, "epoch '%s': no memory for %u workers' retire lists of %u",
-		name, conf->n_workers, rs);
+	errno = -sl_errf(err, ENOMEM, "epoch '%s': no memory for %u workers' retire lists of %u",
+			 name, conf->n_workers, rs);
 	return NULL;
 }
 
@@ -292,6 +300,19 @@ void sl_epoch_offline(struct sl_epoch_worker *w)
 	__atomic_store_n(&w->seen, 0, __ATOMIC_RELEASE);
 }
 
+/* Record a stall that has just ended (a sequence lock with one writer). */
+static void stall_ended(struct sl_epoch_worker *w, uint64_t from, uint64_t len)
+{
+	uint64_t seq = __atomic_load_n(&w->stall_seq, __ATOMIC_RELAXED);
+	/* Release stores keep the odd mark ahead of the data, and the data
+	 * ahead of the even mark; the reader's acquire loads mirror them (no
+	 * fences, which ThreadSanitizer does not model). */
+	__atomic_store_n(&w->stall_seq, seq + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&w->stall_from_ns, from, __ATOMIC_RELEASE);
+	__atomic_store_n(&w->stall_ns, len, __ATOMIC_RELEASE);
+	__atomic_store_n(&w->stall_seq, seq + 2, __ATOMIC_RELEASE);
+}
+
 void sl_epoch_quiesce(struct sl_epoch *e, struct sl_epoch_worker *w)
 {
 	sl_counter_add(&w->breaths, 1);
@@ -308,7 +329,11 @@ void sl_epoch_quiesce(struct sl_epoch *e, struct sl_epoch_worker *w)
 			__atomic_compare_exchange_n(&e->token, &tok, want, false,
 						    __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
 	}
-	__atomic_store_n(&w->last_qs_ns, sl_epoch_now_ns(), __ATOMIC_RELAXED);
+	uint64_t now = sl_epoch_now_ns();
+	uint64_t prev = __atomic_load_n(&w->last_qs_ns, __ATOMIC_RELAXED);
+	if (now > prev && now - prev > SL_EPOCH_LAGGARD_NS)
+		stall_ended(w, prev, now - prev);
+	__atomic_store_n(&w->last_qs_ns, now, __ATOMIC_RELAXED);
 	__atomic_store_n(&w->seen, __atomic_load_n(&e->token, __ATOMIC_SEQ_CST),
 			 __ATOMIC_RELEASE);
 }
@@ -529,6 +554,27 @@ const struct sl_hist *sl_epoch_sync_hist(const struct sl_epoch *e)
 uint64_t sl_epoch_last_quiesce_ns(const struct sl_epoch *e, unsigned i)
 {
 	return i < e->n ? __atomic_load_n(&e->w[i].last_qs_ns, __ATOMIC_RELAXED) : 0;
+}
+
+bool sl_epoch_last_stall(const struct sl_epoch *e, unsigned i, uint64_t *from_ns,
+			 uint64_t *len_ns)
+{
+	if (i >= e->n)
+		return false;
+	const struct sl_epoch_worker *w = &e->w[i];
+	for (;;) {
+		uint64_t s0 = __atomic_load_n(&w->stall_seq, __ATOMIC_ACQUIRE);
+		if (s0 == 0)
+			return false;
+		uint64_t from = __atomic_load_n(&w->stall_from_ns, __ATOMIC_ACQUIRE);
+		uint64_t len = __atomic_load_n(&w->stall_ns, __ATOMIC_ACQUIRE);
+		if ((s0 & 1) == 0 && __atomic_load_n(&w->stall_seq, __ATOMIC_RELAXED) == s0) {
+			*from_ns = from;
+			*len_ns = len;
+			return true;
+		}
+		sched_yield();
+	}
 }
 
 bool sl_epoch_is_online(const struct sl_epoch *e, unsigned i)

@@ -100,9 +100,9 @@ struct sl_epoch;
 struct sl_epoch_worker;
 
 /* Create the state for conf->n_workers workers (all offline).  Returns it,
- * or NULL with a sentence in err (may be NULL): bad n_workers, ring_size or
- * policy (EINVAL), no memory, or no EAL for the qsbr policy.  Control
- * thread. */
+ * or NULL with a sentence in err (may be NULL) and errno set: bad n_workers,
+ * ring_size or policy (EINVAL), no memory (ENOMEM), or for the qsbr policy
+ * DPDK's rte_errno (no EAL: ENODEV or ENOMEM).  Control thread. */
 struct sl_epoch *sl_epoch_create(const struct sl_epoch_conf *conf, struct sl_err *err);
 
 /* Release e.  Objects still retired are not freed: sl_epoch_synchronize() and
@@ -199,6 +199,16 @@ uint64_t sl_epoch_now_ns(void);
 
 /* When worker i last quiesced (or went online), ns; 0 if never. */
 uint64_t sl_epoch_last_quiesce_ns(const struct sl_epoch *e, unsigned i);
+
+/* The last stall of worker i that has ended: a gap of more than
+ * SL_EPOCH_LAGGARD_NS between two quiescent states while online, recorded by
+ * the worker when it quiesces again (one compare per breath; two stores when
+ * a stall ends).  *from_ns is the quiescent state the stall began after (the
+ * value sl_epoch_last_quiesce_ns() returned during the stall) and *len_ns its
+ * whole length.  Returns false (outputs untouched) if worker i has had no such
+ * stall or i is out of range.  Any thread; a consistent pair. */
+bool sl_epoch_last_stall(const struct sl_epoch *e, unsigned i, uint64_t *from_ns,
+			 uint64_t *len_ns);
 
 /* Whether worker i is online. */
 bool sl_epoch_is_online(const struct sl_epoch *e, unsigned i);

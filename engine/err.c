@@ -15,6 +15,27 @@ int sl_errf(struct sl_err *err, int errnum, const char *fmt, ...)
 	return -errnum;
 }
 
+bool sl_appendf(char *buf, size_t size, size_t *len, const char *fmt, ...)
+{
+	if (*len >= size)
+		*len = size - 1;
+	size_t room = size - *len;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf + *len, room, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		buf[*len] = '\0';
+		return false;
+	}
+	if ((size_t)n >= room) {
+		*len = size - 1;
+		return false;
+	}
+	*len += (size_t)n;
+	return true;
+}
+
 int sl_err_prefix(struct sl_err *err, int errnum, const char *fmt, ...)
 {
 	if (err != NULL) {

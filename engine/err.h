@@ -17,6 +17,7 @@
 #define SL_ERR_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 enum { SL_EXIT_OK = 0, SL_EXIT_RUNTIME = 1, SL_EXIT_CONFIG = 2 };
@@ -34,5 +35,12 @@ int sl_errf(struct sl_err *err, int errnum, const char *fmt, ...)
  * object name on the way up).  Returns -errnum like sl_errf. */
 int sl_err_prefix(struct sl_err *err, int errnum, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* Append printf-style text to buf[0..size), whose first *len bytes are used:
+ * never writes past buf[size - 1], always leaves buf terminated, and keeps
+ * *len <= size - 1 (text that does not fit is cut).  Returns true if all of
+ * it fitted.  size must be > 0. */
+bool sl_appendf(char *buf, size_t size, size_t *len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 #endif

@@ -2,7 +2,8 @@
 /*
  * The sluice command line.
  *
- *   sluice run CONFIG [--duration S] [--stats S] [--quiet] [-- EAL args...]
+ *   sluice run CONFIG [--duration S] [--stats S] [--stop-timeout S] [--quiet]
+ *              [-- EAL args...]
  *   sluice check CONFIG
  *   sluice plan CONFIG
  *   sluice topology
@@ -13,9 +14,11 @@
  */
 #include <errno.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "app.h"
 #include "bench.h"
@@ -31,9 +34,12 @@ static const char usage_text[] =
 	"usage: sluice COMMAND [ARGS]\n"
 	"\n"
 	"commands:\n"
-	"  run CONFIG [--duration S] [--stats S] [--quiet] [-- EAL-ARGS...]\n"
+	"  run CONFIG [--duration S] [--stats S] [--stop-timeout S] [--quiet] [-- EAL-ARGS...]\n"
 	"                     run the pipeline in CONFIG until SIGINT/SIGTERM or for S seconds,\n"
-	"                     printing a stats line every S seconds with --stats\n"
+	"                     printing a stats line every S seconds with --stats; a stop\n"
+	"                     that takes over --stop-timeout seconds (default 5), or a\n"
+	"                     second signal, names the worker or step that did not stop\n"
+	"                     and exits 1\n"
 	"  check CONFIG       validate CONFIG (syntax, apps, parameters, links, workers)\n"
 	"                     without starting DPDK or any port\n"
 	"  plan CONFIG        show where each worker would run (cpu, core, L3 domain, NUMA\n"
@@ -69,6 +75,22 @@ static int parse_seconds(const char *opt, const char *text, double *out)
 	return 0;
 }
 
+/* EAL options that choose lcores (the engine builds the lcore map from the
+ * workers section): -l LIST, -lLIST, -c MASK, -cMASK, --lcores[=]..,
+ * --main-lcore[=].., and the abbreviations getopt_long accepts for the long
+ * ones (--lc..., --mai...).  The same options are refused in dpdk.args. */
+static bool eal_arg_reserved(const char *a)
+{
+	if (a[0] == '-' && (a[1] == 'l' || a[1] == 'c'))
+		return true;
+	if (a[0] != '-' || a[1] != '-')
+		return false;
+	const char *name = a + 2;
+	size_t n = strcspn(name, "=");
+	return (n >= 2 && strncmp(name, "lcores", n) == 0 && n <= 6) ||
+	       (n >= 3 && strncmp(name, "main-lcore", n) == 0 && n <= 10);
+}
+
 static struct sl_config *load(const char *path)
 {
 	struct sl_err err = { "" };
@@ -85,7 +107,7 @@ static struct sl_config *load(const char *path)
 
 static int cmd_run(int argc, char **argv)
 {
-	struct sl_run_opts opts = { 0 };
+	struct sl_run_opts opts = { .stop_timeout = 5.0 };
 	const char *path = NULL;
 	int i;
 	for (i = 0; i < argc; i++) {
@@ -93,12 +115,19 @@ static int cmd_run(int argc, char **argv)
 		if (strcmp(a, "--") == 0) {
 			opts.eal_args = argv + i + 1;
 			opts.n_eal_args = (unsigned)(argc - i - 1);
+			for (unsigned k = 0; k < opts.n_eal_args; k++)
+				if (eal_arg_reserved(opts.eal_args[k]))
+					return usage_error("EAL arguments after --: '%s' is not "
+							   "allowed: Sluice assigns lcores from the "
+							   "workers section", opts.eal_args[k]);
 			break;
-		} else if (strcmp(a, "--duration") == 0 || strcmp(a, "--stats") == 0) {
+		} else if (strcmp(a, "--duration") == 0 || strcmp(a, "--stats") == 0 ||
+			   strcmp(a, "--stop-timeout") == 0) {
 			if (i + 1 >= argc)
 				return usage_error("%s needs a value", a);
-			if (parse_seconds(a, argv[++i],
-					  a[2] == 'd' ? &opts.duration : &opts.stats) < 0)
+			double *to = a[2] == 'd' ? &opts.duration
+				     : a[4] == 'a' ? &opts.stats : &opts.stop_timeout;
+			if (parse_seconds(a, argv[++i], to) < 0)
 				return SL_EXIT_CONFIG;
 		} else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
 			opts.quiet = true;
@@ -125,6 +154,16 @@ static int cmd_run(int argc, char **argv)
 		return SL_EXIT_CONFIG;
 	}
 	int rc = sl_engine_run(cfg, topo, &plan, &opts, &err);
+	if (rc == -ETIMEDOUT) {
+		/* A worker thread still runs and may read cfg, topo and plan:
+		 * free nothing, and end the process without exit()'s flush of
+		 * every stdio stream, which would wait for the lock of a stream
+		 * that thread is blocked in (a pcap file read from a FIFO). */
+		fprintf(stderr, "sluice: error: %s\n", err.msg);
+		fflush(stdout);
+		fflush(stderr);
+		_exit(SL_EXIT_RUNTIME);
+	}
 	sl_plan_free(&plan);
 	sl_topology_free(topo);
 	sl_config_free(cfg);
@@ -273,21 +312,31 @@ static int cmd_apps(int argc, char **argv)
 		else
 			only = argv[i];
 	}
-	const struct sl_app_type *types[128];
-	unsigned n = sl_app_types(types, 128);
+	const struct sl_app_type *first[1];
+	unsigned n = sl_app_types(first, 1);
+	const struct sl_app_type **types = calloc(n + 1, sizeof(*types));
+	const char **names = calloc(n + 1, sizeof(*names));
+	if (types == NULL || names == NULL) {
+		free(types);
+		free(names);
+		fprintf(stderr, "sluice: apps: out of memory\n");
+		return SL_EXIT_RUNTIME;
+	}
+	n = sl_app_types(types, n);   /* the registry is complete before main */
+	int rc = SL_EXIT_OK;
 	if (only != NULL) {
 		const struct sl_app_type *t = sl_app_type_find(only);
 		if (t == NULL) {
-			const char *names[128];
 			for (unsigned i = 0; i < n; i++)
 				names[i] = types[i]->name;
 			const char *hint = sl_did_you_mean(only, names, n);
 			fprintf(stderr, "sluice: apps: unknown app type '%s'%s%s%s\n", only,
 				hint ? " (did you mean '" : "", hint ? hint : "", hint ? "'?)" : "");
-			return SL_EXIT_CONFIG;
+			rc = SL_EXIT_CONFIG;
+		} else {
+			print_type(t, md);
 		}
-		print_type(t, md);
-		return SL_EXIT_OK;
+		goto out;
 	}
 	if (md)
 		printf("# Apps\n\n<!-- Generated by `sluice apps --markdown` from the parameter "
@@ -299,7 +348,10 @@ static int cmd_apps(int argc, char **argv)
 		if (!md && i + 1 < n)
 			printf("\n");
 	}
-	return SL_EXIT_OK;
+out:
+	free(types);
+	free(names);
+	return rc;
 }
 
 static int parse_count(const char *opt, const char *text, unsigned *out)
@@ -361,9 +413,15 @@ static int cmd_topology(int argc, char **argv)
 		cpu_set_t set;
 		int cpus[CPU_SETSIZE];
 		unsigned n = 0;
-		sched_getaffinity(0, sizeof(set), &set);
-		for (unsigned i = 0; i < t->n_pus; i++)
-			if (CPU_ISSET(t->pus[i].cpu, &set))
+		if (sched_getaffinity(0, sizeof(set), &set) < 0) {
+			fprintf(stderr, "sluice: topology: cannot read this process's CPU set: %s\n",
+				strerror(errno));
+			rc = SL_EXIT_RUNTIME;
+			goto out;
+		}
+		for (unsigned i = 0; i < t->n_pus && n < CPU_SETSIZE; i++)
+			if (t->pus[i].cpu >= 0 && t->pus[i].cpu < CPU_SETSIZE &&
+			    CPU_ISSET(t->pus[i].cpu, &set))
 				cpus[n++] = t->pus[i].cpu;
 		fprintf(stderr, "measuring %u pairs (%u samples of %u round trips each)...\n",
 			n * (n - 1) / 2, samples, round_trips);

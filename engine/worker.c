@@ -19,6 +19,7 @@ unsigned sl_worker_push(struct sl_worker *w)
 		for (unsigned i = 0; i < w->n_push; i++) {
 			struct sl_push_entry *e = &w->push[i];
 			if (has_input(e)) {
+				sl_worker_at(w, SL_STEP_PUSH, e->app->index);
 				e->app->type->push(e->app);
 				progress = true;
 			}
@@ -38,20 +39,43 @@ void sl_worker_flush(struct sl_worker *w)
 		sl_il_publish_consumer(w->il_cons[i]);
 }
 
+const char *sl_worker_step_name(enum sl_worker_step step)
+{
+	switch (step) {
+	case SL_STEP_START: return "start";
+	case SL_STEP_EPOCH: return "epoch";
+	case SL_STEP_PULL: return "pull";
+	case SL_STEP_PUSH: return "push";
+	case SL_STEP_FLUSH: return "flush";
+	case SL_STEP_HOUSE: return "house";
+	case SL_STEP_TICK: return "tick";
+	case SL_STEP_DONE: return "done";
+	}
+	return "unknown";
+}
+
 bool sl_worker_breathe(struct sl_worker *w)
 {
 	if (w->epoch != NULL) {
+		sl_worker_at(w, SL_STEP_EPOCH, 0);
 		sl_epoch_quiesce(w->epoch, w->epoch_w);
 		sl_epoch_reclaim(w->epoch, w->epoch_w, w->reclaim_cap);
 	}
-	for (unsigned i = 0; i < w->n_pull; i++)
+	for (unsigned i = 0; i < w->n_pull; i++) {
+		sl_worker_at(w, SL_STEP_PULL, w->pull[i]->index);
 		w->pull[i]->type->pull(w->pull[i]);
+	}
 	unsigned rounds = sl_worker_push(w);
+	sl_worker_at(w, SL_STEP_FLUSH, 0);
 	sl_worker_flush(w);
-	if (w->pool != NULL)
+	if (w->pool != NULL) {
+		sl_worker_at(w, SL_STEP_HOUSE, 0);
 		sl_pool_house(w->pool);
-	for (unsigned i = 0; i < w->n_tick; i++)
+	}
+	for (unsigned i = 0; i < w->n_tick; i++) {
+		sl_worker_at(w, SL_STEP_TICK, w->tick[i]->index);
 		w->tick[i]->type->tick(w->tick[i]);
+	}
 	sl_counter_add(&w->breaths, 1);
 	return rounds > 0;
 }
@@ -81,5 +105,6 @@ int sl_worker_main(void *arg)
 		sl_worker_breathe(w);
 	if (w->epoch != NULL)
 		sl_epoch_offline(w->epoch_w);
+	sl_worker_at(w, SL_STEP_DONE, 0);
 	return 0;
 }

@@ -33,6 +33,19 @@
 
 #define SL_PUSH_ROUNDS 8
 
+/* Where a worker is in its loop, for the engine's report of a worker that
+ * does not stop (a step, and the app it runs when the step runs apps). */
+enum sl_worker_step {
+	SL_STEP_START,    /* launched, not yet breathing */
+	SL_STEP_EPOCH,    /* quiesce and reclaim */
+	SL_STEP_PULL,
+	SL_STEP_PUSH,
+	SL_STEP_FLUSH,
+	SL_STEP_HOUSE,
+	SL_STEP_TICK,
+	SL_STEP_DONE,     /* left its loop */
+};
+
 struct sl_push_entry {
 	struct sl_app *app;
 	struct sl_link *in[SL_MAX_PORTS];   /* connected inputs only */
@@ -41,6 +54,8 @@ struct sl_push_entry {
 
 struct sl_worker {
 	uint64_t breaths __rte_cache_aligned;   /* single-writer counter */
+	uint64_t at;                           /* sl_worker_at(): step << 32 | app
+						* index; single writer, relaxed */
 
 	struct sl_app **pull;
 	unsigned n_pull;
@@ -65,6 +80,26 @@ struct sl_worker {
 	int cpu;
 	int socket;
 };
+
+/* Record where w is: a relaxed store on the worker's own cache line (the
+ * one its breath counter dirties anyway), made before every app call. */
+static inline void sl_worker_at(struct sl_worker *w, enum sl_worker_step step, unsigned app)
+{
+	__atomic_store_n(&w->at, (uint64_t)step << 32 | app, __ATOMIC_RELAXED);
+}
+
+/* Read what sl_worker_at() stored last.  *app is the app's index in the
+ * configuration (meaningful for pull, push and tick).  Any thread; a recent
+ * value. */
+static inline enum sl_worker_step sl_worker_where(const struct sl_worker *w, unsigned *app)
+{
+	uint64_t at = __atomic_load_n(&w->at, __ATOMIC_RELAXED);
+	*app = (unsigned)at;
+	return (enum sl_worker_step)(at >> 32);
+}
+
+/* "pull", "push", ... */
+const char *sl_worker_step_name(enum sl_worker_step step);
 
 /* One breath; returns true if any app was pushed.  Worker thread only. */
 bool sl_worker_breathe(struct sl_worker *w);

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rte_eal.h>
@@ -250,13 +251,55 @@ static void test_laggard_and_drain(void)
 	sl_epoch_free(e);
 }
 
+/* A stall is recorded, with its whole length, when the worker quiesces
+ * again; gaps shorter than SL_EPOCH_LAGGARD_NS and time offline are not
+ * stalls.  The stall is made by sleeping: its recorded length is at least
+ * the sleep however long the sleep turns out. */
+static void test_stall_record(void)
+{
+	struct sl_epoch *e = make(SL_EPOCH_IMMEDIATE, 2, 0);
+	struct sl_epoch_worker *w = sl_epoch_worker(e, 0);
+	uint64_t from = 7, len = 7;
+	CHECK(!sl_epoch_last_stall(e, 0, &from, &len) && from == 7 && len == 7,
+	      "a stall before any quiescent state");
+	CHECK(!sl_epoch_last_stall(e, 2, &from, &len), "stall of worker 2 of 2");
+	sl_epoch_online(w);
+	sl_epoch_quiesce(e, w);
+	sl_epoch_quiesce(e, w);
+	CHECK(!sl_epoch_last_stall(e, 0, &from, &len), "back-to-back breaths are a stall");
+	uint64_t q0 = sl_epoch_last_quiesce_ns(e, 0);
+	struct timespec nap = { 0, (long)(SL_EPOCH_LAGGARD_NS * 3 / 2) };
+	nanosleep(&nap, NULL);
+	uint64_t slept = sl_epoch_now_ns() - q0;
+	sl_epoch_quiesce(e, w);
+	uint64_t q1 = sl_epoch_last_quiesce_ns(e, 0);
+	CHECK(sl_epoch_last_stall(e, 0, &from, &len), "a %lu ns gap not recorded",
+	      (unsigned long)slept);
+	CHECK(from == q0 && len == q1 - q0 && len >= slept,
+	      "stall from %lu len %lu; expected from %lu len %lu (>= %lu slept)",
+	      (unsigned long)from, (unsigned long)len, (unsigned long)q0,
+	      (unsigned long)(q1 - q0), (unsigned long)slept);
+	sl_epoch_offline(w);
+	nanosleep(&nap, NULL);
+	sl_epoch_quiesce(e, w);   /* offline: nothing recorded */
+	sl_epoch_online(w);
+	sl_epoch_quiesce(e, w);
+	uint64_t from2, len2;
+	CHECK(sl_epoch_last_stall(e, 0, &from2, &len2) && from2 == from && len2 == len,
+	      "time offline counted as a stall");
+	sl_epoch_offline(w);
+	sl_epoch_free(e);
+}
+
 static void test_errors(void)
 {
 	struct sl_err err = { "" };
 	struct sl_epoch_conf c = { .name = "fc", .n_workers = 0 };
+	errno = 0;
 	CHECK(sl_epoch_create(&c, &err) == NULL &&
 	      strcmp(err.msg, "epoch 'fc': n_workers must be 1..128, got 0") == 0,
 	      "n_workers 0: '%s'", err.msg);
+	CHECK(errno == EINVAL, "n_workers 0: errno %d, expected EINVAL", errno);
 	c.n_workers = 2;
 	c.ring_size = 1000;
 	CHECK(sl_epoch_create(&c, &err) == NULL &&
@@ -274,7 +317,8 @@ static void test_qsbr_no_eal(void)
 {
 	struct sl_err err = { "" };
 	struct sl_epoch_conf c = { .name = "fc", .n_workers = 2, .policy = SL_EPOCH_QSBR };
-	CHECK(sl_epoch_create(&c, &err) == NULL &&
+	errno = 0;
+	CHECK(sl_epoch_create(&c, &err) == NULL && errno != 0 && errno != EINVAL &&
 	      strstr(err.msg, "epoch 'fc': policy 'qsbr' cannot create the defer queue of "
 			      "worker 0 (it needs DPDK's EAL initialised)") == err.msg,
 	      "qsbr without EAL: '%s'", err.msg);
@@ -289,6 +333,7 @@ int main(void)
 	test_cap_and_full(SL_EPOCH_IMMEDIATE);
 	test_batch();
 	test_laggard_and_drain();
+	test_stall_record();
 
 	char prefix[32];
 	snprintf(prefix, sizeof(prefix), "tep%d", (int)getpid());

@@ -255,6 +255,75 @@ static void test_epoch_in_breath(void)
 	sl_epoch_free(e);
 }
 
+/* Where a worker is (sl_worker_at/sl_worker_where), as the engine's report
+ * of a worker that does not stop reads it: seen from inside each app call,
+ * and after the loop. */
+static struct sl_worker *where_w;
+static char where_seen[128];
+
+static void where_note(struct sl_app *app)
+{
+	unsigned idx;
+	enum sl_worker_step st = sl_worker_where(where_w, &idx);
+	char one[32];
+	snprintf(one, sizeof(one), "%s:%s:%u ", app->name, sl_worker_step_name(st), idx);
+	strcat(where_seen, one);
+}
+
+static void where_push(struct sl_app *app)
+{
+	struct rte_mbuf *p[SL_BURST_MAX];
+	where_note(app);
+	unsigned n = sl_link_receive(app->in[0], p, app->burst);
+	rte_pktmbuf_free_bulk(p, n);
+}
+
+static const struct sl_app_type where_pull_t = { .name = "t_wpull", .doc = "test",
+	.outputs = out_port, .n_outputs = 1, .pull = where_note };
+static const struct sl_app_type where_push_t = { .name = "t_wpush", .doc = "test",
+	.inputs = in_port, .n_inputs = 1, .push = where_push, .tick = where_note };
+
+static void test_where(void)
+{
+	struct sl_app src, dst;
+	struct sl_link l;
+	make_app(&src, &where_pull_t, "src");
+	make_app(&dst, &where_push_t, "dst");
+	src.index = 7;
+	dst.index = 9;
+	make_link(&l, &src, &dst, false);
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	CHECK(m != NULL, "an mbuf");
+	sl_link_transmit(&l, &m, 1);
+	struct sl_app *pull[] = { &src };
+	struct sl_app *tick[] = { &dst };
+	struct sl_push_entry push[1];
+	entry(&push[0], &dst);
+	bool stop = false;
+	struct sl_worker w = { .pull = pull, .n_pull = 1, .push = push, .n_push = 1,
+			       .tick = tick, .n_tick = 1, .stop = &stop };
+	unsigned idx = 99;
+	where_w = &w;
+	where_seen[0] = '\0';
+	CHECK(sl_worker_where(&w, &idx) == SL_STEP_START && idx == 0, "a new worker is at %s",
+	      sl_worker_step_name(sl_worker_where(&w, &idx)));
+	sl_worker_breathe(&w);
+	CHECK(strcmp(where_seen, "src:pull:7 dst:push:9 dst:tick:9 ") == 0,
+	      "seen from inside the apps: '%s'", where_seen);
+	CHECK(sl_worker_where(&w, &idx) == SL_STEP_TICK && idx == 9,
+	      "after the breath: %s %u", sl_worker_step_name(sl_worker_where(&w, &idx)), idx);
+	stop = true;
+	sl_worker_main(&w);
+	CHECK(sl_worker_where(&w, &idx) == SL_STEP_DONE, "after the loop: %s",
+	      sl_worker_step_name(sl_worker_where(&w, &idx)));
+	CHECK(strcmp(sl_worker_step_name(SL_STEP_EPOCH), "epoch") == 0 &&
+	      strcmp(sl_worker_step_name(SL_STEP_FLUSH), "flush") == 0 &&
+	      strcmp(sl_worker_step_name(SL_STEP_HOUSE), "house") == 0, "step names");
+	free(l.slots);
+	free(src.priv);
+	free(dst.priv);
+}
+
 int main(void)
 {
 	char prefix[32];
@@ -275,6 +344,7 @@ int main(void)
 	test_rounds();
 	test_full_link_drops();
 	test_epoch_in_breath();
+	test_where();
 	CHECK(rte_mempool_avail_count(pool) == 1023, "%u of 1023 mbufs back",
 	      rte_mempool_avail_count(pool));
 	rte_mempool_free(pool);
