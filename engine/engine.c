@@ -172,7 +172,9 @@ static int eal_init(struct engine *e, struct sl_err *err)
 	const struct sl_config *cfg = e->cfg;
 	unsigned argc = 0, max = cfg->n_eal_args + e->opts->n_eal_args + 4;
 	char **argv = calloc(max, sizeof(*argv));
-	char *lcores = malloc(16 * (cfg->n_workers + 1) + 16);
+	/* "0@CPU" then ",LCORE@CPU" per worker: at most 24 bytes each */
+	size_t lcores_size = 24 * ((size_t)cfg->n_workers + 1), len = 0;
+	char *lcores = malloc(lcores_size);
 	if (argv == NULL || lcores == NULL) {
 		free(argv);
 		free(lcores);
@@ -183,9 +185,10 @@ static int eal_init(struct engine *e, struct sl_err *err)
 		argv[argc++] = cfg->eal_args[i];
 	for (unsigned i = 0; i < e->opts->n_eal_args; i++)
 		argv[argc++] = e->opts->eal_args[i];
-	int len = sprintf(lcores, "0@%d", e->plan->main_cpu);
+	lcores[0] = '\0';
+	sl_appendf(lcores, lcores_size, &len, "0@%d", e->plan->main_cpu);
 	for (unsigned w = 0; w < cfg->n_workers; w++)
-		len += sprintf(lcores + len, ",%u@%d", w + 1, e->plan->cpus[w]);
+		sl_appendf(lcores, lcores_size, &len, ",%u@%d", w + 1, e->plan->cpus[w]);
 	argv[argc++] = (char *)"--lcores";
 	argv[argc++] = lcores;
 
