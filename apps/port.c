@@ -21,10 +21,13 @@
  *       counted as the app's out_packets/out_bytes.
  * stop  reads the device's counters and link status, then stops it.
  *       Frames the device reports as not delivered are not counted as
- *       delivered: tx errors (oerrors) move from out_packets to drops;
- *       receive losses (imissed, ierrors, rx_nombuf) count as drops; each
- *       such port gets one warning line naming the app, the device and the
- *       counters, as does a link found down.
+ *       delivered: frames it took for transmission but did not send
+ *       (out_packets less its opackets) move from out_packets to drops;
+ *       receive losses (imissed, ierrors) count as drops.  Such a port gets
+ *       one warning line naming the app, the device and the counters, as
+ *       does a link found down or a failed receive buffer allocation
+ *       (rx_nombuf; reported, not counted: most drivers leave the frame in
+ *       the ring, where imissed counts it if it is lost).
  *       fini closes it (freeing what its rings hold), and removes the
  *       device if this app probed it.
  *
@@ -47,6 +50,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rte_dev.h>
@@ -425,6 +429,28 @@ static uint64_t tx_file_lost(const struct sl_app *app, const struct port_priv *p
 	return RTE_MAX(RTE_MIN(lost, s->out_packets), (uint64_t)1);
 }
 
+/* Frames the device took from tx_burst but did not send: what it took
+ * (out_packets) less what it counts as sent (opackets).  Drivers differ in
+ * what oerrors holds (frames taken but not sent, as af_packet counts them,
+ * or frames refused by tx_burst, which were already counted as drops, as
+ * vhost and ring count them), so opackets is the measure; a driver that
+ * counts neither is taken at its word.  A hardware queue may still be
+ * sending at stop: give it up to 100 ms. */
+static uint64_t tx_unsent(const struct sl_app *app, const struct port_priv *p,
+			  struct rte_eth_stats *st)
+{
+	uint64_t took = app->stats.out_packets;
+	if (st->opackets == 0 && st->oerrors == 0)
+		return 0;
+	for (unsigned i = 0; i < 100 && st->opackets < took; i++) {
+		struct timespec ms = { 0, 1000000 };
+		nanosleep(&ms, NULL);
+		if (rte_eth_stats_get(p->port_id, st) != 0)
+			break;
+	}
+	return st->opackets < took ? took - st->opackets : 0;
+}
+
 static void port_stop(struct sl_app *app)
 {
 	struct port_priv *p = app->priv;
@@ -442,17 +468,24 @@ static void port_stop(struct sl_app *app)
 		off += (size_t)snprintf(text + off, sizeof(text) - off, "; the link is down");
 	if (rte_eth_stats_get(p->port_id, &st) == 0) {
 		app->stats.in_bytes = st.ibytes;
-		rx_lost = st.imissed + st.ierrors + st.rx_nombuf;
-		tx_lost = st.oerrors;
-		if (st.oerrors > 0 && off < sizeof(text))
+		tx_lost = tx_unsent(app, p, &st);
+		if (tx_lost > 0 && off < sizeof(text))
 			off += (size_t)snprintf(text + off, sizeof(text) - off,
-						"; %" PRIu64 " frames taken for transmission were "
-						"not sent (oerrors)", st.oerrors);
+						"; %" PRIu64 " of the %" PRIu64 " frames it took for "
+						"transmission were not sent (opackets %" PRIu64
+						", oerrors %" PRIu64 ")", tx_lost,
+						app->stats.out_packets, st.opackets, st.oerrors);
+		rx_lost = st.imissed + st.ierrors;
 		if (rx_lost > 0 && off < sizeof(text))
 			off += (size_t)snprintf(text + off, sizeof(text) - off,
-						"; frames lost on receive: imissed %" PRIu64
-						", ierrors %" PRIu64 ", rx_nombuf %" PRIu64,
-						st.imissed, st.ierrors, st.rx_nombuf);
+						"; %" PRIu64 " frames lost on receive (imissed %"
+						PRIu64 ", ierrors %" PRIu64 ")", rx_lost,
+						st.imissed, st.ierrors);
+		if (st.rx_nombuf > 0 && off < sizeof(text))
+			off += (size_t)snprintf(text + off, sizeof(text) - off,
+						"; %" PRIu64 " receive buffer allocations failed "
+						"(rx_nombuf: the pool ran empty; some drivers lose "
+						"the frame)", st.rx_nombuf);
 	}
 	/* A regular tx_pcap file tells what reached it, whatever the driver
 	 * counted. */
@@ -470,7 +503,8 @@ static void port_stop(struct sl_app *app)
 	app->stats.drops += rx_lost;
 	if (off > 0)
 		printf("sluice: warning: app '%s': device '%s':%s%s\n", app->name, p->name,
-		       text + 1, tx_lost + rx_lost > 0 ? " (counted as drops, not as delivered)" : "");
+		       text + 1, tx_lost + rx_lost > 0 ?
+		       " (lost frames are counted as drops, not as delivered)" : "");
 	rte_eth_dev_stop(p->port_id);
 	p->started = false;
 }
