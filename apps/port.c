@@ -19,16 +19,44 @@
  * push  sends what "input" holds on tx queue 0.  Packets the device does
  *       not take are dropped (counted in the app's drops); sent packets are
  *       counted as the app's out_packets/out_bytes.
- * stop  stops the device.  fini closes it (freeing what its rings hold),
- *       and removes the device if this app probed it.
+ * stop  reads the device's counters and link status, then stops it.
+ *       Frames the device reports as not delivered are not counted as
+ *       delivered: frames it took for transmission but did not send
+ *       (out_packets less its opackets) move from out_packets to drops;
+ *       receive losses (imissed, ierrors) count as drops.  Such a port gets
+ *       one warning line naming the app, the device and the counters, as
+ *       does a link found down or a failed receive buffer allocation
+ *       (rx_nombuf; reported, not counted: most drivers leave the frame in
+ *       the ring, where imissed counts it if it is lost).
+ *       fini closes it (freeing what its rings hold), and removes the
+ *       device if this app probed it.
+ *
+ * pcap files.  The pcap driver cannot report a failed write, so what can be
+ * checked is checked here.  Before probing a net_pcap device, each tx_pcap
+ * file must take data: it is opened for writing and sent one byte (appended
+ * to a regular file and cut off again; a NUL to a character device; FIFOs
+ * are left alone, as opening one blocks until a reader comes).  A file that
+ * does not, such as /dev/full or a file in a read-only directory, fails init
+ * with a sentence naming the file.  At stop, a regular tx_pcap file must be
+ * as long as what was sent to it (the pcap header, then a 16-byte record
+ * header and the frame per frame); a shorter file means writes failed, and
+ * the frames missing (estimated from the average frame length when part of
+ * them arrived) move from out_packets to drops, with a warning.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <rte_dev.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
+#include <rte_kvargs.h>
 #include <rte_pci.h>
 
 #include "app.h"
@@ -47,8 +75,13 @@ struct port_priv {
 	bool owned;              /* port_id is owned by owner_id */
 	uint64_t owner_id;
 	struct rte_device *dev;  /* the bus device, for rte_dev_remove */
+	char *tx_file;           /* queue 0's tx_pcap file when a regular file; else NULL */
 	char name[RTE_ETH_NAME_MAX_LEN];
 };
+
+/* Bytes of a pcap file's header and of each record's header. */
+#define PCAP_FILE_HDR 24
+#define PCAP_REC_HDR 16
 
 /* Ethdev name of a device string: up to the first comma, PCI addresses in
  * canonical form. */
@@ -81,6 +114,78 @@ static int errnum(int rc)
 	return rc == -1 ? EINVAL : -rc;
 }
 
+/* Does path take data?  Returns 0, or -errno with a sentence.  See the
+ * comment at the top for what is written where. */
+static int check_tx_file(const char *path, bool *regular, struct sl_err *err)
+{
+	struct stat st;
+	bool exists = stat(path, &st) == 0;
+	*regular = !exists || S_ISREG(st.st_mode);
+	if (exists && S_ISFIFO(st.st_mode))
+		return 0;
+	if (exists && S_ISDIR(st.st_mode))
+		return sl_errf(err, EISDIR, "cannot write the tx_pcap file '%s': it is a directory",
+			       path);
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK, 0644);
+	if (fd < 0)
+		return sl_errf(err, errno, "cannot write the tx_pcap file '%s': %s", path,
+			       strerror(errno));
+	int rc = 0;
+	if (*regular || S_ISCHR(st.st_mode)) {
+		off_t size = lseek(fd, 0, SEEK_END);
+		ssize_t n = write(fd, "", 1);
+		if (n != 1)
+			rc = sl_errf(err, n < 0 ? errno : EIO, "cannot write the tx_pcap file '%s': %s",
+				     path, n < 0 ? strerror(errno) : "nothing was written");
+		if (*regular && size >= 0 && ftruncate(fd, size) != 0 && rc == 0)
+			rc = sl_errf(err, errno, "cannot write the tx_pcap file '%s': %s", path,
+				     strerror(errno));
+	}
+	close(fd);
+	if (rc < 0 && !exists)
+		unlink(path);
+	return rc;
+}
+
+struct tx_files {
+	struct port_priv *p;
+	struct sl_err *err;
+	int rc;
+	bool first;
+};
+
+static int tx_file_arg(const char *key, const char *value, void *opaque)
+{
+	struct tx_files *t = opaque;
+	bool regular;
+	if (t->rc < 0 || value == NULL)
+		return 0;
+	t->rc = check_tx_file(value, &regular, t->err);
+	if (t->rc == 0 && t->first && regular) {
+		t->p->tx_file = strdup(value);
+		if (t->p->tx_file == NULL)
+			t->rc = sl_errf(t->err, ENOMEM, "out of memory");
+	}
+	t->first = false;
+	return 0;
+}
+
+/* Before probing a net_pcap device: every tx_pcap file must take data. */
+static int check_pcap_files(struct port_priv *p, const char *device, struct sl_err *err)
+{
+	const char *args = strchr(device, ',');
+	if ((strncmp(p->name, "net_pcap", 8) != 0 && strncmp(p->name, "eth_pcap", 8) != 0) ||
+	    args == NULL)
+		return 0;
+	struct rte_kvargs *kv = rte_kvargs_parse(args + 1, NULL);
+	if (kv == NULL)
+		return 0;   /* the driver will refuse the arguments itself */
+	struct tx_files t = { .p = p, .err = err, .first = true };
+	rte_kvargs_process(kv, "tx_pcap", tx_file_arg, &t);
+	rte_kvargs_free(kv);
+	return t.rc;
+}
+
 /* Find or probe the device, and take ownership of its port. */
 static int port_attach(struct sl_app *app, const char *device, struct sl_err *err)
 {
@@ -92,6 +197,9 @@ static int port_attach(struct sl_app *app, const char *device, struct sl_err *er
 	if (rc < 0)
 		return rc;
 	if (rte_eth_dev_get_port_by_name(p->name, &p->port_id) != 0) {
+		rc = check_pcap_files(p, device, err);
+		if (rc < 0)
+			return rc;
 		rc = rte_dev_probe(device);
 		/* EAL answers -EFAULT when no bus claims the name. */
 		if (rc == -EFAULT)
@@ -287,17 +395,118 @@ static void port_push(struct sl_app *app)
 	}
 }
 
+/* Take n frames back from out_packets (and their share of out_bytes) and
+ * count them as drops: the device did not deliver them. */
+static void not_delivered(struct sl_app *app, uint64_t n)
+{
+	struct sl_app_stats *s = &app->stats;
+	n = RTE_MIN(n, s->out_packets);
+	if (n == 0)
+		return;
+	s->out_bytes -= n == s->out_packets ? s->out_bytes : s->out_bytes / s->out_packets * n;
+	s->out_packets -= n;
+	s->drops += n;
+}
+
+/* A regular tx_pcap file shorter than what was sent to it lost frames.
+ * Returns how many were lost (estimated when some arrived); sets *size. */
+static uint64_t tx_file_lost(const struct sl_app *app, const struct port_priv *p,
+			     uint64_t *size, uint64_t *want)
+{
+	const struct sl_app_stats *s = &app->stats;
+	struct stat st;
+	*want = PCAP_FILE_HDR + PCAP_REC_HDR * s->out_packets + s->out_bytes;
+	if (p->tx_file == NULL || s->out_packets == 0 || stat(p->tx_file, &st) != 0 ||
+	    !S_ISREG(st.st_mode))
+		return 0;
+	*size = (uint64_t)st.st_size;
+	if (*size >= *want)
+		return 0;
+	if (*size <= PCAP_FILE_HDR)
+		return s->out_packets;
+	uint64_t per = PCAP_REC_HDR + s->out_bytes / s->out_packets;
+	uint64_t lost = (*want - *size + per - 1) / per;
+	return RTE_MAX(RTE_MIN(lost, s->out_packets), (uint64_t)1);
+}
+
+/* Frames the device took from tx_burst but did not send: what it took
+ * (out_packets) less what it counts as sent (opackets).  Drivers differ in
+ * what oerrors holds (frames taken but not sent, as af_packet counts them,
+ * or frames refused by tx_burst, which were already counted as drops, as
+ * vhost and ring count them), so opackets is the measure; a driver that
+ * counts neither is taken at its word.  A hardware queue may still be
+ * sending at stop: give it up to 100 ms. */
+static uint64_t tx_unsent(const struct sl_app *app, const struct port_priv *p,
+			  struct rte_eth_stats *st)
+{
+	uint64_t took = app->stats.out_packets;
+	if (st->opackets == 0 && st->oerrors == 0)
+		return 0;
+	for (unsigned i = 0; i < 100 && st->opackets < took; i++) {
+		struct timespec ms = { 0, 1000000 };
+		nanosleep(&ms, NULL);
+		if (rte_eth_stats_get(p->port_id, st) != 0)
+			break;
+	}
+	return st->opackets < took ? took - st->opackets : 0;
+}
+
 static void port_stop(struct sl_app *app)
 {
 	struct port_priv *p = app->priv;
 
-	if (p->started) {
-		struct rte_eth_stats st;
-		if (rte_eth_stats_get(p->port_id, &st) == 0)
-			app->stats.in_bytes = st.ibytes;
-		rte_eth_dev_stop(p->port_id);
-		p->started = false;
+	if (!p->started)
+		return;
+	struct rte_eth_stats st;
+	struct rte_eth_link link;
+	char text[512];
+	size_t off = 0;
+	uint64_t tx_lost = 0, rx_lost = 0;
+	memset(&link, 0, sizeof(link));
+	if (rte_eth_link_get_nowait(p->port_id, &link) == 0 &&
+	    link.link_status == RTE_ETH_LINK_DOWN)
+		off += (size_t)snprintf(text + off, sizeof(text) - off, "; the link is down");
+	if (rte_eth_stats_get(p->port_id, &st) == 0) {
+		app->stats.in_bytes = st.ibytes;
+		tx_lost = tx_unsent(app, p, &st);
+		if (tx_lost > 0 && off < sizeof(text))
+			off += (size_t)snprintf(text + off, sizeof(text) - off,
+						"; %" PRIu64 " of the %" PRIu64 " frames it took for "
+						"transmission were not sent (opackets %" PRIu64
+						", oerrors %" PRIu64 ")", tx_lost,
+						app->stats.out_packets, st.opackets, st.oerrors);
+		rx_lost = st.imissed + st.ierrors;
+		if (rx_lost > 0 && off < sizeof(text))
+			off += (size_t)snprintf(text + off, sizeof(text) - off,
+						"; %" PRIu64 " frames lost on receive (imissed %"
+						PRIu64 ", ierrors %" PRIu64 ")", rx_lost,
+						st.imissed, st.ierrors);
+		if (st.rx_nombuf > 0 && off < sizeof(text))
+			off += (size_t)snprintf(text + off, sizeof(text) - off,
+						"; %" PRIu64 " receive buffer allocations failed "
+						"(rx_nombuf: the pool ran empty; some drivers lose "
+						"the frame)", st.rx_nombuf);
 	}
+	/* A regular tx_pcap file tells what reached it, whatever the driver
+	 * counted. */
+	uint64_t size = 0, want = 0;
+	uint64_t file_lost = tx_file_lost(app, p, &size, &want);
+	if (file_lost > 0 && off < sizeof(text))
+		off += (size_t)snprintf(text + off, sizeof(text) - off,
+					"; the tx_pcap file '%s' holds %" PRIu64 " of the %" PRIu64
+					" bytes written to it: %s%" PRIu64 " frames were lost",
+					p->tx_file, size, want,
+					file_lost < app->stats.out_packets ? "about " : "all ",
+					file_lost);
+	tx_lost = RTE_MAX(tx_lost, file_lost);
+	not_delivered(app, tx_lost);
+	app->stats.drops += rx_lost;
+	if (off > 0)
+		printf("sluice: warning: app '%s': device '%s':%s%s\n", app->name, p->name,
+		       text + 1, tx_lost + rx_lost > 0 ?
+		       " (lost frames are counted as drops, not as delivered)" : "");
+	rte_eth_dev_stop(p->port_id);
+	p->started = false;
 }
 
 static void port_fini(struct sl_app *app)
@@ -321,6 +530,8 @@ static void port_fini(struct sl_app *app)
 			rte_eal_hotplug_remove(p->is_pci ? "pci" : "vdev", p->name);
 		p->probed = false;
 	}
+	free(p->tx_file);
+	p->tx_file = NULL;
 }
 
 /* Placement hint: a PCI NIC's NUMA node.  params[0] is `device`. */

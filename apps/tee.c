@@ -3,13 +3,29 @@
  * tee: sends every input packet to each of output0, output1, ...
  * output0 gets the original mbufs; every other output gets a deep copy
  * (rte_pktmbuf_copy from the app's pool), so apps downstream of different
- * outputs may modify their packets in place independently.  A copy that
- * cannot be allocated is counted as a drop of this app; the other outputs
- * still get the packet.
+ * outputs may modify their packets in place independently.  Zero-length
+ * frames are copied too.  A copy that cannot be allocated is counted as a
+ * drop of this app; the other outputs still get the packet.
  */
 #include "app.h"
 
 #define TEE_ROUNDS 4
+
+/* A deep copy of m from pool, or NULL when the pool is empty.
+ * rte_pktmbuf_copy refuses an empty packet (offset 0 is not below its
+ * length of 0), so an empty one gets a fresh mbuf with m's metadata, as
+ * rte_pktmbuf_copy would have set it. */
+static struct rte_mbuf *tee_copy(const struct rte_mbuf *m, struct rte_mempool *pool)
+{
+	if (m->pkt_len > 0)
+		return rte_pktmbuf_copy(m, pool, 0, UINT32_MAX);
+	struct rte_mbuf *c = rte_pktmbuf_alloc(pool);
+	if (c == NULL)
+		return NULL;
+	__rte_pktmbuf_copy_hdr(c, m);
+	c->ol_flags = m->ol_flags & ~(RTE_MBUF_F_INDIRECT | RTE_MBUF_F_EXTERNAL);
+	return c;
+}
 
 static void tee_push(struct sl_app *app)
 {
@@ -27,8 +43,7 @@ static void tee_push(struct sl_app *app)
 		for (unsigned o = 1; o < app->n_out; o++) {
 			unsigned nc = 0;
 			for (unsigned i = 0; i < n; i++) {
-				struct rte_mbuf *c = rte_pktmbuf_copy(pkts[i], app->pool,
-								      0, UINT32_MAX);
+				struct rte_mbuf *c = tee_copy(pkts[i], app->pool);
 				if (c != NULL)
 					copies[nc++] = c;
 			}

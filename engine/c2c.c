@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
@@ -155,66 +156,197 @@ int sl_c2c_save(const struct sl_c2c *m, const char *path, struct sl_err *err)
 	return 0;
 }
 
+/* Lines longer than this are refused rather than read on (a header of
+ * CPU_SETSIZE CPUs or a row of their latencies takes a few kB). */
+#define C2C_MAX_LINE (1u << 20)
+
+/* Read one line of f into *buf (grown as needed, at most C2C_MAX_LINE
+ * bytes), without its '\n' or "\r\n".  Returns 1, 0 at the end of the file,
+ * -E2BIG for a longer line (the rest of it unread), -EIO or -ENOMEM. */
+static int read_line(FILE *f, char **buf, size_t *cap, size_t *len)
+{
+	int c;
+	*len = 0;
+	while ((c = getc(f)) != EOF && c != '\n') {
+		if (*len + 1 >= *cap) {
+			if (*cap >= C2C_MAX_LINE)
+				return -E2BIG;
+			size_t ncap = *cap ? *cap * 2 : 256;
+			char *b = realloc(*buf, ncap);
+			if (b == NULL)
+				return -ENOMEM;
+			*buf = b;
+			*cap = ncap;
+		}
+		(*buf)[(*len)++] = (char)c;
+	}
+	if (c == EOF && ferror(f))
+		return -EIO;
+	if (c == EOF && *len == 0)
+		return 0;
+	if (*len > 0 && (*buf)[*len - 1] == '\r')
+		(*len)--;
+	(*buf)[*len] = '\0';
+	return 1;
+}
+
+/* A field for a message: its text in quotes, cut after 40 characters. */
+static const char *quote(const char *s, size_t len, char *out, size_t size)
+{
+	if (len > 40)
+		snprintf(out, size, "'%.40s...' (%zu characters)", s, len);
+	else
+		snprintf(out, size, "'%.*s'", (int)len, s);
+	return out;
+}
+
+/* A CPU number: decimal digits only, below CPU_SETSIZE.  Returns it or -1. */
+static int parse_cpu(const char *s, size_t len)
+{
+	long v = 0;
+	if (len == 0 || len > 9)
+		return -1;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	return v < CPU_SETSIZE ? (int)v : -1;
+}
+
+/* A latency: a finite number >= 0, the whole field.  Returns 0 or -1. */
+static int parse_ns(const char *s, size_t len, double *ns)
+{
+	char text[64], *end;
+	if (len == 0 || len >= sizeof(text))
+		return -1;
+	memcpy(text, s, len);
+	text[len] = '\0';
+	*ns = strtod(text, &end);
+	return end == text + len && isfinite(*ns) && *ns >= 0 ? 0 : -1;
+}
+
+/* The field that starts at *q: its length, up to the next ',' or the end. */
+static size_t field(const char *q)
+{
+	return strcspn(q, ",");
+}
+
 struct sl_c2c *sl_c2c_load(const char *path, struct sl_err *err)
 {
 	FILE *f = fopen(path, "r");
-	char line[8192];
+	char *line = NULL, shown[80];
+	size_t cap = 0, len;
 	struct sl_c2c *m = NULL;
-	unsigned row = 0, lineno = 1;
+	unsigned row = 0, lineno = 1, n = 0;
+	int rc;
 	if (f == NULL) {
 		sl_errf(err, errno, "cannot read '%s': %s", path, strerror(errno));
 		return NULL;
 	}
-	if (fgets(line, sizeof(line), f) == NULL || strncmp(line, "cpu,", 4) != 0) {
+	rc = read_line(f, &line, &cap, &len);
+	if (rc < 0)
+		goto read_fail;
+	if (rc == 0 || strncmp(line, "cpu,", 4) != 0 || memchr(line, '\0', len) != NULL) {
 		sl_errf(err, EINVAL, "%s:1: not a core-to-core matrix (expected a 'cpu,...' header)",
 			path);
 		goto fail;
 	}
-	unsigned n = 0;
-	for (char *p = line; (p = strchr(p, ',')) != NULL; p++)
+	for (const char *p = line; (p = strchr(p, ',')) != NULL; p++)
 		n++;
+	if (n > CPU_SETSIZE) {
+		sl_errf(err, EINVAL, "%s:1: %u CPUs in the header, at most %d", path, n,
+			CPU_SETSIZE);
+		goto fail;
+	}
 	m = alloc_matrix(n);
 	if (m == NULL) {
 		sl_errf(err, ENOMEM, "out of memory");
 		goto fail;
 	}
-	char *p = line + 3;
-	for (unsigned j = 0; j < n; j++)
-		m->cpus[j] = (int)strtol(p + 1, &p, 10);
-	while (fgets(line, sizeof(line), f) != NULL) {
-		lineno++;
-		if (line[0] == '\n')
-			continue;
-		char *q = line, *end;
-		long cpu = strtol(q, &end, 10);
-		if (end == q || row >= n || cpu != m->cpus[row]) {
-			sl_errf(err, EINVAL, "%s:%u: expected the row of cpu %d", path, lineno,
-				row < n ? m->cpus[row] : -1);
+	const char *q = line + 4;
+	for (unsigned j = 0; j < n; j++, q++) {
+		size_t flen = field(q);
+		int cpu = parse_cpu(q, flen);
+		if (cpu < 0) {
+			sl_errf(err, EINVAL, "%s:1: column %u: %s is not a CPU number (0..%d)", path,
+				j + 2, quote(q, flen, shown, sizeof(shown)), CPU_SETSIZE - 1);
 			goto fail;
 		}
-		q = end;
+		for (unsigned k = 0; k < j; k++)
+			if (m->cpus[k] == cpu) {
+				sl_errf(err, EINVAL, "%s:1: column %u: cpu %d appears twice in the "
+					"header (columns %u and %u)", path, j + 2, cpu, k + 2, j + 2);
+				goto fail;
+			}
+		m->cpus[j] = cpu;
+		q += flen;
+	}
+	while ((rc = read_line(f, &line, &cap, &len)) > 0) {
+		lineno++;
+		if (len == 0)
+			continue;
+		if (memchr(line, '\0', len) != NULL) {
+			sl_errf(err, EINVAL, "%s:%u: a NUL byte in the line", path, lineno);
+			goto fail;
+		}
+		size_t flen = field(line);
+		if (row >= n) {
+			sl_errf(err, EINVAL, "%s:%u: a row beyond the %u of the header's CPUs: %s",
+				path, lineno, n, quote(line, flen, shown, sizeof(shown)));
+			goto fail;
+		}
+		if (parse_cpu(line, flen) != m->cpus[row]) {
+			sl_errf(err, EINVAL, "%s:%u: expected the row of cpu %d, found %s", path,
+				lineno, m->cpus[row], quote(line, flen, shown, sizeof(shown)));
+			goto fail;
+		}
+		q = line + flen;
 		for (unsigned j = 0; j < n; j++) {
 			if (*q != ',') {
-				sl_errf(err, EINVAL, "%s:%u: expected %u values", path, lineno, n);
+				sl_errf(err, EINVAL, "%s:%u: expected %u values in the row of cpu %d, "
+					"found %u", path, lineno, n, m->cpus[row], j);
 				goto fail;
 			}
-			m->ns[row * n + j] = strtod(q + 1, &end);
-			if (end == q + 1 || m->ns[row * n + j] < 0) {
-				sl_errf(err, EINVAL, "%s:%u: bad latency value", path, lineno);
+			q++;
+			flen = field(q);
+			if (parse_ns(q, flen, &m->ns[row * n + j]) < 0) {
+				sl_errf(err, EINVAL, "%s:%u: bad latency value %s for cpus %d and %d: "
+					"expected a finite number of ns, 0 or more", path, lineno,
+					quote(q, flen, shown, sizeof(shown)), m->cpus[row],
+					m->cpus[j]);
 				goto fail;
 			}
-			q = end;
+			q += flen;
+		}
+		if (*q != '\0') {
+			sl_errf(err, EINVAL, "%s:%u: expected %u values in the row of cpu %d, found "
+				"more", path, lineno, n, m->cpus[row]);
+			goto fail;
 		}
 		row++;
 	}
+	if (rc < 0) {
+		lineno++;
+		goto read_fail;
+	}
 	if (row != n) {
-		sl_errf(err, EINVAL, "%s: %u rows for %u CPUs", path, row, n);
+		sl_errf(err, EINVAL, "%s:%u: the file ends after %u rows; the header names %u CPUs",
+			path, lineno, row, n);
 		goto fail;
 	}
 	fclose(f);
+	free(line);
 	return m;
+read_fail:
+	if (rc == -E2BIG)
+		sl_errf(err, EINVAL, "%s:%u: line longer than %u bytes", path, lineno,
+			C2C_MAX_LINE);
+	else
+		sl_errf(err, -rc, "%s:%u: %s", path, lineno, strerror(-rc));
 fail:
 	fclose(f);
+	free(line);
 	sl_c2c_free(m);
 	return NULL;
 }

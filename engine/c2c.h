@@ -39,7 +39,10 @@ struct sl_c2c *sl_c2c_measure(const int *cpus, unsigned n, unsigned round_trips,
 int sl_c2c_save(const struct sl_c2c *m, const char *path, struct sl_err *err);
 
 /* Load a matrix saved by sl_c2c_save.  NULL with a sentence naming the file
- * and line on error. */
+ * and line ("FILE:LINE: ...") and quoting the offending text on error.  The
+ * header's CPUs are distinct numbers in 0..CPU_SETSIZE-1; each row starts
+ * with its CPU, in header order, and holds one finite latency >= 0 per CPU;
+ * blank lines are skipped; a line may not exceed 1 MiB. */
 struct sl_c2c *sl_c2c_load(const char *path, struct sl_err *err);
 
 void sl_c2c_print(const struct sl_c2c *m, FILE *out);

@@ -27,15 +27,29 @@ static void warn(struct sl_plan *plan, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Working state of one placement.  Every per-PU array is indexed by the PU's
+ * index in topo->pus; domains (cores, L3) are indexed by their logical index
+ * plus one, so that -1 ("absent") has a slot too.  The counters are kept up
+ * to date as workers are placed and moved, so that the cost of a candidate
+ * CPU is computed from a worker's links and O(1) counters, never by scanning
+ * every worker or every PU. */
 struct state {
 	const struct sl_config *cfg;
 	const struct sl_topology *topo;
 	struct sl_plan *plan;
-	bool *usable;       /* per topo PU index */
-	unsigned *load;     /* workers per topo PU index */
-	unsigned *weight;   /* n_workers x n_workers link counts */
+	bool *usable;       /* per PU */
+	unsigned *load;     /* per PU: workers on it */
+	unsigned *core_load;   /* per core: workers on its PUs */
+	unsigned *core_busy;   /* per core: PUs of it with a worker */
+	unsigned *l3_free;     /* per L3 domain: usable PUs with no worker */
+	unsigned *adj_start;   /* per worker + 1: its links in adj_v/adj_w */
+	unsigned *adj_v;       /* linked worker, ascending per worker */
+	unsigned *adj_w;       /* number of links to it */
+	unsigned *to_placed;   /* per worker: links to placed workers */
+	unsigned *all;         /* per worker: links to other workers */
 	int *numa;          /* per worker: wanted NUMA node, -1 none */
-	bool *placed;
+	int *pu_of;         /* per worker: PU index, -1 until placed */
+	unsigned main_pu;   /* PU index of the control thread */
 };
 
 static unsigned pu_index(const struct sl_topology *t, int cpu)
@@ -44,40 +58,94 @@ static unsigned pu_index(const struct sl_topology *t, int cpu)
 	return (unsigned)(p - t->pus);
 }
 
+/* sl_topology_hop for two PU indices. */
+static enum sl_hop hop_pu(const struct sl_topology *t, unsigned i, unsigned j)
+{
+	const struct sl_topo_pu *x = &t->pus[i], *y = &t->pus[j];
+	if (i == j)
+		return SL_HOP_SAME_CPU;
+	if (x->numa != y->numa)
+		return SL_HOP_CROSS_NUMA;
+	if (x->core == y->core && x->core >= 0)
+		return SL_HOP_SMT;
+	if (x->l3 == y->l3)
+		return SL_HOP_L3;
+	return SL_HOP_CROSS_L3;
+}
+
+static unsigned core_slot(const struct state *s, unsigned i)
+{
+	return (unsigned)(s->topo->pus[i].core + 1);
+}
+
+static unsigned l3_slot(const struct state *s, unsigned i)
+{
+	return (unsigned)(s->topo->pus[i].l3 + 1);
+}
+
+/* Put worker w on PU i, or take it off its PU, keeping the counters. */
+static void put(struct state *s, unsigned w, unsigned i)
+{
+	if (s->load[i]++ == 0) {
+		s->core_busy[core_slot(s, i)]++;
+		if (s->usable[i])
+			s->l3_free[l3_slot(s, i)]--;
+	}
+	s->core_load[core_slot(s, i)]++;
+	s->pu_of[w] = (int)i;
+	s->plan->cpus[w] = s->topo->pus[i].cpu;
+}
+
+static void take(struct state *s, unsigned w)
+{
+	unsigned i = (unsigned)s->pu_of[w];
+	if (--s->load[i] == 0) {
+		s->core_busy[core_slot(s, i)]--;
+		if (s->usable[i])
+			s->l3_free[l3_slot(s, i)]++;
+	}
+	s->core_load[core_slot(s, i)]--;
+	s->pu_of[w] = -1;
+}
+
+/* Note that worker w is placed, for next_worker. */
+static void placed(struct state *s, unsigned w)
+{
+	for (unsigned k = s->adj_start[w]; k < s->adj_start[w + 1]; k++)
+		s->to_placed[s->adj_v[k]] += s->adj_w[k];
+}
+
 /* Busy neighbours of PU i: another worker on its core (an SMT sibling). */
 static bool sibling_busy(const struct state *s, unsigned i)
 {
-	const struct sl_topology *t = s->topo;
-	for (unsigned j = 0; j < t->n_pus; j++)
-		if (j != i && s->load[j] > 0 && t->pus[j].core == t->pus[i].core &&
-		    t->pus[j].core >= 0)
-			return true;
-	return false;
+	if (s->topo->pus[i].core < 0)
+		return false;
+	return s->core_busy[core_slot(s, i)] > (s->load[i] > 0 ? 1u : 0u);
 }
 
-static unsigned free_in_l3(const struct state *s, int l3)
+/* Weighted hop cost of worker w's links if w ran on PU i, counting only
+ * placed workers other than `except`; *linked tells whether there was one. */
+static unsigned long link_cost(const struct state *s, unsigned w, unsigned i,
+			       unsigned except, bool *linked)
 {
-	unsigned n = 0;
-	for (unsigned j = 0; j < s->topo->n_pus; j++)
-		if (s->usable[j] && s->load[j] == 0 && s->topo->pus[j].l3 == l3)
-			n++;
-	return n;
+	unsigned long c = 0;
+	*linked = false;
+	for (unsigned k = s->adj_start[w]; k < s->adj_start[w + 1]; k++) {
+		unsigned v = s->adj_v[k];
+		if (v == except || s->pu_of[v] < 0)
+			continue;
+		*linked = true;
+		c += (unsigned long)s->adj_w[k] * hop_cost[hop_pu(s->topo, i, (unsigned)s->pu_of[v])];
+	}
+	return c;
 }
 
 /* Cost of putting worker w on PU i (lower is better). */
 static unsigned long cost(const struct state *s, unsigned w, unsigned i)
 {
 	const struct sl_topology *t = s->topo;
-	unsigned n = s->cfg->n_workers;
-	unsigned long c = 0;
-	bool linked = false;
-	for (unsigned v = 0; v < n; v++) {
-		if (!s->placed[v] || s->weight[w * n + v] == 0)
-			continue;
-		linked = true;
-		enum sl_hop h = sl_topology_hop(t, t->pus[i].cpu, s->plan->cpus[v]);
-		c += (unsigned long)s->weight[w * n + v] * hop_cost[h];
-	}
+	bool linked;
+	unsigned long c = link_cost(s, w, i, ~0u, &linked);
 	c *= 1000;
 	/* Busy-poll workers must not share a CPU or a core while others are free. */
 	c += (unsigned long)s->load[i] * 1000000UL;
@@ -85,57 +153,54 @@ static unsigned long cost(const struct state *s, unsigned w, unsigned i)
 		c += 100000UL;
 	if (s->numa[w] >= 0 && t->pus[i].numa != s->numa[w])
 		c += 50000UL;
-	if (i == pu_index(t, s->plan->main_cpu) && s->plan->main_cpu >= 0)
+	if (i == s->main_pu)
 		c += 20000UL;
 	/* A worker that starts a new group prefers the roomiest L3 domain, so
 	 * that the workers linked to it later fit beside it; one pushed out of
 	 * its neighbours' full domain prefers the fullest domain with room, so
 	 * that the overflow of one group stays together. */
-	unsigned room = free_in_l3(s, t->pus[i].l3);
+	unsigned room = s->l3_free[l3_slot(s, i)];
 	if (room > 999)
 		room = 999;
 	c += linked ? room : 999 - room;
 	return c;
 }
 
-/* Cost of a whole plan: the weighted hop cost of every pair of linked
- * workers, plus the penalties of cost() for shared CPUs and cores, NUMA
- * misses and sharing with the control thread. */
-static unsigned long total_cost(const struct state *s)
+/* The part of the whole plan's cost (see improve) that depends on worker w
+ * being on PU i, with w itself off its PU and worker `except` (if any) left
+ * out too: w's weighted link hops, a CPU or a core shared with other
+ * workers, a NUMA miss, sharing with the control thread.  The SMT count
+ * assumes, as hwloc guarantees, that the PUs of a core share a NUMA node. */
+static unsigned long local_cost(const struct state *s, unsigned w, unsigned i,
+				unsigned except)
 {
 	const struct sl_topology *t = s->topo;
-	const int *cpus = s->plan->cpus;
-	unsigned n = s->cfg->n_workers;
-	unsigned long c = 0;
-	for (unsigned w = 0; w < n; w++) {
-		const struct sl_topo_pu *p = sl_topology_pu(t, cpus[w]);
-		for (unsigned v = 0; v < w; v++) {
-			enum sl_hop h = sl_topology_hop(t, cpus[w], cpus[v]);
-			c += (unsigned long)s->weight[w * n + v] * hop_cost[h] * 1000;
-			if (h == SL_HOP_SAME_CPU)
-				c += 1000000UL;
-			else if (h == SL_HOP_SMT)
-				c += 100000UL;
-		}
-		if (s->numa[w] >= 0 && p->numa != s->numa[w])
-			c += 50000UL;
-		if (cpus[w] == s->plan->main_cpu)
-			c += 20000UL;
-	}
+	bool linked;
+	unsigned long c = link_cost(s, w, i, except, &linked) * 1000;
+	c += (unsigned long)s->load[i] * 1000000UL;
+	if (t->pus[i].core >= 0)
+		c += (unsigned long)(s->core_load[core_slot(s, i)] - s->load[i]) * 100000UL;
+	if (s->numa[w] >= 0 && t->pus[i].numa != s->numa[w])
+		c += 50000UL;
+	if (i == s->main_pu)
+		c += 20000UL;
 	return c;
 }
 
 /* Local search after the greedy pass: swap the CPUs of two auto workers, or
- * move one to a CPU no worker uses, while that lowers the total cost.  This
- * repairs what greedy growth from the most-connected worker gets wrong (a
- * long chain split at both ends across domains).  Bounded passes. */
+ * move one to a CPU no worker uses, while that lowers the cost of the whole
+ * plan: the weighted hop cost of every pair of linked workers, plus the
+ * penalties of cost() for shared CPUs and cores, NUMA misses and sharing
+ * with the control thread.  A swap or a move changes only the terms of the
+ * workers it moves, so each candidate is judged by the change of those
+ * (local_cost) rather than by recomputing the whole.  This repairs what
+ * greedy growth from the most-connected worker gets wrong (a long chain
+ * split at both ends across domains).  Bounded passes. */
 static void improve(struct state *s)
 {
 	const struct sl_config *cfg = s->cfg;
 	const struct sl_topology *t = s->topo;
-	int *cpus = s->plan->cpus;
 	unsigned n = cfg->n_workers;
-	unsigned long best = total_cost(s);
 
 	for (unsigned pass = 0; pass < 16; pass++) {
 		bool better = false;
@@ -145,33 +210,37 @@ static void improve(struct state *s)
 			for (unsigned v = w + 1; v < n; v++) {
 				if (cfg->workers[v].core != SL_CORE_AUTO)
 					continue;
-				int a = cpus[w];
-				cpus[w] = cpus[v];
-				cpus[v] = a;
-				unsigned long c = total_cost(s);
-				if (c < best) {
-					best = c;
-					better = true;
-				} else {
-					cpus[v] = cpus[w];
-					cpus[w] = a;
-				}
-			}
-			for (unsigned i = 0; i < t->n_pus; i++) {
-				if (!s->usable[i] || s->load[i] > 0)
+				unsigned pw = (unsigned)s->pu_of[w], pv = (unsigned)s->pu_of[v];
+				if (pw == pv)
 					continue;
-				int from = cpus[w];
-				cpus[w] = t->pus[i].cpu;
-				unsigned long c = total_cost(s);
-				if (c < best) {
-					best = c;
+				/* The pair's own term is the same either way round. */
+				take(s, w);
+				take(s, v);
+				unsigned long now = local_cost(s, w, pw, v) + local_cost(s, v, pv, w);
+				unsigned long swapped = local_cost(s, w, pv, v) + local_cost(s, v, pw, w);
+				if (swapped < now) {
+					put(s, w, pv);
+					put(s, v, pw);
 					better = true;
-					s->load[pu_index(t, from)]--;
-					s->load[i]++;
 				} else {
-					cpus[w] = from;
+					put(s, w, pw);
+					put(s, v, pv);
 				}
 			}
+			unsigned at = (unsigned)s->pu_of[w];
+			take(s, w);
+			unsigned long here = local_cost(s, w, at, ~0u);
+			for (unsigned i = 0; i < t->n_pus; i++) {
+				if (!s->usable[i] || s->load[i] > 0 || i == at)
+					continue;
+				unsigned long c = local_cost(s, w, i, ~0u);
+				if (c < here) {
+					here = c;
+					at = i;
+					better = true;
+				}
+			}
+			put(s, w, at);
 		}
 		if (!better)
 			break;
@@ -244,9 +313,8 @@ static int check_explicit(struct state *s, const cpu_set_t *allowed, struct sl_e
 				return worker_error(cfg, w, err,
 						    "core %d is already used by worker '%s'", core,
 						    cfg->workers[v].name);
-		s->plan->cpus[w] = core;
-		s->placed[w] = true;
-		s->load[p - s->topo->pus]++;
+		put(s, w, (unsigned)(p - s->topo->pus));
+		placed(s, w);
 	}
 	return 0;
 }
@@ -255,34 +323,20 @@ static int check_explicit(struct state *s, const cpu_set_t *allowed, struct sl_e
  * overall, then declaration order. */
 static int next_worker(const struct state *s)
 {
-	unsigned n = s->cfg->n_workers;
 	int best = -1;
-	unsigned best_to = 0, best_all = 0;
-	for (unsigned w = 0; w < n; w++) {
-		if (s->placed[w])
+	for (unsigned w = 0; w < s->cfg->n_workers; w++) {
+		if (s->pu_of[w] >= 0)
 			continue;
-		unsigned to = 0, all = 0;
-		for (unsigned v = 0; v < n; v++) {
-			all += s->weight[w * n + v];
-			if (s->placed[v])
-				to += s->weight[w * n + v];
-		}
-		if (best < 0 || to > best_to || (to == best_to && all > best_all)) {
+		if (best < 0 || s->to_placed[w] > s->to_placed[best] ||
+		    (s->to_placed[w] == s->to_placed[best] && s->all[w] > s->all[best]))
 			best = (int)w;
-			best_to = to;
-			best_all = all;
-		}
 	}
 	return best;
 }
 
-static void choose_main(struct state *s, unsigned n_auto)
+static void choose_main(struct state *s)
 {
 	const struct sl_topology *t = s->topo;
-	unsigned free_cpus = 0;
-	for (unsigned i = 0; i < t->n_pus; i++)
-		if (s->usable[i] && s->load[i] == 0)
-			free_cpus++;
 	/* The first usable CPU no explicit worker uses; if auto workers will
 	 * need every free CPU, the control thread shares the first one. */
 	s->plan->main_cpu = -1;
@@ -293,8 +347,59 @@ static void choose_main(struct state *s, unsigned n_auto)
 		for (unsigned i = 0; i < t->n_pus && s->plan->main_cpu < 0; i++)
 			if (s->usable[i])
 				s->plan->main_cpu = t->pus[i].cpu;
-	(void)free_cpus;
-	(void)n_auto;
+	s->main_pu = pu_index(t, s->plan->main_cpu);
+}
+
+static int cmp_edge(const void *a, const void *b)
+{
+	const unsigned *x = a, *y = b;
+	if (x[0] != y[0])
+		return x[0] < y[0] ? -1 : 1;
+	return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* The links between workers as adjacency lists with link counts: each link
+ * joining two workers adds one to both directions. */
+static int build_adjacency(struct state *s)
+{
+	const struct sl_config *cfg = s->cfg;
+	unsigned n = cfg->n_workers, n_edges = 0;
+	unsigned (*edges)[2] = calloc(2 * (size_t)cfg->n_links + 1, sizeof(*edges));
+	s->adj_start = calloc(n + 1, sizeof(*s->adj_start));
+	s->adj_v = calloc(2 * (size_t)cfg->n_links + 1, sizeof(*s->adj_v));
+	s->adj_w = calloc(2 * (size_t)cfg->n_links + 1, sizeof(*s->adj_w));
+	if (edges == NULL || s->adj_start == NULL || s->adj_v == NULL || s->adj_w == NULL) {
+		free(edges);
+		return -ENOMEM;
+	}
+	for (unsigned l = 0; l < cfg->n_links; l++) {
+		unsigned a = cfg->apps[cfg->links[l].from.app].worker;
+		unsigned b = cfg->apps[cfg->links[l].to.app].worker;
+		if (a != b) {
+			edges[n_edges][0] = a;
+			edges[n_edges++][1] = b;
+			edges[n_edges][0] = b;
+			edges[n_edges++][1] = a;
+			s->plan->cross[l] = true;
+		}
+	}
+	qsort(edges, n_edges, sizeof(*edges), cmp_edge);
+	unsigned k = 0;
+	for (unsigned e = 0; e < n_edges; e++) {
+		if (k > 0 && e > 0 && edges[e][0] == edges[e - 1][0] &&
+		    edges[e][1] == edges[e - 1][1]) {
+			s->adj_w[k - 1]++;
+		} else {
+			s->adj_v[k] = edges[e][1];
+			s->adj_w[k++] = 1;
+			s->adj_start[edges[e][0] + 1]++;
+		}
+		s->all[edges[e][0]]++;
+	}
+	for (unsigned w = 0; w < n; w++)
+		s->adj_start[w + 1] += s->adj_start[w];
+	free(edges);
+	return 0;
 }
 
 static int fill_numa_hints(struct state *s)
@@ -320,47 +425,51 @@ int sl_place(const struct sl_config *cfg, const struct sl_topology *topo,
 	struct state s = { .cfg = cfg, .topo = topo, .plan = plan };
 	int rc = -ENOMEM;
 
+	/* Domain slots: logical index + 1 (0 for "absent"). */
+	unsigned n_core = 1, n_l3 = 1;
+	for (unsigned i = 0; i < np; i++) {
+		if ((unsigned)(topo->pus[i].core + 1) >= n_core)
+			n_core = (unsigned)topo->pus[i].core + 2;
+		if ((unsigned)(topo->pus[i].l3 + 1) >= n_l3)
+			n_l3 = (unsigned)topo->pus[i].l3 + 2;
+	}
 	memset(plan, 0, sizeof(*plan));
-	plan->cpus = calloc(n, sizeof(*plan->cpus));
+	plan->cpus = calloc(n + 1, sizeof(*plan->cpus));
 	plan->hops = calloc(cfg->n_links + 1, sizeof(*plan->hops));
 	plan->cross = calloc(cfg->n_links + 1, sizeof(*plan->cross));
 	s.usable = calloc(np + 1, sizeof(*s.usable));
 	s.load = calloc(np + 1, sizeof(*s.load));
-	s.weight = calloc((size_t)n * n, sizeof(*s.weight));
-	s.numa = calloc(n, sizeof(*s.numa));
-	s.placed = calloc(n, sizeof(*s.placed));
-	if (!plan->cpus || !plan->hops || !plan->cross || !s.usable || !s.load || !s.weight ||
-	    !s.numa || !s.placed) {
+	s.core_load = calloc(n_core, sizeof(*s.core_load));
+	s.core_busy = calloc(n_core, sizeof(*s.core_busy));
+	s.l3_free = calloc(n_l3, sizeof(*s.l3_free));
+	s.to_placed = calloc(n + 1, sizeof(*s.to_placed));
+	s.all = calloc(n + 1, sizeof(*s.all));
+	s.numa = calloc(n + 1, sizeof(*s.numa));
+	s.pu_of = calloc(n + 1, sizeof(*s.pu_of));
+	if (!plan->cpus || !plan->hops || !plan->cross || !s.usable || !s.load || !s.core_load ||
+	    !s.core_busy || !s.l3_free || !s.to_placed || !s.all || !s.numa || !s.pu_of ||
+	    build_adjacency(&s) < 0) {
 		sl_errf(err, ENOMEM, "out of memory");
 		goto out;
 	}
+	for (unsigned w = 0; w < n; w++)
+		s.pu_of[w] = -1;
 	unsigned n_usable = 0;
 	for (unsigned i = 0; i < np; i++) {
 		s.usable[i] = allowed == NULL || CPU_ISSET(topo->pus[i].cpu, allowed);
 		n_usable += s.usable[i];
+		if (s.usable[i])
+			s.l3_free[l3_slot(&s, i)]++;
 	}
 	if (n_usable == 0) {
 		rc = sl_errf(err, EINVAL, "no CPU of the topology is available to this process");
 		goto out;
 	}
-	for (unsigned l = 0; l < cfg->n_links; l++) {
-		unsigned a = cfg->apps[cfg->links[l].from.app].worker;
-		unsigned b = cfg->apps[cfg->links[l].to.app].worker;
-		if (a != b) {
-			s.weight[a * n + b]++;
-			s.weight[b * n + a]++;
-			plan->cross[l] = true;
-		}
-	}
 	fill_numa_hints(&s);
 	rc = check_explicit(&s, allowed, err);
 	if (rc < 0)
 		goto out;
-
-	unsigned n_auto = 0;
-	for (unsigned w = 0; w < n; w++)
-		n_auto += !s.placed[w];
-	choose_main(&s, n_auto);
+	choose_main(&s);
 
 	for (int w; (w = next_worker(&s)) >= 0;) {
 		unsigned best = 0;
@@ -374,9 +483,8 @@ int sl_place(const struct sl_config *cfg, const struct sl_topology *topo,
 				best = i;
 			}
 		}
-		plan->cpus[w] = topo->pus[best].cpu;
-		s.placed[w] = true;
-		s.load[best]++;
+		put(&s, (unsigned)w, best);
+		placed(&s, (unsigned)w);
 	}
 
 	improve(&s);
@@ -387,7 +495,7 @@ int sl_place(const struct sl_config *cfg, const struct sl_topology *topo,
 			continue;
 		const struct sl_link_cfg *lc = &cfg->links[l];
 		unsigned a = cfg->apps[lc->from.app].worker, b = cfg->apps[lc->to.app].worker;
-		plan->hops[l] = sl_topology_hop(topo, plan->cpus[a], plan->cpus[b]);
+		plan->hops[l] = hop_pu(topo, (unsigned)s.pu_of[a], (unsigned)s.pu_of[b]);
 		if (plan->hops[l] >= SL_HOP_CROSS_L3)
 			warn(plan, "link %s.%s -> %s.%s crosses %s (workers '%s' on cpu %d, '%s' on cpu %d)",
 			     cfg->apps[lc->from.app].name, lc->from.port, cfg->apps[lc->to.app].name,
@@ -396,7 +504,7 @@ int sl_place(const struct sl_config *cfg, const struct sl_topology *topo,
 	}
 	for (unsigned w = 0; w < n; w++) {
 		for (unsigned v = 0; v < w; v++) {
-			enum sl_hop h = sl_topology_hop(topo, plan->cpus[w], plan->cpus[v]);
+			enum sl_hop h = hop_pu(topo, (unsigned)s.pu_of[w], (unsigned)s.pu_of[v]);
 			if (h == SL_HOP_SAME_CPU)
 				warn(plan, "workers '%s' and '%s' share cpu %d: both busy-poll, each gets about half of it",
 				     cfg->workers[v].name, cfg->workers[w].name, plan->cpus[w]);
@@ -404,7 +512,7 @@ int sl_place(const struct sl_config *cfg, const struct sl_topology *topo,
 				warn(plan, "workers '%s' and '%s' are SMT siblings (cpus %d and %d) and share one core",
 				     cfg->workers[v].name, cfg->workers[w].name, plan->cpus[v], plan->cpus[w]);
 		}
-		const struct sl_topo_pu *p = sl_topology_pu(topo, plan->cpus[w]);
+		const struct sl_topo_pu *p = &topo->pus[s.pu_of[w]];
 		if (s.numa[w] >= 0 && p->numa != s.numa[w])
 			warn(plan, "worker '%s' runs on NUMA node %d but its NIC is on node %d",
 			     cfg->workers[w].name, p->numa, s.numa[w]);
@@ -416,9 +524,16 @@ int sl_place(const struct sl_config *cfg, const struct sl_topology *topo,
 out:
 	free(s.usable);
 	free(s.load);
-	free(s.weight);
+	free(s.core_load);
+	free(s.core_busy);
+	free(s.l3_free);
+	free(s.adj_start);
+	free(s.adj_v);
+	free(s.adj_w);
+	free(s.to_placed);
+	free(s.all);
 	free(s.numa);
-	free(s.placed);
+	free(s.pu_of);
 	if (rc < 0)
 		sl_plan_free(plan);
 	return rc;

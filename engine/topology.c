@@ -151,10 +151,16 @@ void sl_topology_free(struct sl_topology *t)
 
 const struct sl_topo_pu *sl_topology_pu(const struct sl_topology *t, int cpu)
 {
-	for (unsigned i = 0; i < t->n_pus; i++)
-		if (t->pus[i].cpu == cpu)
-			return &t->pus[i];
-	return NULL;
+	/* t->pus is sorted by cpu (sl_topology_load sorts it). */
+	unsigned lo = 0, hi = t->n_pus;
+	while (lo < hi) {
+		unsigned mid = lo + (hi - lo) / 2;
+		if (t->pus[mid].cpu < cpu)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < t->n_pus && t->pus[lo].cpu == cpu ? &t->pus[lo] : NULL;
 }
 
 enum sl_hop sl_topology_hop(const struct sl_topology *t, int a, int b)

@@ -54,7 +54,7 @@ struct sl_topology {
 struct sl_topology *sl_topology_load(struct sl_err *err);
 void sl_topology_free(struct sl_topology *t);
 
-/* The PU with OS index cpu, or NULL. */
+/* The PU with OS index cpu, or NULL.  O(log n_pus). */
 const struct sl_topo_pu *sl_topology_pu(const struct sl_topology *t, int cpu);
 
 /* Hop class between two CPUs (both must exist in t). */

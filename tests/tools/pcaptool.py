@@ -50,6 +50,10 @@
   pcaptool.py ipcsum FILE...       exit 1 unless every IPv4 header (after up to two
                                    VLAN tags) in FILE has a correct checksum; print
                                    how many were checked
+  pcaptool.py gen-empty OUT N [SEED]
+                                   N frames as gen writes them, but every third one
+                                   (frames 1, 4, 7, ...) zero bytes long
+  pcaptool.py empty FILE           print the number of zero-length frames
 """
 import json
 import random
@@ -566,6 +570,11 @@ def main(argv):
                 print(f"{f}: packet {bad}: bad IPv4 header checksum")
                 return 1
         print(f"{total} IPv4 header checksums correct")
+    elif cmd == "gen-empty":
+        pkts = gen(int(argv[3]), int(argv[4]) if len(argv) > 4 else 1)
+        write(argv[2], [b"" if i % 3 == 1 else p for i, p in enumerate(pkts)])
+    elif cmd == "empty":
+        print(sum(1 for p in read(argv[2]) if len(p) == 0))
     elif cmd == "bytes":
         print(sum(len(p) for p in read(argv[2])))
     elif cmd == "count":

@@ -66,6 +66,116 @@ static void test_save_load(void)
 	      err.msg);
 }
 
+/* Write text to path and load it: NULL expected, with a message equal to
+ * "PATH" followed by want (want starts at the ':' of ":LINE:"). */
+static void load_error(const char *path, const char *text, size_t len, const char *want)
+{
+	struct sl_err err = { "" };
+	char full[600];
+	FILE *f = fopen(path, "w");
+	fwrite(text, 1, len, f);
+	fclose(f);
+	struct sl_c2c *m = sl_c2c_load(path, &err);
+	snprintf(full, sizeof(full), "%s%s", path, want);
+	CHECK(m == NULL, "accepted: %.60s", text);
+	CHECK(strcmp(err.msg, full) == 0, "message:\n  got  %s\n  want %s", err.msg, full);
+	sl_c2c_free(m);
+}
+
+#define LOAD_ERROR(path, text, want) load_error(path, text, sizeof(text) - 1, want)
+
+/* What the loader refuses, each with FILE:LINE and the offending text. */
+static void test_load_errors(void)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/sl-c2c-e%d.csv", (int)getpid());
+
+	/* Latencies that are not finite numbers, or negative. */
+	LOAD_ERROR(path, "cpu,0,1\n0,0.0,nan\n1,20.0,0.0\n",
+		   ":2: bad latency value 'nan' for cpus 0 and 1: expected a finite number of "
+		   "ns, 0 or more");
+	LOAD_ERROR(path, "cpu,0,1\n0,0.0,20.0\n1,inf,0.0\n",
+		   ":3: bad latency value 'inf' for cpus 1 and 0: expected a finite number of "
+		   "ns, 0 or more");
+	LOAD_ERROR(path, "cpu,0,1\n0,0.0,20.0\n1,-Infinity,0.0\n",
+		   ":3: bad latency value '-Infinity' for cpus 1 and 0: expected a finite "
+		   "number of ns, 0 or more");
+	LOAD_ERROR(path, "cpu,0,1\n0,0.0,-3\n1,20.0,0.0\n",
+		   ":2: bad latency value '-3' for cpus 0 and 1: expected a finite number of "
+		   "ns, 0 or more");
+	LOAD_ERROR(path, "cpu,0,1\n0,0.0,20x\n1,20.0,0.0\n",
+		   ":2: bad latency value '20x' for cpus 0 and 1: expected a finite number of "
+		   "ns, 0 or more");
+	LOAD_ERROR(path, "cpu,0,1\n0,0.0,\n1,20.0,0.0\n",
+		   ":2: bad latency value '' for cpus 0 and 1: expected a finite number of "
+		   "ns, 0 or more");
+
+	/* CPU ids: negative, duplicate, too large (quoted whole, not
+	 * truncated), not a number. */
+	LOAD_ERROR(path, "cpu,0,-1\n0,0.0,20.0\n-1,20.0,0.0\n",
+		   ":1: column 3: '-1' is not a CPU number (0..1023)");
+	LOAD_ERROR(path, "cpu,3,5,3\n3,0,1,1\n5,1,0,1\n3,1,1,0\n",
+		   ":1: column 4: cpu 3 appears twice in the header (columns 2 and 4)");
+	LOAD_ERROR(path, "cpu,0,99999999999\n0,0.0,20.0\n99999999999,20.0,0.0\n",
+		   ":1: column 3: '99999999999' is not a CPU number (0..1023)");
+	LOAD_ERROR(path, "cpu,0,1024\n0,0.0,20.0\n1024,20.0,0.0\n",
+		   ":1: column 3: '1024' is not a CPU number (0..1023)");
+	LOAD_ERROR(path, "cpu,0,,1\n", ":1: column 3: '' is not a CPU number (0..1023)");
+	LOAD_ERROR(path, "cpu,0,1\n0,0.0,20.0\n99999999999,20.0,0.0\n",
+		   ":3: expected the row of cpu 1, found '99999999999'");
+	LOAD_ERROR(path, "cpu,0,1\n0,0.0,20.0\n-1,20.0,0.0\n",
+		   ":3: expected the row of cpu 1, found '-1'");
+
+	/* Rows: too few or too many values, too many rows, too few. */
+	LOAD_ERROR(path, "cpu,0,1\n0,0.0\n1,20.0,0.0\n",
+		   ":2: expected 2 values in the row of cpu 0, found 1");
+	LOAD_ERROR(path, "cpu,0,1\n0,0.0,20.0,5\n1,20.0,0.0\n",
+		   ":2: expected 2 values in the row of cpu 0, found more");
+	LOAD_ERROR(path, "cpu,0,1\n0,0.0,20.0\n1,20.0,0.0\n\n2,1,1\n",
+		   ":5: a row beyond the 2 of the header's CPUs: '2'");
+	LOAD_ERROR(path, "cpu,0,1\n0,0.0,20.0\n",
+		   ":2: the file ends after 1 rows; the header names 2 CPUs");
+	LOAD_ERROR(path, "cpu,0,1\n0,0.0,2\0\n", ":2: a NUL byte in the line");
+
+	/* A very long field: the message names its own line (the reader
+	 * does not split the line), and quotes the start of the field. */
+	size_t big = 20000;
+	char *text = malloc(big + 64);
+	int off = snprintf(text, big + 64, "cpu,0,1\n0,0.0,20.0\n1,");
+	memset(text + off, '7', big);
+	off += (int)big;
+	off += snprintf(text + off, 64, ",0.0\n");
+	load_error(path, text, (size_t)off,
+		   ":3: bad latency value '7777777777777777777777777777777777777777...' "
+		   "(20000 characters) for cpus 1 and 0: expected a finite number of ns, 0 "
+		   "or more");
+	free(text);
+
+	/* A line longer than 1 MiB is refused at its own line. */
+	big = (1u << 20) + 10;
+	text = malloc(big + 64);
+	off = snprintf(text, big + 64, "cpu,0,1\n0,0.0,20.0\n1,");
+	memset(text + off, '1', big);
+	off += (int)big;
+	load_error(path, text, (size_t)off, ":3: line longer than 1048576 bytes");
+	free(text);
+
+	/* Windows line ends and blank lines are fine. */
+	struct sl_err err;
+	FILE *f = fopen(path, "w");
+	fputs("cpu,4,2\r\n\r\n4,0.0,20.5\r\n2,20.5,0\r\n", f);
+	fclose(f);
+	struct sl_c2c *m = sl_c2c_load(path, &err);
+	CHECK(m != NULL, "CRLF matrix: %s", err.msg);
+	if (m != NULL) {
+		CHECK(m->n == 2 && m->cpus[0] == 4 && m->cpus[1] == 2 && m->ns[1] == 20.5,
+		      "CRLF matrix read as %u cpus %d %d, %.1f", m->n, m->cpus[0], m->cpus[1],
+		      m->ns[1]);
+		sl_c2c_free(m);
+	}
+	unlink(path);
+}
+
 /* hwloc sees one flat L3; the matrix splits it in two; a chain of three
  * workers lands inside one measured domain. */
 static void test_placement_with_matrix(void)
@@ -148,6 +258,7 @@ int main(void)
 {
 	test_domains();
 	test_save_load();
+	test_load_errors();
 	test_placement_with_matrix();
 	test_measure();
 	printf("%s: %d checks, %d failed\n", failures ? "FAIL" : "ok", checks, failures);

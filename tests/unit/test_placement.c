@@ -257,6 +257,106 @@ static void test_tiny(void)
 	sl_topology_free(t);
 }
 
+/* n_chains chains of len workers each, one app per worker, as above. */
+static struct sl_config *chains(unsigned n_chains, unsigned len)
+{
+	size_t cap = (size_t)n_chains * len * 128 + 64, off = 0;
+	char *text = malloc(cap);
+	unsigned n = n_chains * len;
+	off += (size_t)snprintf(text + off, cap - off, "workers:\n");
+	for (unsigned i = 0; i < n; i++)
+		off += (size_t)snprintf(text + off, cap - off, "  w%u: auto\n", i);
+	off += (size_t)snprintf(text + off, cap - off, "apps:\n");
+	for (unsigned i = 0; i < n; i++)
+		off += (size_t)snprintf(text + off, cap - off, "  a%u: { type: %s, worker: w%u }\n", i,
+					i % len == 0 ? "source" : (i % len == len - 1 ? "sink" : "l2fwd"),
+					i);
+	off += (size_t)snprintf(text + off, cap - off, "links:\n");
+	for (unsigned i = 0; i + 1 < n; i++)
+		if (i % len != len - 1)
+			off += (size_t)snprintf(text + off, cap - off,
+						"  - a%u.output -> a%u.input\n", i, i + 1);
+	struct sl_err err;
+	struct sl_config *cfg = sl_config_parse("p.yaml", text, off, &err);
+	if (cfg == NULL) {
+		printf("FAIL: config: %s\n", err.msg);
+		exit(1);
+	}
+	free(text);
+	return cfg;
+}
+
+/* Placement at scale: 256 auto workers on 1024 PUs (two NUMA nodes, 32 L3
+ * domains of 16 two-thread cores).  The plan keeps the rules: no two workers
+ * on one core, the control thread on a CPU of its own, every chain of 8
+ * inside one L3 domain, a chain of 256 split across the fewest domains. */
+static void test_scale(void)
+{
+	struct sl_topology *t = machine("pack:2 numa:1 l3:16 core:16 pu:2");
+	struct sl_err err;
+	struct sl_plan p;
+	CHECK(t->n_pus == 1024 && t->n_l3 == 32 && t->n_numa == 2,
+	      "topology: %u PUs, %u L3, %u NUMA", t->n_pus, t->n_l3, t->n_numa);
+
+	struct sl_config *cfg = chains(32, 8);
+	CHECK(sl_place(cfg, t, NULL, &p, &err) == 0, "%s", err.msg);
+	bool *core_used = calloc(t->n_cores, sizeof(*core_used));
+	unsigned shared = 0, on_main = 0;
+	for (unsigned w = 0; w < cfg->n_workers; w++) {
+		const struct sl_topo_pu *pu = sl_topology_pu(t, p.cpus[w]);
+		CHECK(pu != NULL, "w%u on cpu %d, not in the topology", w, p.cpus[w]);
+		if (pu == NULL)
+			continue;
+		shared += core_used[pu->core];
+		core_used[pu->core] = true;
+		on_main += p.cpus[w] == p.main_cpu;
+	}
+	free(core_used);
+	CHECK(shared == 0, "%u workers share a core with another", shared);
+	CHECK(on_main == 0, "%u workers on the control thread's cpu %d", on_main, p.main_cpu);
+	CHECK(count_hops(cfg, &p, SL_HOP_L3) == 32 * 7, "%u same-l3 hops of %u",
+	      count_hops(cfg, &p, SL_HOP_L3), 32 * 7);
+	CHECK(p.n_warnings == 0, "%u warnings, the first: %s", p.n_warnings, p.warnings[0]);
+	sl_plan_free(&p);
+	sl_config_free(cfg);
+
+	/* One chain of 256 needs 16 domains of 16 cores: 15 crossings at
+	 * least; the control thread's CPU may cost one more.  Never a NUMA
+	 * crossing beyond the one between the halves, never a shared core. */
+	cfg = chains(1, 256);
+	CHECK(sl_place(cfg, t, NULL, &p, &err) == 0, "%s", err.msg);
+	unsigned cross = count_hops(cfg, &p, SL_HOP_CROSS_L3),
+		 numa = count_hops(cfg, &p, SL_HOP_CROSS_NUMA);
+	CHECK(cross + numa >= 15 && cross + numa <= 16, "%u cross-l3 and %u cross-numa hops, "
+	      "expected 15 or 16 in all", cross, numa);
+	CHECK(numa <= 1, "%u cross-numa hops", numa);
+	CHECK(count_hops(cfg, &p, SL_HOP_SMT) == 0 && count_hops(cfg, &p, SL_HOP_SAME_CPU) == 0,
+	      "a chain of 256 on 512 cores shares a core");
+	CHECK(!warned(&p, "share cpu") && !warned(&p, "SMT") && !warned(&p, "control thread"),
+	      "unexpected warning: %s", p.warnings[0]);
+	sl_plan_free(&p);
+	sl_config_free(cfg);
+
+	/* 640 workers on 512 cores: 128 cores take two, no CPU takes two,
+	 * the control thread keeps its own CPU. */
+	cfg = chains(80, 8);
+	CHECK(sl_place(cfg, t, NULL, &p, &err) == 0, "%s", err.msg);
+	unsigned *on_cpu = calloc(1024, sizeof(*on_cpu));
+	unsigned twice = 0;
+	on_main = 0;
+	for (unsigned w = 0; w < cfg->n_workers; w++) {
+		twice += on_cpu[p.cpus[w]]++ > 0;
+		on_main += p.cpus[w] == p.main_cpu;
+	}
+	free(on_cpu);
+	CHECK(twice == 0, "%u workers share a CPU with another", twice);
+	CHECK(on_main == 0, "%u workers on the control thread's cpu", on_main);
+	CHECK(warned(&p, "SMT siblings"), "no SMT warning with 640 workers on 512 cores");
+	sl_plan_free(&p);
+	sl_config_free(cfg);
+	sl_topology_free(t);
+}
+
 int main(void)
 {
 	test_epyc();
@@ -265,6 +365,7 @@ int main(void)
 	test_flat();
 	test_smt();
 	test_tiny();
+	test_scale();
 	unsetenv("HWLOC_SYNTHETIC");
 	printf("%s: %d checks, %d failed\n", failures ? "FAIL" : "ok", checks, failures);
 	return failures ? 1 : 0;
