@@ -100,9 +100,19 @@ struct sl_config {
 	unsigned n_links;
 	unsigned *order;         /* app indices in topological (push) order */
 	char *c2c_path;          /* topology.c2c: saved core-to-core matrix, or NULL */
+	/* Settings that are allowed but may not work as meant (a pool the
+	 * workers' freelists can drain): "FILE:LINE:COL: sentence" each, for
+	 * the caller to print.  Owned. */
+	char **warnings;
+	unsigned n_warnings;
 };
 
-/* Load and check the file at path.  NULL on error, with the reason in err. */
+/* The largest configuration file sl_config_load reads. */
+#define SL_CONFIG_MAX_BYTES (16 << 20)
+
+/* Load and check the file at path: a regular file of at most
+ * SL_CONFIG_MAX_BYTES (anything else is refused before it is read).  NULL on
+ * error, with the reason in err. */
 struct sl_config *sl_config_load(const char *path, struct sl_err *err);
 
 /* The same from a string (tests); `name` stands for the file name in messages. */
