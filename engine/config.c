@@ -1952,9 +1952,16 @@ struct sl_config *sl_config_load(const char *path, struct sl_err *err)
 		sl_errf(err, e, "%s: cannot read: %s", path, strerror(e));
 		goto out_close;
 	}
+	if (S_ISDIR(st.st_mode)) {
+		sl_errf(err, EISDIR, "%s: cannot read: %s", path, strerror(EISDIR));
+		goto out_close;
+	}
 	if (!S_ISREG(st.st_mode)) {
-		sl_errf(err, EINVAL, "%s: not a regular file (a configuration is a YAML file)",
-			path);
+		sl_errf(err, EINVAL, "%s: cannot read: it is %s, not a regular file", path,
+			S_ISCHR(st.st_mode) ? "a character device" :
+			S_ISBLK(st.st_mode) ? "a block device" :
+			S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISSOCK(st.st_mode) ? "a socket" :
+			"a special file");
 		goto out_close;
 	}
 	if (st.st_size > SL_CONFIG_MAX_BYTES) {

@@ -224,14 +224,14 @@ static uint64_t meminfo_bytes(const char *key)
 	return v;
 }
 
-/* A cgroup v2 file holding one number ("max": none); UINT64_MAX if unreadable. */
-static uint64_t cgroup_number(const char *dir, const char *file)
+/* A cgroup file holding one number ("max": none); UINT64_MAX if unreadable. */
+static uint64_t cgroup_number(const char *root, const char *dir, const char *file)
 {
 	char path[4200];
 	char text[64] = "";
 	unsigned long long v;
 
-	snprintf(path, sizeof(path), "/sys/fs/cgroup%s/%s", dir, file);
+	snprintf(path, sizeof(path), "%s%s/%s", root, dir, file);
 	FILE *f = fopen(path, "r");
 	if (f == NULL)
 		return UINT64_MAX;
@@ -242,28 +242,16 @@ static uint64_t cgroup_number(const char *dir, const char *file)
 	return v;
 }
 
-/* Room left under the memory.max of this process's cgroup v2 and of each
- * cgroup above it. */
-static uint64_t cgroup_room(void)
+/* Room left under the memory limit of the cgroup dir and of each cgroup
+ * above it (files limit and usage under root). */
+static uint64_t cgroup_dir_room(const char *root, char *dir, const char *limit,
+				const char *usage)
 {
-	FILE *f = fopen("/proc/self/cgroup", "r");
-	char line[4096], dir[4096] = "";
 	uint64_t room = UINT64_MAX;
 
-	if (f == NULL)
-		return UINT64_MAX;
-	while (fgets(line, sizeof(line), f) != NULL)
-		if (strncmp(line, "0::", 3) == 0) {
-			snprintf(dir, sizeof(dir), "%s", line + 3);
-			dir[strcspn(dir, "\n")] = '\0';
-			break;
-		}
-	fclose(f);
-	if (dir[0] != '/')
-		return UINT64_MAX;
 	for (;;) {
-		uint64_t max = cgroup_number(dir, "memory.max");
-		uint64_t cur = cgroup_number(dir, "memory.current");
+		uint64_t max = cgroup_number(root, dir, limit);
+		uint64_t cur = cgroup_number(root, dir, usage);
 		if (max != UINT64_MAX && cur != UINT64_MAX)
 			room = min_u64(room, max > cur ? max - cur : 0);
 		char *slash = strrchr(dir, '/');
@@ -271,6 +259,37 @@ static uint64_t cgroup_room(void)
 			break;
 		*slash = '\0';
 	}
+	return room;
+}
+
+/* Room left under the memory limits of this process's cgroups: v2
+ * (memory.max) and v1 (the memory controller's memory.limit_in_bytes). */
+static uint64_t cgroup_room(void)
+{
+	FILE *f = fopen("/proc/self/cgroup", "r");
+	char line[4096];
+	uint64_t room = UINT64_MAX;
+
+	if (f == NULL)
+		return UINT64_MAX;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		line[strcspn(line, "\n")] = '\0';
+		char *ctrl = strchr(line, ':');
+		char *dir = ctrl != NULL ? strchr(ctrl + 1, ':') : NULL;
+		if (dir == NULL || dir[1] != '/')
+			continue;
+		*dir++ = '\0';
+		ctrl++;
+		if (ctrl[0] == '\0')
+			room = min_u64(room, cgroup_dir_room("/sys/fs/cgroup", dir, "memory.max",
+							     "memory.current"));
+		else if (strcmp(ctrl, "memory") == 0 || strstr(ctrl, "memory,") != NULL ||
+			 (strlen(ctrl) > 7 && strcmp(ctrl + strlen(ctrl) - 7, ",memory") == 0))
+			room = min_u64(room, cgroup_dir_room("/sys/fs/cgroup/memory", dir,
+							     "memory.limit_in_bytes",
+							     "memory.usage_in_bytes"));
+	}
+	fclose(f);
 	return room;
 }
 
@@ -293,13 +312,13 @@ uint64_t sl_ft_mem_available(const char **what)
 		struct sysinfo si;
 		if (sysinfo(&si) == 0) {
 			avail = ((uint64_t)si.freeram + si.bufferram) * si.mem_unit;
-			why = "free memory (sysinfo)";
+			why = "free memory from sysinfo";
 		}
 	}
 	uint64_t cg = cgroup_room();
 	if (cg < avail) {
 		avail = cg;
-		why = "the cgroup's memory.max";
+		why = "the memory limit of its cgroup";
 	}
 	unsigned long long size = 0, rss = 0, shared = 0, text = 0, lib = 0, data = 0;
 	FILE *f = fopen("/proc/self/statm", "r");
@@ -313,12 +332,12 @@ uint64_t sl_ft_mem_available(const char **what)
 	uint64_t as = rlimit_room(RLIMIT_AS, size * page);
 	if (as < avail) {
 		avail = as;
-		why = "the address space limit (ulimit -v)";
+		why = "the address space limit, ulimit -v";
 	}
 	uint64_t ds = rlimit_room(RLIMIT_DATA, data * page);
 	if (ds < avail) {
 		avail = ds;
-		why = "the data size limit (ulimit -d)";
+		why = "the data size limit, ulimit -d";
 	}
 	if (what != NULL)
 		*what = why;
@@ -347,7 +366,7 @@ int sl_ft_mem_check(const struct sl_flowtable_conf *conf, uint64_t avail, const 
 		return 0;
 	return sl_errf(err, ENOMEM,
 		       "a flow table of %" PRIu32 " entries (%" PRIu64 " ids) needs %s of memory, "
-		       "but this process can get %s (%s); lower 'entries' or 'ids'",
+		       "but this process can get %s (bound by %s); lower 'entries' or 'ids'",
 		       conf->capacity, conf_ids(conf), fmt_bytes(nb, sizeof(nb), need),
 		       fmt_bytes(ab, sizeof(ab), avail), what != NULL ? what : "available memory");
 }
