@@ -439,8 +439,9 @@ struct sl_flowtable *sl_ft_create(const struct sl_flowtable_conf *conf, struct s
 	if (t->b == NULL || t->ent == NULL || t->id_stack == NULL) {
 		/* The message first: it reads t, which sl_ft_free releases. */
 		char nb[32];
-		sl_errf(err, ENOMEM, "table '%s': out of memory for %" PRIu32 " entries (%s)",
-			name, t->n_ids, fmt_bytes(nb, sizeof(nb), sl_ft_mem_bytes(&t->conf)));
+		sl_errf(err, ENOMEM, "table '%s': out of memory for %" PRIu32 " ids and their "
+			"entries (%s in all)", name, t->n_ids,
+			fmt_bytes(nb, sizeof(nb), sl_ft_mem_bytes(&t->conf)));
 		sl_ft_free(t);
 		errno = ENOMEM;
 		return NULL;
