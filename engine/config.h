@@ -14,11 +14,17 @@
  *
  * sl_config_load checks everything that can be checked without hardware:
  * syntax, unknown keys (with "did you mean"), types and ranges of every
- * parameter against the app's schema, unknown apps, duplicate names, links to
- * missing apps or ports, ports connected twice, required ports left
- * unconnected, numbered ports with gaps, cycles, and worker cores that this
- * process may not use.  Every error is one sentence that starts with
- * FILE:LINE:COLUMN and names the object.
+ * parameter against the app's schema, each app type's own checks
+ * (sl_app_type.check), references between apps declared by the schema
+ * (sl_param_spec.app_type, .share_agree), unknown apps, duplicate names,
+ * links to missing apps or ports, ports connected twice, required ports left
+ * unconnected, numbered ports with gaps, cycles, pool settings that cannot
+ * work, and worker cores that this process may not use.  Every error is one
+ * sentence that starts with FILE:LINE:COLUMN and names the object.
+ *
+ * Cost: O(n log n) time in the number of apps, links and keys; memory
+ * bounded by the text (list rows that YAML aliases would multiply beyond the
+ * text's size are refused).  Any bytes are safe input.
  *
  * Thread: control thread.  Ownership: the returned config owns all its
  * strings; free it with sl_config_free.
