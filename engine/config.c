@@ -1593,6 +1593,44 @@ static int syntax_error(struct ctx *c, const yaml_parser_t *p, const char *text,
 	return fail_at(c, m, "YAML syntax error: %s", problem);
 }
 
+/* Collections nested deeper than this are refused before the document is
+ * built.  A configuration needs 5 levels (root, apps, an app, a list, a
+ * row); libyaml's scanner spends time in proportion to the depth on every
+ * token, so deep nesting would make loading quadratic. */
+#define NESTING_MAX 64
+
+/* A first pass over the events, stopping at the first collection nested
+ * deeper than NESTING_MAX.  Syntax errors are left to the loader's pass,
+ * which reports them. */
+static int check_nesting(struct ctx *c, const char *text, size_t len)
+{
+	yaml_parser_t parser;
+	yaml_event_t ev;
+	unsigned depth = 0;
+	int rc = 0;
+
+	if (!yaml_parser_initialize(&parser))
+		return out_of_memory(c);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	while (rc == 0 && yaml_parser_parse(&parser, &ev)) {
+		yaml_event_type_t t = ev.type;
+		struct sl_mark m = { (unsigned)ev.start_mark.line + 1,
+				     (unsigned)ev.start_mark.column + 1 };
+		yaml_event_delete(&ev);
+		if (t == YAML_STREAM_END_EVENT)
+			break;
+		if (t == YAML_SEQUENCE_START_EVENT || t == YAML_MAPPING_START_EVENT) {
+			if (++depth > NESTING_MAX)
+				rc = fail_at(c, m, "YAML nesting deeper than %d levels; a "
+					     "configuration needs at most 5", NESTING_MAX);
+		} else if (t == YAML_SEQUENCE_END_EVENT || t == YAML_MAPPING_END_EVENT) {
+			depth--;
+		}
+	}
+	yaml_parser_delete(&parser);
+	return rc;
+}
+
 /* Walk the top-level mapping, sections in dependency order. */
 /* Highest connected output index + 1 of app a (as the engine numbers them:
  * the family number for "name#" ports, the port's place otherwise). */
@@ -1882,6 +1920,9 @@ struct sl_config *sl_config_parse(const char *name, const char *text, size_t len
 	c.cfg->epoch_policy = SL_EPOCH_IMMEDIATE;
 	c.cfg->reclaim_cap = 256;
 
+	rc = check_nesting(&c, text, len);
+	if (rc < 0)
+		goto out_free_cfg;
 	if (!yaml_parser_initialize(&parser)) {
 		rc = out_of_memory(&c);
 		goto out_free_cfg;

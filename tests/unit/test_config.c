@@ -1278,6 +1278,30 @@ static void test_alias_expansion(void)
 	free(t);
 }
 
+/* Deep nesting is refused at once (libyaml's scanner would take time in
+ * proportion to depth x length); 5 levels are all a configuration needs. */
+static void test_deep_nesting(void)
+{
+	enum { DEPTH = 200000 };
+	size_t len = 6 + 2 * (size_t)DEPTH + 1;
+	char *t = malloc(len + 1);
+	struct sl_err err;
+
+	if (!check(t != NULL, "nesting text", "out of memory"))
+		return;
+	memcpy(t, "apps: ", 6);
+	memset(t + 6, '[', DEPTH);
+	memset(t + 6 + DEPTH, ']', DEPTH);
+	t[len - 1] = '\n';
+	t[len] = '\0';
+	struct sl_config *cfg = sl_config_parse("t.yaml", t, len, &err);
+	check(cfg == NULL && strcmp(err.msg, "t.yaml:1:70: YAML nesting deeper than 64 levels; "
+				    "a configuration needs at most 5") == 0,
+	      "deep nesting refused", "got '%s'", err.msg);
+	sl_config_free(cfg);
+	free(t);
+}
+
 /* Only regular files of at most SL_CONFIG_MAX_BYTES are read. */
 static void test_load_limits(void)
 {
@@ -1405,6 +1429,7 @@ int main(void)
 	test_large_configs();
 	test_alias_expansion();
 	test_load_limits();
+	test_deep_nesting();
 
 	if (n_failed > 0) {
 		printf("%u of %u checks failed\n", n_failed, n_checks);
