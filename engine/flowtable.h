@@ -167,8 +167,9 @@ uint64_t sl_ft_mem_bytes(const struct sl_flowtable_conf *conf);
 
 /* Bytes this process can still allocate and touch: the least of
  * MemAvailable (/proc/meminfo; sysinfo's free memory without it), the room
- * under the memory.max of its cgroup (v2) and the cgroups above, and the
- * room under RLIMIT_AS and RLIMIT_DATA.  *what (if not NULL) names the one
+ * under the memory limit of its cgroup and the cgroups above (v2
+ * memory.max, v1 memory.limit_in_bytes), and the room under RLIMIT_AS and
+ * RLIMIT_DATA.  Reads a few files under /proc and /sys; no DPDK.  *what (if not NULL) names the one
  * that set the figure, for messages.  UINT64_MAX if none can be read. */
 uint64_t sl_ft_mem_available(const char **what);
 
