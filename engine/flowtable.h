@@ -174,7 +174,7 @@ uint64_t sl_ft_mem_bytes(const struct sl_flowtable_conf *conf);
 uint64_t sl_ft_mem_available(const char **what);
 
 /* Does a table of conf fit in avail bytes?  0, or -ENOMEM with "a flow table
- * of N entries (M ids) needs X of memory, but this process can get Y (WHAT);
+ * of N entries (M ids) needs X of memory, but this process can get Y (bound by WHAT);
  * ..." in err.  sl_ft_create runs it with sl_ft_mem_available() before it
  * allocates anything; flowcache runs it at config load. */
 int sl_ft_mem_check(const struct sl_flowtable_conf *conf, uint64_t avail, const char *what,
