@@ -472,12 +472,12 @@ static int fc_start(struct sl_app *app, struct sl_err *err)
 		c.n_handles = s->n_apps;
 		s->t = sl_ft_create(&c, err);
 		if (s->t == NULL)
-			return -EINVAL;
+			return errno > 0 ? -errno : -ENOMEM;
 	}
 	p->t = s->t;
 	p->h = sl_ft_open(s->t, s->n_opened++, app->epoch, app->epoch_w, on_record, app, err);
 	if (p->h == NULL)
-		return -EINVAL;
+		return errno > 0 ? -errno : -EINVAL;
 
 	const char *route = s->route;
 	if (strcmp(route, "none") != 0) {
@@ -553,23 +553,45 @@ static const struct sl_param_spec fc_params[] = {
 	{ .name = "scan", .type = SL_PARAM_UINT, .def = "0", .max = 1u << 24,
 	  .doc = "buckets (scan) or wheel slots (wheel) visited per breath at most; 0 means 4 x expiry_cap" },
 	{ .name = "table", .type = SL_PARAM_STRING, .def = "none",
-	  .doc = "name of a table to share with other flowcache apps; none: a private table" },
+	  .doc = "name of a table to share with other flowcache apps; none: a private table",
+	  .share_agree = "entries|ids|idle_timeout|active_timeout|expiry_cap|scan|expiry|route" },
 	{ .name = "records", .type = SL_PARAM_STRING, .def = "none",
 	  .doc = "file to append flow records to, one JSON object per line; none: no file" },
 	{ .name = "route", .type = SL_PARAM_STRING, .def = "none",
-	  .doc = "router app whose next hop is cached per flow and passed on as a route hint; none: no caching" },
+	  .doc = "router app whose next hop is cached per flow and passed on as a route hint; none: no caching",
+	  .app_type = "router" },
 };
 
-/* At config load: ids, when given, at least entries. */
+/* At config load: ids, when given, at least entries; the names of table and
+ * route fit; the table fits in the memory this process can get.  (Whether
+ * route names a router and sharers agree is the config loader's check, from
+ * the schema's app_type and share_agree.) */
 static int fc_check(const struct sl_param_value *params, unsigned n_out, struct sl_err *err)
 {
 	(void)n_out;
-	uint64_t entries = params[sl_param_find(fc_params, SL_ARRAY_LEN(fc_params), "entries")].u;
-	uint64_t ids = params[sl_param_find(fc_params, SL_ARRAY_LEN(fc_params), "ids")].u;
+	const struct sl_param_value *v[SL_ARRAY_LEN(fc_params)];
+	static const char *const names[] = { "entries", "ids", "idle_timeout", "active_timeout",
+					     "expiry_cap", "scan", "expiry", "table", "route" };
+	for (unsigned i = 0; i < SL_ARRAY_LEN(names); i++)
+		v[i] = &params[sl_param_find(fc_params, SL_ARRAY_LEN(fc_params), names[i])];
+	uint64_t entries = v[0]->u, ids = v[1]->u;
 	if (ids != 0 && ids < entries)
 		return sl_errf(err, EINVAL, "parameter 'ids' (%" PRIu64 ") must be at least "
 			       "'entries' (%" PRIu64 ")", ids, entries);
-	return 0;
+	for (unsigned i = 7; i < 9; i++)
+		if (strlen(v[i]->s) >= sizeof(((struct fc_share *)0)->name))
+			return sl_errf(err, EINVAL, "parameter '%s': name '%s' is too long",
+				       names[i], v[i]->s);
+	struct sl_flowtable_conf c = {
+		.capacity = (uint32_t)entries, .ids = (uint32_t)ids,
+		.idle_ns = v[2]->u, .active_ns = v[3]->u, .expiry_cap = (unsigned)v[4]->u,
+		.scan = (unsigned)v[5]->u,
+		.expiry = strcmp(v[6]->s, "wheel") == 0 ? SL_FT_WHEEL : SL_FT_SCAN,
+		.n_handles = 1, .socket = -1,
+	};
+	const char *what;
+	uint64_t avail = sl_ft_mem_available(&what);
+	return sl_ft_mem_check(&c, avail, what, err) < 0 ? -EINVAL : 0;
 }
 
 static const struct sl_port_spec fc_inputs[] = {

@@ -64,18 +64,43 @@ struct sl_gen {
 	uint8_t frame[SL_GEN_SIZE_MAX];   /* template: headers, then zero payload */
 };
 
+/* text as an IPv4 address A.B.C.D (host order into *host, when not NULL).
+ * Returns 0, or -EINVAL with "parameter 'PARAM' must be an IPv4 address
+ * ..." in err.  No DPDK: the apps' config-load checks call it too. */
+static inline int sl_gen_ipv4(const char *param, const char *text, uint32_t *host,
+			      struct sl_err *err)
+{
+	struct in_addr a;
+
+	if (text == NULL || inet_pton(AF_INET, text, &a) != 1)
+		return sl_errf(err, EINVAL,
+			       "parameter '%s' must be an IPv4 address like 198.18.0.1, got '%s'",
+			       param, text != NULL ? text : "");
+	if (host != NULL)
+		*host = ntohl(a.s_addr);
+	return 0;
+}
+
+/* At config load (sl_app_type.check): the generator's src_ip and dst_ip in
+ * params, parallel to specs[0..n). */
+static inline int sl_gen_check(const struct sl_param_spec *specs, unsigned n,
+			       const struct sl_param_value *params, struct sl_err *err)
+{
+	static const char *const names[] = { "src_ip", "dst_ip" };
+
+	for (unsigned i = 0; i < 2; i++) {
+		int k = sl_param_find(specs, n, names[i]);
+		int rc = sl_gen_ipv4(names[i], params[k].s, NULL, err);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 static inline int sl_gen_parse_ipv4(const struct sl_app *app, const char *param,
 				    uint32_t *host, struct sl_err *err)
 {
-	const char *text = sl_app_param_str(app, param);
-	struct in_addr a;
-
-	if (inet_pton(AF_INET, text, &a) != 1)
-		return sl_errf(err, EINVAL,
-			       "parameter '%s' must be an IPv4 address like 198.18.0.1, got '%s'",
-			       param, text);
-	*host = rte_be_to_cpu_32(a.s_addr);
-	return 0;
+	return sl_gen_ipv4(param, sl_app_param_str(app, param), host, err);
 }
 
 /* Reads the params; first_seg_min is how many bytes of the frame the first

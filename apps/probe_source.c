@@ -128,6 +128,13 @@ static const struct sl_param_spec psrc_params[] = {
 	  .doc = "IPv4 destination address" },
 };
 
+/* At config load: src_ip and dst_ip are IPv4 addresses. */
+static int psrc_check(const struct sl_param_value *params, unsigned n_out, struct sl_err *err)
+{
+	(void)n_out;
+	return sl_gen_check(psrc_params, SL_ARRAY_LEN(psrc_params), params, err);
+}
+
 static const struct sl_port_spec psrc_outputs[] = {
 	{ .name = "output#", .required = true,
 	  .doc = "stamped frames, one stream (own sequence numbers) per output" },
@@ -141,6 +148,7 @@ static const struct sl_app_type probe_source_app = {
 	.outputs = psrc_outputs,
 	.n_outputs = SL_ARRAY_LEN(psrc_outputs),
 	.priv_size = sizeof(struct psrc_priv),
+	.check = psrc_check,
 	.init = psrc_init,
 	.pull = psrc_pull,
 };

@@ -340,13 +340,17 @@ static const struct sl_param_spec source_params[] = {
 	  .doc = "IPv4 destination address" },
 };
 
-/* At config load: zipf_s is a string parameter; check that it is a number. */
+/* At config load: zipf_s is a string parameter; check that it is a number;
+ * src_ip and dst_ip, that they are IPv4 addresses. */
 static int source_check(const struct sl_param_value *params, unsigned n_out, struct sl_err *err)
 {
 	double s;
 	(void)n_out;
 	int i = sl_param_find(source_params, SL_ARRAY_LEN(source_params), "zipf_s");
-	return parse_zipf_text(params[i].s, &s, err);
+	int rc = parse_zipf_text(params[i].s, &s, err);
+	if (rc == 0)
+		rc = sl_gen_check(source_params, SL_ARRAY_LEN(source_params), params, err);
+	return rc;
 }
 
 static const struct sl_port_spec source_outputs[] = {

@@ -11,11 +11,14 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <yaml.h>
 
@@ -23,13 +26,29 @@
 
 #define NAME_LIST_MAX 400     /* bytes of "a, b, c" lists in messages */
 
+/* A name and its index, for lookups by binary search. */
+struct name_ref {
+	const char *name;
+	unsigned idx;
+};
+
 /* What the walk needs at hand: the file name for messages, the document, the
- * config being filled and where to write the error. */
+ * config being filled and where to write the error; and what keeps checking
+ * O(n log n): sorted name indexes, the connected port numbers of every app
+ * (bit k of a word: number k of one port spec), which worker took each core,
+ * and a bound on the list rows that YAML aliases can multiply. */
 struct ctx {
 	const char *name;
 	yaml_document_t *doc;
 	struct sl_config *cfg;
 	struct sl_err *err;
+	struct name_ref *workers_by_name;   /* n_workers, sorted by name */
+	struct name_ref *apps_by_name;      /* n_apps, sorted by name */
+	uint64_t *ports_used;               /* per app: inputs' words, then outputs' */
+	unsigned *ports_base;               /* per app: index of its first word */
+	int *core_owner;                    /* CPU_SETSIZE: worker index + 1, or 0 */
+	uint64_t rows, rows_max;            /* list rows built, and the bound */
+	struct sl_mark pool_mark;           /* pool.chunk, pool.high or the section */
 };
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -56,6 +75,31 @@ static int fail_at(struct ctx *c, struct sl_mark m, const char *fmt, ...)
 static int out_of_memory(struct ctx *c)
 {
 	return sl_errf(c->err, ENOMEM, "%s: out of memory", c->name);
+}
+
+/* Add "NAME:LINE:COL: sentence" to the config's warnings.  Returns 0, or
+ * -ENOMEM. */
+__attribute__((format(printf, 3, 4)))
+static int config_warn(struct ctx *c, struct sl_mark m, const char *fmt, ...)
+{
+	struct sl_config *cfg = c->cfg;
+	char msg[sizeof(c->err->msg)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	char **more = realloc(cfg->warnings, (cfg->n_warnings + 1) * sizeof(*more));
+	if (more == NULL)
+		return out_of_memory(c);
+	cfg->warnings = more;
+	size_t len = strlen(c->name) + strlen(msg) + 32;
+	cfg->warnings[cfg->n_warnings] = malloc(len);
+	if (cfg->warnings[cfg->n_warnings] == NULL)
+		return out_of_memory(c);
+	snprintf(cfg->warnings[cfg->n_warnings], len, "%s:%u:%u: %s", c->name, m.line, m.col, msg);
+	cfg->n_warnings++;
+	return 0;
 }
 
 static yaml_node_t *node_at(const struct ctx *c, int id)
@@ -128,26 +172,84 @@ static const char *join_names(const char *const *words, unsigned n, char *buf, s
 	return buf;
 }
 
+static int cmp_name_ref(const void *a, const void *b)
+{
+	const struct name_ref *x = a, *y = b;
+	int r = strcmp(x->name, y->name);
+	if (r != 0)
+		return r;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* Index of name in refs[0..n) (sorted by cmp_name_ref), or -1. */
+static int find_ref(const struct name_ref *refs, unsigned n, const char *name)
+{
+	unsigned lo = 0, hi = n;
+
+	while (lo < hi) {
+		unsigned mid = lo + (hi - lo) / 2;
+		int r = strcmp(refs[mid].name, name);
+		if (r == 0)
+			return (int)refs[mid].idx;
+		if (r < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/* Keys this many or fewer are compared pairwise; more are sorted. */
+#define KEYS_PAIRWISE 16
+
 /* Every key of a mapping must be a scalar, and no key may appear twice.
  * `what` names a key in the message ("app", "worker", "key"); `owner` is put
- * in front ("app 'x': ") or is "". */
+ * in front ("app 'x': ") or is "".  The problem reported is the one met
+ * first in file order; O(n log n) in the number of keys. */
 static int check_keys(struct ctx *c, const yaml_node_t *map, const char *what,
 		      const char *owner)
 {
 	const yaml_node_pair_t *start = map->data.mapping.pairs.start;
+	unsigned n = n_pairs(map), scalars = 0;
+	unsigned dup = n, first = 0;       /* a key repeating key `first`, earliest in the file */
 
-	for (const yaml_node_pair_t *p = start; p < map->data.mapping.pairs.top; p++) {
-		const yaml_node_t *k = node_at(c, p->key);
-		if (k->type != YAML_SCALAR_NODE)
-			return fail_at(c, node_mark(k), "%s%s names must be single words, got %s",
-				       owner, what, kind_name(k));
-		for (const yaml_node_pair_t *q = start; q < p; q++) {
-			const yaml_node_t *first = node_at(c, q->key);
-			if (strcmp(text_of(first), text_of(k)) == 0)
-				return fail_at(c, node_mark(k),
-					       "%sduplicate %s '%s' (first at line %u)", owner,
-					       what, text_of(k), node_mark(first).line);
-		}
+	while (scalars < n && node_at(c, start[scalars].key)->type == YAML_SCALAR_NODE)
+		scalars++;
+	if (scalars <= KEYS_PAIRWISE) {
+		for (unsigned p = 0; p < scalars && dup == n; p++)
+			for (unsigned q = 0; q < p; q++)
+				if (strcmp(text_of(node_at(c, start[q].key)),
+					   text_of(node_at(c, start[p].key))) == 0) {
+					dup = p;
+					first = q;
+					break;
+				}
+	} else {
+		struct name_ref *refs = calloc(scalars, sizeof(*refs));
+		if (refs == NULL)
+			return out_of_memory(c);
+		for (unsigned i = 0; i < scalars; i++)
+			refs[i] = (struct name_ref){ text_of(node_at(c, start[i].key)), i };
+		qsort(refs, scalars, sizeof(*refs), cmp_name_ref);
+		/* In a run of equal keys, the second is the earliest repeat. */
+		for (unsigned i = 1; i < scalars; i++)
+			if (strcmp(refs[i].name, refs[i - 1].name) == 0 &&
+			    (i < 2 || strcmp(refs[i - 1].name, refs[i - 2].name) != 0) &&
+			    refs[i].idx < dup) {
+				dup = refs[i].idx;
+				first = refs[i - 1].idx;
+			}
+		free(refs);
+	}
+	if (dup < n) {
+		const yaml_node_t *k = node_at(c, start[dup].key);
+		return fail_at(c, node_mark(k), "%sduplicate %s '%s' (first at line %u)", owner,
+			       what, text_of(k), node_mark(node_at(c, start[first].key)).line);
+	}
+	if (scalars < n) {
+		const yaml_node_t *k = node_at(c, start[scalars].key);
+		return fail_at(c, node_mark(k), "%s%s names must be single words, got %s",
+			       owner, what, kind_name(k));
 	}
 	return 0;
 }
@@ -175,11 +277,12 @@ static int parse_numbers(struct ctx *c, const yaml_node_t *map, const char *sect
 			 const struct sl_param_spec *specs, unsigned n, uint64_t *out,
 			 struct sl_mark *marks)
 {
-	const char *known[8];
+	const char *known[16];
+	unsigned n_known = n < SL_ARRAY_LEN(known) ? n : SL_ARRAY_LEN(known);
 	char owner[32];
 	int rc;
 
-	for (unsigned i = 0; i < n && i < SL_ARRAY_LEN(known); i++)
+	for (unsigned i = 0; i < n_known; i++)
 		known[i] = specs[i].name;
 	snprintf(owner, sizeof(owner), "%s: ", section);
 	rc = check_keys(c, map, "key", owner);
@@ -190,7 +293,7 @@ static int parse_numbers(struct ctx *c, const yaml_node_t *map, const char *sect
 		const yaml_node_t *k = node_at(c, p->key), *v = node_at(c, p->value);
 		int idx = sl_param_find(specs, n, text_of(k));
 		if (idx < 0)
-			return unknown_key(c, k, owner, "key", known, n);
+			return unknown_key(c, k, owner, "key", known, n_known);
 		if (v->type != YAML_SCALAR_NODE)
 			return fail_at(c, node_mark(v), "%s.%s must be a number, got %s",
 				       section, specs[idx].name, kind_name(v));
@@ -274,9 +377,19 @@ static int parse_pool(struct ctx *c, const yaml_node_t *n)
 				return fail_at(c, marks[i], "pool.%s applies to ops: sluice only",
 					       specs[i].name);
 	}
+	c->pool_mark = marks[4].line != 0 ? marks[4] : marks[5].line != 0 ? marks[5] : node_mark(n);
+	if (pc->ops == SL_POOL_OPS_SLUICE && pc->chunk > pc->mbufs)
+		return fail_at(c, marks[4].line != 0 ? marks[4] : marks[0],
+			       "pool.chunk (%u) must be at most pool.mbufs (%u): buffers move "
+			       "between workers in whole chunks, and the pool could make none",
+			       pc->chunk, pc->mbufs);
 	if (pc->high != 0 && pc->high < pc->chunk)
 		return fail_at(c, marks[5], "pool.high must be at least pool.chunk (%u), got %u",
 			       pc->chunk, pc->high);
+	if (pc->high > pc->mbufs)
+		return fail_at(c, marks[5], "pool.high (%u) must be at most pool.mbufs (%u): one "
+			       "worker's freelist could keep every buffer from the others",
+			       pc->high, pc->mbufs);
 	if (pc->l3_chunks != 0 && (pc->l3_chunks < 2 || (pc->l3_chunks & (pc->l3_chunks - 1))))
 		return fail_at(c, marks[7], "pool.l3_chunks must be a power of two of at least 2, got %u",
 			       pc->l3_chunks);
@@ -483,11 +596,12 @@ static int parse_worker(struct ctx *c, const yaml_node_t *k, const yaml_node_t *
 		return fail_at(c, node_mark(core),
 			       "worker '%s': core must be below %d, got %" PRIu64, name,
 			       CPU_SETSIZE, val.u);
-	for (unsigned i = 0; i < c->cfg->n_workers; i++)
-		if (c->cfg->workers[i].core == (int)val.u)
-			return fail_at(c, node_mark(core),
-				       "worker '%s': core %" PRIu64 " is already used by worker '%s'",
-				       name, val.u, c->cfg->workers[i].name);
+	int owner_idx = c->core_owner[val.u] - 1;
+	if (owner_idx >= 0)
+		return fail_at(c, node_mark(core),
+			       "worker '%s': core %" PRIu64 " is already used by worker '%s'",
+			       name, val.u, c->cfg->workers[owner_idx].name);
+	c->core_owner[val.u] = (int)c->cfg->n_workers + 1;
 	return add_worker(c, name, (int)val.u, node_mark(k));
 }
 
@@ -508,20 +622,53 @@ static int parse_workers(struct ctx *c, const yaml_node_t *n)
 				       "'workers' names no worker; leave it out to run every app on one worker");
 	}
 	cfg->workers = calloc(count, sizeof(*cfg->workers));
-	if (cfg->workers == NULL)
+	c->workers_by_name = calloc(count, sizeof(*c->workers_by_name));
+	c->core_owner = calloc(CPU_SETSIZE, sizeof(*c->core_owner));
+	if (cfg->workers == NULL || c->workers_by_name == NULL || c->core_owner == NULL)
 		return out_of_memory(c);
-	if (section_absent(n))
-		return add_worker(c, "main", SL_CORE_AUTO, (struct sl_mark){ 1, 1 });
-
-	rc = check_keys(c, n, "worker", "");
+	if (section_absent(n)) {
+		rc = add_worker(c, "main", SL_CORE_AUTO, (struct sl_mark){ 1, 1 });
+	} else {
+		rc = check_keys(c, n, "worker", "");
+		for (const yaml_node_pair_t *p = n->data.mapping.pairs.start;
+		     rc == 0 && p < n->data.mapping.pairs.top; p++)
+			rc = parse_worker(c, node_at(c, p->key), node_at(c, p->value));
+	}
 	if (rc < 0)
 		return rc;
-	for (const yaml_node_pair_t *p = n->data.mapping.pairs.start;
-	     p < n->data.mapping.pairs.top; p++) {
-		rc = parse_worker(c, node_at(c, p->key), node_at(c, p->value));
-		if (rc < 0)
-			return rc;
-	}
+	for (unsigned i = 0; i < cfg->n_workers; i++)
+		c->workers_by_name[i] = (struct name_ref){ cfg->workers[i].name, i };
+	qsort(c->workers_by_name, cfg->n_workers, sizeof(*c->workers_by_name), cmp_name_ref);
+	return 0;
+}
+
+/* Workers x (chunk or high mark) against the pool: warn where the workers'
+ * freelists can hold every buffer (a worker then finds the pool empty while
+ * buffers sit on the others' freelists).  A warning, not an error: traffic
+ * that does not go everywhere at once may never strand them. */
+static int pool_warnings(struct ctx *c)
+{
+	const struct sl_config *cfg = c->cfg;
+	const struct sl_pool_cfg *pc = &cfg->pool;
+	uint64_t w = cfg->n_workers;
+	uint64_t high = pc->high != 0 ? pc->high : (uint64_t)pc->chunk * 3 / 2;
+
+	if (pc->ops != SL_POOL_OPS_SLUICE || w < 2)
+		return 0;
+	if (w * pc->chunk > pc->mbufs)
+		return config_warn(c, c->pool_mark,
+				   "pool: %u workers x pool.chunk %u = %" PRIu64 " buffers, more than "
+				   "pool.mbufs (%u): buffers move between workers in whole chunks, so "
+				   "a worker can find the pool empty while the others hold every "
+				   "buffer; raise pool.mbufs or lower pool.chunk",
+				   cfg->n_workers, pc->chunk, w * pc->chunk, pc->mbufs);
+	if (w * high >= pc->mbufs)
+		return config_warn(c, c->pool_mark,
+				   "pool: %u workers x a freelist high mark of %" PRIu64 " = %" PRIu64
+				   " buffers, at least pool.mbufs (%u): the workers' freelists can "
+				   "hold every buffer, so a worker can find the pool empty while the "
+				   "others hold them; raise pool.mbufs or lower pool.high",
+				   cfg->n_workers, high, w * high, pc->mbufs);
 	return 0;
 }
 
@@ -537,20 +684,15 @@ static const char *worker_list(const struct sl_config *cfg, char *buf, size_t le
 
 /* ---- apps --------------------------------------------------------------- */
 
-static int find_worker(const struct sl_config *cfg, const char *name)
+static int find_worker(const struct ctx *c, const char *name)
 {
-	for (unsigned i = 0; i < cfg->n_workers; i++)
-		if (strcmp(cfg->workers[i].name, name) == 0)
-			return (int)i;
-	return -1;
+	return find_ref(c->workers_by_name, c->cfg->n_workers, name);
 }
 
-static int find_app(const struct sl_config *cfg, const char *name)
+/* Once every app is parsed (apps_by_name is filled at the end of parse_apps). */
+static int find_app(const struct ctx *c, const char *name)
 {
-	for (unsigned i = 0; i < cfg->n_apps; i++)
-		if (strcmp(cfg->apps[i].name, name) == 0)
-			return (int)i;
-	return -1;
+	return find_ref(c->apps_by_name, c->cfg->n_apps, name);
 }
 
 static int unknown_type(struct ctx *c, const yaml_node_t *v, const char *app)
@@ -667,7 +809,7 @@ static int app_worker(struct ctx *c, struct sl_app_cfg *a, const yaml_node_t *v)
 	if (w->type != YAML_SCALAR_NODE)
 		return fail_at(c, node_mark(w), "app '%s': 'worker' must be a worker name, got %s",
 			       a->name, kind_name(w));
-	int idx = find_worker(cfg, text_of(w));
+	int idx = find_worker(c, text_of(w));
 	if (idx >= 0) {
 		a->worker = (unsigned)idx;
 		return 0;
@@ -790,6 +932,13 @@ static int parse_table(struct ctx *c, const struct sl_app_cfg *a,
 	if (sl_param_rows_check(spec, n, c->err) < 0)
 		return sl_err_prefix(c->err, EINVAL, "%s:%u:%u: app '%s'", c->name, m.line,
 				     m.col, a->name);
+	/* Without aliases every row is text of its own; with them a list can
+	 * be named again and again, and its rows built each time. */
+	c->rows += n;
+	if (c->rows > c->rows_max)
+		return fail_at(c, m, "app '%s': parameter '%s': YAML aliases make this "
+			       "configuration expand to more than %" PRIu64 " list rows; write "
+			       "the lists out", a->name, spec->name, c->rows_max);
 	out->n_fields = spec->n_fields;
 	out->set = true;
 	if (n == 0)
@@ -905,15 +1054,24 @@ static int parse_apps(struct ctx *c, const yaml_node_t *n, const yaml_node_t *ro
 		if (rc < 0)
 			return rc;
 	}
-	for (unsigned w = 0; w < cfg->n_workers; w++) {
-		unsigned used = 0;
-		for (unsigned i = 0; i < cfg->n_apps; i++)
-			used += cfg->apps[i].worker == w;
-		if (used == 0)
-			return fail_at(c, cfg->workers[w].mark, "worker '%s' has no apps",
-				       cfg->workers[w].name);
+	c->apps_by_name = calloc(cfg->n_apps, sizeof(*c->apps_by_name));
+	bool *busy = calloc(cfg->n_workers, sizeof(*busy));
+	if (c->apps_by_name == NULL || busy == NULL) {
+		free(busy);
+		return out_of_memory(c);
 	}
-	return 0;
+	for (unsigned i = 0; i < cfg->n_apps; i++) {
+		c->apps_by_name[i] = (struct name_ref){ cfg->apps[i].name, i };
+		busy[cfg->apps[i].worker] = true;
+	}
+	qsort(c->apps_by_name, cfg->n_apps, sizeof(*c->apps_by_name), cmp_name_ref);
+	rc = 0;
+	for (unsigned w = 0; w < cfg->n_workers && rc == 0; w++)
+		if (!busy[w])
+			rc = fail_at(c, cfg->workers[w].mark, "worker '%s' has no apps",
+				     cfg->workers[w].name);
+	free(busy);
+	return rc;
 }
 
 /* ---- links -------------------------------------------------------------- */
@@ -999,7 +1157,7 @@ static int resolve_endpoint(struct ctx *c, const yaml_node_t *ln, const char *ap
 {
 	const struct sl_config *cfg = c->cfg;
 	const char *text = text_of(ln);
-	int idx = find_app(cfg, app);
+	int idx = find_app(c, app);
 
 	if (idx < 0) {
 		const char **names = calloc(cfg->n_apps + 1, sizeof(*names));
@@ -1035,6 +1193,30 @@ static int resolve_endpoint(struct ctx *c, const yaml_node_t *ln, const char *ap
 static bool same_port(const struct sl_endpoint *x, const struct sl_endpoint *y)
 {
 	return x->app == y->app && x->spec == y->spec && x->number == y->number;
+}
+
+/* The word of connected numbers of an endpoint's port spec. */
+static uint64_t *port_word(const struct ctx *c, const struct sl_endpoint *e, bool output)
+{
+	const struct sl_app_cfg *a = &c->cfg->apps[e->app];
+	return &c->ports_used[c->ports_base[e->app] + (output ? a->type->n_inputs : 0) + e->spec];
+}
+
+/* One word per port spec of every app, all zero. */
+static int alloc_ports(struct ctx *c)
+{
+	const struct sl_config *cfg = c->cfg;
+	size_t words = 0;
+
+	c->ports_base = calloc(cfg->n_apps + 1, sizeof(*c->ports_base));
+	if (c->ports_base == NULL)
+		return out_of_memory(c);
+	for (unsigned i = 0; i < cfg->n_apps; i++) {
+		c->ports_base[i] = (unsigned)words;
+		words += cfg->apps[i].type->n_inputs + cfg->apps[i].type->n_outputs;
+	}
+	c->ports_used = calloc(words + 1, sizeof(*c->ports_used));
+	return c->ports_used != NULL ? 0 : out_of_memory(c);
 }
 
 /* A link item in mapping form: { link: "a.out -> b.in", size: N }.  Returns
@@ -1106,15 +1288,22 @@ static int parse_link(struct ctx *c, const yaml_node_t *ln)
 		rc = resolve_endpoint(c, ln, to_app, to_port, false, &l->to);
 	if (rc < 0)
 		return rc;
-	for (unsigned j = 0; j + 1 < cfg->n_links; j++) {
-		const struct sl_link_cfg *o = &cfg->links[j];
-		if (same_port(&o->from, &l->from))
-			return fail_at(c, l->mark, "link '%s': port '%s.%s' is already connected (line %u)",
-				       text, from_app, from_port, o->mark.line);
-		if (same_port(&o->to, &l->to))
-			return fail_at(c, l->mark, "link '%s': port '%s.%s' is already connected (line %u)",
-				       text, to_app, to_port, o->mark.line);
+	uint64_t *from_word = port_word(c, &l->from, true), *to_word = port_word(c, &l->to, false);
+	uint64_t from_bit = UINT64_C(1) << l->from.number, to_bit = UINT64_C(1) << l->to.number;
+	if ((*from_word & from_bit) || (*to_word & to_bit)) {
+		/* Taken: find the link that took it (once, on the way out). */
+		bool out_side = (*from_word & from_bit) != 0;
+		unsigned j = 0;
+		while (j + 1 < cfg->n_links &&
+		       !(out_side ? same_port(&cfg->links[j].from, &l->from)
+				  : same_port(&cfg->links[j].to, &l->to)))
+			j++;
+		return fail_at(c, l->mark, "link '%s': port '%s.%s' is already connected (line %u)",
+			       text, out_side ? from_app : to_app, out_side ? from_port : to_port,
+			       cfg->links[j].mark.line);
 	}
+	*from_word |= from_bit;
+	*to_word |= to_bit;
 	return 0;
 }
 
@@ -1149,12 +1338,8 @@ static int check_app_ports(struct ctx *c, unsigned app, bool output)
 	unsigned n = output ? a->type->n_outputs : a->type->n_inputs;
 
 	for (unsigned s = 0; s < n; s++) {
-		uint64_t used = 0;      /* bit k: number k connected (k < SL_MAX_PORTS) */
-		for (unsigned i = 0; i < cfg->n_links; i++) {
-			const struct sl_endpoint *e = output ? &cfg->links[i].from : &cfg->links[i].to;
-			if (e->app == app && e->spec == s)
-				used |= UINT64_C(1) << e->number;
-		}
+		/* bit k: number k connected (k < SL_MAX_PORTS) */
+		uint64_t used = port_word(c, &(struct sl_endpoint){ .app = app, .spec = s }, output)[0];
 		size_t len = strlen(specs[s].name);
 		bool family = len > 0 && specs[s].name[len - 1] == '#';
 		int base = (int)(family ? len - 1 : len);
@@ -1191,10 +1376,6 @@ static int check_ports(struct ctx *c)
 
 /* ---- order -------------------------------------------------------------- */
 
-/* Called with the apps Kahn's algorithm could not place (left[i] true): each
- * has a predecessor among them.  Walk predecessors from the first such app
- * until one repeats; that closes a cycle.  Report it starting from its link
- * that comes first in the file. */
 /* Does link l order its ends?  Links out of a boundary app (a port: its
  * outputs come from pull, not from its inputs) do not. */
 static bool link_orders(const struct sl_config *cfg, unsigned l)
@@ -1202,19 +1383,54 @@ static bool link_orders(const struct sl_config *cfg, unsigned l)
 	return !cfg->apps[cfg->links[l].from.app].type->boundary;
 }
 
+/* The ordering links grouped by app, in file order within each app: those
+ * of app a are list[first[a] .. first[a + 1]).  By the from end (out) or
+ * the to end (in).  NULL when out of memory. */
+static unsigned *links_by_app(const struct sl_config *cfg, bool out, unsigned **first_out)
+{
+	unsigned n = cfg->n_apps;
+	unsigned *first = calloc(n + 2, sizeof(*first));
+	unsigned *list = calloc(cfg->n_links + 1, sizeof(*list));
+
+	if (first == NULL || list == NULL) {
+		free(first);
+		free(list);
+		return NULL;
+	}
+	for (unsigned l = 0; l < cfg->n_links; l++)
+		if (link_orders(cfg, l))
+			first[(out ? cfg->links[l].from.app : cfg->links[l].to.app) + 2]++;
+	for (unsigned a = 0; a < n; a++)
+		first[a + 2] += first[a + 1];
+	/* first[a + 1] is now where app a's links start; it moves as they are
+	 * filed, ending where app a + 1's start. */
+	for (unsigned l = 0; l < cfg->n_links; l++)
+		if (link_orders(cfg, l))
+			list[first[(out ? cfg->links[l].from.app : cfg->links[l].to.app) + 1]++] = l;
+	*first_out = first;
+	return list;
+}
+
+/* Called with the apps Kahn's algorithm could not place (left[i] true): each
+ * has a predecessor among them.  Walk predecessors from the first such app
+ * (each time by its first link in the file from such an app) until one
+ * repeats; that closes a cycle.  Report it starting from its link that comes
+ * first in the file.  O(apps + links). */
 static int report_cycle(const struct sl_config *cfg, const bool *left, struct sl_err *err)
 {
 	unsigned n = cfg->n_apps;
 	int *seen = calloc(n + 1, sizeof(*seen));       /* step at which an app was met */
 	unsigned *via = calloc(n + 1, sizeof(*via));    /* link taken from step k */
+	unsigned *first = NULL;
+	unsigned *in = links_by_app(cfg, false, &first);
 	char text[sizeof(err->msg)];
 	size_t used = 0;
 	unsigned cur = 0, steps = 0;
+	int rc;
 
-	if (seen == NULL || via == NULL) {
-		free(seen);
-		free(via);
-		return sl_errf(err, ENOMEM, "%s: out of memory", cfg->path);
+	if (seen == NULL || via == NULL || in == NULL) {
+		rc = sl_errf(err, ENOMEM, "%s: out of memory", cfg->path);
+		goto out;
 	}
 	for (unsigned i = 0; i < n; i++)
 		seen[i] = -1;
@@ -1222,39 +1438,69 @@ static int report_cycle(const struct sl_config *cfg, const bool *left, struct sl
 		cur++;
 	while (seen[cur] < 0) {
 		seen[cur] = (int)steps;
-		unsigned l = 0;
-		while (cfg->links[l].to.app != cur || !left[cfg->links[l].from.app] ||
-		       !link_orders(cfg, l))
-			l++;
-		via[steps++] = l;
-		cur = cfg->links[l].from.app;
+		unsigned k = first[cur];
+		while (!left[cfg->links[in[k]].from.app])
+			k++;
+		via[steps++] = in[k];
+		cur = cfg->links[in[k]].from.app;
 	}
 
-	/* The cycle's links are via[seen[cur] .. steps). */
-	unsigned first = via[seen[cur]];
-	for (unsigned k = (unsigned)seen[cur]; k < steps; k++)
-		if (via[k] < first)
-			first = via[k];
-	unsigned l = first;
+	/* The cycle's links are via[s .. steps): via[k] enters the app of step
+	 * k from the app of step k + 1, so in the direction of the links the
+	 * one after via[k] is via[k - 1] (via[steps - 1] after via[s]). */
+	unsigned s = (unsigned)seen[cur], at = s;
+	for (unsigned k = s; k < steps; k++)
+		if (via[k] < via[at])
+			at = k;
+	unsigned start = via[at];
 	do {
-		const struct sl_link_cfg *lk = &cfg->links[l];
+		const struct sl_link_cfg *lk = &cfg->links[via[at]];
 		int w = snprintf(text + used, sizeof(text) - used, "%s -> ",
 				 cfg->apps[lk->from.app].name);
 		if (w > 0 && (size_t)w < sizeof(text) - used)
 			used += (size_t)w;
-		for (unsigned k = (unsigned)seen[cur]; k < steps; k++)
-			if (cfg->links[via[k]].from.app == lk->to.app) {
-				l = via[k];
-				break;
-			}
-	} while (l != first);
-	snprintf(text + used, sizeof(text) - used, "%s", cfg->apps[cfg->links[first].from.app].name);
+		at = at > s ? at - 1 : steps - 1;
+	} while (via[at] != start);
+	snprintf(text + used, sizeof(text) - used, "%s", cfg->apps[cfg->links[start].from.app].name);
 
-	int rc = sl_errf(err, EINVAL, "%s:%u:%u: links form a cycle: %s", cfg->path,
-			 cfg->links[first].mark.line, cfg->links[first].mark.col, text);
+	rc = sl_errf(err, EINVAL, "%s:%u:%u: links form a cycle: %s", cfg->path,
+		     cfg->links[start].mark.line, cfg->links[start].mark.col, text);
+out:
 	free(seen);
 	free(via);
+	free(first);
+	free(in);
 	return rc;
+}
+
+/* A binary min-heap of app indices: among the ready apps, the one declared
+ * first goes next. */
+static void heap_push(unsigned *h, unsigned *n, unsigned v)
+{
+	unsigned i = (*n)++;
+	while (i > 0 && h[(i - 1) / 2] > v) {
+		h[i] = h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h[i] = v;
+}
+
+static unsigned heap_pop(unsigned *h, unsigned *n)
+{
+	unsigned top = h[0], v = h[--(*n)], i = 0;
+	for (;;) {
+		unsigned k = 2 * i + 1;
+		if (k >= *n)
+			break;
+		if (k + 1 < *n && h[k + 1] < h[k])
+			k++;
+		if (h[k] >= v)
+			break;
+		h[i] = h[k];
+		i = k;
+	}
+	h[i] = v;
+	return top;
 }
 
 int sl_config_order(struct sl_config *cfg, struct sl_err *err)
@@ -1262,30 +1508,34 @@ int sl_config_order(struct sl_config *cfg, struct sl_err *err)
 	unsigned n = cfg->n_apps;
 	unsigned *order = calloc(n + 1, sizeof(*order));
 	unsigned *indeg = calloc(n + 1, sizeof(*indeg));
+	unsigned *heap = calloc(n + 1, sizeof(*heap));
 	bool *left = calloc(n + 1, sizeof(*left));
-	unsigned placed = 0;
+	unsigned *first = NULL;
+	unsigned *out = links_by_app(cfg, true, &first);
+	unsigned placed = 0, n_heap = 0;
 	int rc = 0;
 
-	if (order == NULL || indeg == NULL || left == NULL) {
+	if (order == NULL || indeg == NULL || heap == NULL || left == NULL || out == NULL) {
 		rc = sl_errf(err, ENOMEM, "%s: out of memory", cfg->path);
 		goto out;
 	}
-	for (unsigned i = 0; i < n; i++)
-		left[i] = true;
 	for (unsigned l = 0; l < cfg->n_links; l++)
 		if (link_orders(cfg, l))
 			indeg[cfg->links[l].to.app]++;
-	while (placed < n) {
-		unsigned pick = 0;
-		while (pick < n && !(left[pick] && indeg[pick] == 0))
-			pick++;
-		if (pick == n)
-			break;
+	for (unsigned i = 0; i < n; i++) {
+		left[i] = true;
+		if (indeg[i] == 0)
+			heap_push(heap, &n_heap, i);
+	}
+	while (n_heap > 0) {
+		unsigned pick = heap_pop(heap, &n_heap);
 		left[pick] = false;
 		order[placed++] = pick;
-		for (unsigned l = 0; l < cfg->n_links; l++)
-			if (cfg->links[l].from.app == pick && link_orders(cfg, l))
-				indeg[cfg->links[l].to.app]--;
+		for (unsigned k = first[pick]; k < first[pick + 1]; k++) {
+			unsigned to = cfg->links[out[k]].to.app;
+			if (--indeg[to] == 0)
+				heap_push(heap, &n_heap, to);
+		}
 	}
 	if (placed < n) {
 		rc = report_cycle(cfg, left, err);
@@ -1297,7 +1547,10 @@ int sl_config_order(struct sl_config *cfg, struct sl_err *err)
 out:
 	free(order);
 	free(indeg);
+	free(heap);
 	free(left);
+	free(first);
+	free(out);
 	return rc;
 }
 
@@ -1340,19 +1593,57 @@ static int syntax_error(struct ctx *c, const yaml_parser_t *p, const char *text,
 	return fail_at(c, m, "YAML syntax error: %s", problem);
 }
 
+/* Collections nested deeper than this are refused before the document is
+ * built.  A configuration needs 5 levels (root, apps, an app, a list, a
+ * row); libyaml's scanner spends time in proportion to the depth on every
+ * token, so deep nesting would make loading quadratic. */
+#define NESTING_MAX 64
+
+/* A first pass over the events, stopping at the first collection nested
+ * deeper than NESTING_MAX.  Syntax errors are left to the loader's pass,
+ * which reports them. */
+static int check_nesting(struct ctx *c, const char *text, size_t len)
+{
+	yaml_parser_t parser;
+	yaml_event_t ev;
+	unsigned depth = 0;
+	int rc = 0;
+
+	if (!yaml_parser_initialize(&parser))
+		return out_of_memory(c);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	while (rc == 0 && yaml_parser_parse(&parser, &ev)) {
+		yaml_event_type_t t = ev.type;
+		struct sl_mark m = { (unsigned)ev.start_mark.line + 1,
+				     (unsigned)ev.start_mark.column + 1 };
+		yaml_event_delete(&ev);
+		if (t == YAML_STREAM_END_EVENT)
+			break;
+		if (t == YAML_SEQUENCE_START_EVENT || t == YAML_MAPPING_START_EVENT) {
+			if (++depth > NESTING_MAX)
+				rc = fail_at(c, m, "YAML nesting deeper than %d levels; a "
+					     "configuration needs at most 5", NESTING_MAX);
+		} else if (t == YAML_SEQUENCE_END_EVENT || t == YAML_MAPPING_END_EVENT) {
+			depth--;
+		}
+	}
+	yaml_parser_delete(&parser);
+	return rc;
+}
+
 /* Walk the top-level mapping, sections in dependency order. */
 /* Highest connected output index + 1 of app a (as the engine numbers them:
  * the family number for "name#" ports, the port's place otherwise). */
-static unsigned outputs_connected(const struct sl_config *cfg, unsigned a)
+static unsigned outputs_connected(const struct ctx *c, unsigned a)
 {
-	const struct sl_app_type *t = cfg->apps[a].type;
+	const struct sl_app_type *t = c->cfg->apps[a].type;
 	unsigned n = 0;
-	for (unsigned i = 0; i < cfg->n_links; i++) {
-		const struct sl_endpoint *f = &cfg->links[i].from;
-		if (f->app != a)
+	for (unsigned s = 0; s < t->n_outputs; s++) {
+		uint64_t used = port_word(c, &(struct sl_endpoint){ .app = a, .spec = s }, true)[0];
+		if (used == 0)
 			continue;
-		const char *name = t->outputs[f->spec].name;
-		unsigned idx = name[strlen(name) - 1] == '#' ? f->number : f->spec;
+		const char *name = t->outputs[s].name;
+		unsigned idx = name[strlen(name) - 1] == '#' ? 63u - (unsigned)__builtin_clzll(used) : s;
 		if (idx + 1 > n)
 			n = idx + 1;
 	}
@@ -1368,7 +1659,7 @@ static int check_apps(struct ctx *c)
 		if (a->type->check == NULL)
 			continue;
 		struct sl_err e = { "" };
-		if (a->type->check(a->params, outputs_connected(cfg, i), &e) == 0)
+		if (a->type->check(a->params, outputs_connected(c, i), &e) == 0)
 			continue;
 		/* A sentence that starts with a place of this file ("FILE:L:C: ",
 		 * a list row's where) points there; any other, at the app. */
@@ -1382,6 +1673,169 @@ static int check_apps(struct ctx *c)
 		return fail_at(c, a->mark, "app '%s': %s", a->name, e.msg);
 	}
 	return 0;
+}
+
+/* Do two values of one spec hold the same setting? */
+static bool same_value(const struct sl_param_spec *spec, const struct sl_param_value *x,
+		       const struct sl_param_value *y)
+{
+	switch (spec->type) {
+	case SL_PARAM_STRING:
+		return strcmp(x->s, y->s) == 0;
+	case SL_PARAM_MAC:
+		return memcmp(x->mac, y->mac, sizeof(x->mac)) == 0;
+	case SL_PARAM_TABLE:
+		return x->n_rows == 0 && y->n_rows == 0;
+	default:
+		return x->u == y->u;
+	}
+}
+
+/* "a|b|c" as "a, b and c". */
+static const char *and_list(const char *bars, char *buf, size_t len)
+{
+	size_t used = 0;
+	const char *last = strrchr(bars, '|');
+
+	buf[0] = '\0';
+	for (const char *p = bars; *p != '\0' && used + 6 < len; p++) {
+		if (*p != '|') {
+			buf[used++] = *p;
+		} else if (p == last) {
+			memcpy(buf + used, " and ", 5);
+			used += 5;
+		} else {
+			memcpy(buf + used, ", ", 2);
+			used += 2;
+		}
+	}
+	buf[used] = '\0';
+	return buf;
+}
+
+/* App a's STRING parameters that name another app (spec.app_type) or a
+ * shared object (spec.share_agree; `shared` lists the apps of a's type that
+ * give a value other than `none`, sorted by that value). */
+static int check_app_refs(struct ctx *c, unsigned ai, unsigned p, const struct name_ref *shared,
+			  unsigned n_shared)
+{
+	const struct sl_config *cfg = c->cfg;
+	const struct sl_app_cfg *a = &cfg->apps[ai];
+	const struct sl_param_spec *spec = &a->type->params[p];
+	const char *v = a->params[p].s;
+
+	if (strcmp(v, "none") == 0)
+		return 0;
+	if (spec->app_type != NULL) {
+		int j = find_app(c, v);
+		if (j < 0)
+			return fail_at(c, a->mark, "app '%s': parameter '%s': no %s app named '%s'",
+				       a->name, spec->name, spec->app_type, v);
+		if (strcmp(cfg->apps[j].type->name, spec->app_type) != 0)
+			return fail_at(c, a->mark,
+				       "app '%s': parameter '%s': app '%s' is a %s, not a %s",
+				       a->name, spec->name, v, cfg->apps[j].type->name,
+				       spec->app_type);
+	}
+	if (spec->share_agree == NULL)
+		return 0;
+	int j = find_app(c, v);
+	if (j >= 0 && cfg->apps[j].type == a->type && strcmp(cfg->apps[j].params[p].s, "none") == 0)
+		return fail_at(c, a->mark,
+			       "app '%s': %s '%s' is the private %s of app '%s'; to share a %s, "
+			       "every app that uses it names it with '%s:'", a->name, spec->name, v,
+			       spec->name, v, spec->name, spec->name);
+	/* The first app (in the file) of the run of equal values in shared. */
+	unsigned lo = 0, hi = n_shared;
+	while (lo < hi) {
+		unsigned mid = lo + (hi - lo) / 2;
+		if (strcmp(shared[mid].name, v) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	const struct sl_app_cfg *f = &cfg->apps[shared[lo].idx];
+	if (f == a)
+		return 0;
+	char keys[256], list[320];
+	snprintf(keys, sizeof(keys), "%s", spec->share_agree);
+	for (char *save = NULL, *k = strtok_r(keys, "|", &save); k != NULL;
+	     k = strtok_r(NULL, "|", &save)) {
+		int q = sl_param_find(a->type->params, a->type->n_params, k);
+		if (q < 0 || same_value(&a->type->params[q], &a->params[q], &f->params[q]))
+			continue;
+		return fail_at(c, a->mark,
+			       "app '%s': %s '%s' is shared with app '%s', which sets a different "
+			       "'%s'; apps sharing a %s must agree on %s", a->name, spec->name, v,
+			       f->name, k, spec->name, and_list(spec->share_agree, list, sizeof(list)));
+	}
+	return 0;
+}
+
+/* The apps of one type that give one shared-object parameter a value other
+ * than `none`, sorted by that value (file order within a value). */
+struct share_index {
+	const struct sl_app_type *type;
+	unsigned param;
+	struct name_ref *refs;
+	unsigned n;
+};
+
+#define SHARE_INDEXES_MAX 64     /* distinct (type, parameter) pairs with share_agree */
+
+static struct share_index *share_index_of(struct ctx *c, struct share_index *idx, unsigned *n_idx,
+					  const struct sl_app_type *t, unsigned p)
+{
+	const struct sl_config *cfg = c->cfg;
+
+	for (unsigned k = 0; k < *n_idx; k++)
+		if (idx[k].type == t && idx[k].param == p)
+			return &idx[k];
+	if (*n_idx == SHARE_INDEXES_MAX)
+		return NULL;
+	struct share_index *x = &idx[(*n_idx)++];
+	*x = (struct share_index){ .type = t, .param = p };
+	x->refs = calloc(cfg->n_apps + 1, sizeof(*x->refs));
+	if (x->refs == NULL)
+		return NULL;
+	for (unsigned j = 0; j < cfg->n_apps; j++)
+		if (cfg->apps[j].type == t && strcmp(cfg->apps[j].params[p].s, "none") != 0)
+			x->refs[x->n++] = (struct name_ref){ cfg->apps[j].params[p].s, j };
+	qsort(x->refs, x->n, sizeof(*x->refs), cmp_name_ref);
+	return x;
+}
+
+/* References between apps that the schema declares (sl_param_spec.app_type,
+ * .share_agree), reported in file order.  O(n log n). */
+static int check_refs(struct ctx *c)
+{
+	const struct sl_config *cfg = c->cfg;
+	struct share_index idx[SHARE_INDEXES_MAX];
+	unsigned n_idx = 0;
+	int rc = 0;
+
+	for (unsigned i = 0; i < cfg->n_apps && rc == 0; i++) {
+		const struct sl_app_type *t = cfg->apps[i].type;
+		for (unsigned p = 0; p < t->n_params && rc == 0; p++) {
+			const struct sl_param_spec *spec = &t->params[p];
+			struct share_index *x = NULL;
+			if (spec->type != SL_PARAM_STRING ||
+			    (spec->app_type == NULL && spec->share_agree == NULL))
+				continue;
+			if (spec->share_agree != NULL) {
+				x = share_index_of(c, idx, &n_idx, t, p);
+				if (x == NULL || x->refs == NULL) {
+					rc = out_of_memory(c);
+					break;
+				}
+			}
+			rc = check_app_refs(c, i, p, x != NULL ? x->refs : NULL,
+					    x != NULL ? x->n : 0);
+		}
+	}
+	for (unsigned k = 0; k < n_idx; k++)
+		free(idx[k].refs);
+	return rc;
 }
 
 static int parse_root(struct ctx *c, const yaml_node_t *root)
@@ -1416,7 +1870,11 @@ static int parse_root(struct ctx *c, const yaml_node_t *root)
 	if (rc == 0)
 		rc = parse_workers(c, sec[3]);
 	if (rc == 0)
+		rc = pool_warnings(c);
+	if (rc == 0)
 		rc = parse_apps(c, sec[4], root);
+	if (rc == 0)
+		rc = alloc_ports(c);
 	if (rc == 0)
 		rc = parse_links(c, sec[5]);
 	if (rc == 0)
@@ -1425,6 +1883,8 @@ static int parse_root(struct ctx *c, const yaml_node_t *root)
 		rc = check_ports(c);
 	if (rc == 0)
 		rc = check_apps(c);
+	if (rc == 0)
+		rc = check_refs(c);
 	if (rc == 0)
 		rc = sl_config_order(c->cfg, c->err);
 	return rc;
@@ -1435,7 +1895,10 @@ struct sl_config *sl_config_parse(const char *name, const char *text, size_t len
 {
 	struct sl_err scratch;
 	struct ctx c = { .name = name != NULL ? name : "<config>",
-			 .err = err != NULL ? err : &scratch };
+			 .err = err != NULL ? err : &scratch,
+			 /* A row takes at least a few bytes of text unless an
+			  * alias repeats it. */
+			 .rows_max = (uint64_t)len + 1024 };
 	yaml_parser_t parser;
 	yaml_document_t doc, extra;
 	int rc;
@@ -1457,6 +1920,9 @@ struct sl_config *sl_config_parse(const char *name, const char *text, size_t len
 	c.cfg->epoch_policy = SL_EPOCH_IMMEDIATE;
 	c.cfg->reclaim_cap = 256;
 
+	rc = check_nesting(&c, text, len);
+	if (rc < 0)
+		goto out_free_cfg;
 	if (!yaml_parser_initialize(&parser)) {
 		rc = out_of_memory(&c);
 		goto out_free_cfg;
@@ -1494,6 +1960,11 @@ out_delete_doc:
 out_delete_parser:
 	yaml_parser_delete(&parser);
 out_free_cfg:
+	free(c.workers_by_name);
+	free(c.apps_by_name);
+	free(c.ports_used);
+	free(c.ports_base);
+	free(c.core_owner);
 	if (rc < 0) {
 		sl_config_free(c.cfg);
 		return NULL;
@@ -1503,43 +1974,76 @@ out_free_cfg:
 
 struct sl_config *sl_config_load(const char *path, struct sl_err *err)
 {
-	FILE *f = fopen(path, "rb");
+	struct stat st;
 	char *buf = NULL;
-	size_t len = 0, cap = 0;
+	size_t len = 0;
+	int e;
 
-	if (f == NULL) {
-		sl_errf(err, errno, "%s: cannot read: %s", path, strerror(errno));
+	/* Opened without blocking (a FIFO without a writer would wait), then
+	 * checked: only a regular file is read, and at most SL_CONFIG_MAX_BYTES
+	 * of it (a file that grows while it is read is stopped there too). */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		e = errno;
+		sl_errf(err, e, "%s: cannot read: %s", path, strerror(e));
 		return NULL;
 	}
+	if (fstat(fd, &st) != 0) {
+		e = errno;
+		sl_errf(err, e, "%s: cannot read: %s", path, strerror(e));
+		goto out_close;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		sl_errf(err, EISDIR, "%s: cannot read: %s", path, strerror(EISDIR));
+		goto out_close;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		sl_errf(err, EINVAL, "%s: cannot read: it is %s, not a regular file", path,
+			S_ISCHR(st.st_mode) ? "a character device" :
+			S_ISBLK(st.st_mode) ? "a block device" :
+			S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISSOCK(st.st_mode) ? "a socket" :
+			"a special file");
+		goto out_close;
+	}
+	if (st.st_size > SL_CONFIG_MAX_BYTES) {
+		sl_errf(err, EFBIG, "%s: too large: %lld bytes, more than the %d MiB a "
+			"configuration may have", path, (long long)st.st_size,
+			SL_CONFIG_MAX_BYTES >> 20);
+		goto out_close;
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (buf == NULL) {
+		sl_errf(err, ENOMEM, "%s: cannot read: out of memory", path);
+		goto out_close;
+	}
 	for (;;) {
-		if (cap - len < 4096) {
-			cap = cap == 0 ? 16384 : cap * 2;
-			char *bigger = realloc(buf, cap);
-			if (bigger == NULL) {
-				sl_errf(err, ENOMEM, "%s: cannot read: out of memory", path);
-				goto out_close_file;
-			}
-			buf = bigger;
+		ssize_t got = read(fd, buf + len, (size_t)st.st_size + 1 - len);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			e = errno;
+			sl_errf(err, e, "%s: cannot read: %s", path, strerror(e));
+			goto out_free;
 		}
-		size_t got = fread(buf + len, 1, cap - len, f);
-		len += got;
 		if (got == 0)
 			break;
+		len += (size_t)got;
+		if (len > (size_t)st.st_size) {
+			sl_errf(err, EFBIG, "%s: grew while it was read; a configuration must not "
+				"change while it is loaded", path);
+			goto out_free;
+		}
 	}
-	if (ferror(f)) {
-		int e = errno != 0 ? errno : EIO;
-		sl_errf(err, e, "%s: cannot read: %s", path, strerror(e));
-		goto out_close_file;
-	}
-	fclose(f);
+	close(fd);
 
 	struct sl_config *cfg = sl_config_parse(path, buf, len, err);
 	free(buf);
 	return cfg;
 
-out_close_file:
+out_free:
 	free(buf);
-	fclose(f);
+out_close:
+	close(fd);
 	return NULL;
 }
 
@@ -1569,6 +2073,9 @@ void sl_config_free(struct sl_config *cfg)
 	}
 	free(cfg->links);
 	free(cfg->order);
+	for (unsigned i = 0; i < cfg->n_warnings; i++)
+		free(cfg->warnings[i]);
+	free(cfg->warnings);
 	free(cfg->path);
 	free(cfg);
 }

@@ -14,11 +14,17 @@
  *
  * sl_config_load checks everything that can be checked without hardware:
  * syntax, unknown keys (with "did you mean"), types and ranges of every
- * parameter against the app's schema, unknown apps, duplicate names, links to
- * missing apps or ports, ports connected twice, required ports left
- * unconnected, numbered ports with gaps, cycles, and worker cores that this
- * process may not use.  Every error is one sentence that starts with
- * FILE:LINE:COLUMN and names the object.
+ * parameter against the app's schema, each app type's own checks
+ * (sl_app_type.check), references between apps declared by the schema
+ * (sl_param_spec.app_type, .share_agree), unknown apps, duplicate names,
+ * links to missing apps or ports, ports connected twice, required ports left
+ * unconnected, numbered ports with gaps, cycles, pool settings that cannot
+ * work, and worker cores that this process may not use.  Every error is one
+ * sentence that starts with FILE:LINE:COLUMN and names the object.
+ *
+ * Cost: O(n log n) time in the number of apps, links and keys; memory
+ * bounded by the text (list rows that YAML aliases would multiply beyond the
+ * text's size are refused).  Any bytes are safe input.
  *
  * Thread: control thread.  Ownership: the returned config owns all its
  * strings; free it with sl_config_free.
@@ -100,9 +106,19 @@ struct sl_config {
 	unsigned n_links;
 	unsigned *order;         /* app indices in topological (push) order */
 	char *c2c_path;          /* topology.c2c: saved core-to-core matrix, or NULL */
+	/* Settings that are allowed but may not work as meant (a pool the
+	 * workers' freelists can drain): "FILE:LINE:COL: sentence" each, for
+	 * the caller to print.  Owned. */
+	char **warnings;
+	unsigned n_warnings;
 };
 
-/* Load and check the file at path.  NULL on error, with the reason in err. */
+/* The largest configuration file sl_config_load reads. */
+#define SL_CONFIG_MAX_BYTES (16 << 20)
+
+/* Load and check the file at path: a regular file of at most
+ * SL_CONFIG_MAX_BYTES (anything else is refused before it is read).  NULL on
+ * error, with the reason in err. */
 struct sl_config *sl_config_load(const char *path, struct sl_err *err);
 
 /* The same from a string (tests); `name` stands for the file name in messages. */

@@ -10,10 +10,14 @@
  * before the unlink reads an unchanged entry until its next quiescent state.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/sysinfo.h>
+#include <unistd.h>
 
 #include <numa.h>
 #include <numaif.h>
@@ -165,33 +169,248 @@ static uint32_t pow2_at_least(uint64_t v)
 	return p;
 }
 
+/* ------------------------------------------------------------------ sizing */
+
+/* The id pool size conf asks for (ids 0: capacity + max(capacity / 4, 1024)). */
+static uint64_t conf_ids(const struct sl_flowtable_conf *conf)
+{
+	if (conf->ids != 0)
+		return conf->ids;
+	return (uint64_t)conf->capacity + (conf->capacity / 4 > 1024 ? conf->capacity / 4 : 1024);
+}
+
+static uint32_t conf_buckets(const struct sl_flowtable_conf *conf)
+{
+	return pow2_at_least(conf->capacity / 2 > 0 ? conf->capacity / 2 : 1);
+}
+
+uint64_t sl_ft_mem_bytes(const struct sl_flowtable_conf *conf)
+{
+	uint64_t ids = conf_ids(conf);
+	uint64_t handles = conf->n_handles > 0 ? conf->n_handles : 1;
+	uint64_t bytes = (uint64_t)conf_buckets(conf) * sizeof(struct bucket) +
+			 ids * sizeof(struct sl_flow_entry) + ids * sizeof(uint32_t) +
+			 sizeof(struct sl_flowtable) + handles * sizeof(struct sl_ft_handle);
+	if (conf->expiry == SL_FT_WHEEL)
+		bytes += handles * SL_FT_WHEEL_SLOTS * sizeof(uint32_t);
+	return bytes;
+}
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+/* The number after `key` in a "Key:   N kB" line of /proc/meminfo, in bytes;
+ * UINT64_MAX if absent. */
+static uint64_t meminfo_bytes(const char *key)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[256];
+	uint64_t v = UINT64_MAX;
+	size_t klen = strlen(key);
+
+	if (f == NULL)
+		return UINT64_MAX;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		unsigned long long kb;
+		if (strncmp(line, key, klen) == 0 && line[klen] == ':' &&
+		    sscanf(line + klen + 1, "%llu kB", &kb) == 1 && kb <= UINT64_MAX / 1024) {
+			v = (uint64_t)kb * 1024;
+			break;
+		}
+	}
+	fclose(f);
+	return v;
+}
+
+/* A cgroup file holding one number ("max": none); UINT64_MAX if unreadable. */
+static uint64_t cgroup_number(const char *root, const char *dir, const char *file)
+{
+	char path[4200];
+	char text[64] = "";
+	unsigned long long v;
+
+	snprintf(path, sizeof(path), "%s%s/%s", root, dir, file);
+	FILE *f = fopen(path, "r");
+	if (f == NULL)
+		return UINT64_MAX;
+	bool got = fgets(text, sizeof(text), f) != NULL;
+	fclose(f);
+	if (!got || sscanf(text, "%llu", &v) != 1)
+		return UINT64_MAX;
+	return v;
+}
+
+/* Room left under the memory limit of the cgroup dir and of each cgroup
+ * above it (files limit and usage under root). */
+static uint64_t cgroup_dir_room(const char *root, char *dir, const char *limit,
+				const char *usage)
+{
+	uint64_t room = UINT64_MAX;
+
+	for (;;) {
+		uint64_t max = cgroup_number(root, dir, limit);
+		uint64_t cur = cgroup_number(root, dir, usage);
+		if (max != UINT64_MAX && cur != UINT64_MAX)
+			room = min_u64(room, max > cur ? max - cur : 0);
+		char *slash = strrchr(dir, '/');
+		if (slash == NULL || slash == dir)
+			break;
+		*slash = '\0';
+	}
+	return room;
+}
+
+/* Room left under the memory limits of this process's cgroups: v2
+ * (memory.max) and v1 (the memory controller's memory.limit_in_bytes). */
+static uint64_t cgroup_room(void)
+{
+	FILE *f = fopen("/proc/self/cgroup", "r");
+	char line[4096];
+	uint64_t room = UINT64_MAX;
+
+	if (f == NULL)
+		return UINT64_MAX;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		line[strcspn(line, "\n")] = '\0';
+		char *ctrl = strchr(line, ':');
+		char *dir = ctrl != NULL ? strchr(ctrl + 1, ':') : NULL;
+		if (dir == NULL || dir[1] != '/')
+			continue;
+		*dir++ = '\0';
+		ctrl++;
+		if (ctrl[0] == '\0')
+			room = min_u64(room, cgroup_dir_room("/sys/fs/cgroup", dir, "memory.max",
+							     "memory.current"));
+		else if (strcmp(ctrl, "memory") == 0 || strstr(ctrl, "memory,") != NULL ||
+			 (strlen(ctrl) > 7 && strcmp(ctrl + strlen(ctrl) - 7, ",memory") == 0))
+			room = min_u64(room, cgroup_dir_room("/sys/fs/cgroup/memory", dir,
+							     "memory.limit_in_bytes",
+							     "memory.usage_in_bytes"));
+	}
+	fclose(f);
+	return room;
+}
+
+/* Room left under a resource limit, given the pages now used against it. */
+static uint64_t rlimit_room(int resource, uint64_t used)
+{
+	struct rlimit rl;
+
+	if (getrlimit(resource, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+		return UINT64_MAX;
+	return rl.rlim_cur > used ? rl.rlim_cur - used : 0;
+}
+
+uint64_t sl_ft_mem_available(const char **what)
+{
+	const char *why = "MemAvailable in /proc/meminfo";
+	uint64_t avail = meminfo_bytes("MemAvailable");
+
+	if (avail == UINT64_MAX) {
+		struct sysinfo si;
+		if (sysinfo(&si) == 0) {
+			avail = ((uint64_t)si.freeram + si.bufferram) * si.mem_unit;
+			why = "free memory from sysinfo";
+		}
+	}
+	uint64_t cg = cgroup_room();
+	if (cg < avail) {
+		avail = cg;
+		why = "the memory limit of its cgroup";
+	}
+	unsigned long long size = 0, rss = 0, shared = 0, text = 0, lib = 0, data = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+	if (f != NULL) {
+		if (fscanf(f, "%llu %llu %llu %llu %llu %llu", &size, &rss, &shared, &text, &lib,
+			   &data) != 6)
+			size = data = 0;
+		fclose(f);
+	}
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t as = rlimit_room(RLIMIT_AS, size * page);
+	if (as < avail) {
+		avail = as;
+		why = "the address space limit, ulimit -v";
+	}
+	uint64_t ds = rlimit_room(RLIMIT_DATA, data * page);
+	if (ds < avail) {
+		avail = ds;
+		why = "the data size limit, ulimit -d";
+	}
+	if (what != NULL)
+		*what = why;
+	return avail;
+}
+
+/* "1.5 GiB", "300 MiB", "12 KiB". */
+static const char *fmt_bytes(char *buf, size_t len, uint64_t b)
+{
+	if (b >= (UINT64_C(1) << 30))
+		snprintf(buf, len, "%.1f GiB", (double)b / (double)(UINT64_C(1) << 30));
+	else if (b >= (UINT64_C(1) << 20))
+		snprintf(buf, len, "%.1f MiB", (double)b / (double)(UINT64_C(1) << 20));
+	else
+		snprintf(buf, len, "%" PRIu64 " KiB", (b + 1023) / 1024);
+	return buf;
+}
+
+int sl_ft_mem_check(const struct sl_flowtable_conf *conf, uint64_t avail, const char *what,
+		    struct sl_err *err)
+{
+	uint64_t need = sl_ft_mem_bytes(conf);
+	char nb[32], ab[32];
+
+	if (need <= avail)
+		return 0;
+	return sl_errf(err, ENOMEM,
+		       "a flow table of %" PRIu32 " entries (%" PRIu64 " ids) needs %s of memory, "
+		       "but this process can get %s (bound by %s); lower 'entries' or 'ids'",
+		       conf->capacity, conf_ids(conf), fmt_bytes(nb, sizeof(nb), need),
+		       fmt_bytes(ab, sizeof(ab), avail), what != NULL ? what : "available memory");
+}
+
 struct sl_flowtable *sl_ft_create(const struct sl_flowtable_conf *conf, struct sl_err *err)
 {
 	const char *name = conf->name != NULL ? conf->name : "flowtable";
 	if (conf->capacity == 0 || conf->capacity > (1u << 28)) {
 		sl_errf(err, EINVAL, "table '%s': capacity must be 1..%u, got %u", name,
 			1u << 28, conf->capacity);
+		errno = EINVAL;
 		return NULL;
 	}
-	uint64_t ids = conf->ids;
-	if (ids == 0)
-		ids = (uint64_t)conf->capacity + (conf->capacity / 4 > 1024 ? conf->capacity / 4 : 1024);
+	uint64_t ids = conf_ids(conf);
 	if (ids < conf->capacity || ids > (1u << 30)) {
 		sl_errf(err, EINVAL, "table '%s': ids must be at least the capacity (%u) and at most %u, got %u",
 			name, conf->capacity, 1u << 30, conf->ids);
+		errno = EINVAL;
 		return NULL;
 	}
 	if (conf->expiry_cap == 0) {
 		sl_errf(err, EINVAL, "table '%s': expiry_cap must be at least 1", name);
+		errno = EINVAL;
 		return NULL;
 	}
 	if (conf->expiry != SL_FT_SCAN && conf->expiry != SL_FT_WHEEL) {
 		sl_errf(err, EINVAL, "table '%s': expiry must be scan or wheel", name);
+		errno = EINVAL;
 		return NULL;
 	}
 	if (conf->n_handles == 0 || conf->n_handles > SL_FT_MAX_HANDLES) {
 		sl_errf(err, EINVAL, "table '%s': it can be shared by 1..%u apps, got %u", name,
 			SL_FT_MAX_HANDLES, conf->n_handles);
+		errno = EINVAL;
+		return NULL;
+	}
+
+	/* Refuse at once what cannot fit, rather than fault pages in for
+	 * minutes and then fail (or be killed). */
+	const char *what;
+	uint64_t avail = sl_ft_mem_available(&what);
+	if (sl_ft_mem_check(conf, avail, what, err) < 0) {
+		sl_err_prefix(err, ENOMEM, "table '%s'", name);
+		errno = ENOMEM;
 		return NULL;
 	}
 
@@ -199,6 +418,7 @@ struct sl_flowtable *sl_ft_create(const struct sl_flowtable_conf *conf, struct s
 	struct sl_flowtable *t = aligned_alloc(64, (bytes + 63) / 64 * 64);
 	if (t == NULL) {
 		sl_errf(err, ENOMEM, "table '%s': out of memory", name);
+		errno = ENOMEM;
 		return NULL;
 	}
 	memset(t, 0, bytes);
@@ -209,16 +429,21 @@ struct sl_flowtable *sl_ft_create(const struct sl_flowtable_conf *conf, struct s
 	if (t->conf.scan == 0)
 		t->conf.scan = 4 * conf->expiry_cap;
 	t->n_ids = (uint32_t)ids;
-	t->n_buckets = pow2_at_least(conf->capacity / 2 > 0 ? conf->capacity / 2 : 1);
+	t->n_buckets = conf_buckets(conf);
 	t->mask = t->n_buckets - 1;
 	t->b_bytes = (size_t)t->n_buckets * sizeof(struct bucket);
 	t->ent_bytes = (size_t)t->n_ids * sizeof(struct sl_flow_entry);
 	t->b = alloc_on(t->b_bytes, conf->socket);
 	t->ent = alloc_on(t->ent_bytes, conf->socket);
-	t->id_stack = malloc(t->n_ids * sizeof(uint32_t));
+	t->id_stack = malloc((size_t)t->n_ids * sizeof(uint32_t));
 	if (t->b == NULL || t->ent == NULL || t->id_stack == NULL) {
+		/* The message first: it reads t, which sl_ft_free releases. */
+		char nb[32];
+		sl_errf(err, ENOMEM, "table '%s': out of memory for %" PRIu32 " ids and their "
+			"entries (%s in all)", name, t->n_ids,
+			fmt_bytes(nb, sizeof(nb), sl_ft_mem_bytes(&t->conf)));
 		sl_ft_free(t);
-		sl_errf(err, ENOMEM, "table '%s': out of memory for %u entries", name, t->n_ids);
+		errno = ENOMEM;
 		return NULL;
 	}
 	/* Highest id at the bottom, so that ids are handed out from 0 up. */
@@ -240,6 +465,7 @@ struct sl_flowtable *sl_ft_create(const struct sl_flowtable_conf *conf, struct s
 			if (h->w_head == NULL) {
 				sl_ft_free(t);
 				sl_errf(err, ENOMEM, "table '%s': out of memory", name);
+				errno = ENOMEM;
 				return NULL;
 			}
 		}
@@ -262,15 +488,18 @@ struct sl_ft_handle *sl_ft_open(struct sl_flowtable *t, unsigned k, struct sl_ep
 {
 	if (k >= t->conf.n_handles) {
 		sl_errf(err, EINVAL, "table '%s': handle %u of %u", t->name, k, t->conf.n_handles);
+		errno = EINVAL;
 		return NULL;
 	}
 	struct sl_ft_handle *h = &t->h[k];
 	if (h->opened) {
 		sl_errf(err, EBUSY, "table '%s': handle %u is already open", t->name, k);
+		errno = EBUSY;
 		return NULL;
 	}
 	if (e == NULL || ew == NULL) {
 		sl_errf(err, EINVAL, "table '%s': needs the engine's epoch", t->name);
+		errno = EINVAL;
 		return NULL;
 	}
 	h->opened = true;

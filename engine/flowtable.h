@@ -154,15 +154,35 @@ struct sl_flowtable_conf {
 struct sl_flowtable;
 struct sl_ft_handle;
 
-/* Create a table (no handle open yet).  NULL with a sentence in err on a bad
- * conf (EINVAL) or no memory.  Buckets and entries are anonymous mappings,
+/* Create a table (no handle open yet).  NULL with a sentence in err, and
+ * errno set, on a bad conf (EINVAL) or no memory (ENOMEM; checked with
+ * sl_ft_mem_check before anything is allocated).  Buckets and entries are anonymous mappings,
  * bound to conf->socket with libnuma (when >= 0) and faulted in here, on
  * the calling thread, so that no worker takes a page fault on them. */
 struct sl_flowtable *sl_ft_create(const struct sl_flowtable_conf *conf, struct sl_err *err);
 
+/* Bytes a table of conf takes (buckets, entries, id pool, handles); conf as
+ * for sl_ft_create (n_handles 0 counts as 1).  No allocation, no DPDK. */
+uint64_t sl_ft_mem_bytes(const struct sl_flowtable_conf *conf);
+
+/* Bytes this process can still allocate and touch: the least of
+ * MemAvailable (/proc/meminfo; sysinfo's free memory without it), the room
+ * under the memory limit of its cgroup and the cgroups above (v2
+ * memory.max, v1 memory.limit_in_bytes), and the room under RLIMIT_AS and
+ * RLIMIT_DATA.  Reads a few files under /proc and /sys; no DPDK.  *what (if not NULL) names the one
+ * that set the figure, for messages.  UINT64_MAX if none can be read. */
+uint64_t sl_ft_mem_available(const char **what);
+
+/* Does a table of conf fit in avail bytes?  0, or -ENOMEM with "a flow table
+ * of N entries (M ids) needs X of memory, but this process can get Y (bound by WHAT);
+ * ..." in err.  sl_ft_create runs it with sl_ft_mem_available() before it
+ * allocates anything; flowcache runs it at config load. */
+int sl_ft_mem_check(const struct sl_flowtable_conf *conf, uint64_t avail, const char *what,
+		    struct sl_err *err);
+
 /* Open handle number k (0 <= k < n_handles; each once) for the worker whose
- * epoch handle is ew; records go to record(rec, arg).  NULL with a sentence
- * on a bad or reused k. */
+ * epoch handle is ew; records go to record(rec, arg).  NULL with a sentence,
+ * and errno set, on a bad k or no epoch (EINVAL) or a reused k (EBUSY). */
 struct sl_ft_handle *sl_ft_open(struct sl_flowtable *t, unsigned k, struct sl_epoch *e,
 				struct sl_epoch_worker *ew, sl_ft_record_fn *record,
 				void *arg, struct sl_err *err);

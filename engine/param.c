@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,15 +47,23 @@ static int parse_uint(const char *text, uint64_t *out)
 	return 0;
 }
 
+/* A number (no sign, no blanks, not nan or inf) with an optional unit.  A
+ * positive value that comes to less than 1 ns is refused, not read as 0
+ * ("never"): -EDOM. */
 static int parse_duration(const char *text, uint64_t *ns)
 {
 	char *end;
-	if (text[0] == '\0' || text[0] == '-')
+	if (text[0] == '\0' || text[0] == '-' || text[0] == '+' ||
+	    !(isdigit((unsigned char)text[0]) || text[0] == '.'))
 		return -EINVAL;
 	errno = 0;
 	double v = strtod(text, &end);
-	if (errno != 0 || end == text || v < 0)
+	if (errno != 0 || end == text || !isfinite(v) || v < 0)
 		return -EINVAL;
+	/* Hexadecimal floats ("0x1p3") are a C curiosity, not a duration. */
+	for (const char *p = text; p < end; p++)
+		if (*p == 'x' || *p == 'X')
+			return -EINVAL;
 	double mul;
 	if (*end == '\0' || strcmp(end, "s") == 0) mul = 1e9;
 	else if (strcmp(end, "ms") == 0) mul = 1e6;
@@ -63,21 +72,28 @@ static int parse_duration(const char *text, uint64_t *ns)
 	else if (strcmp(end, "m") == 0) mul = 60e9;
 	else if (strcmp(end, "h") == 0) mul = 3600e9;
 	else return -EINVAL;
-	if (v * mul > 1.8e19)
+	double t = v * mul;
+	if (!(t <= 1.8e19))
 		return -ERANGE;
-	*ns = (uint64_t)(v * mul);
+	if (v > 0 && t < 1.0)
+		return -EDOM;
+	*ns = (uint64_t)t;
 	return 0;
 }
 
+/* Exactly six pairs of hex digits separated by ':'. */
 static int parse_mac(const char *text, uint8_t mac[6])
 {
-	unsigned b[6];
-	char tail;
-	if (sscanf(text, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3],
-		   &b[4], &b[5], &tail) != 6 || strlen(text) != 17)
-		return -EINVAL;
-	for (int i = 0; i < 6; i++)
-		mac[i] = (uint8_t)b[i];
+	for (int i = 0; i < 6; i++) {
+		const char *p = text + 3 * i;
+		if (!isxdigit((unsigned char)p[0]) || !isxdigit((unsigned char)p[1]) ||
+		    p[2] != (i < 5 ? ':' : '\0'))
+			return -EINVAL;
+	}
+	for (int i = 0; i < 6; i++) {
+		char pair[3] = { text[3 * i], text[3 * i + 1], '\0' };
+		mac[i] = (uint8_t)strtoul(pair, NULL, 16);
+	}
 	return 0;
 }
 
@@ -195,7 +211,16 @@ int sl_param_parse(const struct sl_param_spec *spec, const char *text,
 				       spec->name, text);
 		break;
 	case SL_PARAM_DURATION:
-		if (parse_duration(text, &v.u) < 0)
+		rc = parse_duration(text, &v.u);
+		if (rc == -EDOM)
+			return sl_errf(err, EINVAL,
+				       "parameter '%s' must be 0 (never) or at least 1ns, got '%s'",
+				       spec->name, text);
+		if (rc == -ERANGE)
+			return sl_errf(err, EINVAL,
+				       "parameter '%s' is too long a duration (at most about 584 years): '%s'",
+				       spec->name, text);
+		if (rc < 0)
 			return sl_errf(err, EINVAL,
 				       "parameter '%s' must be a duration like 30s or 250ms, got '%s'",
 				       spec->name, text);

@@ -56,6 +56,16 @@ struct sl_param_spec {
 	/* TABLE: the schema of one row, n_fields entries; NULL/0 otherwise. */
 	const struct sl_param_spec *fields;
 	unsigned n_fields;
+	/* STRING naming another app (a flowcache's `route`): the value must be
+	 * `none` or the name of an app of this type in the same configuration.
+	 * Checked at config load.  NULL: a plain string. */
+	const char *app_type;
+	/* STRING naming an object that apps of this type share (a flowcache's
+	 * `table`): apps giving the same value, other than `none`, must agree
+	 * on the parameters listed here, '|'-separated; `none` gives an app an
+	 * object of its own, named after the app, which no other app may name.
+	 * Checked at config load.  NULL: no sharing. */
+	const char *share_agree;
 };
 
 struct sl_param_row;

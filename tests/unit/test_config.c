@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -108,6 +109,24 @@ static const struct sl_app_type t_router = {
 	.outputs = opt_out, .n_outputs = 1,
 };
 SL_APP_REGISTER(t_router)
+
+/* References between apps declared by the schema: `route` names a t_router
+ * app, apps naming one `table` must agree on entries and route. */
+static const struct sl_param_spec cache_params[] = {
+	{ .name = "entries", .type = SL_PARAM_UINT, .def = "64", .doc = "size" },
+	{ .name = "table", .type = SL_PARAM_STRING, .def = "none", .doc = "shared table",
+	  .share_agree = "entries|route" },
+	{ .name = "route", .type = SL_PARAM_STRING, .def = "none", .doc = "a router",
+	  .app_type = "t_router" },
+	{ .name = "mac", .type = SL_PARAM_MAC, .def = "02:00:00:00:00:01", .doc = "address" },
+};
+static const struct sl_app_type t_cache = {
+	.name = "t_cache", .doc = "test app that shares a table and names a router",
+	.params = cache_params, .n_params = SL_ARRAY_LEN(cache_params),
+	.inputs = in_port, .n_inputs = 1,
+	.outputs = out_port, .n_outputs = 1,
+};
+SL_APP_REGISTER(t_cache)
 
 /* ---- reporting ---------------------------------------------------------- */
 
@@ -1005,6 +1024,329 @@ static const struct bad_case bad_cases[] = {
 	  "t.yaml:9:5: links form a cycle: j -> f -> sp -> j", NULL },
 };
 
+/* Values that parse but cannot work, and references between apps. */
+#define GEN_FWD_SINK(fwd) "apps:\n  g: { type: t_gen }\n  f: { type: t_fwd, " fwd " }\n" \
+	"  s: { type: t_sink }\nlinks: [g.output -> f.input, f.output -> s.input]\n"
+#define CACHES(a, b) "apps:\n  g: { type: t_gen }\n  sp: { type: t_split }\n" \
+	"  c1: { type: t_cache, " a " }\n  c2: { type: t_cache, " b " }\n" \
+	"  s1: { type: t_sink }\n  s2: { type: t_sink }\n" \
+	"  r: { type: t_router, routes: [ { prefix: x } ] }\n" \
+	"links: [g.output -> sp.input, sp.output0 -> c1.input, sp.output1 -> c2.input, " \
+	"c1.output -> s1.input, c2.output -> s2.input]\n"
+
+static const struct exact_case value_cases[] = {
+	{ "duration nan", GEN_FWD_SINK("idle_timeout: nan"),
+	  "t.yaml:3:35: app 'f': parameter 'idle_timeout' must be a duration like 30s or 250ms, got 'nan'" },
+	{ "duration inf", GEN_FWD_SINK("idle_timeout: inf"),
+	  "t.yaml:3:35: app 'f': parameter 'idle_timeout' must be a duration like 30s or 250ms, got 'inf'" },
+	{ "duration infinity seconds", GEN_FWD_SINK("idle_timeout: infinitys"),
+	  "t.yaml:3:35: app 'f': parameter 'idle_timeout' must be a duration like 30s or 250ms, got 'infinitys'" },
+	{ "duration negative", GEN_FWD_SINK("idle_timeout: -1s"),
+	  "t.yaml:3:35: app 'f': parameter 'idle_timeout' must be a duration like 30s or 250ms, got '-1s'" },
+	{ "duration with a plus sign", GEN_FWD_SINK("idle_timeout: \"+1s\""),
+	  "t.yaml:3:35: app 'f': parameter 'idle_timeout' must be a duration like 30s or 250ms, got '+1s'" },
+	{ "duration hexadecimal", GEN_FWD_SINK("idle_timeout: 0x10s"),
+	  "t.yaml:3:35: app 'f': parameter 'idle_timeout' must be a duration like 30s or 250ms, got '0x10s'" },
+	{ "duration under 1ns", GEN_FWD_SINK("idle_timeout: 0.4ns"),
+	  "t.yaml:3:35: app 'f': parameter 'idle_timeout' must be 0 (never) or at least 1ns, got '0.4ns'" },
+	{ "duration 1e-20 seconds", GEN_FWD_SINK("idle_timeout: 1e-20"),
+	  "t.yaml:3:35: app 'f': parameter 'idle_timeout' must be 0 (never) or at least 1ns, got '1e-20'" },
+	{ "duration too long", GEN_FWD_SINK("idle_timeout: 1e12h"),
+	  "t.yaml:3:35: app 'f': parameter 'idle_timeout' is too long a duration (at most about 584 years): '1e12h'" },
+	{ "mac with a sign", GEN_FWD_SINK("mac: \"-1:00:00:00:00:00\""),
+	  "t.yaml:3:26: app 'f': parameter 'mac' must be a MAC address like 02:00:00:00:00:01, got '-1:00:00:00:00:00'" },
+	{ "mac with a blank", GEN_FWD_SINK("mac: \" a:bb:cc:dd:ee:ff\""),
+	  "t.yaml:3:26: app 'f': parameter 'mac' must be a MAC address like 02:00:00:00:00:01, got ' a:bb:cc:dd:ee:ff'" },
+	{ "mac with single digits", GEN_FWD_SINK("mac: \"2:0:0:0:0:1:ab:cd\""),
+	  "t.yaml:3:26: app 'f': parameter 'mac' must be a MAC address like 02:00:00:00:00:01, got '2:0:0:0:0:1:ab:cd'" },
+	{ "pool chunk above mbufs", "pool: { mbufs: 1023, chunk: 2048 }\n" TWO_LINKED,
+	  "t.yaml:1:29: pool.chunk (2048) must be at most pool.mbufs (1023): buffers move between "
+	  "workers in whole chunks, and the pool could make none" },
+	{ "pool high above mbufs", "pool: { mbufs: 2047, high: 100000 }\n" TWO_LINKED,
+	  "t.yaml:1:28: pool.high (100000) must be at most pool.mbufs (2047): one worker's "
+	  "freelist could keep every buffer from the others" },
+	{ "route names no app", CACHES("route: nowhere", "entries: 64"),
+	  "t.yaml:4:3: app 'c1': parameter 'route': no t_router app named 'nowhere'" },
+	{ "route names an app of another type", CACHES("entries: 64", "route: s1"),
+	  "t.yaml:5:3: app 'c2': parameter 'route': app 's1' is a t_sink, not a t_router" },
+	{ "sharers disagree on entries", CACHES("table: x, entries: 1024", "table: x, entries: 2048"),
+	  "t.yaml:5:3: app 'c2': table 'x' is shared with app 'c1', which sets a different "
+	  "'entries'; apps sharing a table must agree on entries and route" },
+	{ "sharers disagree on route", CACHES("table: x, route: r", "table: x"),
+	  "t.yaml:5:3: app 'c2': table 'x' is shared with app 'c1', which sets a different "
+	  "'route'; apps sharing a table must agree on entries and route" },
+	{ "private table joined", CACHES("entries: 64", "table: c1"),
+	  "t.yaml:5:3: app 'c2': table 'c1' is the private table of app 'c1'; to share a table, "
+	  "every app that uses it names it with 'table:'" },
+};
+
+static void test_value_errors(void)
+{
+	for (unsigned i = 0; i < SL_ARRAY_LEN(value_cases); i++) {
+		const struct exact_case *b = &value_cases[i];
+		struct sl_err err;
+		struct sl_config *cfg = parse(b->text, &err);
+		char what[160];
+
+		snprintf(what, sizeof(what), "invalid value: %s", b->what);
+		if (cfg != NULL) {
+			check(false, what, "parsed without error");
+			sl_config_free(cfg);
+			continue;
+		}
+		check(strcmp(err.msg, b->want) == 0, what, "got '%s', want '%s'", err.msg, b->want);
+	}
+
+	/* What is allowed: agreeing sharers, a router named, durations of 0
+	 * and of 1ns, a fraction that comes to whole nanoseconds. */
+	struct sl_config *cfg = parse_ok("sharers that agree, a router named",
+		CACHES("table: x, entries: 1024, route: r", "table: x, entries: 1Ki, route: r"));
+	sl_config_free(cfg);
+	cfg = parse_ok("durations 0, 1ns and 1.5us", GEN_FWD_SINK("idle_timeout: 0") );
+	if (cfg != NULL)
+		check_uint("duration 0", pv(cfg, "f", "idle_timeout")->u, 0);
+	sl_config_free(cfg);
+	cfg = parse_ok("duration 1ns", GEN_FWD_SINK("idle_timeout: 1ns"));
+	if (cfg != NULL)
+		check_uint("duration 1ns", pv(cfg, "f", "idle_timeout")->u, 1);
+	sl_config_free(cfg);
+	cfg = parse_ok("duration 1.5us", GEN_FWD_SINK("idle_timeout: 1.5us"));
+	if (cfg != NULL)
+		check_uint("duration 1.5us", pv(cfg, "f", "idle_timeout")->u, 1500);
+	sl_config_free(cfg);
+	cfg = parse_ok("mac in capitals", GEN_FWD_SINK("mac: AA:BB:CC:DD:EE:0F"));
+	if (cfg != NULL)
+		check(pv(cfg, "f", "mac")->mac[0] == 0xaa && pv(cfg, "f", "mac")->mac[5] == 0x0f,
+		      "mac in capitals value", "wrong bytes");
+	sl_config_free(cfg);
+}
+
+/* Workers x (chunk or high mark) that can hold the whole pool: a warning
+ * with the place, not an error. */
+static void test_pool_warnings(void)
+{
+	static const char *const two_workers =
+		"workers: { a: auto, b: auto }\n"
+		"apps:\n  g: { type: t_gen, worker: a }\n  s: { type: t_sink, worker: b }\n"
+		"links: [g.output -> s.input]\n";
+	char text[512];
+	struct sl_config *cfg;
+
+	snprintf(text, sizeof(text), "pool: { mbufs: 2047, high: 2000, chunk: 1024 }\n%s",
+		 two_workers);
+	cfg = parse_ok("two workers whose chunks exceed the pool", text);
+	if (cfg != NULL && check_uint("one warning", cfg->n_warnings, 1))
+		check_str("warning: workers x chunk", cfg->warnings[0],
+			  "t.yaml:1:41: pool: 2 workers x pool.chunk 1024 = 2048 buffers, more than "
+			  "pool.mbufs (2047): buffers move between workers in whole chunks, so a worker "
+			  "can find the pool empty while the others hold every buffer; raise pool.mbufs "
+			  "or lower pool.chunk");
+	sl_config_free(cfg);
+
+	snprintf(text, sizeof(text), "pool: { mbufs: 2047, high: 1100 }\n%s", two_workers);
+	cfg = parse_ok("two workers whose high marks reach the pool", text);
+	if (cfg != NULL && check_uint("one warning", cfg->n_warnings, 1))
+		check_str("warning: workers x high", cfg->warnings[0],
+			  "t.yaml:1:28: pool: 2 workers x a freelist high mark of 1100 = 2200 buffers, "
+			  "at least pool.mbufs (2047): the workers' freelists can hold every buffer, so "
+			  "a worker can find the pool empty while the others hold them; raise "
+			  "pool.mbufs or lower pool.high");
+	sl_config_free(cfg);
+
+	snprintf(text, sizeof(text), "pool: { mbufs: 4095 }\n%s", two_workers);
+	cfg = parse_ok("two workers, room for both", text);
+	if (cfg != NULL)
+		check_uint("no warning", cfg->n_warnings, 0);
+	sl_config_free(cfg);
+
+	cfg = parse_ok("one worker holding most of the pool",
+		       "pool: { mbufs: 2047, high: 2047 }\n" TWO_LINKED);
+	if (cfg != NULL)
+		check_uint("no warning with one worker", cfg->n_warnings, 0);
+	sl_config_free(cfg);
+}
+
+/* A chain of n t_fwd apps between a t_gen and a t_sink, as YAML. */
+static char *chain_text(unsigned n, size_t *len)
+{
+	size_t cap = 64 + (size_t)n * 80;
+	char *t = malloc(cap);
+	size_t used = 0;
+
+	if (t == NULL)
+		return NULL;
+	used += (size_t)snprintf(t + used, cap - used, "apps:\n  g: { type: t_gen }\n");
+	for (unsigned i = 0; i < n; i++)
+		used += (size_t)snprintf(t + used, cap - used, "  f%u: { type: t_fwd }\n", i);
+	used += (size_t)snprintf(t + used, cap - used, "  s: { type: t_sink }\nlinks:\n  - g.output -> f0.input\n");
+	for (unsigned i = 0; i + 1 < n; i++)
+		used += (size_t)snprintf(t + used, cap - used, "  - f%u.output -> f%u.input\n", i, i + 1);
+	used += (size_t)snprintf(t + used, cap - used, "  - f%u.output -> s.input\n", n - 1);
+	*len = used;
+	return t;
+}
+
+/* Checking is O(n log n): a chain of 100000 apps is accepted (the quadratic
+ * checks took minutes) and its push order is the chain; in large configs a
+ * long cycle and a duplicate name are still found and placed. */
+static void test_large_configs(void)
+{
+	size_t len = 0;
+	struct sl_err err;
+	struct sl_config *cfg;
+	char *text;
+
+	/* A chain of 20000 closed into a ring through a t_join in front of f0:
+	 * a cycle of 20001 apps, reported from its first link in the file. */
+	enum { R = 20000 };
+	text = chain_text(R, &len);
+	if (!check(text != NULL, "ring text", "out of memory"))
+		return;
+	char *ring = malloc(len + 64);
+	if (ring != NULL) {
+		memcpy(ring, text, len + 1);
+		/* s becomes a t_join fed by g (input0) and f19999 (input1). */
+		memcpy(strstr(ring, "  s: { type: t_sink }\n"), "  s: { type: t_join }\n", 22);
+		memcpy(strstr(ring, "  - g.output -> f0.input\n"), "  - g.output -> s.input0\n", 25);
+		size_t rlen = (size_t)(strstr(ring, "  - f19999.output -> s.input\n") - ring);
+		rlen += (size_t)sprintf(ring + rlen, "  - f19999.output -> s.input1\n"
+					"  - s.output -> f0.input\n");
+		cfg = sl_config_parse("t.yaml", ring, rlen, &err);
+		static const char want_ring[] = "t.yaml:20006:5: links form a cycle: f0 -> f1 -> f2 -> ";
+		check(cfg == NULL && strncmp(err.msg, want_ring, strlen(want_ring)) == 0,
+		      "20001-app cycle reported", "got '%s'", err.msg);
+		sl_config_free(cfg);
+		free(ring);
+	}
+
+	/* Duplicate app names deep in a large mapping (the sorted check): the
+	 * first repeat in the file is named, with the first occurrence. */
+	memcpy(strstr(text, "  f17000: "), "  f16000: ", 10);
+	memcpy(strstr(text, "  f18000: "), "  f15000: ", 10);
+	cfg = sl_config_parse("t.yaml", text, len, &err);
+	check(cfg == NULL && strcmp(err.msg, "t.yaml:17003:3: duplicate app 'f16000' (first at line 16003)") == 0,
+	      "duplicate in a large mapping", "got '%s'", err.msg);
+	sl_config_free(cfg);
+	free(text);
+
+	/* Last: glibc with MALLOC_PERTURB_ (as meson runs tests) is slow to
+	 * parse after a large config has been freed. */
+	enum { N = 100000 };
+	text = chain_text(N, &len);
+	if (!check(text != NULL, "chain text", "out of memory"))
+		return;
+	cfg = sl_config_parse("t.yaml", text, len, &err);
+	if (check(cfg != NULL, "100000-app chain accepted", "%s", err.msg)) {
+		check_uint("chain apps", cfg->n_apps, N + 2);
+		check_uint("chain links", cfg->n_links, N + 1);
+		bool in_order = cfg->order[0] == 0 && cfg->order[N + 1] == N + 1;
+		for (unsigned k = 1; k <= N && in_order; k++)
+			in_order = cfg->order[k] == k;
+		check(in_order, "chain push order g, f0 .. f99999, s", "out of order");
+	}
+	sl_config_free(cfg);
+	free(text);
+
+	/* An input connected twice, found at the second link with the line of
+	 * the first. */
+	cfg = parse("apps:\n  g: { type: t_gen }\n  h: { type: t_gen }\n  s: { type: t_sink }\n"
+		    "links:\n  - g.output -> s.input\n  - h.output -> s.input\n", &err);
+	check(cfg == NULL && strcmp(err.msg, "t.yaml:7:5: link 'h.output -> s.input': port 's.input' is already connected (line 6)") == 0,
+	      "input connected twice (exact)", "got '%s'", err.msg);
+	sl_config_free(cfg);
+}
+
+/* YAML aliases cannot multiply list rows without bound: one list of rows
+ * named by many apps is refused once the rows exceed the text's size. */
+static void test_alias_expansion(void)
+{
+	enum { APPS = 400, ROWS = 400 };
+	size_t cap = 64 + (size_t)ROWS * 8 + (size_t)APPS * 64;
+	char *t = malloc(cap);
+	size_t used = 0;
+	struct sl_err err;
+
+	if (!check(t != NULL, "alias text", "out of memory"))
+		return;
+	used += (size_t)snprintf(t + used, cap - used, "apps:\n  r0: { type: t_router, routes: &rows [");
+	for (unsigned i = 0; i < ROWS; i++)
+		used += (size_t)snprintf(t + used, cap - used, "%s&r%u {prefix: x}", i ? "," : "", i);
+	used += (size_t)snprintf(t + used, cap - used, "] }\n");
+	for (unsigned i = 1; i < APPS; i++)
+		used += (size_t)snprintf(t + used, cap - used, "  r%u: { type: t_router, routes: *rows }\n", i);
+	struct sl_config *cfg = sl_config_parse("t.yaml", t, used, &err);
+	check(cfg == NULL && strstr(err.msg, ": YAML aliases make this configuration expand to more than ") != NULL &&
+	      strstr(err.msg, "list rows; write the lists out") != NULL && strncmp(err.msg, "t.yaml:", 7) == 0,
+	      "aliased list rows are bounded", "got '%s'", err.msg);
+	sl_config_free(cfg);
+	free(t);
+}
+
+/* Deep nesting is refused at once (libyaml's scanner would take time in
+ * proportion to depth x length); 5 levels are all a configuration needs. */
+static void test_deep_nesting(void)
+{
+	enum { DEPTH = 200000 };
+	size_t len = 6 + 2 * (size_t)DEPTH + 1;
+	char *t = malloc(len + 1);
+	struct sl_err err;
+
+	if (!check(t != NULL, "nesting text", "out of memory"))
+		return;
+	memcpy(t, "apps: ", 6);
+	memset(t + 6, '[', DEPTH);
+	memset(t + 6 + DEPTH, ']', DEPTH);
+	t[len - 1] = '\n';
+	t[len] = '\0';
+	struct sl_config *cfg = sl_config_parse("t.yaml", t, len, &err);
+	check(cfg == NULL && strcmp(err.msg, "t.yaml:1:70: YAML nesting deeper than 64 levels; "
+				    "a configuration needs at most 5") == 0,
+	      "deep nesting refused", "got '%s'", err.msg);
+	sl_config_free(cfg);
+	free(t);
+}
+
+/* Only regular files of at most SL_CONFIG_MAX_BYTES are read. */
+static void test_load_limits(void)
+{
+	struct sl_err err;
+	struct sl_config *cfg = sl_config_load("/dev/zero", &err);
+	check(cfg == NULL && strcmp(err.msg, "/dev/zero: cannot read: it is a character device, not a regular file") == 0,
+	      "character device refused", "got '%s'", err.msg);
+	sl_config_free(cfg);
+
+	char path[] = "/tmp/sluice_test_config_XXXXXX";
+	int fd = mkstemp(path);
+	if (!check(fd >= 0, "temporary file", "mkstemp: %s", strerror(errno)))
+		return;
+	/* A sparse file one byte over the cap: refused before it is read. */
+	if (ftruncate(fd, SL_CONFIG_MAX_BYTES + 1) != 0)
+		check(false, "ftruncate", "%s", strerror(errno));
+	close(fd);
+	cfg = sl_config_load(path, &err);
+	char want[512];
+	snprintf(want, sizeof(want), "%s: too large: 16777217 bytes, more than the 16 MiB a "
+		 "configuration may have", path);
+	check(cfg == NULL && strcmp(err.msg, want) == 0, "oversized file refused", "got '%s'", err.msg);
+	sl_config_free(cfg);
+	unlink(path);
+
+	char dir[] = "/tmp/sluice_test_fifo_XXXXXX";
+	if (mkdtemp(dir) != NULL) {
+		char fifo[sizeof(dir) + 8];
+		snprintf(fifo, sizeof(fifo), "%s/f", dir);
+		if (mkfifo(fifo, 0600) == 0) {
+			/* No writer: a blocking open would wait for ever. */
+			cfg = sl_config_load(fifo, &err);
+			snprintf(want, sizeof(want), "%s: cannot read: it is a FIFO, not a regular file", fifo);
+			check(cfg == NULL && strcmp(err.msg, want) == 0, "FIFO refused", "got '%s'", err.msg);
+			sl_config_free(cfg);
+			unlink(fifo);
+		}
+		rmdir(dir);
+	}
+}
+
 static void test_bad_cases(void)
 {
 	for (unsigned i = 0; i < SL_ARRAY_LEN(bad_cases); i++) {
@@ -1086,6 +1428,12 @@ int main(void)
 	test_table_param_api();
 	test_table_errors();
 	test_table_registry_check();
+	test_value_errors();
+	test_pool_warnings();
+	test_large_configs();
+	test_alias_expansion();
+	test_load_limits();
+	test_deep_nesting();
 
 	if (n_failed > 0) {
 		printf("%u of %u checks failed\n", n_failed, n_checks);

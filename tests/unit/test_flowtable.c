@@ -5,11 +5,16 @@
  * epoch policy with the bound that policy promises, idle and active expiry,
  * the expiry cap and how late expiry comes (incremental scan and timer
  * wheel), eviction choice, a full bucket, an empty id pool, a full
- * retire list, flush, close, and the creation errors.  The qsbr policy runs
+ * retire list, flush, close, the creation errors, and the memory check
+ * before allocation (with an allocation that fails after it passed).  The qsbr policy runs
  * on a --no-huge EAL (skipped, with the reason, if that cannot start).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <rte_eal.h>
@@ -542,6 +547,100 @@ static void test_close_and_errors(void)
 	sl_ft_free(t);
 }
 
+/* While set, anonymous mappings of at least this many bytes fail (ENOMEM):
+ * the table's allocation fails after its memory check has passed.  This
+ * definition takes the place of libc's for the whole program. */
+static size_t mmap_fail_from;
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	if (mmap_fail_from != 0 && (flags & MAP_ANONYMOUS) && len >= mmap_fail_from) {
+		errno = ENOMEM;
+		return MAP_FAILED;
+	}
+	return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+}
+
+static void test_memory(void)
+{
+	struct sl_flowtable_conf c = { .name = "big", .capacity = 300000, .expiry_cap = 32,
+				       .n_handles = 1, .socket = -1 };
+	struct sl_err err = { "" };
+	char want[512];
+
+	/* What a table needs: buckets (a power of two >= capacity / 2, a cache
+	 * line each), an entry and an id per id, the table and its handles. */
+	uint64_t need = sl_ft_mem_bytes(&c);
+	uint64_t parts = 262144ull * 64 + 375000ull * sizeof(struct sl_flow_entry) + 375000ull * 4;
+	CHECK(need >= parts && need < parts + 65536, "needs %llu bytes, parts %llu",
+	      (unsigned long long)need, (unsigned long long)parts);
+	c.expiry = SL_FT_WHEEL;
+	c.n_handles = 4;
+	CHECK(sl_ft_mem_bytes(&c) >= need + 4 * SL_FT_WHEEL_SLOTS * 4, "wheel heads counted");
+	c.expiry = SL_FT_SCAN;
+	c.n_handles = 1;
+
+	/* The check with a given figure: refused, with both sizes. */
+	int rc = sl_ft_mem_check(&c, 1 << 20, "a test limit", &err);
+	CHECK(rc == -ENOMEM, "rc %d", rc);
+	CHECK(strncmp(err.msg, "a flow table of 300000 entries (375000 ids) needs ", 50) == 0 &&
+	      strstr(err.msg, " of memory, but this process can get 1.0 MiB (bound by a test "
+			      "limit); lower 'entries' or 'ids'") != NULL, "message: %s", err.msg);
+	CHECK(sl_ft_mem_check(&c, need, "a test limit", &err) == 0, "exactly enough refused");
+	const char *what = NULL;
+	CHECK(sl_ft_mem_available(&what) > 0 && what != NULL, "available memory and its source");
+
+	/* sl_ft_create checks before it allocates: under an address space
+	 * limit a table of 2^24 entries (about 2.5 GiB) fails at once. */
+	struct rlimit old;
+	FILE *f = fopen("/proc/self/statm", "r");
+	unsigned long long pages = 0;
+	if (f != NULL) {
+		if (fscanf(f, "%llu", &pages) != 1)
+			pages = 0;
+		fclose(f);
+	}
+	if (pages > 0 && getrlimit(RLIMIT_AS, &old) == 0 &&
+	    (old.rlim_cur == RLIM_INFINITY ||
+	     old.rlim_cur > pages * (unsigned long long)sysconf(_SC_PAGESIZE) + (64ull << 20))) {
+		struct rlimit low = old;
+		low.rlim_cur = pages * (unsigned long long)sysconf(_SC_PAGESIZE) + (64ull << 20);
+		struct sl_flowtable_conf huge = c;
+		huge.capacity = 1u << 24;
+		struct sl_flowtable *t = NULL;
+		if (setrlimit(RLIMIT_AS, &low) == 0) {
+			errno = 0;
+			t = sl_ft_create(&huge, &err);
+			int e = errno;
+			setrlimit(RLIMIT_AS, &old);
+			CHECK(t == NULL && e == ENOMEM, "huge table under ulimit -v: %p errno %d", (void *)t, e);
+			CHECK(strncmp(err.msg, "table 'big': a flow table of 16777216 entries (20971520 ids) needs ", 67) == 0 &&
+			      strstr(err.msg, "(bound by the address space limit, ulimit -v); lower 'entries' or 'ids'") != NULL,
+			      "message: %s", err.msg);
+			printf("memory: a table of 2^24 entries under ulimit -v: %s\n", err.msg);
+			sl_ft_free(t);
+		}
+	}
+
+	/* The allocation itself fails (the check passed): a clean error that
+	 * names the table and the ids, read before the table is freed. */
+	mmap_fail_from = 1 << 20;
+	errno = 0;
+	struct sl_flowtable *t = sl_ft_create(&c, &err);
+	int e = errno;
+	mmap_fail_from = 0;
+	CHECK(t == NULL && e == ENOMEM, "failed allocation: %p errno %d", (void *)t, e);
+	snprintf(want, sizeof(want), "table 'big': out of memory for 375000 ids and their entries (");
+	CHECK(strncmp(err.msg, want, strlen(want)) == 0 && strstr(err.msg, " in all)") != NULL,
+	      "message: %s", err.msg);
+	sl_ft_free(t);
+
+	/* And a table that fits is made as before. */
+	t = sl_ft_create(&c, &err);
+	CHECK(t != NULL, "table after the failures: %s", err.msg);
+	sl_ft_free(t);
+}
+
 int main(void)
 {
 	test_drop_immediately(SL_EPOCH_IMMEDIATE);
@@ -554,6 +653,7 @@ int main(void)
 	test_wheel_budget();
 	test_eviction_and_limits();
 	test_close_and_errors();
+	test_memory();
 
 	char prefix[32];
 	snprintf(prefix, sizeof(prefix), "tft%d", (int)getpid());

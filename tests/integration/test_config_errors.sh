@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# Configuration errors that `sluice check` must find, not only `sluice run`:
+# addresses of the generators, a flowcache's route and shared table,
+# durations, pool settings that cannot work, a flow table larger than the
+# memory this process can get, and files that are not configurations.  For
+# each: the message with FILE:LINE:COL, exit status 2 from both `check` and
+# `run`, and nothing started (no DPDK, no workers).  Also: a 100000-app
+# chain is accepted.
+#
+# Like test_cli.sh it reports every case that fails, then exits 1.
+. "$(dirname "$0")/lib.sh"
+
+errors=0
+bad() { echo "FAIL: $*" >&2; errors=$((errors + 1)); }
+
+# WRAP: a command (array) to run sluice under, e.g. with a lower ulimit.
+WRAP=()
+
+# refused NAME WANT ARGS-AFTER-COMMAND...: `check` and `run` of the same
+# arguments both exit 2 within 60 s with WANT (fixed text) on stderr, that
+# one line only, and nothing on stdout; `run` starts nothing.
+refused() {
+  local name=$1 want=$2; shift 2
+  local cmd rc
+  for cmd in check run; do
+    local out="$T/$name.$cmd.out" err="$T/$name.$cmd.err"
+    if [[ $cmd == run ]]; then
+      timeout 60 "${WRAP[@]}" "$SLUICE" run "$@" --duration 1 >"$out" 2>"$err"
+    else
+      timeout 60 "${WRAP[@]}" "$SLUICE" check "$@" >"$out" 2>"$err"
+    fi
+    rc=$?
+    if [[ $rc -ne 2 ]]; then
+      bad "$name: 'sluice $cmd $*' exited $rc, expected 2"
+    elif ! grep -qxF -- "$want" "$err"; then
+      bad "$name: 'sluice $cmd' did not print the line: $want"
+    elif [[ $(wc -l <"$err") -ne 1 || -s "$out" ]]; then
+      bad "$name: 'sluice $cmd' printed more than the error (something started?)"
+    else
+      continue
+    fi
+    sed 's/^/  | /' "$err" "$out" | head -n 20 >&2
+  done
+  [[ $errors -eq 0 ]] && ok "$name: $want"
+}
+
+# case_yaml NAME APPS-AND-LINKS: write $T/NAME.yaml (the EAL on no hugepages).
+case_yaml() {
+  printf 'dpdk: { args: %s }\n%s\n' "$EAL_ARGS" "$2" >"$T/$1.yaml"
+}
+
+# --- the generators' addresses (line 3: the source app)
+gen() {   # gen NAME TYPE PARAMS SINK-TYPE SINK-PORT
+  case_yaml "$1" "apps:
+  src: { type: $2, count: 10, $3 }
+  snk: { type: $4 }
+links: [src.$5 -> snk.$6]"
+}
+for v in 256.1.1.1 1.2.3.4.5 hello; do
+  for p in src_ip dst_ip; do
+    gen "source-$p-$v" source "$p: $v" sink output input
+    F="$T/source-$p-$v.yaml"
+    refused "source-$p-$v" \
+      "sluice: $F:3:3: app 'src': parameter '$p' must be an IPv4 address like 198.18.0.1, got '$v'" "$F"
+    gen "probe-$p-$v" probe_source "$p: $v" probe_sink output0 input0
+    F="$T/probe-$p-$v.yaml"
+    refused "probe_source-$p-$v" \
+      "sluice: $F:3:3: app 'src': parameter '$p' must be an IPv4 address like 198.18.0.1, got '$v'" "$F"
+  done
+done
+
+# --- a flowcache's route and shared table (source -> tee -> f1, f2 -> sinks)
+two_caches() {   # two_caches NAME F1-PARAMS F2-PARAMS
+  case_yaml "$1" "apps:
+  src: { type: source, count: 10 }
+  t:   { type: tee }
+  f1:  { type: flowcache, $2 }
+  f2:  { type: flowcache, $3 }
+  s1:  { type: sink }
+  s2:  { type: sink }
+  r1:  { type: router, routes: [ { prefix: 0.0.0.0/0, output: 0 } ] }
+  s3:  { type: sink }
+links: [src.output -> t.input, t.output0 -> f1.input, t.output1 -> f2.input,
+        t.output2 -> r1.input, f1.output -> s1.input, f2.output -> s2.input,
+        r1.output0 -> s3.input]"
+}
+two_caches route-nowhere "route: nowhere" "entries: 1024"
+F="$T/route-nowhere.yaml"
+refused route-nowhere "sluice: $F:5:3: app 'f1': parameter 'route': no router app named 'nowhere'" "$F"
+two_caches route-sink "entries: 1024" "route: s1"
+F="$T/route-sink.yaml"
+refused route-sink "sluice: $F:6:3: app 'f2': parameter 'route': app 's1' is a sink, not a router" "$F"
+AGREE="apps sharing a table must agree on entries, ids, idle_timeout, active_timeout, expiry_cap, scan, expiry and route"
+two_caches share-entries "table: x, entries: 1024" "table: x, entries: 2048"
+F="$T/share-entries.yaml"
+refused share-entries "sluice: $F:6:3: app 'f2': table 'x' is shared with app 'f1', which sets a different 'entries'; $AGREE" "$F"
+two_caches share-route "table: x, route: r1" "table: x"
+F="$T/share-route.yaml"
+refused share-route "sluice: $F:6:3: app 'f2': table 'x' is shared with app 'f1', which sets a different 'route'; $AGREE" "$F"
+two_caches share-private "entries: 1024" "table: f1"
+F="$T/share-private.yaml"
+refused share-private "sluice: $F:6:3: app 'f2': table 'f1' is the private table of app 'f1'; to share a table, every app that uses it names it with 'table:'" "$F"
+long=$(printf 't%.0s' {1..70})
+two_caches table-long "table: $long" "entries: 1024"
+F="$T/table-long.yaml"
+refused table-long "sluice: $F:5:3: app 'f1': parameter 'table': name '$long' is too long" "$F"
+
+# --- durations (line 4, the value)
+one_cache() {   # one_cache NAME PARAMS
+  case_yaml "$1" "apps:
+  src: { type: source, count: 10 }
+  f:   { type: flowcache, $2 }
+  snk: { type: sink }
+links: [src.output -> f.input, f.output -> snk.input]"
+}
+for v in nan inf -1s 1e400 0x10s; do
+  one_cache "idle-$v" "idle_timeout: $v"
+  F="$T/idle-$v.yaml"
+  refused "idle_timeout-$v" \
+    "sluice: $F:4:41: app 'f': parameter 'idle_timeout' must be a duration like 30s or 250ms, got '$v'" "$F"
+done
+for v in 0.4ns 1e-20; do
+  one_cache "active-$v" "active_timeout: $v"
+  F="$T/active-$v.yaml"
+  refused "active_timeout-$v" \
+    "sluice: $F:4:43: app 'f': parameter 'active_timeout' must be 0 (never) or at least 1ns, got '$v'" "$F"
+done
+
+# --- a flow table larger than the memory this process can get: under
+# ulimit -v 4 GiB the documented maximum (about 50 GiB) is refused at load,
+# at once, by `check` and `run` alike.
+one_cache entries-max "entries: 268435456"
+F="$T/entries-max.yaml"
+WRAP=(bash -c 'ulimit -v 4194304 && exec "$@"' ulimit)
+refused entries-max "sluice: $F:4:3: app 'f': a flow table of 268435456 entries (335544320 ids) needs 49.3 GiB of memory, but this process can get 4.0 GiB (bound by the address space limit, ulimit -v); lower 'entries' or 'ids'" "$F"
+WRAP=()
+
+# --- pool settings that cannot work (line 2: the pool)
+pool() {   # pool NAME POOL-SETTINGS
+  printf 'dpdk: { args: %s }\npool: { %s }\napps:\n  src: { type: source, count: 10 }\n  snk: { type: sink }\nlinks: [src.output -> snk.input]\n' \
+    "$EAL_ARGS" "$2" >"$T/$1.yaml"
+}
+pool pool-chunk "mbufs: 1023, chunk: 2048"
+F="$T/pool-chunk.yaml"
+refused pool-chunk "sluice: $F:2:29: pool.chunk (2048) must be at most pool.mbufs (1023): buffers move between workers in whole chunks, and the pool could make none" "$F"
+pool pool-high "mbufs: 2047, high: 100000"
+F="$T/pool-high.yaml"
+refused pool-high "sluice: $F:2:28: pool.high (100000) must be at most pool.mbufs (2047): one worker's freelist could keep every buffer from the others" "$F"
+
+# --- files that are not configurations: refused at once, nothing read
+refused dev-zero "sluice: /dev/zero: cannot read: it is a character device, not a regular file" /dev/zero
+mkfifo "$T/fifo"
+refused fifo "sluice: $T/fifo: cannot read: it is a FIFO, not a regular file" "$T/fifo"
+truncate -s $(( (16 << 20) + 1 )) "$T/huge.yaml"
+refused too-large "sluice: $T/huge.yaml: too large: 16777217 bytes, more than the 16 MiB a configuration may have" "$T/huge.yaml"
+
+# --- a chain of 100000 l2fwd apps is accepted by check
+python3 - "$T/chain.yaml" <<'PY'
+import sys
+n = 100000
+with open(sys.argv[1], "w") as f:
+    f.write("apps:\n  src: { type: source, count: 1 }\n")
+    f.writelines("  f%d: { type: l2fwd }\n" % i for i in range(n))
+    f.write("  snk: { type: sink }\nlinks:\n  - src.output -> f0.input\n")
+    f.writelines("  - f%d.output -> f%d.input\n" % (i, i + 1) for i in range(n - 1))
+    f.write("  - f%d.output -> snk.input\n" % (n - 1))
+PY
+if timeout 120 "$SLUICE" check "$T/chain.yaml" >"$T/chain.out" 2>"$T/chain.err" &&
+   grep -q "^$T/chain.yaml: ok: 100002 apps, 100001 links, 1 workers" "$T/chain.out" &&
+   grep -q "^push order: src f0 f1 f2 .* f99998 f99999 snk$" "$T/chain.out"; then
+  ok "a chain of 100000 l2fwd apps is accepted, in chain order"
+else
+  bad "the 100000-app chain"
+  head -c 2000 "$T/chain.err" "$T/chain.out" >&2
+fi
+
+[[ $errors -eq 0 ]] || fail "$errors case(s) failed"
+ok "every configuration error is found by check and run, with its place"
