@@ -100,8 +100,12 @@ static struct sl_config *load(const char *path)
 		return NULL;
 	}
 	struct sl_config *cfg = sl_config_load(path, &err);
-	if (cfg == NULL)
+	if (cfg == NULL) {
 		fprintf(stderr, "sluice: %s\n", err.msg);
+		return NULL;
+	}
+	for (unsigned i = 0; i < cfg->n_warnings; i++)
+		fprintf(stderr, "sluice: warning: %s\n", cfg->warnings[i]);
 	return cfg;
 }
 

@@ -147,6 +147,23 @@ pool pool-high "mbufs: 2047, high: 100000"
 F="$T/pool-high.yaml"
 refused pool-high "sluice: $F:2:28: pool.high (100000) must be at most pool.mbufs (2047): one worker's freelist could keep every buffer from the others" "$F"
 
+# --- a pool the workers' freelists can hold whole: allowed, with a warning
+# that gives its place, from check, plan and run alike
+printf 'dpdk: { args: %s }\npool: { mbufs: 4095, chunk: 2048 }\nworkers: { a: auto, b: auto }\napps:\n  src: { type: source, worker: a, count: 10 }\n  snk: { type: sink, worker: b }\nlinks: [src.output -> snk.input]\n' \
+  "$EAL_ARGS" >"$T/pool-warn.yaml"
+want="sluice: warning: $T/pool-warn.yaml:2:29: pool: 2 workers x pool.chunk 2048 = 4096 buffers, more than pool.mbufs (4095): buffers move between workers in whole chunks, so a worker can find the pool empty while the others hold every buffer; raise pool.mbufs or lower pool.chunk"
+for cmd in check plan run; do
+  extra=(); [[ $cmd == run ]] && extra=(--duration 0.1)
+  timeout 60 "$SLUICE" $cmd "$T/pool-warn.yaml" "${extra[@]}" >"$T/pool-warn.out" 2>"$T/pool-warn.err"
+  rc=$?
+  if [[ $rc -ne 0 ]]; then
+    bad "pool-warn: 'sluice $cmd' exited $rc, expected 0"; sed 's/^/  | /' "$T/pool-warn.err" >&2
+  elif ! grep -qxF -- "$want" "$T/pool-warn.err"; then
+    bad "pool-warn: 'sluice $cmd' did not print the line: $want"; sed 's/^/  | /' "$T/pool-warn.err" >&2
+  fi
+done
+[[ $errors -eq 0 ]] && ok "pool-warn: check, plan and run warn with the pool's place"
+
 # --- files that are not configurations: refused at once, nothing read
 refused dev-zero "sluice: /dev/zero: cannot read: it is a character device, not a regular file" /dev/zero
 mkfifo "$T/fifo"

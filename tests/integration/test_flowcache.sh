@@ -206,7 +206,7 @@ bad share "apps:
   s1:  { type: sink }
   s2:  { type: sink }
 links: [src.output -> t.input, t.output0 -> f1.input, t.output1 -> f2.input, f1.output -> s1.input, f2.output -> s2.input]" \
-  "app 'f2': table 'x' is shared with app 'f1', which sets a different 'entries'" 1
+  "app 'f2': table 'x' is shared with app 'f1', which sets a different 'entries'" 2
 bad private "apps:
   src: { type: source, count: 10 }
   t:   { type: tee }
@@ -215,7 +215,7 @@ bad private "apps:
   s1:  { type: sink }
   s2:  { type: sink }
 links: [src.output -> t.input, t.output0 -> f1.input, t.output1 -> f2.input, f1.output -> s1.input, f2.output -> s2.input]" \
-  "app 'f2': table 'f1' is the private table of app 'f1'; to share a table, every app that uses it names it with 'table:'" 1
+  "app 'f2': table 'f1' is the private table of app 'f1'; to share a table, every app that uses it names it with 'table:'" 2
 bad share-route "apps:
   src: { type: source, count: 10 }
   t:   { type: tee }
@@ -225,7 +225,7 @@ bad share-route "apps:
   s1:  { type: sink }
   s2:  { type: sink }
 links: [src.output -> t.input, t.output0 -> f1.input, t.output1 -> f2.input, f1.output -> r1.input, r1.output0 -> s1.input, f2.output -> s2.input]" \
-  "app 'f2': table 'x' is shared with app 'f1', which sets a different 'route'" 1
+  "app 'f2': table 'x' is shared with app 'f1', which sets a different 'route'" 2
 
 # bad_fc NAME FLOWCACHE-PARAMS EXPECTED-MESSAGE STATUS: source -> f -> sink.
 bad_fc() {
@@ -240,10 +240,10 @@ expect_exit 2 "$T/log" check "$T/ids.yaml"
 expect_in "$T/log" "app 'f': parameter 'ids' (100) must be at least 'entries' (1024)"
 bad_fc recfile "records: /nonexistent/dir/r.jsonl" \
   "app 'f': cannot open the records file '/nonexistent/dir/r.jsonl': No such file or directory" 1
-bad_fc route "route: nowhere" "app 'f': parameter 'route': no router app named 'nowhere'" 1
+bad_fc route "route: nowhere" "app 'f': parameter 'route': no router app named 'nowhere'" 2
 bad_fc idle "idle_timeout: soon" "app 'f': parameter 'idle_timeout'" 2
 bad_fc expiry "expiry: lazy" "app 'f': parameter 'expiry'" 2
 long=$(printf 't%.0s' {1..70})
-bad_fc table-name "table: $long" "app 'f': parameter 'table': name '$long' is too long" 1
-bad_fc route-name "route: $long" "app 'f': parameter 'route': name '$long' is too long" 1
+bad_fc table-name "table: $long" "app 'f': parameter 'table': name '$long' is too long" 2
+bad_fc route-name "route: $long" "app 'f': parameter 'route': name '$long' is too long" 2
 ok "configuration errors name the app, the parameter and the cause"
