@@ -435,13 +435,16 @@ static int parse_engine(struct ctx *c, const yaml_node_t *n)
 
 /* ---- dpdk --------------------------------------------------------------- */
 
-/* EAL options that choose lcores: the engine builds that map itself. */
-static bool eal_arg_reserved(const char *a)
+bool sl_eal_arg_reserved(const char *a)
 {
 	if (a[0] == '-' && (a[1] == 'l' || a[1] == 'c'))
 		return true;     /* -l LIST, -lLIST, -c MASK, -cMASK */
-	return strcmp(a, "--lcores") == 0 || strncmp(a, "--lcores=", 9) == 0 ||
-	       strcmp(a, "--main-lcore") == 0 || strncmp(a, "--main-lcore=", 13) == 0;
+	if (a[0] != '-' || a[1] != '-')
+		return false;
+	const char *name = a + 2;
+	size_t n = strcspn(name, "=");
+	return (n >= 2 && n <= 6 && strncmp(name, "lcores", n) == 0) ||
+	       (n >= 3 && n <= 10 && strncmp(name, "main-lcore", n) == 0);
 }
 
 /* topology: { c2c: FILE }: a core-to-core latency matrix saved by
@@ -515,7 +518,7 @@ static int parse_dpdk(struct ctx *c, const yaml_node_t *n)
 			return fail_at(c, node_mark(a),
 				       "dpdk.args must be a sequence of strings, got %s as an item",
 				       kind_name(a));
-		if (eal_arg_reserved(text_of(a)))
+		if (sl_eal_arg_reserved(text_of(a)))
 			return fail_at(c, node_mark(a),
 				       "dpdk.args: '%s' is not allowed: Sluice assigns lcores from the workers section",
 				       text_of(a));

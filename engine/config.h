@@ -132,4 +132,11 @@ void sl_config_free(struct sl_config *cfg);
  * -EINVAL with the apps of one cycle named in err ("a -> b -> a"). */
 int sl_config_order(struct sl_config *cfg, struct sl_err *err);
 
+/* True if the EAL argument a chooses lcores: -l LIST, -lLIST, -c MASK,
+ * -cMASK, --lcores[=]..., --main-lcore[=]..., or an abbreviation getopt_long
+ * accepts for the long ones (--lc..., --mai...).  The engine builds the lcore
+ * map from the workers section, so these are refused both in dpdk.args and
+ * after -- on the command line. */
+bool sl_eal_arg_reserved(const char *a);
+
 #endif

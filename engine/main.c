@@ -75,22 +75,6 @@ static int parse_seconds(const char *opt, const char *text, double *out)
 	return 0;
 }
 
-/* EAL options that choose lcores (the engine builds the lcore map from the
- * workers section): -l LIST, -lLIST, -c MASK, -cMASK, --lcores[=]..,
- * --main-lcore[=].., and the abbreviations getopt_long accepts for the long
- * ones (--lc..., --mai...).  The same options are refused in dpdk.args. */
-static bool eal_arg_reserved(const char *a)
-{
-	if (a[0] == '-' && (a[1] == 'l' || a[1] == 'c'))
-		return true;
-	if (a[0] != '-' || a[1] != '-')
-		return false;
-	const char *name = a + 2;
-	size_t n = strcspn(name, "=");
-	return (n >= 2 && strncmp(name, "lcores", n) == 0 && n <= 6) ||
-	       (n >= 3 && strncmp(name, "main-lcore", n) == 0 && n <= 10);
-}
-
 static struct sl_config *load(const char *path)
 {
 	struct sl_err err = { "" };
@@ -120,7 +104,7 @@ static int cmd_run(int argc, char **argv)
 			opts.eal_args = argv + i + 1;
 			opts.n_eal_args = (unsigned)(argc - i - 1);
 			for (unsigned k = 0; k < opts.n_eal_args; k++)
-				if (eal_arg_reserved(opts.eal_args[k]))
+				if (sl_eal_arg_reserved(opts.eal_args[k]))
 					return usage_error("EAL arguments after --: '%s' is not "
 							   "allowed: Sluice assigns lcores from the "
 							   "workers section", opts.eal_args[k]);

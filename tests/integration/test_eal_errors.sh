@@ -26,9 +26,13 @@ done
 ok "lcore options after -- refused with exit 2 before the EAL starts"
 
 # The same options in dpdk.args: the same sentence, with FILE:LINE:COL.
-sed "s/--no-pci,/--no-pci, -l, \"0-1\",/" "$T/c.yaml" >"$T/l.yaml"
-expect_exit 2 "$T/log" run "$T/l.yaml" --duration 0.1
-expect_in "$T/log" "dpdk.args: '-l' is not allowed: Sluice assigns lcores from the workers section"
+for arg in -l --lcores=0@0 --lc=0 --main-lcore=5 --mai=5; do
+  sed "s/--no-pci,/--no-pci, \"$arg\",/" "$T/c.yaml" >"$T/l.yaml"
+  for cmd in check run; do
+    expect_exit 2 "$T/log" $cmd "$T/l.yaml"
+    expect_in "$T/log" "dpdk.args: '$arg' is not allowed: Sluice assigns lcores from the workers section"
+  done
+done
 # Options that are not lcore options still pass.
 expect_exit 0 "$T/log" run "$T/c.yaml" --duration 0.1 --quiet -- --log-level lib.eal:warning
 ok "other EAL options after -- pass"
