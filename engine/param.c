@@ -29,8 +29,10 @@ static int parse_uint(const char *text, uint64_t *out)
 	char *end;
 	if (text[0] == '\0' || text[0] == '-' || isspace((unsigned char)text[0]))
 		return -EINVAL;
+	/* Decimal, or hexadecimal with 0x: a leading 0 is not octal ("010" is 10). */
+	int base = text[0] == '0' && (text[1] == 'x' || text[1] == 'X') ? 16 : 10;
 	errno = 0;
-	unsigned long long v = strtoull(text, &end, 0);
+	unsigned long long v = strtoull(text, &end, base);
 	if (errno != 0 || end == text)
 		return -EINVAL;
 	uint64_t mul = 1;

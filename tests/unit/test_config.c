@@ -1114,6 +1114,14 @@ static void test_value_errors(void)
 	if (cfg != NULL)
 		check_uint("duration 1.5us", pv(cfg, "f", "idle_timeout")->u, 1500);
 	sl_config_free(cfg);
+	cfg = parse_ok("a leading 0 is decimal", GEN_FWD_SINK("size: 0100"));
+	if (cfg != NULL)
+		check_uint("size 0100", pv(cfg, "f", "size")->u, 100);
+	sl_config_free(cfg);
+	cfg = parse_ok("0x is hexadecimal", GEN_FWD_SINK("size: 0x100"));
+	if (cfg != NULL)
+		check_uint("size 0x100", pv(cfg, "f", "size")->u, 256);
+	sl_config_free(cfg);
 	cfg = parse_ok("mac in capitals", GEN_FWD_SINK("mac: AA:BB:CC:DD:EE:0F"));
 	if (cfg != NULL)
 		check(pv(cfg, "f", "mac")->mac[0] == 0xaa && pv(cfg, "f", "mac")->mac[5] == 0x0f,
