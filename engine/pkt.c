@@ -119,8 +119,8 @@ static enum sl_pkt_class parse_ipv4(const struct rte_mbuf *m, uint32_t off, uint
 	frag = be16_at(h + 6);
 	info->fragment = (frag & (RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)) != 0;
 	info->first_fragment = (frag & RTE_IPV4_HDR_OFFSET_MASK) == 0;
-	info->l4_off = (uint16_t)(off + ihl);
-	info->l3_len = (uint16_t)total;
+	info->l4_off = off + ihl;
+	info->l3_len = total;
 	key->family = 4;
 	key->proto = h[9];
 	memcpy(key->src, h + 12, 4);
@@ -180,8 +180,8 @@ static enum sl_pkt_class parse_ipv6(const struct rte_mbuf *m, uint32_t off, uint
 		}
 	}
 	key->proto = nh;
-	info->l4_off = (uint16_t)pos;
-	info->l3_len = (uint16_t)(end - off);
+	info->l4_off = pos;
+	info->l3_len = end - off;
 	return take_ports(m, key, info, pos, end);
 }
 

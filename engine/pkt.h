@@ -68,10 +68,12 @@ struct sl_pkt_info {
 	uint8_t vlans;           /* tags skipped, 0..2 */
 	uint8_t reason;          /* enum sl_pkt_reason; NONE unless MALFORMED */
 	uint16_t l3_off;         /* offset of the IP header (valid for SL_PKT_IP) */
-	uint16_t l4_off;         /* offset of the transport header (SL_PKT_IP) */
-	uint16_t l3_len;         /* IPv4 total length or 40 + IPv6 payload length */
 	bool fragment;           /* any fragment, first included */
 	bool first_fragment;     /* offset 0 (also true when not a fragment) */
+	/* 32 bits: behind an IPv6 header with a 65535-byte payload (a chained
+	 * frame) these pass 65535. */
+	uint32_t l4_off;         /* offset of the transport header (SL_PKT_IP) */
+	uint32_t l3_len;         /* IPv4 total length or 40 + IPv6 payload length */
 };
 
 /* Classify m and fill key and info (both required).  Returns enum

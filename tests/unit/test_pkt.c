@@ -657,7 +657,7 @@ static void test_chains(void)
 }
 
 /* The chain test compares infos with memcmp: no padding bytes allowed. */
-_Static_assert(sizeof(struct sl_pkt_info) == 12, "sl_pkt_info grew: check the chain test");
+_Static_assert(sizeof(struct sl_pkt_info) == 16, "sl_pkt_info grew: check the chain test");
 
 static void test_names(void)
 {
