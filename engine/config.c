@@ -475,6 +475,7 @@ static int parse_topology(struct ctx *c, const yaml_node_t *n)
 		c->cfg->c2c_path = strdup(text_of(v));
 		if (c->cfg->c2c_path == NULL)
 			return out_of_memory(c);
+		c->cfg->c2c_mark = node_mark(v);
 	}
 	return 0;
 }

@@ -106,6 +106,7 @@ struct sl_config {
 	unsigned n_links;
 	unsigned *order;         /* app indices in topological (push) order */
 	char *c2c_path;          /* topology.c2c: saved core-to-core matrix, or NULL */
+	struct sl_mark c2c_mark; /* where topology.c2c's value is */
 	/* Settings that are allowed but may not work as meant (a pool the
 	 * workers' freelists can drain): "FILE:LINE:COL: sentence" each, for
 	 * the caller to print.  Owned. */

@@ -590,12 +590,14 @@ static int measured_domains(const struct sl_config *cfg, struct sl_topology *t,
 		return 0;
 	struct sl_c2c *m = sl_c2c_load(cfg->c2c_path, err);
 	if (m == NULL)
-		return sl_err_prefix(err, EINVAL, "%s: topology.c2c", cfg->path);
+		return sl_err_prefix(err, EINVAL, "%s:%u:%u: topology.c2c", cfg->path,
+				     cfg->c2c_mark.line, cfg->c2c_mark.col);
 	int rc = sl_topology_apply_domains(t, m, SL_C2C_DOMAIN_FACTOR);
 	sl_c2c_free(m);
 	if (rc < 0)
-		return sl_errf(err, EINVAL, "%s: topology.c2c: '%s' covers no CPU of this machine",
-			       cfg->path, cfg->c2c_path);
+		return sl_errf(err, EINVAL, "%s:%u:%u: topology.c2c: '%s' covers no CPU of this "
+			       "machine", cfg->path, cfg->c2c_mark.line, cfg->c2c_mark.col,
+			       cfg->c2c_path);
 	return 1;
 }
 

@@ -225,7 +225,7 @@ static void test_placement_with_matrix(void)
 	setenv("HWLOC_SYNTHETIC", "pack:1 l3:1 core:8 pu:1", 1);
 	unlink(path);
 	cfg = sl_config_parse("m.yaml", text, strlen(text), &err);
-	CHECK(sl_plan_here(cfg, &t, &p, &err) < 0 && strstr(err.msg, "m.yaml: topology.c2c: cannot read"),
+	CHECK(sl_plan_here(cfg, &t, &p, &err) < 0 && strstr(err.msg, "m.yaml:1:18: topology.c2c: cannot read"),
 	      "missing matrix: %s", err.msg);
 	sl_config_free(cfg);
 	unsetenv("HWLOC_SYNTHETIC");
