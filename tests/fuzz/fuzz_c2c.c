@@ -7,11 +7,11 @@
  * then placement of a fixed four-worker pipeline on it).
  *
  * Promises checked (the matrix's own last, so that one that breaks them
- * still goes through the rest): a rejection has a message naming the file; an accepted
- * matrix has at least one CPU, distinct non-negative CPU ids, finite
- * non-negative latencies; the domains number 1..n with
- * every CPU in one; a saved matrix loads again unchanged; a plan puts every
- * worker on a CPU of the machine.
+ * still goes through the rest): a rejection has a message naming the file;
+ * an accepted matrix has at least one CPU, distinct non-negative CPU ids and
+ * finite non-negative latencies; the domains number 1..n with every CPU in
+ * one; a saved matrix loads again unchanged; a plan puts every worker on a
+ * CPU of the machine.
  */
 #include <math.h>
 

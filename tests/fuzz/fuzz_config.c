@@ -7,12 +7,14 @@
  * (HWLOC_SYNTHETIC, two L3 domains, so that a topology.c2c path is never
  * opened: fuzz_c2c covers that loader) and its plan printed to /dev/null.
  *
- * Promises checked: a rejected config has a message that starts with the
- * file name; an accepted one has every index in range (apps, workers, ports,
- * links), a push order that is a permutation of the apps, a burst in
- * 1..SL_BURST_MAX, every integer parameter within its schema's range; a plan
- * puts every worker on a CPU of the machine.
+ * Promises checked: a rejected config has a message that starts with
+ * FILE:LINE:COL (the file is always readable here); an accepted one has
+ * every index in range (apps, workers, ports, links), a push order that is a
+ * permutation of the apps, a burst in 1..SL_BURST_MAX, every integer
+ * parameter and list within its schema's range; a plan puts every worker on
+ * a CPU of the machine.
  */
+#include <ctype.h>
 #include <stdlib.h>
 
 #include "config.h"
@@ -95,6 +97,24 @@ static void check_config(const struct sl_config *cfg)
 	}
 }
 
+/* Does msg start with "PATH:LINE:COL:"? */
+static bool has_file_line_col(const char *msg, const char *path)
+{
+	size_t n = strlen(path);
+	if (strncmp(msg, path, n) != 0 || msg[n] != ':')
+		return false;
+	const char *p = msg + n + 1;
+	for (int field = 0; field < 2; field++) {
+		if (!isdigit((unsigned char)*p))
+			return false;
+		while (isdigit((unsigned char)*p))
+			p++;
+		if (*p++ != ':')
+			return false;
+	}
+	return true;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *path = fuzz_file(data, size);
@@ -104,9 +124,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (cfg == NULL) {
 		fuzz_require(fuzz_has_message(err.msg, sizeof(err.msg)),
 			     "a rejected config without a message");
-		fuzz_require(strncmp(err.msg, path, strlen(path)) == 0 &&
-			     err.msg[strlen(path)] == ':',
-			     "message does not start with the file name: %s", err.msg);
+		fuzz_require(has_file_line_col(err.msg, path),
+			     "message does not start with FILE:LINE:COL: %s", err.msg);
 		return 0;
 	}
 	check_config(cfg);
