@@ -167,7 +167,8 @@ static int read_line(FILE *f, char **buf, size_t *cap, size_t *len)
 {
 	int c;
 	*len = 0;
-	while ((c = getc(f)) != EOF && c != '\n') {
+	while ((c = getc(f)) != EOF) {
+		/* room for this character or, for '\n', the terminating NUL */
 		if (*len + 1 >= *cap) {
 			if (*cap >= C2C_MAX_LINE)
 				return -E2BIG;
@@ -178,12 +179,14 @@ static int read_line(FILE *f, char **buf, size_t *cap, size_t *len)
 			*buf = b;
 			*cap = ncap;
 		}
+		if (c == '\n')
+			break;
 		(*buf)[(*len)++] = (char)c;
 	}
 	if (c == EOF && ferror(f))
 		return -EIO;
 	if (c == EOF && *len == 0)
-		return 0;
+		return 0;     /* (so *buf is allocated below: *len > 0 or c was '\n') */
 	if (*len > 0 && (*buf)[*len - 1] == '\r')
 		(*len)--;
 	(*buf)[*len] = '\0';
@@ -214,7 +217,11 @@ static int parse_cpu(const char *s, size_t len)
 	return v < CPU_SETSIZE ? (int)v : -1;
 }
 
-/* A latency: a finite number >= 0, the whole field.  Returns 0 or -1. */
+/* The largest latency a matrix may hold: a second, far above any cache
+ * line transfer, and short enough that a saved value reads back whole. */
+#define C2C_MAX_NS 1e9
+
+/* A latency: a number in 0..C2C_MAX_NS, the whole field.  Returns 0 or -1. */
 static int parse_ns(const char *s, size_t len, double *ns)
 {
 	char text[64], *end;
@@ -223,7 +230,7 @@ static int parse_ns(const char *s, size_t len, double *ns)
 	memcpy(text, s, len);
 	text[len] = '\0';
 	*ns = strtod(text, &end);
-	return end == text + len && isfinite(*ns) && *ns >= 0 ? 0 : -1;
+	return end == text + len && isfinite(*ns) && *ns >= 0 && *ns <= C2C_MAX_NS ? 0 : -1;
 }
 
 /* The field that starts at *q: its length, up to the next ',' or the end. */
@@ -312,7 +319,7 @@ struct sl_c2c *sl_c2c_load(const char *path, struct sl_err *err)
 			flen = field(q);
 			if (parse_ns(q, flen, &m->ns[row * n + j]) < 0) {
 				sl_errf(err, EINVAL, "%s:%u: bad latency value %s for cpus %d and %d: "
-					"expected a finite number of ns, 0 or more", path, lineno,
+					"expected a number of ns in 0..1000000000", path, lineno,
 					quote(q, flen, shown, sizeof(shown)), m->cpus[row],
 					m->cpus[j]);
 				goto fail;

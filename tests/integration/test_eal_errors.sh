@@ -14,7 +14,7 @@ links:
   - src.output -> snk.input
 YAML
 
-# Defect 9: every spelling of an lcore option after --.
+# Every spelling of an lcore option after --.
 for args in "-l 0-1" "-l0-1" "-c 3" "-c3" "--lcores 0@0" "--lcores=0@0,1@1" \
             "--main-lcore 5" "--main-lcore=5" "--lc=0" "--main=5"; do
   # shellcheck disable=SC2086
@@ -37,7 +37,7 @@ done
 expect_exit 0 "$T/log" run "$T/c.yaml" --duration 0.1 --quiet -- --log-level lib.eal:warning
 ok "other EAL options after -- pass"
 
-# Defect 10: a second engine on the same file prefix.  The first runs until
+# A second engine on the same file prefix.  The first runs until
 # its 'running' line is seen (an event), the second is started then.
 "$SLUICE" run "$T/c.yaml" >"$T/first.log" 2>&1 &
 first=$!

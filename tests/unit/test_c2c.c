@@ -92,23 +92,26 @@ static void test_load_errors(void)
 
 	/* Latencies that are not finite numbers, or negative. */
 	LOAD_ERROR(path, "cpu,0,1\n0,0.0,nan\n1,20.0,0.0\n",
-		   ":2: bad latency value 'nan' for cpus 0 and 1: expected a finite number of "
-		   "ns, 0 or more");
+		   ":2: bad latency value 'nan' for cpus 0 and 1: expected a number of ns in "
+		   "0..1000000000");
+	LOAD_ERROR(path, "cpu,0,1\n0,0.0,20.0\n1,1000000000.1,0.0\n",
+		   ":3: bad latency value '1000000000.1' for cpus 1 and 0: expected a number of ns "
+		   "in 0..1000000000");
 	LOAD_ERROR(path, "cpu,0,1\n0,0.0,20.0\n1,inf,0.0\n",
-		   ":3: bad latency value 'inf' for cpus 1 and 0: expected a finite number of "
-		   "ns, 0 or more");
+		   ":3: bad latency value 'inf' for cpus 1 and 0: expected a number of ns in "
+		   "0..1000000000");
 	LOAD_ERROR(path, "cpu,0,1\n0,0.0,20.0\n1,-Infinity,0.0\n",
-		   ":3: bad latency value '-Infinity' for cpus 1 and 0: expected a finite "
-		   "number of ns, 0 or more");
+		   ":3: bad latency value '-Infinity' for cpus 1 and 0: expected a number of ns "
+		   "in 0..1000000000");
 	LOAD_ERROR(path, "cpu,0,1\n0,0.0,-3\n1,20.0,0.0\n",
-		   ":2: bad latency value '-3' for cpus 0 and 1: expected a finite number of "
-		   "ns, 0 or more");
+		   ":2: bad latency value '-3' for cpus 0 and 1: expected a number of ns in "
+		   "0..1000000000");
 	LOAD_ERROR(path, "cpu,0,1\n0,0.0,20x\n1,20.0,0.0\n",
-		   ":2: bad latency value '20x' for cpus 0 and 1: expected a finite number of "
-		   "ns, 0 or more");
+		   ":2: bad latency value '20x' for cpus 0 and 1: expected a number of ns in "
+		   "0..1000000000");
 	LOAD_ERROR(path, "cpu,0,1\n0,0.0,\n1,20.0,0.0\n",
-		   ":2: bad latency value '' for cpus 0 and 1: expected a finite number of "
-		   "ns, 0 or more");
+		   ":2: bad latency value '' for cpus 0 and 1: expected a number of ns in "
+		   "0..1000000000");
 
 	/* CPU ids: negative, duplicate, too large (quoted whole, not
 	 * truncated), not a number. */
@@ -147,8 +150,8 @@ static void test_load_errors(void)
 	off += snprintf(text + off, 64, ",0.0\n");
 	load_error(path, text, (size_t)off,
 		   ":3: bad latency value '7777777777777777777777777777777777777777...' "
-		   "(20000 characters) for cpus 1 and 0: expected a finite number of ns, 0 "
-		   "or more");
+		   "(20000 characters) for cpus 1 and 0: expected a number of ns in "
+		   "0..1000000000");
 	free(text);
 
 	/* A line longer than 1 MiB is refused at its own line. */
