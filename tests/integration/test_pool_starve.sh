@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # A pool that stays empty while its buffers sit unused on freelists is
-# reported, once as a warning naming where they are and in a summary line:
-#  - pool { mbufs: 2047, high: 100000 }, source on worker a, sink on worker b:
-#    every mbuf ends up on b's freelist, below its high mark, and a's gets fail;
-#  - pool { mbufs: 1023, chunk: 2048 }: the mbufs sit in the non-worker
-#    freelist, less than the chunk a worker takes, and nothing is generated.
+# reported, once as a warning naming where they are and in a summary line.
+# Both pools pass `sluice check` (with its warning that the workers'
+# freelists can hold the whole pool), and both starve:
+#  - pool { mbufs: 2047, high: 2040 }, source on worker a, sink on worker b:
+#    the mbufs end up on b's freelist, below its high mark, and a's gets fail;
+#  - pool { mbufs: 3071, chunk: 2048 }: the default high mark (1.5 chunks,
+#    3072) is above the pool, so the same happens with a default high mark.
 # Each run is stopped with SIGINT once the warning is in the log (an event),
 # so how long starting takes does not matter.
 . "$(dirname "$0")/lib.sh"
@@ -24,9 +26,15 @@ run_until_warning() {
   [[ $rc -eq 0 ]] || { cat "$T/log" >&2; fail "exit $rc, expected 0"; }
 }
 
-cat >"$T/high.yaml" <<YAML
+# run_starved NAME POOL HIGH: the run with POOL starves worker 'a', the
+# warning names b's freelist and its high mark HIGH, the summary names 'a',
+# the sink got no more than the pool holds, every mbuf comes back.
+run_starved() {
+  local name=$1 pool=$2 high=$3 mbufs
+  mbufs=$(sed -E 's/.*mbufs: ([0-9]+).*/\1/' <<<"$pool")
+  cat >"$T/$name.yaml" <<YAML
 dpdk: { args: $EAL_ARGS }
-pool: { mbufs: 2047, high: 100000 }
+pool: { $pool }
 workers:
   a: { core: auto }
   b: { core: auto }
@@ -36,38 +44,21 @@ apps:
 links:
   - src.output -> snk.input
 YAML
-run_until_warning "$T/high.yaml"
-expect_in "$T/log" "sluice: warning: pool: worker 'a' has found the pool empty for "
-grep -qE "s while [0-9]+ of its 2047 mbufs sit unused on the freelist of worker 'b', at or below its high mark \(100000\): a freelist gives nothing back below its high mark; raise pool.mbufs or lower pool.high$" "$T/log" ||
-  { cat "$T/log" >&2; fail "the warning does not name worker 'b''s freelist"; }
-[[ $(grep -c "^sluice: warning: pool: " "$T/log") -eq 1 ]] || fail "the warning is not given once"
-grep -qE "^pool starved \(gets failed for whole seconds while the mbufs sat unused on freelists\): 'a' [0-9.]+ s$" "$T/log" ||
-  { cat "$T/log" >&2; fail "no summary line naming worker 'a'"; }
-out=$(app_counter "$T/log" snk out_packets)
-((out <= 2047)) || fail "the sink consumed $out packets from a pool of 2047 that cannot refill"
-pool_back "$T/log"
-ok "high mark above the pool: worker 'a' starved, worker 'b''s freelist named, $out packets moved"
-
-cat >"$T/chunk.yaml" <<YAML
-dpdk: { args: $EAL_ARGS }
-pool: { mbufs: 1023, chunk: 2048 }
-workers:
-  a: { core: auto }
-  b: { core: auto }
-apps:
-  src: { type: source, worker: a }
-  snk: { type: sink, worker: b }
-links:
-  - src.output -> snk.input
-YAML
-run_until_warning "$T/chunk.yaml"
-expect_in "$T/log" "sluice: warning: pool: worker 'a' has found the pool empty for "
-grep -qE "s while 1023 of its 1023 mbufs sit unused in the non-worker freelist, less than the chunk \(2048\) a worker takes at a time; raise pool.mbufs or lower pool.chunk$" "$T/log" ||
-  { cat "$T/log" >&2; fail "the warning does not name the non-worker freelist"; }
-grep -qE "^pool starved .*: 'a' [0-9.]+ s$" "$T/log" || { cat "$T/log" >&2; fail "no summary line"; }
-[[ $(app_counter "$T/log" src in_packets) -eq 0 ]] || fail "packets generated from an unusable pool"
-pool_back "$T/log"
-ok "chunk larger than the pool: worker 'a' starved, the non-worker freelist named"
+  run_until_warning "$T/$name.yaml"
+  expect_in "$T/log" "sluice: warning: pool: worker 'a' has found the pool empty for "
+  grep -qE "s while [0-9]+ of its $mbufs mbufs sit unused on the freelist of worker 'b', at or below its high mark \($high\): a freelist gives nothing back below its high mark; raise pool.mbufs or lower pool.high$" "$T/log" ||
+    { cat "$T/log" >&2; fail "$name: the warning does not name worker 'b''s freelist"; }
+  [[ $(grep -c "^sluice: warning: pool: " "$T/log") -eq 1 ]] || fail "$name: the warning is not given once"
+  grep -qE "^pool starved \(gets failed for whole seconds while the mbufs sat unused on freelists\): 'a' [0-9.]+ s$" "$T/log" ||
+    { cat "$T/log" >&2; fail "$name: no summary line naming worker 'a'"; }
+  local out
+  out=$(app_counter "$T/log" snk out_packets)
+  ((out <= mbufs)) || fail "$name: the sink consumed $out packets from a pool of $mbufs that cannot refill"
+  pool_back "$T/log"
+  ok "$name: worker 'a' starved, worker 'b''s freelist named (high mark $high), $out packets moved"
+}
+run_starved high "mbufs: 2047, high: 2040" 2040
+run_starved chunk "mbufs: 3071, chunk: 2048" 3072
 
 # A pool that is merely busy is not starved: a plain pipeline with the
 # default pool gives no warning in a second of traffic.
