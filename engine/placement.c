@@ -58,21 +58,6 @@ static unsigned pu_index(const struct sl_topology *t, int cpu)
 	return (unsigned)(p - t->pus);
 }
 
-/* sl_topology_hop for two PU indices. */
-static enum sl_hop hop_pu(const struct sl_topology *t, unsigned i, unsigned j)
-{
-	const struct sl_topo_pu *x = &t->pus[i], *y = &t->pus[j];
-	if (i == j)
-		return SL_HOP_SAME_CPU;
-	if (x->numa != y->numa)
-		return SL_HOP_CROSS_NUMA;
-	if (x->core == y->core && x->core >= 0)
-		return SL_HOP_SMT;
-	if (x->l3 == y->l3)
-		return SL_HOP_L3;
-	return SL_HOP_CROSS_L3;
-}
-
 static unsigned core_slot(const struct state *s, unsigned i)
 {
 	return (unsigned)(s->topo->pus[i].core + 1);
@@ -135,7 +120,7 @@ static unsigned long link_cost(const struct state *s, unsigned w, unsigned i,
 		if (v == except || s->pu_of[v] < 0)
 			continue;
 		*linked = true;
-		c += (unsigned long)s->adj_w[k] * hop_cost[hop_pu(s->topo, i, (unsigned)s->pu_of[v])];
+		c += (unsigned long)s->adj_w[k] * hop_cost[sl_topology_hop_pus(s->topo, i, (unsigned)s->pu_of[v])];
 	}
 	return c;
 }
@@ -495,7 +480,7 @@ int sl_place(const struct sl_config *cfg, const struct sl_topology *topo,
 			continue;
 		const struct sl_link_cfg *lc = &cfg->links[l];
 		unsigned a = cfg->apps[lc->from.app].worker, b = cfg->apps[lc->to.app].worker;
-		plan->hops[l] = hop_pu(topo, (unsigned)s.pu_of[a], (unsigned)s.pu_of[b]);
+		plan->hops[l] = sl_topology_hop_pus(topo, (unsigned)s.pu_of[a], (unsigned)s.pu_of[b]);
 		if (plan->hops[l] >= SL_HOP_CROSS_L3)
 			warn(plan, "link %s.%s -> %s.%s crosses %s (workers '%s' on cpu %d, '%s' on cpu %d)",
 			     cfg->apps[lc->from.app].name, lc->from.port, cfg->apps[lc->to.app].name,
@@ -504,7 +489,7 @@ int sl_place(const struct sl_config *cfg, const struct sl_topology *topo,
 	}
 	for (unsigned w = 0; w < n; w++) {
 		for (unsigned v = 0; v < w; v++) {
-			enum sl_hop h = hop_pu(topo, (unsigned)s.pu_of[w], (unsigned)s.pu_of[v]);
+			enum sl_hop h = sl_topology_hop_pus(topo, (unsigned)s.pu_of[w], (unsigned)s.pu_of[v]);
 			if (h == SL_HOP_SAME_CPU)
 				warn(plan, "workers '%s' and '%s' share cpu %d: both busy-poll, each gets about half of it",
 				     cfg->workers[v].name, cfg->workers[w].name, plan->cpus[w]);

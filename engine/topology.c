@@ -163,10 +163,9 @@ const struct sl_topo_pu *sl_topology_pu(const struct sl_topology *t, int cpu)
 	return lo < t->n_pus && t->pus[lo].cpu == cpu ? &t->pus[lo] : NULL;
 }
 
-enum sl_hop sl_topology_hop(const struct sl_topology *t, int a, int b)
+static enum sl_hop hop(const struct sl_topo_pu *x, const struct sl_topo_pu *y)
 {
-	const struct sl_topo_pu *x = sl_topology_pu(t, a), *y = sl_topology_pu(t, b);
-	if (x == NULL || y == NULL || a == b)
+	if (x == NULL || y == NULL || x == y)
 		return SL_HOP_SAME_CPU;
 	if (x->numa != y->numa)
 		return SL_HOP_CROSS_NUMA;
@@ -175,6 +174,16 @@ enum sl_hop sl_topology_hop(const struct sl_topology *t, int a, int b)
 	if (x->l3 == y->l3)
 		return SL_HOP_L3;
 	return SL_HOP_CROSS_L3;
+}
+
+enum sl_hop sl_topology_hop(const struct sl_topology *t, int a, int b)
+{
+	return hop(sl_topology_pu(t, a), sl_topology_pu(t, b));
+}
+
+enum sl_hop sl_topology_hop_pus(const struct sl_topology *t, unsigned i, unsigned j)
+{
+	return hop(&t->pus[i], &t->pus[j]);
 }
 
 const char *sl_hop_name(enum sl_hop h)

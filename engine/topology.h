@@ -59,6 +59,8 @@ const struct sl_topo_pu *sl_topology_pu(const struct sl_topology *t, int cpu);
 
 /* Hop class between two CPUs (both must exist in t). */
 enum sl_hop sl_topology_hop(const struct sl_topology *t, int a, int b);
+/* The same between two PUs given by their indices in t->pus[]. */
+enum sl_hop sl_topology_hop_pus(const struct sl_topology *t, unsigned i, unsigned j);
 const char *sl_hop_name(enum sl_hop h);
 
 /* NUMA node of a PCI device given as "0000:03:00.0" or "03:00.0"; -1 if the
