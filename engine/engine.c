@@ -98,9 +98,7 @@ static void on_signal(int sig)
 						 : "; the clean-up goes on within the stop timeout",
 	    " (a second signal ends the process now)\n", "", "");
 	if (grace_s > 0)
-		alarm((unsigned)grace_s);
-	else
-		abandon("a signal with no stop timeout (--stop-timeout 0), while ");
+		alarm((unsigned)grace_s);      /* --stop-timeout 0: no limit */
 }
 
 static void on_alarm(int sig)
@@ -928,7 +926,7 @@ static bool worker_done(const struct engine *e, unsigned w)
 }
 
 /* Wait for the launched workers (the first n) to leave their loops: at most
- * stop_timeout seconds, or until a second signal.  Returns 0 when every one
+ * stop_timeout seconds (0: no limit), or until a second signal.  Returns 0 when every one
  * has, else -ETIMEDOUT with the workers that have not named in err, with
  * what each is in. */
 static int wait_workers(struct engine *e, unsigned n, const uint64_t *breaths_at_stop,
@@ -945,7 +943,7 @@ static int wait_workers(struct engine *e, unsigned n, const uint64_t *breaths_at
 			return 0;
 		}
 		bool again = n_signals > signals_at_stop && n_signals > 1;
-		if (again || now_s() - t0 >= limit)
+		if (again || (limit > 0 && now_s() - t0 >= limit))
 			break;
 		struct timespec nap = { 0, 5 * 1000 * 1000 };
 		nanosleep(&nap, NULL);

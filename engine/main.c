@@ -37,9 +37,9 @@ static const char usage_text[] =
 	"  run CONFIG [--duration S] [--stats S] [--stop-timeout S] [--quiet] [-- EAL-ARGS...]\n"
 	"                     run the pipeline in CONFIG until SIGINT/SIGTERM or for S seconds,\n"
 	"                     printing a stats line every S seconds with --stats; a stop\n"
-	"                     that takes over --stop-timeout seconds (default 5), or a\n"
-	"                     second signal, names the worker or step that did not stop\n"
-	"                     and exits 1\n"
+	"                     that takes over --stop-timeout seconds (default 5; 0: no\n"
+	"                     limit), or a second signal, names the worker or step that\n"
+	"                     did not stop and exits 1\n"
 	"  check CONFIG       validate CONFIG (syntax, apps, parameters, links, workers)\n"
 	"                     without starting DPDK or any port\n"
 	"  plan CONFIG        show where each worker would run (cpu, core, L3 domain, NUMA\n"
@@ -450,6 +450,9 @@ int main(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return SL_EXIT_CONFIG;
 	}
+	/* Whole lines reach a file or pipe at once: a run that ends with
+	 * _exit (a worker that does not stop) loses nothing printed before. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	const char *cmd = argv[1];
 	if (strcmp(cmd, "run") == 0)
 		return cmd_run(argc - 2, argv + 2);

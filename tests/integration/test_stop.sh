@@ -189,3 +189,9 @@ line=$(grep -m1 -E '^\[ *[0-9.]+s\]' "$T/log") || { cat "$T/log" >&2; fail "no s
 [[ $line == *" ... drops "* ]] || fail "a cut stats line does not say so: $line"
 pool_back "$T/log"
 ok "--stats with 60 busy long-named apps: lines cut at ${#line} characters, ending in the drops"
+
+# 7. --stop-timeout 0 is no limit, not no grace: a healthy run ended by
+# --duration stops cleanly, with every mbuf back.
+expect_exit 0 "$T/log" run "$T/many.yaml" --duration 0.5 --stop-timeout 0 --quiet
+pool_back "$T/log"
+ok "--stop-timeout 0: a run ended by --duration stops cleanly"
