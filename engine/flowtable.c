@@ -242,16 +242,42 @@ static uint64_t cgroup_number(const char *root, const char *dir, const char *fil
 	return v;
 }
 
+/* One "key value" line of a cgroup's memory.stat; 0 if absent. */
+static uint64_t cgroup_stat(const char *root, const char *dir, const char *key)
+{
+	char path[4200], line[256];
+	size_t klen = strlen(key);
+	unsigned long long v;
+	uint64_t got = 0;
+
+	snprintf(path, sizeof(path), "%s%s/memory.stat", root, dir);
+	FILE *f = fopen(path, "r");
+	if (f == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (strncmp(line, key, klen) == 0 && line[klen] == ' ' &&
+		    sscanf(line + klen + 1, "%llu", &v) == 1) {
+			got = v;
+			break;
+		}
+	fclose(f);
+	return got;
+}
+
 /* Room left under the memory limit of the cgroup dir and of each cgroup
- * above it (files limit and usage under root). */
+ * above it (files limit and usage under root).  The usage counts the page
+ * cache; its inactive part (stat key inactive) is reclaimed before the
+ * limit bites, so it counts as room. */
 static uint64_t cgroup_dir_room(const char *root, char *dir, const char *limit,
-				const char *usage)
+				const char *usage, const char *inactive)
 {
 	uint64_t room = UINT64_MAX;
 
 	for (;;) {
 		uint64_t max = cgroup_number(root, dir, limit);
 		uint64_t cur = cgroup_number(root, dir, usage);
+		if (cur != UINT64_MAX)
+			cur -= min_u64(cur, cgroup_stat(root, dir, inactive));
 		if (max != UINT64_MAX && cur != UINT64_MAX)
 			room = min_u64(room, max > cur ? max - cur : 0);
 		char *slash = strrchr(dir, '/');
@@ -282,12 +308,13 @@ static uint64_t cgroup_room(void)
 		ctrl++;
 		if (ctrl[0] == '\0')
 			room = min_u64(room, cgroup_dir_room("/sys/fs/cgroup", dir, "memory.max",
-							     "memory.current"));
+							     "memory.current", "inactive_file"));
 		else if (strcmp(ctrl, "memory") == 0 || strstr(ctrl, "memory,") != NULL ||
 			 (strlen(ctrl) > 7 && strcmp(ctrl + strlen(ctrl) - 7, ",memory") == 0))
 			room = min_u64(room, cgroup_dir_room("/sys/fs/cgroup/memory", dir,
 							     "memory.limit_in_bytes",
-							     "memory.usage_in_bytes"));
+							     "memory.usage_in_bytes",
+							     "total_inactive_file"));
 	}
 	fclose(f);
 	return room;
