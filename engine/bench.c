@@ -1301,8 +1301,12 @@ static int bench_latency(int argc, char **argv)
 
 	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
+	if (sigaction(SIGINT, &sa, &old_int) < 0 || sigaction(SIGTERM, &sa, &old_term) < 0) {
+		fprintf(stderr, "sluice: bench latency: cannot install the signal handlers: %s\n",
+			strerror(errno));
+		exit_code = SL_EXIT_RUNTIME;
+		goto out;
+	}
 
 	double t_start = now_s();
 	unsigned run = 0, done = 0;
