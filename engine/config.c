@@ -1873,6 +1873,9 @@ static int parse_root(struct ctx *c, const yaml_node_t *root)
 		rc = parse_engine(c, sec[2]);
 	if (rc == 0)
 		rc = parse_workers(c, sec[3]);
+	/* With no pool section, a pool warning points at the workers. */
+	if (rc == 0 && c->pool_mark.line == 0 && !section_absent(sec[3]))
+		c->pool_mark = node_mark(sec[3]);
 	if (rc == 0)
 		rc = pool_warnings(c);
 	if (rc == 0)

@@ -1137,7 +1137,7 @@ static void test_pool_warnings(void)
 		"workers: { a: auto, b: auto }\n"
 		"apps:\n  g: { type: t_gen, worker: a }\n  s: { type: t_sink, worker: b }\n"
 		"links: [g.output -> s.input]\n";
-	char text[512];
+	char text[2048];
 	struct sl_config *cfg;
 
 	snprintf(text, sizeof(text), "pool: { mbufs: 2047, high: 2000, chunk: 1024 }\n%s",
@@ -1165,6 +1165,28 @@ static void test_pool_warnings(void)
 	cfg = parse_ok("two workers, room for both", text);
 	if (cfg != NULL)
 		check_uint("no warning", cfg->n_warnings, 0);
+	sl_config_free(cfg);
+
+	/* No pool section: the default pool over 24 workers draws the warning,
+	 * which then points at the workers section (line 1). */
+	size_t used = (size_t)snprintf(text, sizeof(text), "workers: {");
+	for (unsigned w = 0; w < 24; w++)
+		used += (size_t)snprintf(text + used, sizeof(text) - used, "%s w%u: auto",
+					 w ? "," : "", w);
+	used += (size_t)snprintf(text + used, sizeof(text) - used, " }\napps:\n  g: { type: t_gen, worker: w0 }\n");
+	for (unsigned w = 1; w < 23; w++)
+		used += (size_t)snprintf(text + used, sizeof(text) - used,
+					 "  f%u: { type: t_fwd, worker: w%u }\n", w, w);
+	used += (size_t)snprintf(text + used, sizeof(text) - used,
+				 "  s: { type: t_sink, worker: w23 }\nlinks: [g.output -> f1.input");
+	for (unsigned w = 1; w < 22; w++)
+		used += (size_t)snprintf(text + used, sizeof(text) - used,
+					 ", f%u.output -> f%u.input", w, w + 1);
+	snprintf(text + used, sizeof(text) - used, ", f22.output -> s.input]\n");
+	cfg = parse_ok("24 workers and the default pool", text);
+	if (cfg != NULL && check_uint("one warning", cfg->n_warnings, 1))
+		check(strncmp(cfg->warnings[0], "t.yaml:1:10: pool: 24 workers x ", 32) == 0,
+		      "the warning points at the workers section", "got '%s'", cfg->warnings[0]);
 	sl_config_free(cfg);
 
 	cfg = parse_ok("one worker holding most of the pool",
