@@ -836,11 +836,13 @@ static void watch_laggards(struct engine *e, struct watch *wt, double t, bool na
 	if (w < 0 || (wt->warned[w] > 0 && t - wt->warned[w] < 1.0))
 		return;
 	uint64_t last = sl_epoch_last_quiesce_ns(e->epoch, (unsigned)w);
+	if (last >= now || now - last < SL_EPOCH_LAGGARD_NS)
+		return;   /* it quiesced after sl_epoch_laggard looked: no stall */
 	wt->warned[w] = t;
 	wt->stall_from[w] = last;
 	printf("sluice: warning: worker '%s' has held up epoch reclamation for %.1f ms "
 	       "(no quiescent state; something in its breath blocks or runs long)\n",
-	       e->workers[w].name, last > 0 && now > last ? (double)(now - last) / 1e6 : 0.0);
+	       e->workers[w].name, (double)(now - last) / 1e6);
 	fflush(stdout);
 }
 
