@@ -54,6 +54,7 @@
 #include <unistd.h>
 
 #include <rte_dev.h>
+#include <rte_devargs.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_kvargs.h>
@@ -186,6 +187,27 @@ static int check_pcap_files(struct port_priv *p, const char *device, struct sl_e
 	return t.rc;
 }
 
+/* The same for a pcap device the EAL probed already (--vdev in dpdk.args or
+ * after --): its arguments come from its devargs.  The driver has opened the
+ * files; a write that fails now fails for its frames too. */
+static int check_probed_pcap_files(struct port_priv *p, struct sl_err *err)
+{
+	struct rte_eth_dev_info info;
+	if (rte_eth_dev_info_get(p->port_id, &info) != 0 || info.device == NULL)
+		return 0;
+	const struct rte_devargs *da = rte_dev_devargs(info.device);
+	if (da == NULL || da->args == NULL || da->args[0] == '\0')
+		return 0;
+	size_t len = strlen(p->name) + strlen(da->args) + 2;
+	char *device = malloc(len);
+	if (device == NULL)
+		return sl_errf(err, ENOMEM, "out of memory");
+	snprintf(device, len, "%s,%s", p->name, da->args);
+	int rc = check_pcap_files(p, device, err);
+	free(device);
+	return rc;
+}
+
 /* Find or probe the device, and take ownership of its port. */
 static int port_attach(struct sl_app *app, const char *device, struct sl_err *err)
 {
@@ -216,6 +238,10 @@ static int port_attach(struct sl_app *app, const char *device, struct sl_err *er
 			return sl_errf(err, ENODEV, "device '%s' has no ethdev port", device);
 		}
 		p->probed = true;
+	} else {
+		rc = check_probed_pcap_files(p, err);
+		if (rc < 0)
+			return rc;
 	}
 
 	rc = rte_eth_dev_owner_new(&p->owner_id);

@@ -50,6 +50,12 @@ unwritable() {   # unwritable NAME TX_PATH REASON
   ok "$1: app 'o': cannot write the tx_pcap file '$2': $3"
 }
 unwritable full /dev/full "No space left on device"
+# The same device made by the EAL (--vdev after --): its devargs are checked.
+pcap_out vdev-full /dev/full
+sed -i 's|device: "net_pcap1,tx_pcap=/dev/full"|device: net_pcap1|' "$T/vdev-full.yaml"
+expect_exit 1 "$T/vdev-full.log" run "$T/vdev-full.yaml" --duration 60 -- --vdev net_pcap1,tx_pcap=/dev/full
+expect_in "$T/vdev-full.log" "sluice: error: app 'o': cannot write the tx_pcap file '/dev/full': No space left on device"
+ok "vdev-full: a --vdev pcap device's tx_pcap is checked too"
 unwritable nodir "$T/missing/out.pcap" "No such file or directory"
 mkdir "$T/dir"
 unwritable dir "$T/dir" "it is a directory"
