@@ -129,11 +129,17 @@ done
 # --- a flow table larger than the memory this process can get: under
 # ulimit -v 4 GiB the documented maximum (about 50 GiB) is refused at load,
 # at once, by `check` and `run` alike.
+# (AddressSanitizer reserves terabytes of shadow address space at start, so
+# a build with it cannot run under ulimit -v: that build skips this case.)
 one_cache entries-max "entries: 268435456"
 F="$T/entries-max.yaml"
-WRAP=(bash -c 'ulimit -v 4194304 && exec "$@"' ulimit)
-refused entries-max "sluice: $F:4:3: app 'f': a flow table of 268435456 entries (335544320 ids) needs 49.3 GiB of memory, but this process can get 4.0 GiB (bound by the address space limit, ulimit -v); lower 'entries' or 'ids'" "$F"
-WRAP=()
+if ldd "$SLUICE" 2>/dev/null | grep -q libasan; then
+  echo "entries-max: skipped in an AddressSanitizer build (no ulimit -v under it)"
+else
+  WRAP=(bash -c 'ulimit -v 4194304 && exec "$@"' ulimit)
+  refused entries-max "sluice: $F:4:3: app 'f': a flow table of 268435456 entries (335544320 ids) needs 49.3 GiB of memory, but this process can get 4.0 GiB (bound by the address space limit, ulimit -v); lower 'entries' or 'ids'" "$F"
+  WRAP=()
+fi
 
 # --- pool settings that cannot work (line 2: the pool)
 pool() {   # pool NAME POOL-SETTINGS
