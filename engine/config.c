@@ -408,8 +408,12 @@ static int parse_engine(struct ctx *c, const yaml_node_t *n)
 		  .choices = "immediate|batch|qsbr", .doc = "reclamation policy" },
 		{ .name = "reclaim_cap", .type = SL_PARAM_UINT, .def = "256",
 		  .min = 1, .max = 65536, .doc = "retired objects freed per breath at most" },
+		{ .name = "stop_timeout", .type = SL_PARAM_DURATION, .def = "5s",
+		  .doc = "how long a stop waits for the workers and a setup or clean-up "
+			 "step (0: no limit)" },
 	};
-	uint64_t v[] = { 32, SL_LINK_SIZE_DEFAULT, SL_EPOCH_IMMEDIATE, 256 };
+	uint64_t v[] = { 32, SL_LINK_SIZE_DEFAULT, SL_EPOCH_IMMEDIATE, 256,
+			 SL_STOP_TIMEOUT_DEFAULT_NS };
 	struct sl_mark marks[SL_ARRAY_LEN(specs)];
 	_Static_assert(SL_ARRAY_LEN(v) == SL_ARRAY_LEN(specs), "engine defaults");
 	int rc;
@@ -418,7 +422,8 @@ static int parse_engine(struct ctx *c, const yaml_node_t *n)
 		return 0;
 	if (n->type != YAML_MAPPING_NODE)
 		return fail_at(c, node_mark(n),
-			       "'engine' must be a mapping with burst, link_size, epoch and reclaim_cap, got %s",
+			       "'engine' must be a mapping with burst, link_size, epoch, reclaim_cap "
+			       "and stop_timeout, got %s",
 			       kind_name(n));
 	rc = parse_numbers(c, n, "engine", specs, SL_ARRAY_LEN(specs), v, marks);
 	if (rc < 0)
@@ -430,6 +435,7 @@ static int parse_engine(struct ctx *c, const yaml_node_t *n)
 	c->cfg->link_size = (unsigned)v[1];
 	c->cfg->epoch_policy = (enum sl_epoch_policy)v[2];
 	c->cfg->reclaim_cap = (unsigned)v[3];
+	c->cfg->stop_timeout_ns = v[4];
 	return 0;
 }
 
@@ -1926,6 +1932,7 @@ struct sl_config *sl_config_parse(const char *name, const char *text, size_t len
 	c.cfg->link_size = SL_LINK_SIZE_DEFAULT;
 	c.cfg->epoch_policy = SL_EPOCH_IMMEDIATE;
 	c.cfg->reclaim_cap = 256;
+	c.cfg->stop_timeout_ns = SL_STOP_TIMEOUT_DEFAULT_NS;
 
 	rc = check_nesting(&c, text, len);
 	if (rc < 0)

@@ -6,7 +6,8 @@
  *   dpdk:    { args: [EAL arguments...] }
  *   pool:    { mbufs: N, data_room: N, ops: sluice|dpdk, chunk: N, high: N,
  *              l3_tier: BOOL, l3_chunks: N, cache: N (ops: dpdk) }
- *   engine:  { burst: N, link_size: N, epoch: immediate|batch|qsbr, reclaim_cap: N }
+ *   engine:  { burst: N, link_size: N, epoch: immediate|batch|qsbr, reclaim_cap: N,
+ *              stop_timeout: DURATION }
  *   workers: { NAME: { core: N | auto } ... }
  *   apps:    { NAME: { type: T, worker: W, PARAM: VALUE ... } ... }
  *   links:   [ "a.output -> b.input", { link: "b.output -> c.input", size: N }, ... ]
@@ -98,6 +99,7 @@ struct sl_config {
 	unsigned link_size;      /* same-worker and cross-worker ring size */
 	enum sl_epoch_policy epoch_policy;   /* engine.epoch */
 	unsigned reclaim_cap;    /* engine.reclaim_cap: frees per breath per worker */
+	uint64_t stop_timeout_ns; /* engine.stop_timeout: 0 = no limit */
 	struct sl_worker_cfg *workers;
 	unsigned n_workers;
 	struct sl_app_cfg *apps;
@@ -113,6 +115,9 @@ struct sl_config {
 	char **warnings;
 	unsigned n_warnings;
 };
+
+/* engine.stop_timeout when the config does not set it. */
+#define SL_STOP_TIMEOUT_DEFAULT_NS 5000000000ULL
 
 /* The largest configuration file sl_config_load reads. */
 #define SL_CONFIG_MAX_BYTES (16 << 20)

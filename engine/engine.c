@@ -105,10 +105,10 @@ static void on_alarm(int sig)
 {
 	(void)sig;
 	if (phase == PHASE_SETUP)
-		abandon("setup did not stop within the stop timeout (--stop-timeout) after the "
+		abandon("setup did not stop within the stop timeout (engine.stop_timeout, --stop-timeout) after the "
 			"signal; it is still ");
 	else if (phase == PHASE_CLEANUP)
-		abandon("clean-up did not end within the stop timeout (--stop-timeout) after the "
+		abandon("clean-up did not end within the stop timeout (engine.stop_timeout, --stop-timeout) after the "
 			"signal; it is still ");
 }
 

@@ -37,9 +37,9 @@ static const char usage_text[] =
 	"  run CONFIG [--duration S] [--stats S] [--stop-timeout S] [--quiet] [-- EAL-ARGS...]\n"
 	"                     run the pipeline in CONFIG until SIGINT/SIGTERM or for S seconds,\n"
 	"                     printing a stats line every S seconds with --stats; a stop\n"
-	"                     that takes over --stop-timeout seconds (default 5; 0: no\n"
-	"                     limit), or a second signal, names the worker or step that\n"
-	"                     did not stop and exits 1\n"
+	"                     that takes over --stop-timeout seconds (default: the config's\n"
+	"                     engine.stop_timeout, 5 s; 0: no limit), or a second signal,\n"
+	"                     names the worker or step that did not stop and exits 1\n"
 	"  check CONFIG       validate CONFIG (syntax, apps, parameters, links, workers)\n"
 	"                     without starting DPDK or any port\n"
 	"  plan CONFIG        show where each worker would run (cpu, core, L3 domain, NUMA\n"
@@ -95,7 +95,7 @@ static struct sl_config *load(const char *path)
 
 static int cmd_run(int argc, char **argv)
 {
-	struct sl_run_opts opts = { .stop_timeout = 5.0 };
+	struct sl_run_opts opts = { .stop_timeout = -1 };   /* -1: engine.stop_timeout */
 	const char *path = NULL;
 	int i;
 	for (i = 0; i < argc; i++) {
@@ -133,6 +133,8 @@ static int cmd_run(int argc, char **argv)
 	struct sl_config *cfg = load(path);
 	if (cfg == NULL)
 		return SL_EXIT_CONFIG;
+	if (opts.stop_timeout < 0)
+		opts.stop_timeout = (double)cfg->stop_timeout_ns / 1e9;
 	struct sl_err err = { "" };
 	struct sl_topology *topo;
 	struct sl_plan plan;

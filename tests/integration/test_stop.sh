@@ -63,9 +63,10 @@ links:
   - fc.output -> s1.input
 YAML
 
-# 1. SIGINT, then the stop timeout.
+# 1. SIGINT, then the stop timeout (engine.stop_timeout in the config).
 writer "$T/fifo"
-"$SLUICE" run "$T/blocked.yaml" --stop-timeout 1 >"$T/log" 2>&1 &
+sed 's/^workers:/engine: { stop_timeout: 1s }\nworkers:/' "$T/blocked.yaml" >"$T/blocked-1s.yaml"
+"$SLUICE" run "$T/blocked-1s.yaml" >"$T/log" 2>&1 &
 pid=$!
 wait_for "the warning naming worker 'a'" in_log "^sluice: warning: worker 'a' has held up"
 kill -INT "$pid"
@@ -73,7 +74,7 @@ wait "$pid"; rc=$?
 release
 [[ $rc -eq 1 ]] || { cat "$T/log" >&2; fail "exit $rc after a stop timeout, expected 1"; }
 expect_in "$T/log" "sluice: SIGINT received, stopping"
-expect_in "$T/log" "sluice: error: 1 of 2 workers did not stop within "
+expect_in "$T/log" "sluice: error: 1 of 2 workers did not stop within 1.0 s: "
 expect_in "$T/log" "worker 'a' (cpu "
 expect_in "$T/log" "is in app 'io' (port), step pull, no breath ended since the stop; exiting without the clean-up that would wait for it"
 grep -q "^pool: " "$T/log" && fail "the blocked run counted the pool (it must not wait)"
@@ -120,7 +121,7 @@ wait "$pid"; rc=$?
 release
 [[ $rc -eq 1 ]] || { cat "$T/log" >&2; fail "exit $rc after SIGINT during setup, expected 1"; }
 expect_in "$T/log" "sluice: SIGINT received during setup, while initialising app 'io' (port)"
-grep -qE "(stopped before running|setup did not stop within the stop timeout \(--stop-timeout\) after the signal; it is still initialising app 'io' \(port\))" "$T/log" ||
+grep -qE "(stopped before running|setup did not stop within the stop timeout \(engine.stop_timeout, --stop-timeout\) after the signal; it is still initialising app 'io' \(port\))" "$T/log" ||
   { cat "$T/log" >&2; fail "no end-of-setup message"; }
 grep -q "^sluice: running" "$T/log" && fail "it ran after a signal during setup"
 ok "SIGINT while a port's open blocks in setup: step named, exit 1, nothing ran"

@@ -210,6 +210,7 @@ static void test_minimal_defaults(void)
 	check_uint("default pool.ops", cfg->pool.ops, SL_POOL_OPS_SLUICE);
 	check_uint("default engine.epoch", cfg->epoch_policy, SL_EPOCH_IMMEDIATE);
 	check_uint("default engine.reclaim_cap", cfg->reclaim_cap, 256);
+	check_uint("default engine.stop_timeout", cfg->stop_timeout_ns, 5000000000ULL);
 	check_uint("default pool.chunk", cfg->pool.chunk, 512);
 	check_uint("default pool.l3_tier", cfg->pool.l3_tier, 0);
 	check_uint("default pool.data_room", cfg->pool.data_room, 2048);
@@ -262,6 +263,7 @@ static void test_overrides(void)
 		 "engine:\n"
 		 "  burst: 64\n"
 		 "  link_size: 4Ki\n"
+		 "  stop_timeout: 1500ms\n"
 		 "workers:\n"
 		 "  rx: auto\n"
 		 "  fwd: { core: auto }\n"
@@ -287,6 +289,7 @@ static void test_overrides(void)
 			 "engine:\n"
 			 "  burst: 64\n"
 			 "  link_size: 4Ki\n"
+			 "  stop_timeout: 1500ms\n"
 			 "workers:\n"
 			 "  rx: auto\n"
 			 "  fwd: { core: auto }\n"
@@ -312,6 +315,7 @@ static void test_overrides(void)
 	check_uint("pool.data_room 0x1000", cfg->pool.data_room, 4096);
 	check_uint("engine.burst", cfg->burst, 64);
 	check_uint("engine.link_size 4Ki", cfg->link_size, 4096);
+	check_uint("engine.stop_timeout 1500ms", cfg->stop_timeout_ns, 1500000000ULL);
 	check_uint("four workers", cfg->n_workers, 4);
 	check_str("worker 0 name", cfg->workers[0].name, "rx");
 	check(cfg->workers[0].core == SL_CORE_AUTO, "scalar auto core", "core %d",
@@ -322,7 +326,7 @@ static void test_overrides(void)
 	      cfg->workers[2].core, cpu);
 	check(cfg->workers[3].core == (two ? cpu + 1 : SL_CORE_AUTO), "scalar explicit core",
 	      "core %d", cfg->workers[3].core);
-	check_uint("worker mark line", cfg->workers[2].mark.line, 10);
+	check_uint("worker mark line", cfg->workers[2].mark.line, 11);
 	check_uint("app g on rx", cfg->apps[0].worker, 0);
 	check_uint("app f on fwd", cfg->apps[1].worker, 1);
 	check_uint("app f2 on bare", cfg->apps[2].worker, 3);
@@ -793,6 +797,8 @@ struct bad_case {
 static const struct bad_case bad_cases[] = {
 	{ "engine.epoch unknown", "engine: { epoch: rcu }\n" TWO_LINKED,
 	  "t.yaml:1:18: engine.epoch must be one of immediate|batch|qsbr, got 'rcu'", NULL },
+	{ "engine.stop_timeout not a duration", "engine: { stop_timeout: soon }\n" TWO_LINKED,
+	  "t.yaml:1:25: engine.stop_timeout must be a duration like 30s or 250ms, got 'soon'", NULL },
 	{ "engine.reclaim_cap zero", "engine: { reclaim_cap: 0 }\n" TWO_LINKED,
 	  "t.yaml:1:24: engine.reclaim_cap must be in 1..65536, got 0", NULL },
 	{ "link size not a power of two", TWO_APPS
