@@ -72,3 +72,31 @@ link_kind() {
     t && index($0, "  " l " ") == 1 {
       rest = substr($0, length(l) + 4); split(rest, f, " "); print f[1] }' "$1"
 }
+
+# wait_event WHAT PID LOG CMD...: poll CMD every 10 ms until it succeeds (the
+# event a test synchronises on: a log line, a file).  Fails naming WHAT, with
+# LOG shown, after a minute or as soon as process PID (if not empty) has
+# ended; the process is killed first.  The deadline is a backstop for a
+# broken engine, not a speed requirement.
+# (Its locals have odd names: bash scopes dynamically, and CMD may read a
+# caller's $pid or $log.)
+wait_event() {
+  local we_what=$1 we_pid=$2 we_log=$3; shift 3
+  local we_end=$((SECONDS + 60))
+  until "$@"; do
+    if [[ -n $we_pid ]] && ! kill -0 "$we_pid" 2>/dev/null; then
+      [[ -f $we_log ]] && cat "$we_log" >&2
+      fail "process $we_pid ended while waiting for $we_what"
+    fi
+    if ((SECONDS >= we_end)); then
+      [[ -n $we_pid ]] && kill -KILL "$we_pid" 2>/dev/null
+      [[ -f $we_log ]] && cat "$we_log" >&2
+      fail "timed out waiting for $we_what"
+    fi
+    sleep 0.01
+  done
+}
+
+# log_lines LOG PATTERN N: LOG has at least N lines matching the extended
+# regular expression PATTERN (N defaults to 1).
+log_lines() { (($(grep -cE -- "$2" "$1") >= ${3:-1})); }

@@ -41,12 +41,8 @@ ok "other EAL options after -- pass"
 # its 'running' line is seen (an event), the second is started then.
 "$SLUICE" run "$T/c.yaml" >"$T/first.log" 2>&1 &
 first=$!
-end=$((SECONDS + 60))
-until grep -q "^sluice: running" "$T/first.log"; do
-  ((SECONDS < end)) || { cat "$T/first.log" >&2; kill "$first"; fail "the first engine did not start"; }
-  kill -0 "$first" 2>/dev/null || { cat "$T/first.log" >&2; fail "the first engine ended"; }
-  sleep 0.05
-done
+wait_event "the first engine to run" "$first" "$T/first.log" \
+  log_lines "$T/first.log" "^sluice: running"
 expect_exit 1 "$T/log" run "$T/c.yaml" --duration 0.1
 kill -INT "$first"
 wait "$first"; rc=$?

@@ -16,7 +16,6 @@
 # time this script itself kept the writer blocked.
 . "$(dirname "$0")/lib.sh"
 
-deadline=120
 mkfifo "$T/fifo"
 python3 - "$T/fifo" "$T/release" <<'PY' &
 import os, struct, sys, time
@@ -28,6 +27,8 @@ with open(sys.argv[1], "wb") as f:
         time.sleep(0.01)
 PY
 writer=$!
+# However the test ends, the writer is released (and does not outlive it).
+trap 'touch "$T/release"; wait "$writer" 2>/dev/null; rm -rf "$T" "/var/run/dpdk/$PREFIX"' EXIT
 cat >"$T/l.yaml" <<YAML
 dpdk: { args: $EAL_ARGS }
 workers:
@@ -52,16 +53,7 @@ warned="^sluice: warning: worker 'a' has held up epoch reclamation for [0-9.]+ m
 # lower bound, which the check below treats the same way.
 ended="^sluice: worker 'a' held up epoch reclamation for (at least )?[0-9.]+ ms \(ended\)$"
 # wait_lines PATTERN N: until the log has N lines matching PATTERN.
-wait_lines() {
-  local end=$((SECONDS + deadline))
-  until (( $(grep -cE -- "$1" "$T/log") >= $2 )); do
-    if ((SECONDS >= end)) || ! kill -0 "$pid" 2>/dev/null; then
-      kill "$pid" 2>/dev/null; touch "$T/release"; cat "$T/log" >&2
-      fail "timed out waiting for $2 line(s) like: $1"
-    fi
-    sleep 0.01
-  done
-}
+wait_lines() { wait_event "$2 line(s) like: $1" "$pid" "$T/log" log_lines "$T/log" "$1" "$2"; }
 now_ms() { python3 -c 'import time; print(int(time.monotonic() * 1000))'; }
 
 wait_lines "$warned" 1

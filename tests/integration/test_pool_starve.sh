@@ -14,13 +14,8 @@
 # run_until_warning YAML: run, wait for the pool warning (60 s at most), stop.
 run_until_warning() {
   "$SLUICE" run "$1" >"$T/log" 2>&1 &
-  local pid=$! end=$((SECONDS + 60))
-  until grep -q "^sluice: warning: pool: " "$T/log"; do
-    if ((SECONDS >= end)) || ! kill -0 "$pid" 2>/dev/null; then
-      kill "$pid" 2>/dev/null; cat "$T/log" >&2; fail "no pool warning"
-    fi
-    sleep 0.05
-  done
+  local pid=$!
+  wait_event "the pool warning" "$pid" "$T/log" log_lines "$T/log" "^sluice: warning: pool: "
   kill -INT "$pid"
   wait "$pid"; local rc=$?
   [[ $rc -eq 0 ]] || { cat "$T/log" >&2; fail "exit $rc, expected 0"; }

@@ -9,17 +9,8 @@
 # Every wait is on an event (a log line, a file, /proc), with a long deadline.
 . "$(dirname "$0")/lib.sh"
 
-deadline=60
-
-# wait_for WHAT CMD...: poll CMD until it succeeds, at most $deadline s.
-wait_for() {
-  local what=$1; shift
-  local end=$((SECONDS + deadline))
-  until "$@"; do
-    ((SECONDS < end)) || { cat "$T/log" >&2 2>/dev/null; fail "timed out waiting for $what"; }
-    sleep 0.05
-  done
-}
+# wait_for WHAT CMD...: poll CMD until it succeeds (lib.sh's wait_event).
+wait_for() { wait_event "$1" "" "$T/log" "${@:2}"; }
 in_log() { grep -qE -- "$1" "$T/log"; }
 # caught PID SIG: the process has a handler for signal SIG (SigCgt in /proc).
 caught() {
@@ -42,6 +33,8 @@ PY
   wpid=$!
 }
 release() { touch "$T/release"; wait "$wpid" 2>/dev/null; rm -f "$T/release" "$T/opened"; }
+# However the test ends, no engine or writer outlives it.
+trap 'kill -KILL ${pid:-} 2>/dev/null; touch "$T/release"; [[ -n ${wpid:-} ]] && wait "$wpid" 2>/dev/null; rm -rf "$T" "/var/run/dpdk/$PREFIX"' EXIT
 
 # A blocked worker 'a' (it holds epoch reclamation up, so the engine names it
 # once it is blocked: the event the test waits for before the signal).
