@@ -40,6 +40,8 @@
  *    stop_timeout seconds (rounded up to whole seconds); if the step has not
  *    ended by then, or at a second signal, the handler writes which step it
  *    was and ends the process (_exit(1)) without the rest of the clean-up.
+ *    A clean-up that follows a run stopped by a signal gets the same alarm
+ *    when it begins (enter_cleanup).
  * The handler uses only async-signal-safe calls (write, alarm, _exit).
  */
 enum phase { PHASE_QUIET, PHASE_SETUP, PHASE_RUN, PHASE_CLEANUP };
@@ -130,6 +132,15 @@ static int step_to(struct sl_err *err, const char *fmt, ...)
 	va_end(ap);
 	step = buf;
 	return 0;
+}
+
+/* Clean-up begins.  After a signal it is bounded like the wait for the
+ * workers: the stop timeout, counted from here, or a second signal. */
+static void enter_cleanup(void)
+{
+	phase = PHASE_CLEANUP;
+	if (signalled != 0 && grace_s > 0)
+		alarm((unsigned)grace_s);
 }
 
 static int install_signals(double stop_timeout, struct sl_err *err)
@@ -1147,7 +1158,7 @@ int sl_engine_run(const struct sl_config *cfg, const struct sl_topology *topo,
 	}
 	if (rc < 0)
 		goto out_teardown;
-	phase = PHASE_CLEANUP;
+	enter_cleanup();
 	teardown(&e);
 	if (!opts->quiet)
 		summary(&e, elapsed);
@@ -1160,7 +1171,7 @@ int sl_engine_run(const struct sl_config *cfg, const struct sl_topology *topo,
 	goto out_release;
 
 out_teardown:
-	phase = PHASE_CLEANUP;
+	enter_cleanup();
 	teardown(&e);
 out_release:
 	step_to(NULL, "releasing memory");

@@ -99,4 +99,28 @@ wait_event() {
 
 # log_lines LOG PATTERN N: LOG has at least N lines matching the extended
 # regular expression PATTERN (N defaults to 1).
-log_lines() { (($(grep -cE -- "$2" "$1") >= ${3:-1})); }
+log_lines() {
+  local n
+  n=$(grep -cE -- "$2" "$1" 2>/dev/null)
+  ((${n:-0} >= ${3:-1}))
+}
+
+# interrupt PID LOG: SIGINT to a sluice run in the background and its exit
+# status (in $?).  One that has not ended a minute later is shown (its log,
+# signal masks and where each thread waits), killed, and fails the test.
+interrupt() {
+  local ipid=$1 ilog=$2
+  kill -INT "$ipid"
+  local iend=$((SECONDS + 60))
+  while kill -0 "$ipid" 2>/dev/null; do
+    if ((SECONDS >= iend)); then
+      cat "$ilog" >&2
+      grep -E '^Sig(Ign|Cgt|Pnd|Blk)|^ShdPnd' "/proc/$ipid/status" >&2
+      for t in /proc/"$ipid"/task/*; do echo "thread ${t##*/}: $(cat "$t/comm") in $(cat "$t/wchan")" >&2; done
+      kill -KILL "$ipid"
+      fail "sluice still runs a minute after SIGINT"
+    fi
+    sleep 0.01
+  done
+  wait "$ipid"
+}

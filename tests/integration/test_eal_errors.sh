@@ -44,8 +44,7 @@ first=$!
 wait_event "the first engine to run" "$first" "$T/first.log" \
   log_lines "$T/first.log" "^sluice: running"
 expect_exit 1 "$T/log" run "$T/c.yaml" --duration 0.1
-kill -INT "$first"
-wait "$first"; rc=$?
+interrupt "$first" "$T/first.log"; rc=$?
 [[ $rc -eq 0 ]] || { cat "$T/first.log" >&2; fail "the first engine exited $rc"; }
 expect_in "$T/log" "sluice: error: cannot initialise DPDK: its file prefix is in use by process $first (runtime directory "
 expect_in "$T/log" "/$PREFIX); stop that process or give this run another --file-prefix (in dpdk.args or after --)"

@@ -64,8 +64,7 @@ touch "$T/release"
 wait "$writer"
 held=$((t_release - t_first))
 wait_lines "$ended" 1
-kill -INT "$pid"
-wait "$pid"; rc=$?
+interrupt "$pid" "$T/log"; rc=$?
 [[ $rc -eq 0 ]] || { cat "$T/log" >&2; fail "exit $rc, expected 0"; }
 pool_back "$T/log"
 

@@ -16,8 +16,7 @@ run_until_warning() {
   "$SLUICE" run "$1" >"$T/log" 2>&1 &
   local pid=$!
   wait_event "the pool warning" "$pid" "$T/log" log_lines "$T/log" "^sluice: warning: pool: "
-  kill -INT "$pid"
-  wait "$pid"; local rc=$?
+  interrupt "$pid" "$T/log"; local rc=$?
   [[ $rc -eq 0 ]] || { cat "$T/log" >&2; fail "exit $rc, expected 0"; }
 }
 
