@@ -45,6 +45,7 @@ links:
   - src.output -> fc.input
   - fc.output -> s1.input
 YAML
+: >"$T/log"   # empty now: a waiter must not find the last run's lines
 "$SLUICE" run "$T/l.yaml" >"$T/log" 2>&1 &
 pid=$!
 

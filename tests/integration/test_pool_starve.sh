@@ -13,6 +13,7 @@
 
 # run_until_warning YAML: run, wait for the pool warning (60 s at most), stop.
 run_until_warning() {
+  : >"$T/log"   # empty now: a waiter must not find the last run's lines
   "$SLUICE" run "$1" >"$T/log" 2>&1 &
   local pid=$!
   wait_event "the pool warning" "$pid" "$T/log" log_lines "$T/log" "^sluice: warning: pool: "

@@ -59,6 +59,7 @@ YAML
 # 1. SIGINT, then the stop timeout (engine.stop_timeout in the config).
 writer "$T/fifo"
 sed 's/^workers:/engine: { stop_timeout: 1s }\nworkers:/' "$T/blocked.yaml" >"$T/blocked-1s.yaml"
+: >"$T/log"   # empty now: a waiter must not find the last run's lines
 "$SLUICE" run "$T/blocked-1s.yaml" >"$T/log" 2>&1 &
 pid=$!
 wait_for "the warning naming worker 'a'" in_log "^sluice: warning: worker 'a' has held up"
@@ -75,6 +76,7 @@ ok "SIGINT with worker 'a' blocked: named with app 'io' and step pull after the 
 
 # 2. SIGTERM, then a second signal before a long stop timeout ends.
 writer "$T/fifo"
+: >"$T/log"   # empty now: a waiter must not find the last run's lines
 "$SLUICE" run "$T/blocked.yaml" --stop-timeout 600 >"$T/log" 2>&1 &
 pid=$!
 wait_for "the warning naming worker 'a'" in_log "^sluice: warning: worker 'a' has held up"
@@ -105,6 +107,7 @@ with open(sys.argv[1], "wb") as f:
         time.sleep(0.05)
 PY
 wpid=$!
+: >"$T/log"   # empty now: a waiter must not find the last run's lines
 "$SLUICE" run "$T/blocked.yaml" --stop-timeout 1 >"$T/log" 2>&1 &
 pid=$!
 wait_for "the port to open the FIFO" test -e "$T/opened"
@@ -140,6 +143,7 @@ io_step="initialising app 'io' (port)"
 rss() { awk '/^VmRSS:/{print $2}' "/proc/$pid/status" 2>/dev/null; }
 pool_filling() { caught "$pid" 2 && (( $(rss) > 200000 )); }
 for timeout in 1 600; do
+  : >"$T/log"   # empty now: a waiter must not find the last run's lines
   "$SLUICE" run "$T/pool.yaml" --stop-timeout "$timeout" >"$T/log" 2>&1 &
   pid=$!
   wait_for "the pool to fill" pool_filling
