@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * fuzz_c2c: the core-to-core matrix loader (engine/c2c.h) on arbitrary
+ * fuzz_c2c: the core-to-core matrix loader (engine/placement/c2c.h) on arbitrary
  * bytes, then what a loaded matrix goes through: `sluice topology --load`
  * (print, domains), a save and reload, and the path of `topology: { c2c: }`
  * in a config (the measured domains applied to a one-L3 synthetic machine,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * fuzz_pkt: the frame parser and flow-key extraction (engine/pkt.h,
- * engine/flowkey.h) on arbitrary frames, in one segment and chained.
+ * fuzz_pkt: the frame parser and flow-key extraction (apps/pkt/pkt.h,
+ * apps/pkt/flowkey.h) on arbitrary frames, in one segment and chained.
  *
  * Input: byte 0 chooses the layout: bits 0-1 the number of extra segments
  * (0..3), bit 2 appends 65536 zero bytes (a frame longer than 16-bit

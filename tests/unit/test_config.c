@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests for engine/config.c: valid configurations are checked value by
+ * Unit tests for engine/core/config.c: valid configurations are checked value by
  * value; invalid ones are a table of YAML texts and the message each must
  * produce (with its FILE:LINE:COL where the position matters).
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * engine/histogram.h and engine/probe.h, without an EAL:
+ * engine/core/histogram.h and apps/probe/probe.h, without an EAL:
  *   - bucket bounds: buckets tile the uint64 range, every value lands in the
  *     bucket whose [lower, upper) holds it, no bucket is wider than
  *     lower / SL_HIST_SUB;

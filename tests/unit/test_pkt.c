@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The frame parser (engine/pkt.h) on frames built byte by byte in mbufs of a
+ * The frame parser (apps/pkt/pkt.h) on frames built byte by byte in mbufs of a
  * real EAL (--no-huge): IPv4 TCP/UDP/ICMP and options, IPv6 with extension
  * headers, VLAN tags, fragments, non-IP frames, every malformed reason (short
  * frames cut at every length), Ethernet padding, and chained mbufs split at

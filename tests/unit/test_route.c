@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Route tables (engine/route.h) on a real EAL (--no-huge): prefix parsing and
+ * Route tables (apps/router/route.h) on a real EAL (--no-huge): prefix parsing and
  * its messages, longest-prefix match (/0 default, /32 hosts, /25 inside a
  * /24), misses, repeated prefixes, tables of many routes longer than /24, the
  * registry by name, and route hints on mbufs (set, get, another table's,
  * clear, a fresh mbuf has none).
  *
- * Then the router app (apps/router.c), built by hand with its links: init's
+ * Then the router app (apps/router/router.c), built by hand with its links: init's
  * messages for bad routes, a hint that overrides the lookup (and is cleared),
  * another table's hint ignored, and headers split over mbuf segments at every
  * offset, which must leave exactly the bytes of the one-segment case.  The

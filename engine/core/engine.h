@@ -2,7 +2,7 @@
 /*
  * The engine: turns a checked struct sl_config into running workers and back.
  *
- *   sl_engine_run()  given a placement (engine/placement.h) of cfg on topo,
+ *   sl_engine_run()  given a placement (engine/placement/placement.h) of cfg on topo,
  *                    initialises DPDK's EAL with an lcore map built from it, creates the mbuf
  *                    pool, builds the links, initialises every app (config
  *                    order), launches one DPDK lcore per worker, prints a stats

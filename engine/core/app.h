@@ -127,7 +127,7 @@ struct sl_app {
 	/* Deferred frees: from push or tick, an object unlinked from a shared
 	 * structure is handed to sl_epoch_retire(app->epoch, app->epoch_w,
 	 * obj, free_fn, arg) and freed once every worker has passed a
-	 * quiescent state (engine/epoch.h). */
+	 * quiescent state (engine/epoch/epoch.h). */
 	struct sl_epoch *epoch;
 	struct sl_epoch_worker *epoch_w;
 	int socket;                          /* NUMA node of the app's worker */

@@ -4,11 +4,11 @@
  * which names the output (output0, output1, ...) its packets leave by and,
  * optionally, the MAC addresses they get.
  *
- * Per packet, in this order (engine/pkt.h parses):
+ * Per packet, in this order (apps/pkt/pkt.h parses):
  *   not_ipv4     not IPv4 after up to two VLAN tags (ARP, IPv6, any other
  *                ethertype; an IPv6 frame counts here even when malformed):
  *                dropped;
- *   malformed    cut short or inconsistent (engine/pkt.h's reasons: short
+ *   malformed    cut short or inconsistent (apps/pkt/pkt.h's reasons: short
  *                Ethernet or IPv4 header, more than two tags, IHL < 5, total
  *                length beyond the frame or below the header, ports missing):
  *                dropped.  IPv4 options are fine; the header checksum is not
@@ -35,7 +35,7 @@
  * not repeat.  0.0.0.0/0 is the default route.
  *
  * Route hints.  The table is registered under the router's name
- * (engine/route.h), so that a flowcache (`route: NAME`) can look up a new
+ * (apps/router/route.h), so that a flowcache (`route: NAME`) can look up a new
  * flow's next hop once and mark its packets with it; a packet carrying a hint
  * for this router's table skips the lookup, any other is looked up.  The
  * router clears the hint of every packet it drops and the hint for its own

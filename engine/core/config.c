@@ -601,7 +601,7 @@ static int parse_worker(struct ctx *c, const yaml_node_t *k, const yaml_node_t *
 			       core->type == YAML_SCALAR_NODE ? text_of(core) : kind_name(core),
 			       core->type == YAML_SCALAR_NODE ? "'" : "");
 	/* Whether the core exists and may be used is the placement's question
-	 * (engine/placement.c): it depends on the machine, not on the file. */
+	 * (engine/placement/placement.c): it depends on the machine, not on the file. */
 	if (val.u >= CPU_SETSIZE)
 		return fail_at(c, node_mark(core),
 			       "worker '%s': core must be below %d, got %" PRIu64, name,

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * flowcache: keeps a table of the flows passing through (engine/flowtable.h)
+ * flowcache: keeps a table of the flows passing through (apps/flowcache/flowtable.h)
  * and reports each flow when it ends.
  *
- * Per packet: the frame is parsed (engine/pkt.h); an IPv4 or IPv6 packet is
+ * Per packet: the frame is parsed (apps/pkt/pkt.h); an IPv4 or IPv6 packet is
  * looked up by its 5-tuple without locks, a new flow is inserted (evicting
  * the least recently seen flow of its bucket when the table is full), and
  * the flow's packets, bytes and last-seen time are updated.  Then the packet
@@ -16,7 +16,7 @@
  * for idle_timeout or alive for active_timeout (at most expiry_cap flows,
  * `scan` buckets or wheel slots visited), found by an incremental scan of
  * the app's share of the buckets (expiry: scan) or by a timer wheel of the
- * flows the app inserted (expiry: wheel); see engine/flowtable.h.  Whatever unlinks a flow (expiry, eviction) emits
+ * flows the app inserted (expiry: wheel); see apps/flowcache/flowtable.h.  Whatever unlinks a flow (expiry, eviction) emits
  * its record at once and retires the entry; its memory and flow id return
  * to the table when the epoch grace period ends (engine.epoch).
  *
@@ -40,7 +40,7 @@
  *
  * Route caching.  With `route: R` (a router app), a new IPv4 flow's next hop
  * is looked up in R's table once and kept in the entry; every packet of the
- * flow then carries it as a route hint (engine/route.h), so R skips its own
+ * flow then carries it as a route hint (apps/router/route.h), so R skips its own
  * lookup.
  *
  * Counters (printed at stop): lookups, hits, misses, inserted, races,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * probe_source: sends latency probes, Ethernet/IPv4/UDP frames of a fixed size
- * stamped with a stream id, a sequence number and the TSC (engine/probe.h
+ * stamped with a stream id, a sequence number and the TSC (apps/probe/probe.h
  * describes the stamp), for a probe_sink to measure.
  *
  * Streams: every output is a stream of its own, with its own sequence numbers
@@ -21,7 +21,7 @@
  * sends nothing and counts nothing; the next one tries again, with the same
  * sequence numbers.
  *
- * init refuses to start where the TSC is not invariant (engine/probe.h).
+ * init refuses to start where the TSC is not invariant (apps/probe/probe.h).
  */
 #include <string.h>
 

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * probe_sink: measures the latency, loss and reordering of the probes of
- * probe_source (engine/probe.h describes the stamp) arriving on input0,
+ * probe_source (apps/probe/probe.h describes the stamp) arriving on input0,
  * input1, ..., and consumes every packet.
  *
  * Per packet: a frame that is not a probe (shorter than 60 bytes in its first
  * segment, not IPv4/UDP to the probe port, or without the magic) is counted
  * as `foreign`.  A probe's latency is the TSC when its burst was received
  * here minus its stamp, in ns (rounded down; 0 if the stamp is ahead of the
- * clock), recorded in a log-linear histogram (engine/histogram.h).  Its
- * sequence number is checked on its stream as engine/probe.h defines (lost,
+ * clock), recorded in a log-linear histogram (engine/core/histogram.h).  Its
+ * sequence number is checked on its stream as apps/probe/probe.h defines (lost,
  * reordered).  Up to PSINK_STREAMS streams are tracked; probes of further
  * streams count as foreign.  Every packet, probe or not, is freed and counted
  * as the app's out_packets/out_bytes (consumed).
@@ -32,10 +32,10 @@
  *    "histogram": [[lower_ns, upper_ns, count], ...]}
  * histogram lists the non-empty buckets in increasing order, each holding
  * the values v with lower_ns <= v < upper_ns.  Percentiles are within 1/64 of
- * the exact value (engine/histogram.h); min_ns and max_ns are exact.  With no
+ * the exact value (engine/core/histogram.h); min_ns and max_ns are exact.  With no
  * packets every number is 0 and histogram is [].
  *
- * init refuses to start where the TSC is not invariant (engine/probe.h).
+ * init refuses to start where the TSC is not invariant (apps/probe/probe.h).
  */
 #include <errno.h>
 #include <inttypes.h>

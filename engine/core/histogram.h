@@ -19,7 +19,7 @@
  *
  * Threads.  One thread writes a histogram (sl_hist_record, sl_hist_merge into
  * it, sl_hist_init).  Any thread may read it: every field is read and written
- * with relaxed atomics (engine/counter.h), so a reader never sees a torn
+ * with relaxed atomics (engine/core/counter.h), so a reader never sees a torn
  * value, but may see a count that is a few values ahead of or behind the
  * buckets.  A reader that wants a consistent view merges the histogram into
  * a private one (sl_hist_init + sl_hist_merge) and reads that.

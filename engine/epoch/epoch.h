@@ -60,7 +60,7 @@
  * metrics.  Nothing here blocks except sl_epoch_synchronize().  Retire,
  * quiesce and reclaim read CLOCK_MONOTONIC (a vDSO call) for the metrics.
  *
- * Errors follow engine/err.h.
+ * Errors follow engine/core/err.h.
  */
 #ifndef SL_EPOCH_H
 #define SL_EPOCH_H

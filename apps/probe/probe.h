@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Latency probes: what apps/probe_source.c writes into a frame and
- * apps/probe_sink.c reads back, the sink's per-stream sequence check, and the
+ * Latency probes: what apps/probe/probe_source.c writes into a frame and
+ * apps/probe/probe_sink.c reads back, the sink's per-stream sequence check, and the
  * check that the TSC can be used to stamp packets at all.
  *
  * The stamp.  A probe frame is Ethernet/IPv4/UDP (a valid frame, 60 bytes at

@@ -74,7 +74,7 @@
  * Threads: create, open, close, free, stats and ids_free on the control
  * thread (stats may also be read while workers run: approximate).  Lookup
  * and touch on any worker.  Insert, expire, flush on the handle's worker.
- * Errors follow engine/err.h.
+ * Errors follow engine/core/err.h.
  */
 #ifndef SL_FLOWTABLE_H
 #define SL_FLOWTABLE_H
