@@ -1,14 +1,23 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Sluice's one error convention.
+ * Sluice's one error convention, kept by the engine, the pool, the interlinks
+ * and the apps.  This small library (engine/err, linked by all of them) is
+ * the only thing the pool and the interlinks take from the engine's tree.
  *
- *  - Actions return 0 on success or a negative errno value (-EINVAL, -ENOMEM...).
+ *  - Actions (functions that do something and can fail) return 0 on success
+ *    or a negative errno value (-EINVAL, -ENOMEM...): never -1, never a
+ *    positive errno.  A count or a length of time they produce goes through
+ *    an out-parameter, so that no value of it can be mistaken for an error.
  *  - Predicates return bool.  Burst functions return a count.
- *  - Constructors return a pointer, or NULL with the reason in a struct sl_err.
+ *  - Constructors (and look-ups that return an object) return a pointer, or
+ *    NULL with errno set to the reason (a positive errno value, as libc and
+ *    DPDK's rte_errno do), so that a caller can act on it (retry on another
+ *    NUMA node after ENOMEM, ...).
  *  - Where a person will read the failure, the callee writes one sentence that
- *    names the object ("app 'fc': parameter 'entries' must be ...") into the
- *    struct sl_err the caller passed.  The caller prints it; the callee never
- *    prints and never exits.
+ *    names the object ("app 'fc': parameter 'entries' must be ...", "pool
+ *    'sluice_mbufs': ...") into the struct sl_err the caller passed; callers
+ *    may pass NULL when they want no sentence.  Callers on the way up may
+ *    prefix it (sl_err_prefix).  The callee never prints and never exits.
  *
  * Exit statuses of the sluice binary: 0 success, 1 runtime failure, 2 usage or
  * configuration error (SL_EXIT_*).
@@ -29,6 +38,11 @@ struct sl_err {
 /* Write a sentence into err (may be NULL) and return -errnum (errnum > 0).
  * A message already in err is replaced. */
 int sl_errf(struct sl_err *err, int errnum, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* For constructors: write a sentence into err (may be NULL) like sl_errf,
+ * set errno to errnum (> 0) and return NULL. */
+void *sl_errf_null(struct sl_err *err, int errnum, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* Prefix the message in err with "prefix: " (for adding file:line:col or an
