@@ -6,8 +6,9 @@
  *
  *  - Actions (functions that do something and can fail) return 0 on success
  *    or a negative errno value (-EINVAL, -ENOMEM...): never -1, never a
- *    positive errno.  A count or a length of time they produce goes through
- *    an out-parameter, so that no value of it can be mistaken for an error.
+ *    positive errno.  A length of time an action measures goes through an
+ *    out-parameter (seconds in a double, or nanoseconds in a uint64_t), never
+ *    in the int it returns, where a long one would overflow into an error.
  *  - Predicates return bool.  Burst functions return a count.
  *  - Constructors (and look-ups that return an object) return a pointer, or
  *    NULL with errno set to the reason (a positive errno value, as libc and
