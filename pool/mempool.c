@@ -69,7 +69,7 @@ static int ops_alloc(struct rte_mempool *mp)
 		return -ENOMEM;
 	d->pool = sl_pool_create(mp->name, mp->size, &opts, NULL);
 	if (d->pool == NULL) {
-		rc = -errno;
+		rc = errno > 0 ? -errno : -ENOMEM;
 		rte_free(d);
 		return rc;
 	}
