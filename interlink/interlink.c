@@ -42,19 +42,15 @@ uint32_t sl_il_default_size(void)
 	return default_size;
 }
 
-static void set_err(int *err, int v)
-{
-	if (err != NULL)
-		*err = v;
-}
-
-/* Writes "sl_il_<name>" into mz (RTE_MEMZONE_NAMESIZE bytes). */
-static int mz_name(char *mz, const char *name)
+/* Writes "sl_il_<name>" into mz (RTE_MEMZONE_NAMESIZE bytes).  Returns 0,
+ * or -EINVAL / -ENAMETOOLONG with a sentence naming the ring in *err. */
+static int mz_name(char *mz, const char *name, struct sl_err *err)
 {
 	if (name == NULL || name[0] == '\0')
-		return -EINVAL;
+		return sl_errf(err, EINVAL, "interlink: the name is empty");
 	if (strlen(name) > SL_IL_NAME_MAX)
-		return -ENAMETOOLONG;
+		return sl_errf(err, ENAMETOOLONG, "interlink '%s': the name is longer than %u "
+			       "characters", name, SL_IL_NAME_MAX);
 	snprintf(mz, RTE_MEMZONE_NAMESIZE, SL_IL_MZ_PREFIX "%s", name);
 	return 0;
 }
@@ -71,44 +67,55 @@ static size_t ring_bytes(uint32_t size, uint32_t sample_every)
 	       stamp_count(size, sample_every) * sizeof(struct sl_il_stamp);
 }
 
-struct sl_il *sl_il_create(const char *name, const struct sl_il_config *cfg, int *err)
+/* The memzone for ring `name`, or NULL with errno set and a sentence. */
+static const struct rte_memzone *reserve(const char *name, const char *mz, size_t len,
+					 int socket, struct sl_err *err)
+{
+	const struct rte_memzone *z = rte_memzone_reserve_aligned(mz, len, socket, 0, SL_IL_BLOCK);
+	if (z != NULL)
+		return z;
+	switch (rte_errno) {
+	case EEXIST:
+		return sl_errf_null(err, EEXIST, "interlink '%s': the memzone '%s' exists "
+				    "already", name, mz);
+	case EINVAL:
+		return sl_errf_null(err, EINVAL, "interlink '%s': DPDK refused to reserve "
+				    "memzone '%s' of %zu bytes on socket %d", name, mz, len,
+				    socket);
+	default: /* ENOMEM, ENOSPC (no free memzone) */
+		return sl_errf_null(err, ENOMEM, "interlink '%s': cannot reserve memzone '%s' "
+				    "of %zu bytes on socket %d: %s", name, mz, len, socket,
+				    rte_strerror(rte_errno));
+	}
+}
+
+struct sl_il *sl_il_create(const char *name, const struct sl_il_config *cfg,
+			   struct sl_err *err)
 {
 	char mz[RTE_MEMZONE_NAMESIZE];
-	int rc = mz_name(mz, name);
+	int rc = mz_name(mz, name, err);
 	if (rc != 0) {
-		set_err(err, rc);
+		errno = -rc;
 		return NULL;
 	}
 	uint32_t size = cfg != NULL && cfg->size != 0 ? cfg->size : default_size;
 	uint32_t sample = cfg != NULL && cfg->sample_every != 0 ? cfg->sample_every
 								 : SL_IL_SAMPLE_DEFAULT;
 	int socket = cfg != NULL ? cfg->socket : SOCKET_ID_ANY;
-	if (!pow2_in(size, 2, SL_IL_SIZE_MAX) || !pow2_in(sample, 1, SL_IL_SAMPLE_MAX)) {
-		set_err(err, -EINVAL);
-		return NULL;
-	}
-	if (rte_lcore_count() == 0) { /* EAL not initialised */
-		set_err(err, -ENODEV);
-		return NULL;
-	}
+	if (!pow2_in(size, 2, SL_IL_SIZE_MAX))
+		return sl_errf_null(err, EINVAL, "interlink '%s': size must be a power of two "
+				    "from 2 to %u, got %u", name, SL_IL_SIZE_MAX, size);
+	if (!pow2_in(sample, 1, SL_IL_SAMPLE_MAX))
+		return sl_errf_null(err, EINVAL, "interlink '%s': sample_every must be a power "
+				    "of two from 1 to %u, got %u", name, SL_IL_SAMPLE_MAX, sample);
+	if (rte_lcore_count() == 0) /* EAL not initialised */
+		return sl_errf_null(err, ENODEV, "interlink '%s': DPDK's EAL is not "
+				    "initialised", name);
 
 	size_t len = ring_bytes(size, sample);
-	const struct rte_memzone *z = rte_memzone_reserve_aligned(mz, len, socket, 0, SL_IL_BLOCK);
-	if (z == NULL) {
-		switch (rte_errno) {
-		case EEXIST:
-			rc = -EEXIST;
-			break;
-		case EINVAL:
-			rc = -EINVAL;
-			break;
-		default: /* ENOMEM, ENOSPC (no free memzone) */
-			rc = -ENOMEM;
-			break;
-		}
-		set_err(err, rc);
+	const struct rte_memzone *z = reserve(name, mz, len, socket, err);
+	if (z == NULL)
 		return NULL;
-	}
 
 	struct sl_il *il = z->addr;
 	memset(il, 0, len);
@@ -126,27 +133,25 @@ struct sl_il *sl_il_create(const char *name, const struct sl_il_config *cfg, int
 	return il;
 }
 
-struct sl_il *sl_il_lookup(const char *name, int *err)
+struct sl_il *sl_il_lookup(const char *name, struct sl_err *err)
 {
 	char mz[RTE_MEMZONE_NAMESIZE];
-	int rc = mz_name(mz, name);
+	int rc = mz_name(mz, name, err);
 	if (rc != 0) {
-		set_err(err, rc);
+		errno = -rc;
 		return NULL;
 	}
 	const struct rte_memzone *z = rte_lcore_count() > 0 ? rte_memzone_lookup(mz) : NULL;
-	if (z == NULL) {
-		set_err(err, -ENOENT);
-		return NULL;
-	}
+	if (z == NULL)
+		return sl_errf_null(err, ENOENT, "interlink '%s': no memzone '%s'%s", name, mz,
+				    rte_lcore_count() > 0 ? "" : " (DPDK's EAL is not initialised)");
 	struct sl_il *il = z->addr;
 	if (z->len < sizeof(struct sl_il) ||
 	    __atomic_load_n(&il->ctrl.magic, __ATOMIC_ACQUIRE) != SL_IL_MAGIC ||
 	    il->ctrl.struct_size != sizeof(struct sl_il) ||
-	    z->len < ring_bytes(il->ctrl.size, il->ctrl.sample_every)) {
-		set_err(err, -EPROTO);
-		return NULL;
-	}
+	    z->len < ring_bytes(il->ctrl.size, il->ctrl.sample_every))
+		return sl_errf_null(err, EPROTO, "interlink '%s': memzone '%s' does not hold "
+				    "an interlink of this layout", name, mz);
 	return il;
 }
 
@@ -270,7 +275,7 @@ int sl_il_free(struct sl_il *il)
 		goto out_release_ends;
 	}
 	const struct rte_memzone *z = NULL;
-	if (mz_name(mz, il->ctrl.name) == 0)
+	if (mz_name(mz, il->ctrl.name, NULL) == 0)
 		z = rte_memzone_lookup(mz);
 	if (z == NULL || z->addr != il) {
 		rc = -EINVAL;

@@ -43,9 +43,10 @@
  *  tell a dead owner from a slow one, so that end stays claimed until the
  *  ring is freed.
  *
- * Errors (the project's convention): actions return 0 or a negative errno;
- * constructors return a pointer, or NULL with a negative errno stored in *err
- * (err may be NULL); predicates return bool; bursts return a count.
+ * Errors (the project's convention, err.h): actions return 0 or a negative
+ * errno; constructors and lookups return a pointer, or NULL with errno set and
+ * a sentence naming the ring in *err (err may be NULL); predicates return
+ * bool; bursts return a count.
  */
 #ifndef SL_INTERLINK_H
 #define SL_INTERLINK_H
@@ -54,6 +55,8 @@
 #include <stdint.h>
 
 #include <rte_memory.h> /* SOCKET_ID_ANY */
+
+#include "err.h"
 
 /* Ring size used when sl_il_config.size is 0, until sl_il_set_default_size(). */
 #define SL_IL_SIZE_DEFAULT 1024u
@@ -135,24 +138,28 @@ uint32_t sl_il_default_size(void);
 /*
  * Create ring `name` in a new memzone "sl_il_<name>".  cfg may be NULL (all
  * defaults, SOCKET_ID_ANY).  Both ends start DETACHED and the ring empty.
- * Returns the ring, or NULL with *err set to:
- *   -EINVAL        name empty, or size or sample_every not a power of two in range
- *   -ENAMETOOLONG  name longer than SL_IL_NAME_MAX
- *   -EEXIST        a memzone of that name exists
- *   -ENOMEM        no memory on that socket (or no free memzone)
- *   -ENODEV        DPDK's EAL is not initialised
+ * Returns the ring, or NULL with errno set to:
+ *   EINVAL        name empty, or size or sample_every not a power of two in range
+ *   ENAMETOOLONG  name longer than SL_IL_NAME_MAX
+ *   EEXIST        a memzone of that name exists
+ *   ENOMEM        no memory on that socket (or no free memzone)
+ *   ENODEV        DPDK's EAL is not initialised
+ * and a sentence naming the ring in *err (err may be NULL), e.g.
+ * "interlink 'l3': size must be a power of two from 2 to 16777216, got 1000".
  * Control thread of any DPDK process; takes the memzone lock; does not block
  * otherwise.  The caller owns the ring until sl_il_free().
  */
-struct sl_il *sl_il_create(const char *name, const struct sl_il_config *cfg, int *err);
+struct sl_il *sl_il_create(const char *name, const struct sl_il_config *cfg,
+			   struct sl_err *err);
 
 /*
  * Find ring `name` (created by this or another process of the same DPDK file
- * prefix).  Returns the ring, or NULL with *err set to -ENOENT (no such
- * memzone), -EPROTO (the memzone is not an interlink of this layout) or
- * -ENAMETOOLONG / -EINVAL (bad name).  Any thread; takes the memzone lock.
+ * prefix).  Returns the ring, or NULL with errno set to ENOENT (no such
+ * memzone, or no EAL), EPROTO (the memzone is not an interlink of this layout)
+ * or ENAMETOOLONG / EINVAL (bad name), and a sentence naming the ring in *err
+ * (err may be NULL).  Any thread; takes the memzone lock.
  */
-struct sl_il *sl_il_lookup(const char *name, int *err);
+struct sl_il *sl_il_lookup(const char *name, struct sl_err *err);
 
 /*
  * Claim `end` for the calling thread.  The end's cursor continues from the

@@ -26,18 +26,27 @@ struct mbuf_pool {
 	struct sl_pool_worker *by_lcore[RTE_MAX_LCORE];   /* NULL: not a worker */
 };
 
-static int check_workers(const struct sl_pool_opts *o)
+/* The lcores of opts->workers: distinct EAL lcore ids below RTE_MAX_LCORE.
+ * Returns 0 or -EINVAL with a sentence naming the pool in *err (may be NULL). */
+static int check_workers(const char *name, const struct sl_pool_opts *o, struct sl_err *err)
 {
 	if (o == NULL || o->n_workers == 0)
 		return 0;
-	if (o->workers == NULL || o->n_workers > RTE_MAX_LCORE)
-		return -EINVAL;
+	if (o->workers == NULL)
+		return sl_errf(err, EINVAL, "pool '%s': %u workers but no table of their lcores",
+			       name, o->n_workers);
+	if (o->n_workers > RTE_MAX_LCORE)
+		return sl_errf(err, EINVAL, "pool '%s': %u workers, more than RTE_MAX_LCORE (%u)",
+			       name, o->n_workers, (unsigned)RTE_MAX_LCORE);
 	for (unsigned w = 0; w < o->n_workers; w++) {
 		if (o->workers[w].lcore >= RTE_MAX_LCORE)
-			return -EINVAL;
+			return sl_errf(err, EINVAL, "pool '%s': worker %u's lcore %u is not below "
+				       "RTE_MAX_LCORE (%u)", name, w, o->workers[w].lcore,
+				       (unsigned)RTE_MAX_LCORE);
 		for (unsigned v = 0; v < w; v++)
 			if (o->workers[v].lcore == o->workers[w].lcore)
-				return -EINVAL;
+				return sl_errf(err, EINVAL, "pool '%s': workers %u and %u have the "
+					       "same lcore (%u)", name, v, w, o->workers[w].lcore);
 	}
 	return 0;
 }
@@ -46,7 +55,7 @@ static int check_workers(const struct sl_pool_opts *o)
 static int ops_alloc(struct rte_mempool *mp)
 {
 	const struct sl_pool_opts *o = mp->pool_config;
-	int rc = check_workers(o);
+	int rc = check_workers(mp->name, o, NULL);
 	if (rc < 0)
 		return rc;
 	struct sl_pool_opts opts = { 0 };
@@ -58,11 +67,11 @@ static int ops_alloc(struct rte_mempool *mp)
 						 mp->socket_id);
 	if (d == NULL)
 		return -ENOMEM;
-	int err = 0;
-	d->pool = sl_pool_create(mp->name, mp->size, &opts, &err);
+	d->pool = sl_pool_create(mp->name, mp->size, &opts, NULL);
 	if (d->pool == NULL) {
+		rc = errno > 0 ? -errno : -ENOMEM;
 		rte_free(d);
-		return -err;
+		return rc;
 	}
 	for (unsigned w = 0; w < opts.n_workers; w++)
 		d->by_lcore[opts.workers[w].lcore] = sl_pool_worker(d->pool, w);
@@ -125,18 +134,30 @@ struct sl_pool *sl_pool_of(const struct rte_mempool *mp)
 
 struct rte_mempool *sl_pool_mbuf_create(const char *name, unsigned n,
 					unsigned data_room, int socket,
-					const struct sl_pool_opts *opts, int *errp)
+					const struct sl_pool_opts *opts, struct sl_err *err)
 {
-	int err = EINVAL;
-	if (name == NULL || n == 0 || data_room > UINT16_MAX || check_workers(opts) < 0)
-		goto out;
+	/* The ops' alloc creates the pool with these options and can only
+	 * return an errno to DPDK: check them here, where a sentence can say
+	 * what is wrong. */
+	int rc = sl_pool_check(name, n, opts, err);
+	if (rc == 0 && data_room > UINT16_MAX)
+		rc = sl_errf(err, EINVAL, "pool '%s': data_room must be at most %u, got %u", name,
+			     (unsigned)UINT16_MAX, data_room);
+	if (rc == 0)
+		rc = check_workers(name, opts, err);
+	if (rc < 0) {
+		errno = -rc;
+		return NULL;
+	}
 
 	struct rte_mempool *mp = rte_mempool_create_empty(name, n,
 		sizeof(struct rte_mbuf) + data_room, 0,
 		sizeof(struct rte_pktmbuf_pool_private), socket, 0);
 	if (mp == NULL) {
-		err = rte_errno ? rte_errno : ENOMEM;
-		goto out;
+		int e = rte_errno ? rte_errno : ENOMEM;
+		return sl_errf_null(err, e, "pool '%s': cannot create a mempool of %u mbufs of "
+				    "%u bytes on socket %d: %s", name, n, data_room, socket,
+				    rte_strerror(e));
 	}
 	struct rte_pktmbuf_pool_private priv = {
 		.mbuf_data_room_size = (uint16_t)data_room,
@@ -145,13 +166,15 @@ struct rte_mempool *sl_pool_mbuf_create(const char *name, unsigned n,
 	rte_pktmbuf_pool_init(mp, &priv);
 	/* The ops read the options only while populating (their alloc). */
 	if (rte_mempool_set_ops_byname(mp, SL_POOL_OPS_NAME, (void *)(uintptr_t)opts) != 0) {
-		err = ENOSYS;
+		rc = sl_errf(err, ENOSYS, "pool '%s': the mempool ops '%s' are not registered "
+			     "(DPDK's table of mempool ops was full)", name, SL_POOL_OPS_NAME);
 		goto out_free_mempool;
 	}
-	int rc = rte_mempool_populate_default(mp);
+	rc = rte_mempool_populate_default(mp);
 	mp->pool_config = NULL;
 	if (rc < 0) {
-		err = -rc;
+		rc = sl_errf(err, -rc, "pool '%s': cannot populate %u mbufs of %u bytes on "
+			     "socket %d: %s", name, n, data_room, socket, rte_strerror(-rc));
 		goto out_free_mempool;
 	}
 	rte_mempool_obj_iter(mp, rte_pktmbuf_init, NULL);
@@ -160,8 +183,6 @@ struct rte_mempool *sl_pool_mbuf_create(const char *name, unsigned n,
 out_free_mempool:
 	mp->pool_config = NULL;
 	rte_mempool_free(mp);
-out:
-	if (errp != NULL)
-		*errp = err;
+	errno = -rc;
 	return NULL;
 }

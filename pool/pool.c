@@ -425,119 +425,170 @@ static void release(struct sl_pool *p)
 	free(p);
 }
 
-struct sl_pool *sl_pool_create_at(const char *name, unsigned capacity,
-				  const struct sl_pool_opts *opts, uint64_t first_pos,
-				  int *errp)
+static const struct sl_pool_opts no_opts;
+
+int sl_pool_check(const char *name, unsigned capacity, const struct sl_pool_opts *opts,
+		  struct sl_err *err)
 {
-	static const struct sl_pool_opts defaults;
-	struct sl_pool *p = NULL;
 	if (opts == NULL)
-		opts = &defaults;
+		opts = &no_opts;
 	unsigned chunk = opts->chunk ? opts->chunk : SL_POOL_CHUNK_DEFAULT;
 	unsigned high = opts->high ? opts->high : chunk + chunk / 2;
 	unsigned l3_slots = opts->l3_chunks ? opts->l3_chunks : SL_POOL_L3_CHUNKS_DEFAULT;
-	unsigned n_workers = opts->n_workers;
-	int err = EINVAL;
-	if (name == NULL || name[0] == '\0' || strlen(name) >= sizeof(((struct sl_pool *)0)->name) ||
-	    capacity == 0 || capacity > (1u << 30) ||
-	    chunk < SL_POOL_CHUNK_MIN || chunk > SL_POOL_CHUNK_MAX ||
-	    high < chunk || !is_pow2(l3_slots) ||
-	    (opts->global_chunks != 0 && !is_pow2(opts->global_chunks)) ||
-	    n_workers > SL_POOL_WORKERS_MAX)
-		goto out;
+	if (name == NULL || name[0] == '\0')
+		return sl_errf(err, EINVAL, "pool: the name is empty");
+	if (strlen(name) > SL_POOL_NAME_MAX)
+		return sl_errf(err, EINVAL, "pool '%s': the name is longer than %u characters",
+			       name, SL_POOL_NAME_MAX);
+	if (capacity == 0 || capacity > SL_POOL_CAPACITY_MAX)
+		return sl_errf(err, EINVAL, "pool '%s': capacity must be 1..%u, got %u", name,
+			       SL_POOL_CAPACITY_MAX, capacity);
+	if (chunk < SL_POOL_CHUNK_MIN || chunk > SL_POOL_CHUNK_MAX)
+		return sl_errf(err, EINVAL, "pool '%s': chunk must be %u..%u, got %u", name,
+			       SL_POOL_CHUNK_MIN, SL_POOL_CHUNK_MAX, chunk);
+	if (high < chunk)
+		return sl_errf(err, EINVAL, "pool '%s': high must be at least the chunk (%u), "
+			       "got %u", name, chunk, high);
+	if (!is_pow2(l3_slots))
+		return sl_errf(err, EINVAL, "pool '%s': l3_chunks must be a power of two >= 2, "
+			       "got %u", name, l3_slots);
+	if (opts->global_chunks != 0 && !is_pow2(opts->global_chunks))
+		return sl_errf(err, EINVAL, "pool '%s': global_chunks must be a power of two "
+			       ">= 2, got %u", name, opts->global_chunks);
+	if (opts->n_workers > SL_POOL_WORKERS_MAX)
+		return sl_errf(err, EINVAL, "pool '%s': n_workers must be at most %u, got %u",
+			       name, SL_POOL_WORKERS_MAX, opts->n_workers);
+	return 0;
+}
 
-	err = ENOMEM;
-	p = aligned_alloc(SL_POOL_CACHE_LINE, sizeof(*p));
-	if (p == NULL)
-		goto out;
+/* The new pool's name, sizes and step clock, from checked options. */
+static void init_head(struct sl_pool *p, const char *name, unsigned capacity,
+		      const struct sl_pool_opts *opts)
+{
 	memset(p, 0, sizeof(*p));
 	strcpy(p->name, name);
 	p->capacity = capacity;
-	p->chunk = chunk;
-	p->high = high;
-	p->n_workers = n_workers;
+	p->chunk = opts->chunk ? opts->chunk : SL_POOL_CHUNK_DEFAULT;
+	p->high = opts->high ? opts->high : p->chunk + p->chunk / 2;
+	p->n_workers = opts->n_workers;
 	if (opts->tsc_hz != 0) {
 		p->ns_per_tick = 1e9 / (double)opts->tsc_hz;
 	} else {
 		pthread_once(&measure_once, measure_tsc);
 		p->ns_per_tick = measured_ns_per_tick;
 	}
+}
 
-	/* Twice the chunks the pool can make: a producer can then only find the
-	 * next slot still occupied if a consumer stalled in the middle of its
-	 * copy while a whole pool's worth of chunks went by. */
-	unsigned global_slots = opts->global_chunks ? opts->global_chunks
-						    : pow2_at_least(2 * ((uint64_t)capacity / chunk + 1));
-	int rc = sl_chunkq_init(&p->global, global_slots, chunk, first_pos);
-	if (rc < 0) {
-		err = -rc;
-		goto out_free_pool;
-	}
-	p->shared.objs = freelist_alloc(capacity);
-	if (p->shared.objs == NULL)
-		goto out_release;
-
-	/* Workers, and dense L3 domain numbers in order of first appearance. */
-	if (n_workers > 0) {
-		p->workers = aligned_alloc(SL_POOL_CACHE_LINE, n_workers * sizeof(*p->workers));
-		if (p->workers == NULL)
-			goto out_release;
-		memset(p->workers, 0, n_workers * sizeof(*p->workers));
-	}
-	unsigned n_domains = 0;
+/* The worker handles and their freelists, and dense L3 domain numbers in order
+ * of first appearance (their count in *n_domains).  Returns 0 or -ENOMEM. */
+static int init_workers(struct sl_pool *p, const struct sl_pool_opts *opts,
+			unsigned *n_domains, struct sl_err *err)
+{
+	unsigned n_workers = p->n_workers;
+	*n_domains = 0;
+	if (n_workers == 0)
+		return 0;
+	p->workers = aligned_alloc(SL_POOL_CACHE_LINE, n_workers * sizeof(*p->workers));
+	if (p->workers == NULL)
+		return sl_errf(err, ENOMEM, "pool '%s': no memory for %u worker handles",
+			       p->name, n_workers);
+	memset(p->workers, 0, n_workers * sizeof(*p->workers));
 	for (unsigned w = 0; w < n_workers; w++) {
 		struct sl_pool_worker *h = &p->workers[w];
 		h->pool = p;
 		h->index = w;
-		h->chunk = chunk;
-		h->high = high;
-		h->capacity = capacity;
-		h->domain = n_domains;
+		h->chunk = p->chunk;
+		h->high = p->high;
+		h->capacity = p->capacity;
+		h->domain = *n_domains;
 		unsigned l3 = opts->workers ? opts->workers[w].l3 : 0;
 		for (unsigned v = 0; v < w; v++)
 			if ((opts->workers ? opts->workers[v].l3 : 0) == l3) {
 				h->domain = p->workers[v].domain;
 				break;
 			}
-		if (h->domain == n_domains)
-			n_domains++;
-		h->objs = freelist_alloc(capacity);
+		if (h->domain == *n_domains)
+			(*n_domains)++;
+		h->objs = freelist_alloc(p->capacity);
 		if (h->objs == NULL)
-			goto out_release;
+			return sl_errf(err, ENOMEM, "pool '%s': no memory for the freelist of "
+				       "worker %u (%u objects)", p->name, w, p->capacity);
 	}
-	if (opts->l3_tier && n_domains > 0) {
-		p->domains = calloc(n_domains, sizeof(*p->domains));
-		if (p->domains == NULL)
-			goto out_release;
-		for (unsigned d = 0; d < n_domains; d++) {
-			rc = sl_chunkq_init(&p->domains[d], l3_slots, chunk, first_pos);
-			if (rc < 0) {
-				err = -rc;
-				p->n_domains = d;
-				goto out_release;
-			}
-		}
-		p->n_domains = n_domains;
-		for (unsigned w = 0; w < n_workers; w++)
-			p->workers[w].home = &p->domains[p->workers[w].domain];
+	return 0;
+}
+
+/* One queue of l3_slots chunks per L3 domain, and each worker's home queue.
+ * Returns 0 or -ENOMEM. */
+static int init_domains(struct sl_pool *p, unsigned n_domains, unsigned l3_slots,
+			uint64_t first_pos, struct sl_err *err)
+{
+	p->domains = calloc(n_domains, sizeof(*p->domains));
+	if (p->domains == NULL)
+		return sl_errf(err, ENOMEM, "pool '%s': no memory for %u L3 queues", p->name,
+			       n_domains);
+	for (unsigned d = 0; d < n_domains; d++) {
+		int rc = sl_chunkq_init(&p->domains[d], l3_slots, p->chunk, first_pos);
+		if (rc < 0)
+			return sl_errf(err, -rc, "pool '%s': cannot set up the queue of L3 "
+				       "domain %u (%u chunks): %s", p->name, d, l3_slots,
+				       strerror(-rc));
+		p->n_domains = d + 1;
+	}
+	for (unsigned w = 0; w < p->n_workers; w++)
+		p->workers[w].home = &p->domains[p->workers[w].domain];
+	return 0;
+}
+
+struct sl_pool *sl_pool_create_at(const char *name, unsigned capacity,
+				  const struct sl_pool_opts *opts, uint64_t first_pos,
+				  struct sl_err *err)
+{
+	if (opts == NULL)
+		opts = &no_opts;
+	int rc = sl_pool_check(name, capacity, opts, err);
+	if (rc < 0) {
+		errno = -rc;
+		return NULL;
+	}
+	struct sl_pool *p = aligned_alloc(SL_POOL_CACHE_LINE, sizeof(*p));
+	if (p == NULL)
+		return sl_errf_null(err, ENOMEM, "pool '%s': no memory for the pool", name);
+	init_head(p, name, capacity, opts);
+
+	/* Twice the chunks the pool can make: a producer can then only find the
+	 * next slot still occupied if a consumer stalled in the middle of its
+	 * copy while a whole pool's worth of chunks went by. */
+	unsigned global_slots = opts->global_chunks ? opts->global_chunks
+						    : pow2_at_least(2 * ((uint64_t)capacity / p->chunk + 1));
+	rc = sl_chunkq_init(&p->global, global_slots, p->chunk, first_pos);
+	if (rc < 0) {
+		free(p);
+		return sl_errf_null(err, -rc, "pool '%s': cannot set up the global queue (%u "
+				    "chunks): %s", name, global_slots, strerror(-rc));
+	}
+	p->shared.objs = freelist_alloc(capacity);
+	if (p->shared.objs == NULL)
+		rc = sl_errf(err, ENOMEM, "pool '%s': no memory for the non-worker freelist "
+			     "(%u objects)", name, capacity);
+	unsigned n_domains = 0;
+	if (rc == 0)
+		rc = init_workers(p, opts, &n_domains, err);
+	if (rc == 0 && opts->l3_tier && n_domains > 0)
+		rc = init_domains(p, n_domains,
+				  opts->l3_chunks ? opts->l3_chunks : SL_POOL_L3_CHUNKS_DEFAULT,
+				  first_pos, err);
+	if (rc < 0) {
+		release(p);
+		errno = -rc;
+		return NULL;
 	}
 	return p;
-
-out_release:
-	release(p);
-	goto out;
-out_free_pool:
-	free(p);
-out:
-	if (errp != NULL)
-		*errp = err;
-	return NULL;
 }
 
 struct sl_pool *sl_pool_create(const char *name, unsigned capacity,
-			       const struct sl_pool_opts *opts, int *errp)
+			       const struct sl_pool_opts *opts, struct sl_err *err)
 {
-	return sl_pool_create_at(name, capacity, opts, 0, errp);
+	return sl_pool_create_at(name, capacity, opts, 0, err);
 }
 
 void sl_pool_free(struct sl_pool *p)

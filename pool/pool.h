@@ -58,12 +58,15 @@
  *     the queues are allocated by the creating thread (its NUMA node).  All of
  *     it is process-private: a DPDK secondary process cannot use the pool.
  *
- * Errors: actions return 0 or a negative errno; constructors return a pointer
- * or NULL with a positive errno in *errp; predicates return bool.
+ * Errors (the project's convention, err.h): actions return 0 or a negative
+ * errno; constructors return a pointer, or NULL with errno set and a sentence
+ * naming the pool in *err (err may be NULL); predicates return bool.
  */
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "err.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -78,6 +81,8 @@ struct rte_mempool;
 #define SL_POOL_CHUNK_DEFAULT 512u
 #define SL_POOL_L3_CHUNKS_DEFAULT 8u
 #define SL_POOL_WORKERS_MAX 1024u
+#define SL_POOL_CAPACITY_MAX (1u << 30)
+#define SL_POOL_NAME_MAX 31u        /* characters, without the NUL */
 
 /* One worker of the pool. */
 struct sl_pool_worker_cfg {
@@ -104,15 +109,18 @@ struct sl_pool_opts {
 /* ------------------------------------------------------------ lifecycle */
 
 /*
- * Create an empty pool for up to `capacity` objects, with opts->n_workers
- * worker freelists (handles: sl_pool_worker()).  Fill it with
+ * Create an empty pool for up to `capacity` objects (1..SL_POOL_CAPACITY_MAX),
+ * with opts->n_workers worker freelists (handles: sl_pool_worker()).  `name`
+ * (1..SL_POOL_NAME_MAX characters) names the pool in messages.  Fill it with
  * sl_pool_put(pool, NULL, ...).
- * Returns the pool, or NULL with *errp = EINVAL (bad name, capacity or option)
- * or ENOMEM.  Control thread; may allocate (and the first call may spend about
- * 10 ms measuring the TSC when opts->tsc_hz is 0); does not block otherwise.
+ * Returns the pool, or NULL with errno set to EINVAL (bad name, capacity or
+ * option) or ENOMEM, and a sentence naming the pool in *err (err may be
+ * NULL): "pool 'rx': chunk must be 64..2048, got 32".  Control thread; may
+ * allocate (and the first call may spend about 10 ms measuring the TSC when
+ * opts->tsc_hz is 0); does not block otherwise.
  */
 struct sl_pool *sl_pool_create(const char *name, unsigned capacity,
-			       const struct sl_pool_opts *opts, int *errp);
+			       const struct sl_pool_opts *opts, struct sl_err *err);
 
 /*
  * Free the pool (not the objects).  No thread may use it any more.  NULL is
@@ -266,14 +274,15 @@ void sl_pool_stats(const struct sl_pool *pool, struct sl_pool_stats *out);
  * rte_pktmbuf_pool_create), no private area.  opts->workers[i].lcore must be
  * distinct EAL lcore ids below RTE_MAX_LCORE.  The mapping from lcores to
  * workers is fixed here: create the pool before the workers start.
- * Returns the mempool (free it with rte_mempool_free), or NULL with *errp:
- * EINVAL (bad argument or option), EEXIST (name taken), ENOMEM, ENOSYS (the
+ * Returns the mempool (free it with rte_mempool_free), or NULL with errno set
+ * to EINVAL (bad argument or option), EEXIST (name taken), ENOMEM, ENOSYS (the
  * ops could not be registered: DPDK's table of mempool ops was full), or
- * another errno from DPDK.  Control thread, after rte_eal_init; allocates.
+ * another errno from DPDK, and a sentence naming the pool in *err (err may
+ * be NULL).  Control thread, after rte_eal_init; allocates.
  */
 struct rte_mempool *sl_pool_mbuf_create(const char *name, unsigned n,
 					unsigned data_room, int socket,
-					const struct sl_pool_opts *opts, int *errp);
+					const struct sl_pool_opts *opts, struct sl_err *err);
 
 /* The pool behind a mempool that uses these ops, else NULL.  Any thread. */
 struct sl_pool *sl_pool_of(const struct rte_mempool *mp);

@@ -102,7 +102,7 @@ struct sl_pool_shared {
 };
 
 struct sl_pool {
-	char name[32];
+	char name[SL_POOL_NAME_MAX + 1];
 	uint32_t capacity;
 	uint32_t chunk;
 	uint32_t high;
@@ -115,11 +115,19 @@ struct sl_pool {
 	struct sl_pool_shared shared;
 };
 
+/*
+ * Check sl_pool_create()'s arguments (opts may be NULL).  Returns 0, or
+ * -EINVAL with the sentence sl_pool_create() would write in *err (err may be
+ * NULL).  Any thread.
+ */
+int sl_pool_check(const char *name, unsigned capacity, const struct sl_pool_opts *opts,
+		  struct sl_err *err);
+
 /* Test hook: sl_pool_create() with the global queue's positions starting at
  * first_pos, to exercise wrap-around. */
 struct sl_pool *sl_pool_create_at(const char *name, unsigned capacity,
 				  const struct sl_pool_opts *opts, uint64_t first_pos,
-				  int *errp);
+				  struct sl_err *err);
 
 /*
  * Test hook: copy every object the pool holds into out (room for capacity

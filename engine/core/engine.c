@@ -274,16 +274,19 @@ static int create_pool(struct engine *e, const struct sl_topology *topo, struct 
 	}
 	struct sl_pool_opts o = { .chunk = p->chunk, .high = p->high, .l3_tier = p->l3_tier,
 				  .l3_chunks = p->l3_chunks, .n_workers = n, .workers = ws };
-	int rc = 0;
-	e->pool = sl_pool_mbuf_create("sluice_mbufs", p->mbufs, room, socket, &o, &rc);
-	if (e->pool == NULL && rc == ENOMEM && socket != SOCKET_ID_ANY)
+	struct sl_err perr = { "" };
+	e->pool = sl_pool_mbuf_create("sluice_mbufs", p->mbufs, room, socket, &o, &perr);
+	int rc = e->pool == NULL ? errno : 0;
+	if (e->pool == NULL && rc == ENOMEM && socket != SOCKET_ID_ANY) {
 		e->pool = sl_pool_mbuf_create("sluice_mbufs", p->mbufs, room, SOCKET_ID_ANY, &o,
-					      &rc);
+					      &perr);
+		rc = e->pool == NULL ? errno : 0;
+	}
 	free(ws);
 	if (e->pool == NULL)
-		return sl_errf(err, rc ? rc : ENOMEM,
+		return sl_errf(err, rc > 0 ? rc : ENOMEM,
 			       "pool: cannot create %u mbufs of %u bytes (chunk %u): %s%s",
-			       p->mbufs, p->data_room, p->chunk, strerror(rc ? rc : ENOMEM),
+			       p->mbufs, p->data_room, p->chunk, perr.msg,
 			       rc == ENOMEM ? " (raise dpdk.args -m?)" : "");
 	for (unsigned w = 0; w < n; w++)
 		e->workers[w].pool = sl_pool_worker(sl_pool_of(e->pool), w);
@@ -314,13 +317,13 @@ static int create_links(struct engine *e, struct sl_err *err)
 				return sl_errf(err, ENOMEM, "link '%s': out of memory", l->name);
 		} else {
 			char name[SL_IL_NAME_MAX + 1];
-			rc = 0;
 			snprintf(name, sizeof(name), "sluice_l%u", i);
 			struct sl_il_config ilc = { .size = size, .socket = to->socket };
-			l->il = sl_il_create(name, &ilc, &rc);
+			l->il = sl_il_create(name, &ilc, err);
 			if (l->il == NULL)
-				return sl_errf(err, -rc, "link '%s': cannot create its interlink: %s",
-					       l->name, strerror(-rc));
+				return sl_err_prefix(err, errno > 0 ? errno : ENOMEM,
+						     "link '%s': cannot create its interlink",
+						     l->name);
 			/* The control thread attaches both ends for the workers (and
 			 * uses them itself to drain at stop). */
 			rc = sl_il_attach(l->il, SL_IL_PRODUCER);

@@ -584,7 +584,7 @@ int main(int argc, char **argv)
 	sched_setaffinity(0, sizeof(all), &all);
 	hz = rte_get_tsc_hz();
 
-	int err = 0;
+	struct sl_err err = { "" };
 	struct sl_il *il = sl_il_create("bench", &(struct sl_il_config){ .size = opt.size,
 			.socket = SOCKET_ID_ANY, .sample_every = opt.sample }, &err);
 	/* RING_F_EXACT_SZ: usable capacity opt.size, as the interlink's. */
@@ -592,7 +592,8 @@ int main(int argc, char **argv)
 					       RING_F_SP_ENQ | RING_F_SC_DEQ | RING_F_EXACT_SZ);
 	if (il == NULL || ring == NULL || sl_il_attach(il, SL_IL_PRODUCER) != 0 ||
 	    sl_il_attach(il, SL_IL_CONSUMER) != 0) {
-		fprintf(stderr, "bench_interlink: cannot create the rings (interlink: %d)\n", err);
+		fprintf(stderr, "bench_interlink: cannot create the rings (%s)\n",
+			il == NULL ? err.msg : "interlink created");
 		return 1;
 	}
 

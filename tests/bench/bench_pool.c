@@ -212,12 +212,12 @@ static struct rte_mempool *make_pool(enum kind k)
 			ws[i] = (struct sl_pool_worker_cfg){ .lcore = i + 1, .l3 = 0 };
 		struct sl_pool_opts o = { .chunk = opt.chunk, .n_workers = MAX_FANOUT + 1,
 					  .workers = ws };
-		int err = 0;
+		struct sl_err err = { "" };
 		struct rte_mempool *mp = sl_pool_mbuf_create(name, opt.mbufs,
 							     RTE_MBUF_DEFAULT_BUF_SIZE,
 							     SOCKET_ID_ANY, &o, &err);
 		if (mp == NULL) {
-			fprintf(stderr, "bench_pool: sluice pool: %s\n", strerror(err));
+			fprintf(stderr, "bench_pool: %s\n", err.msg);
 			exit(1);
 		}
 		return mp;
@@ -601,10 +601,10 @@ static struct l3result l3_run(bool tier, struct l3obj *objs)
 	const struct sl_pool_worker_cfg ws[4] = { { 0, 0 }, { 0, 0 }, { 0, 1 }, { 0, 1 } };
 	struct sl_pool_opts o = { .chunk = opt.chunk, .l3_tier = tier, .n_workers = 4,
 				  .workers = ws, .tsc_hz = rte_get_tsc_hz() };
-	int err = 0;
+	struct sl_err err = { "" };
 	l3pool = sl_pool_create("bench_l3", opt.mbufs, &o, &err);
 	if (l3pool == NULL)
-		die("cannot create the L3 pool");
+		die(err.msg);
 	for (unsigned i = 0; i < opt.mbufs; i++) {
 		objs[i].freed_in = ~0u;
 		void *p = &objs[i];

@@ -169,12 +169,12 @@ static void test_stream(uint32_t size, uint32_t sample, unsigned seed)
 {
 	char name[32];
 	snprintf(name, sizeof(name), "st%u_%u", size, sample);
-	int err = 0;
+	struct sl_err err = { "" };
 	struct stream st = { .seed = seed };
 	st.il = sl_il_create(name, &(struct sl_il_config){ .size = size, .socket = SOCKET_ID_ANY,
 			.sample_every = sample }, &err);
 	if (st.il == NULL) {
-		CHECK(0, "create %s: %d", name, err);
+		CHECK(0, "create: %s", err.msg);
 		return;
 	}
 	st.until = now_s() + STREAM_SECONDS;
@@ -316,12 +316,12 @@ static void *churn_consumer(void *arg)
 
 static void test_churn(uint32_t size)
 {
-	int err = 0;
+	struct sl_err err = { "" };
 	struct churn ch = { .next_in = 1, .next_out = 1 };
 	ch.il = sl_il_create("churn", &(struct sl_il_config){ .size = size,
 			.socket = SOCKET_ID_ANY, .sample_every = 8 }, &err);
 	if (ch.il == NULL) {
-		CHECK(0, "create churn: %d", err);
+		CHECK(0, "create: %s", err.msg);
 		return;
 	}
 	ch.until = now_s() + CHURN_SECONDS;

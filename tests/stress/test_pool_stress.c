@@ -248,10 +248,10 @@ static int run_case(const struct scase *c, uint64_t objects_per_case)
 		.chunk = c->chunk, .high = 2 * c->chunk, .l3_tier = c->l3, .l3_chunks = 4,
 		.global_chunks = c->global_chunks, .n_workers = c->threads, .workers = ws,
 	};
-	int err = 0;
+	struct sl_err err = { "" };
 	pool = sl_pool_create("stress", c->capacity, &o, &err);
 	if (pool == NULL) {
-		printf("FAIL: cannot create the pool: %s\n", strerror(err));
+		printf("FAIL: %s\n", err.msg);
 		return 1;
 	}
 	objects = aligned_alloc(64, c->capacity * sizeof(*objects));

@@ -26,10 +26,10 @@
 
 static struct sl_il *make(const char *name, uint32_t size, uint32_t sample)
 {
-	int err = 0;
+	struct sl_err err = { "" };
 	struct sl_il_config cfg = { .size = size, .socket = SOCKET_ID_ANY, .sample_every = sample };
 	struct sl_il *il = sl_il_create(name, &cfg, &err);
-	CHECK(il != NULL && err == 0, "create '%s': err %d", name, err);
+	CHECK(il != NULL, "create '%s': %s", name, err.msg);
 	return il;
 }
 
@@ -48,53 +48,84 @@ static void destroy(struct sl_il *il)
 	CHECK(rc == 0, "free: %d", rc);
 }
 
+/* A constructor or lookup that must have failed: it returned NULL, set errno
+ * to `want` and wrote exactly `msg` (which names the ring) into *err.  Clears
+ * errno and *err for the next call. */
+static void fails(const char *what, const void *got, struct sl_err *err, int want,
+		  const char *msg)
+{
+	int e = errno;
+	CHECK(got == NULL && e == want && strcmp(err->msg, msg) == 0,
+	      "%s: got %p, errno %d (want %d), '%s' (want '%s')", what, got, e, want, err->msg,
+	      msg);
+	errno = 0;
+	err->msg[0] = '\0';
+}
+
 static void test_create_errors(void)
 {
-	int err = 0;
+	struct sl_err err = { "" };
 	struct sl_il_config cfg = { .size = 1000, .socket = SOCKET_ID_ANY };
+	const char *long_name = "abcdefghijklmnopqrstuvwxyz";   /* 26 characters */
 
-	CHECK(sl_il_create(NULL, NULL, &err) == NULL && err == -EINVAL, "NULL name: %d", err);
-	CHECK(sl_il_create("", NULL, &err) == NULL && err == -EINVAL, "empty name: %d", err);
-	CHECK(sl_il_create("abcdefghijklmnopqrstuvwxyz", NULL, &err) == NULL &&
-		      err == -ENAMETOOLONG, "26-char name: %d", err);
-	CHECK(sl_il_create("c1", &cfg, &err) == NULL && err == -EINVAL, "size 1000: %d", err);
+	errno = 0;
+	fails("NULL name", sl_il_create(NULL, NULL, &err), &err, EINVAL,
+	      "interlink: the name is empty");
+	fails("empty name", sl_il_create("", NULL, &err), &err, EINVAL,
+	      "interlink: the name is empty");
+	fails("26-character name", sl_il_create(long_name, NULL, &err), &err, ENAMETOOLONG,
+	      "interlink 'abcdefghijklmnopqrstuvwxyz': the name is longer than 25 characters");
+	fails("size 1000", sl_il_create("c1", &cfg, &err), &err, EINVAL,
+	      "interlink 'c1': size must be a power of two from 2 to 16777216, got 1000");
 	cfg.size = 1;
-	CHECK(sl_il_create("c1", &cfg, &err) == NULL && err == -EINVAL, "size 1: %d", err);
+	fails("size 1", sl_il_create("c1", &cfg, &err), &err, EINVAL,
+	      "interlink 'c1': size must be a power of two from 2 to 16777216, got 1");
 	cfg.size = SL_IL_SIZE_MAX * 2;
-	CHECK(sl_il_create("c1", &cfg, &err) == NULL && err == -EINVAL, "size 2^25: %d", err);
+	fails("size 2^25", sl_il_create("c1", &cfg, &err), &err, EINVAL,
+	      "interlink 'c1': size must be a power of two from 2 to 16777216, got 33554432");
 	cfg.size = 64;
 	cfg.sample_every = 48;
-	CHECK(sl_il_create("c1", &cfg, &err) == NULL && err == -EINVAL, "sample 48: %d", err);
+	fails("sample 48", sl_il_create("c1", &cfg, &err), &err, EINVAL,
+	      "interlink 'c1': sample_every must be a power of two from 1 to 65536, got 48");
 	cfg.sample_every = SL_IL_SAMPLE_MAX * 2;
-	CHECK(sl_il_create("c1", &cfg, &err) == NULL && err == -EINVAL, "sample 2^17: %d", err);
-	CHECK(sl_il_create("c1", &cfg, NULL) == NULL, "err may be NULL");
+	fails("sample 2^17", sl_il_create("c1", &cfg, &err), &err, EINVAL,
+	      "interlink 'c1': sample_every must be a power of two from 1 to 65536, got 131072");
+	CHECK(sl_il_create("c1", &cfg, NULL) == NULL && errno == EINVAL,
+	      "err may be NULL: errno %d", errno);
+	errno = 0;
 
 	/* 25 characters is the limit and works. */
 	struct sl_il *il = make("abcdefghijklmnopqrstuvwxy", 2, 1);
 	CHECK(il != NULL && strcmp(sl_il_name(il), "abcdefghijklmnopqrstuvwxy") == 0, "name");
 	CHECK(rte_memzone_lookup("sl_il_abcdefghijklmnopqrstuvwxy") != NULL, "memzone name");
-	CHECK(sl_il_create("abcdefghijklmnopqrstuvwxy", NULL, &err) == NULL && err == -EEXIST,
-	      "duplicate: %d", err);
-	CHECK(sl_il_lookup("abcdefghijklmnopqrstuvwxy", &err) == il, "lookup finds it");
+	fails("duplicate", sl_il_create("abcdefghijklmnopqrstuvwxy", NULL, &err), &err, EEXIST,
+	      "interlink 'abcdefghijklmnopqrstuvwxy': the memzone "
+	      "'sl_il_abcdefghijklmnopqrstuvwxy' exists already");
+	CHECK(sl_il_lookup("abcdefghijklmnopqrstuvwxy", NULL) == il, "lookup finds it");
 	destroy(il);
 
-	CHECK(sl_il_lookup("nosuch", &err) == NULL && err == -ENOENT, "lookup missing: %d", err);
-	CHECK(sl_il_lookup("", &err) == NULL && err == -EINVAL, "lookup empty: %d", err);
+	fails("lookup missing", sl_il_lookup("nosuch", &err), &err, ENOENT,
+	      "interlink 'nosuch': no memzone 'sl_il_nosuch'");
+	fails("lookup empty", sl_il_lookup("", &err), &err, EINVAL,
+	      "interlink: the name is empty");
+	fails("lookup 26 characters", sl_il_lookup(long_name, &err), &err, ENAMETOOLONG,
+	      "interlink 'abcdefghijklmnopqrstuvwxyz': the name is longer than 25 characters");
 	const struct rte_memzone *z = rte_memzone_reserve("sl_il_fake", 8192, SOCKET_ID_ANY, 0);
 	CHECK(z != NULL, "reserve a fake memzone");
 	if (z != NULL) {
 		memset(z->addr, 0, z->len);
-		CHECK(sl_il_lookup("fake", &err) == NULL && err == -EPROTO,
-		      "lookup of a memzone that is not an interlink: %d", err);
+		fails("lookup of a memzone that is not an interlink", sl_il_lookup("fake", &err),
+		      &err, EPROTO, "interlink 'fake': memzone 'sl_il_fake' does not hold an "
+		      "interlink of this layout");
 		rte_memzone_free(z);
 	}
 }
 
 static void test_defaults(void)
 {
-	int err;
+	struct sl_err err = { "" };
 	struct sl_il *il = sl_il_create("d1", NULL, &err);
-	CHECK(il != NULL, "create with NULL config: %d", err);
+	CHECK(il != NULL, "create with NULL config: %s", err.msg);
 	struct sl_il_stats s;
 	sl_il_stats_read(il, &s);
 	CHECK(s.size == SL_IL_SIZE_DEFAULT && sl_il_size(il) == 1024, "default size %u", s.size);
@@ -314,8 +345,10 @@ static void test_drain(void)
 	CHECK(sl_il_detach(il, SL_IL_PRODUCER) == 0 && sl_il_detach(il, SL_IL_CONSUMER) == 0,
 	      "detach both again");
 	CHECK(sl_il_free(il) == 0, "free");
-	int err = 0;
-	CHECK(sl_il_lookup("dr1", &err) == NULL && err == -ENOENT, "gone after free: %d", err);
+	struct sl_err err = { "" };
+	errno = 0;
+	fails("gone after free", sl_il_lookup("dr1", &err), &err, ENOENT,
+	      "interlink 'dr1': no memzone 'sl_il_dr1'");
 }
 
 static void test_sojourn(void)

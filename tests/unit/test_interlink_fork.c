@@ -133,11 +133,11 @@ int main(void)
 		return 77;
 	}
 
-	int err = 0;
+	struct sl_err err = { "" };
 	struct sl_il *il = sl_il_create("fork", &(struct sl_il_config){ .size = 256,
 			.socket = SOCKET_ID_ANY, .sample_every = 16 }, &err);
 	if (il == NULL) {
-		printf("FAIL: create: %d\n", err);
+		printf("FAIL: create: %s\n", err.msg);
 		return 1;
 	}
 	CHECK(sl_il_attach(il, SL_IL_PRODUCER) == 0, "parent attaches the producer");

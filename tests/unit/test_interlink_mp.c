@@ -86,10 +86,10 @@ static int secondary(const char *prog, const char *prefix, bool huge, const char
 	if (eal_init(prog, prefix, true, huge) < 0)
 		return 77;
 	sched_setaffinity(0, sizeof(*cpus), cpus);
-	int err = 0;
+	struct sl_err err = { "" };
 	struct sl_il *il = sl_il_lookup(RING, &err);
 	if (il == NULL) {
-		printf("FAIL secondary: lookup '%s': %d\n", RING, err);
+		printf("FAIL secondary: lookup: %s\n", err.msg);
 		return 1;
 	}
 	bool consume = strcmp(role, "consume") == 0;
@@ -174,11 +174,11 @@ int main(int argc, char **argv)
 		printf("SKIP: cannot initialise DPDK's EAL\n");
 		return 77;
 	}
-	int err = 0;
+	struct sl_err err = { "" };
 	struct sl_il *il = sl_il_create(RING, &(struct sl_il_config){ .size = 512,
 			.socket = SOCKET_ID_ANY }, &err);
 	if (il == NULL) {
-		printf("FAIL: create: %d\n", err);
+		printf("FAIL: create: %s\n", err.msg);
 		return 1;
 	}
 	CHECK(sl_il_attach(il, SL_IL_PRODUCER) == 0, "primary attaches the producer");

@@ -134,40 +134,60 @@ static void test_chunkq(void)
 
 static void test_options(void)
 {
+	/* Each bad option: errno EINVAL and a sentence naming the pool. */
 	struct {
 		const char *what;
 		const char *name;
 		unsigned cap;
 		struct sl_pool_opts o;
-		int err;
+		const char *msg;   /* NULL: created */
 	} cases[] = {
-		{ "chunk 63", "p", 100, { .chunk = 63 }, EINVAL },
-		{ "chunk 2049", "p", 100, { .chunk = 2049 }, EINVAL },
-		{ "high < chunk", "p", 100, { .chunk = 64, .high = 63 }, EINVAL },
-		{ "l3_chunks 3", "p", 100, { .l3_chunks = 3 }, EINVAL },
-		{ "global_chunks 6", "p", 100, { .global_chunks = 6 }, EINVAL },
-		{ "capacity 0", "p", 0, { 0 }, EINVAL },
-		{ "no name", "", 100, { 0 }, EINVAL },
-		{ "long name", "0123456789012345678901234567890123", 100, { 0 }, EINVAL },
-		{ "workers", "p", 100, { .n_workers = SL_POOL_WORKERS_MAX + 1 }, EINVAL },
-		{ "chunk 64", "p", 100, { .chunk = 64 }, 0 },
-		{ "chunk 2048", "p", 100, { .chunk = 2048 }, 0 },
-		{ "defaults", "p", 100, { 0 }, 0 },
+		{ "chunk 63", "p", 100, { .chunk = 63 },
+		  "pool 'p': chunk must be 64..2048, got 63" },
+		{ "chunk 2049", "rx", 100, { .chunk = 2049 },
+		  "pool 'rx': chunk must be 64..2048, got 2049" },
+		{ "high < chunk", "p", 100, { .chunk = 64, .high = 63 },
+		  "pool 'p': high must be at least the chunk (64), got 63" },
+		{ "l3_chunks 3", "p", 100, { .l3_chunks = 3 },
+		  "pool 'p': l3_chunks must be a power of two >= 2, got 3" },
+		{ "global_chunks 6", "p", 100, { .global_chunks = 6 },
+		  "pool 'p': global_chunks must be a power of two >= 2, got 6" },
+		{ "capacity 0", "p", 0, { 0 }, "pool 'p': capacity must be 1..1073741824, got 0" },
+		{ "capacity 2^30 + 1", "p", (1u << 30) + 1, { 0 },
+		  "pool 'p': capacity must be 1..1073741824, got 1073741825" },
+		{ "no name", "", 100, { 0 }, "pool: the name is empty" },
+		{ "NULL name", NULL, 100, { 0 }, "pool: the name is empty" },
+		{ "long name", "01234567890123456789012345678901", 100, { 0 },
+		  "pool '01234567890123456789012345678901': the name is longer than 31 "
+		  "characters" },
+		{ "workers", "p", 100, { .n_workers = SL_POOL_WORKERS_MAX + 1 },
+		  "pool 'p': n_workers must be at most 1024, got 1025" },
+		{ "31-character name", "0123456789012345678901234567890", 100, { 0 }, NULL },
+		{ "chunk 64", "p", 100, { .chunk = 64 }, NULL },
+		{ "chunk 2048", "p", 100, { .chunk = 2048 }, NULL },
+		{ "defaults", "p", 100, { 0 }, NULL },
 	};
 	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		int err = 0;
+		struct sl_err err = { "" };
 		cases[i].o.tsc_hz = 1000000000;
+		errno = 0;
 		struct sl_pool *p = sl_pool_create(cases[i].name, cases[i].cap, &cases[i].o, &err);
-		if (cases[i].err == 0) {
-			CHECK(p != NULL, "%s: rejected (%d)", cases[i].what, err);
+		int e = errno;
+		if (cases[i].msg == NULL) {
+			CHECK(p != NULL, "%s: rejected (%s)", cases[i].what, err.msg);
 		} else {
-			CHECK(p == NULL && err == cases[i].err, "%s: want errno %d, got %d",
-			      cases[i].what, cases[i].err, err);
+			CHECK(p == NULL && e == EINVAL && strcmp(err.msg, cases[i].msg) == 0,
+			      "%s: errno %d (want EINVAL), '%s' (want '%s')", cases[i].what, e,
+			      err.msg, cases[i].msg);
+			CHECK(sl_pool_check(cases[i].name, cases[i].cap, &cases[i].o, NULL) ==
+			      -EINVAL, "%s: sl_pool_check agrees", cases[i].what);
 		}
 		sl_pool_free(p);
 	}
-	int err = 0;
-	struct sl_pool *p = sl_pool_create("p", 100, NULL, &err);
+	errno = 0;
+	CHECK(sl_pool_create("p", 0, NULL, NULL) == NULL && errno == EINVAL,
+	      "err may be NULL: errno %d", errno);
+	struct sl_pool *p = sl_pool_create("p", 100, NULL, NULL);
 	CHECK(p != NULL && sl_pool_chunk(p) == SL_POOL_CHUNK_DEFAULT && sl_pool_n_workers(p) == 0,
 	      "NULL options give the defaults");
 	CHECK(sl_pool_worker(p, 0) == NULL, "no worker 0");
@@ -183,8 +203,7 @@ static void test_chunk_boundaries(void)
 {
 	struct sl_pool_opts o = base;
 	o.n_workers = 1;
-	int err = 0;
-	struct sl_pool *p = sl_pool_create("bounds", 1000, &o, &err);
+	struct sl_pool *p = sl_pool_create("bounds", 1000, &o, NULL);
 	struct sl_pool_worker *w = sl_pool_worker(p, 0);
 	fill(p, 1000);
 	struct sl_pool_counts c;

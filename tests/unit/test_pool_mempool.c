@@ -83,10 +83,10 @@ static void test_two_lcores(unsigned worker_lcore)
 {
 	const struct sl_pool_worker_cfg ws[] = { { .lcore = worker_lcore, .l3 = 0 } };
 	const struct sl_pool_opts opts = { .chunk = 64, .n_workers = 1, .workers = ws };
-	int err = 0;
+	struct sl_err err = { "" };
 	mp = sl_pool_mbuf_create("tpm", N_MBUFS, 2048 + RTE_PKTMBUF_HEADROOM, SOCKET_ID_ANY,
 				 &opts, &err);
-	CHECK(mp != NULL, "create: %s", strerror(err));
+	CHECK(mp != NULL, "create: %s", err.msg);
 	if (mp == NULL)
 		return;
 	CHECK(mp->cache_size == 0, "no DPDK cache");
@@ -174,38 +174,57 @@ static void test_by_ops(void)
 
 static void test_errors(void)
 {
+	/* Each bad argument: NULL, errno EINVAL and a sentence naming the pool,
+	 * before anything is allocated. */
 	struct {
 		const char *what;
 		const char *name;
 		unsigned n, room;
 		struct sl_pool_worker_cfg ws[2];
 		struct sl_pool_opts o;
-		int err;
+		const char *msg;
 	} cases[] = {
-		{ "same lcore twice", "e1", 100, 1024, { { 1, 0 }, { 1, 0 } }, { .n_workers = 2 }, EINVAL },
-		{ "lcore too big", "e2", 100, 1024, { { RTE_MAX_LCORE, 0 } }, { .n_workers = 1 }, EINVAL },
-		{ "workers missing", "e3", 100, 1024, { { 0 } }, { .n_workers = 1 }, EINVAL },
-		{ "chunk 32", "e4", 100, 1024, { { 0 } }, { .chunk = 32 }, EINVAL },
-		{ "no mbufs", "e5", 0, 1024, { { 0 } }, { 0 }, EINVAL },
-		{ "data room", "e6", 100, 70000, { { 0 } }, { 0 }, EINVAL },
+		{ "same lcore twice", "e1", 100, 1024, { { 1, 0 }, { 1, 0 } }, { .n_workers = 2 },
+		  "pool 'e1': workers 0 and 1 have the same lcore (1)" },
+		{ "lcore too big", "e2", 100, 1024, { { RTE_MAX_LCORE, 0 } }, { .n_workers = 1 },
+		  "pool 'e2': worker 0's lcore 128 is not below RTE_MAX_LCORE (128)" },
+		{ "workers missing", "e3", 100, 1024, { { 0 } }, { .n_workers = 1 },
+		  "pool 'e3': 1 workers but no table of their lcores" },
+		{ "chunk 32", "e4", 100, 1024, { { 0 } }, { .chunk = 32 },
+		  "pool 'e4': chunk must be 64..2048, got 32" },
+		{ "no mbufs", "e5", 0, 1024, { { 0 } }, { 0 },
+		  "pool 'e5': capacity must be 1..1073741824, got 0" },
+		{ "data room", "e6", 100, 70000, { { 0 } }, { 0 },
+		  "pool 'e6': data_room must be at most 65535, got 70000" },
+		{ "no name", NULL, 100, 1024, { { 0 } }, { 0 }, "pool: the name is empty" },
 	};
+	_Static_assert(RTE_MAX_LCORE == 128, "the messages above name RTE_MAX_LCORE");
 	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		if (strcmp(cases[i].what, "workers missing") != 0)
 			cases[i].o.workers = cases[i].ws;
-		int err = 0;
+		struct sl_err err = { "" };
+		errno = 0;
 		struct rte_mempool *p = sl_pool_mbuf_create(cases[i].name, cases[i].n,
 							    cases[i].room, SOCKET_ID_ANY,
 							    &cases[i].o, &err);
-		CHECK(p == NULL && err == cases[i].err, "%s: want errno %d, got %d (%s)",
-		      cases[i].what, cases[i].err, err, strerror(err));
-		CHECK(rte_mempool_lookup(cases[i].name) == NULL, "%s: nothing left behind",
-		      cases[i].what);
+		int e = errno;
+		CHECK(p == NULL && e == EINVAL && strcmp(err.msg, cases[i].msg) == 0,
+		      "%s: errno %d (want EINVAL), '%s' (want '%s')", cases[i].what, e, err.msg,
+		      cases[i].msg);
+		if (cases[i].name != NULL)
+			CHECK(rte_mempool_lookup(cases[i].name) == NULL,
+			      "%s: nothing left behind", cases[i].what);
 		rte_mempool_free(p);
 	}
-	int err = 0;
+	struct sl_err err = { "" };
 	struct rte_mempool *a = sl_pool_mbuf_create("dup", 100, 1024, SOCKET_ID_ANY, NULL, &err);
+	errno = 0;
 	struct rte_mempool *b = sl_pool_mbuf_create("dup", 100, 1024, SOCKET_ID_ANY, NULL, &err);
-	CHECK(a != NULL && b == NULL && err == EEXIST, "name taken: errno %d", err);
+	int e = errno;
+	CHECK(a != NULL && b == NULL && e == EEXIST &&
+	      strstr(err.msg, "pool 'dup': cannot create a mempool of 100 mbufs of 1024 bytes "
+			      "on socket -1: ") == err.msg,
+	      "name taken: errno %d, '%s'", e, err.msg);
 	rte_mempool_free(a);
 }
 

@@ -88,8 +88,7 @@ static void make_link(struct sl_link *l, struct sl_app *from, struct sl_app *to,
 		char name[32];
 		snprintf(name, sizeof(name), "tw%u", seq++);
 		struct sl_il_config c = { .size = 64, .socket = SOCKET_ID_ANY };
-		int rc;
-		l->il = sl_il_create(name, &c, &rc);
+		l->il = sl_il_create(name, &c, NULL);
 		sl_il_attach(l->il, SL_IL_PRODUCER);
 		sl_il_attach(l->il, SL_IL_CONSUMER);
 	} else {

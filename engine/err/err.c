@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,6 +14,18 @@ int sl_errf(struct sl_err *err, int errnum, const char *fmt, ...)
 		va_end(ap);
 	}
 	return -errnum;
+}
+
+void *sl_errf_null(struct sl_err *err, int errnum, const char *fmt, ...)
+{
+	if (err != NULL) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		va_end(ap);
+	}
+	errno = errnum;
+	return NULL;
 }
 
 bool sl_appendf(char *buf, size_t size, size_t *len, const char *fmt, ...)
