@@ -109,6 +109,16 @@ int sl_param_rows_check(const struct sl_param_spec *spec, unsigned n, struct sl_
  * whose last row is only partly filled (zeroed values, NULL where). */
 void sl_param_value_free(struct sl_param_value *v);
 
+/* Give each value of vals[0..n) (parallel to specs) that is not set the
+ * default of its spec, parsed as if it had been written (.set stays false):
+ * the schema is the one place a default is written.  Returns 0; -ENOENT,
+ * with the index of the first value that is not set and has no default (a
+ * required parameter) in *missing and err untouched; or -EINVAL (-ENOMEM)
+ * with "parameter 'NAME' ..." in err when a default does not parse (a bad
+ * schema). */
+int sl_param_defaults(const struct sl_param_spec *specs, unsigned n,
+		      struct sl_param_value *vals, unsigned *missing, struct sl_err *err);
+
 /* Index of name in specs[0..n), or -1. */
 int sl_param_find(const struct sl_param_spec *specs, unsigned n, const char *name);
 
