@@ -330,13 +330,13 @@ static const struct sl_param_spec engine_keys[ENGINE_N] = {
 	/* Choices in the order of enum sl_epoch_policy. */
 	[ENGINE_EPOCH] = { .name = "epoch", .type = SL_PARAM_ENUM, .def = "immediate",
 		.choices = "immediate|batch|qsbr",
-		.doc = "how objects that apps retire are reclaimed (see below)" },
+		.doc = "how objects that apps retire are reclaimed (docs/epoch.md)" },
 	[ENGINE_RECLAIM_CAP] = { .name = "reclaim_cap", .type = SL_PARAM_UINT, .def = "256",
 		.min = 1, .max = 65536,
 		.doc = "retired objects a worker frees per breath at most" },
 	[ENGINE_STOP_TIMEOUT] = { .name = "stop_timeout", .type = SL_PARAM_DURATION, .def = "5s",
-		.doc = "how long a stop waits for the workers and a setup or clean-up step "
-		       "(0: no limit; see below)" },
+		.doc = "how long a stop waits for the workers and a setup or clean-up step; "
+		       "0: no limit; sluice run --stop-timeout overrides it" },
 };
 
 /* A STRING key's doc is a noun phrase: messages say "KEY must be DOC". */
