@@ -575,6 +575,17 @@ const char *sl_config_doc_intro(void)
 
 /* ---- sections of keys: pool, engine, topology --------------------------- */
 
+/* sl_param_parse's sentence without its "parameter 'NAME' " lead, for
+ * callers that name the value their own way ("pool.mbufs ...", "field
+ * 'output' ..."). */
+static const char *without_param_lead(const char *msg, const char *name)
+{
+	char lead[160];
+
+	snprintf(lead, sizeof(lead), "parameter '%s' ", name);
+	return strncmp(msg, lead, strlen(lead)) == 0 ? msg + strlen(lead) : msg;
+}
+
 /* What a non-scalar value of spec should have been, for "KEY must be ...". */
 static const char *value_shape(const struct sl_param_spec *spec, char *buf, size_t len)
 {
@@ -596,7 +607,7 @@ static int parse_key(struct ctx *c, const char *section, const struct sl_param_s
 		     const yaml_node_t *v, struct sl_param_value *out)
 {
 	struct sl_err perr = { "" };
-	char shape[128], lead[64];
+	char shape[128];
 
 	if (v->type != YAML_SCALAR_NODE)
 		return fail_at(c, node_mark(v), "%s.%s must be %s, got %s", section, spec->name,
@@ -607,13 +618,9 @@ static int parse_key(struct ctx *c, const char *section, const struct sl_param_s
 	int rc = sl_param_parse(spec, text_of(v), out, &perr);
 	if (rc == -ENOMEM)
 		return out_of_memory(c);
-	if (rc < 0) {
-		const char *rest = perr.msg;
-		snprintf(lead, sizeof(lead), "parameter '%s' ", spec->name);
-		if (strncmp(rest, lead, strlen(lead)) == 0)
-			rest += strlen(lead);
-		return fail_at(c, node_mark(v), "%s.%s %s", section, spec->name, rest);
-	}
+	if (rc < 0)
+		return fail_at(c, node_mark(v), "%s.%s %s", section, spec->name,
+			       without_param_lead(perr.msg, spec->name));
 	return 0;
 }
 
@@ -1158,7 +1165,6 @@ static int parse_field(struct ctx *c, const char *owner, const struct sl_param_s
 		       const yaml_node_t *v, struct sl_param_value *out)
 {
 	struct sl_err perr = { "" };
-	char lead[160];
 
 	if (v->type != YAML_SCALAR_NODE)
 		return fail_at(c, node_mark(v), "%sfield '%s' must be a single value, got %s",
@@ -1166,13 +1172,9 @@ static int parse_field(struct ctx *c, const char *owner, const struct sl_param_s
 	int rc = sl_param_parse(fs, text_of(v), out, &perr);
 	if (rc == -ENOMEM)
 		return out_of_memory(c);
-	if (rc < 0) {
-		const char *msg = perr.msg;
-		snprintf(lead, sizeof(lead), "parameter '%s' ", fs->name);
-		if (strncmp(msg, lead, strlen(lead)) == 0)
-			msg += strlen(lead);
-		return fail_at(c, node_mark(v), "%sfield '%s' %s", owner, fs->name, msg);
-	}
+	if (rc < 0)
+		return fail_at(c, node_mark(v), "%sfield '%s' %s", owner, fs->name,
+			       without_param_lead(perr.msg, fs->name));
 	return 0;
 }
 

@@ -17,9 +17,13 @@
  * from the YAML; sl_param_parse only knows the empty list, "[]", so that a
  * list's default can be written like any other.
  *
+ * The same machinery reads the keys of the configuration's own sections
+ * (pool, engine, topology, workers: config.h), so that a default, a range, a
+ * type and a line of doc are written once, in a spec, wherever they apply.
+ *
  * Thread: control thread only (config load and app init).  No function here
- * allocates except sl_param_parse for SL_PARAM_STRING and SL_PARAM_ENUM
- * (strdup).  Whatever a value owns (its string, a list's rows and their
+ * allocates except sl_param_parse (and sl_param_defaults through it) for
+ * SL_PARAM_STRING and SL_PARAM_ENUM (strdup).  Whatever a value owns (its string, a list's rows and their
  * values and `where`) is freed by sl_param_value_free.
  */
 #ifndef SL_PARAM_H
