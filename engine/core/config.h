@@ -4,14 +4,12 @@
  * checked, immutable struct sl_config.
  *
  *   dpdk:    { args: [EAL arguments...] }
- *   pool:    { mbufs: N, data_room: N, ops: sluice|dpdk, chunk: N, high: N,
- *              l3_tier: BOOL, l3_chunks: N, cache: N (ops: dpdk) }
- *   engine:  { burst: N, link_size: N, epoch: immediate|batch|qsbr, reclaim_cap: N,
- *              stop_timeout: DURATION }
+ *   pool:    { KEY: VALUE ... }
+ *   engine:  { KEY: VALUE ... }
  *   workers: { NAME: { core: N | auto } ... }
  *   apps:    { NAME: { type: T, worker: W, PARAM: VALUE ... } ... }
  *   links:   [ "a.output -> b.input", { link: "b.output -> c.input", size: N }, ... ]
- *   topology: { c2c: FILE }
+ *   topology: { c2c: FILE | none }
  *
  * The keys of the pool, engine, topology and workers sections are declared
  * once, as sl_param_spec tables (sl_config_sections), like an app type's
