@@ -268,175 +268,517 @@ static int unknown_key(struct ctx *c, const yaml_node_t *k, const char *owner,
 		       text_of(k), join_names(known, n, list, sizeof(list)));
 }
 
-/* ---- numbers: pool and engine ------------------------------------------ */
-
-/* Parse the scalar settings of a section against specs.  Values found in the
- * mapping replace out[i]; marks[i] receives the position of each value given.
- * Messages read "pool.mbufs must be in 1023..16777215, got 5". */
-static int parse_numbers(struct ctx *c, const yaml_node_t *map, const char *section,
-			 const struct sl_param_spec *specs, unsigned n, uint64_t *out,
-			 struct sl_mark *marks)
-{
-	const char *known[16];
-	unsigned n_known = n < SL_ARRAY_LEN(known) ? n : SL_ARRAY_LEN(known);
-	char owner[32];
-	int rc;
-
-	for (unsigned i = 0; i < n_known; i++)
-		known[i] = specs[i].name;
-	snprintf(owner, sizeof(owner), "%s: ", section);
-	rc = check_keys(c, map, "key", owner);
-	if (rc < 0)
-		return rc;
-	for (const yaml_node_pair_t *p = map->data.mapping.pairs.start;
-	     p < map->data.mapping.pairs.top; p++) {
-		const yaml_node_t *k = node_at(c, p->key), *v = node_at(c, p->value);
-		int idx = sl_param_find(specs, n, text_of(k));
-		if (idx < 0)
-			return unknown_key(c, k, owner, "key", known, n_known);
-		if (v->type != YAML_SCALAR_NODE)
-			return fail_at(c, node_mark(v), "%s.%s must be a number, got %s",
-				       section, specs[idx].name, kind_name(v));
-
-		struct sl_param_value val;
-		struct sl_err perr;
-		if (sl_param_parse(&specs[idx], text_of(v), &val, &perr) < 0) {
-			/* "parameter 'mbufs' must ..." becomes "pool.mbufs must ..." */
-			char lead[64];
-			const char *rest = perr.msg;
-			snprintf(lead, sizeof(lead), "parameter '%s' ", specs[idx].name);
-			if (strncmp(rest, lead, strlen(lead)) == 0)
-				rest += strlen(lead);
-			return fail_at(c, node_mark(v), "%s.%s %s", section, specs[idx].name,
-				       rest);
-		}
-		sl_param_value_free(&val);
-		out[idx] = val.u;
-		marks[idx] = node_mark(v);
-	}
-	return 0;
-}
-
 /* A section that must be a mapping; a key with no value counts as absent. */
 static bool section_absent(const yaml_node_t *n)
 {
 	return n == NULL || is_null(n);
 }
 
-static int parse_pool(struct ctx *c, const yaml_node_t *n)
+/* ---- the schema --------------------------------------------------------- */
+
+/* Every key of the pool, engine, topology and workers sections is described
+ * here once, as for an app type's parameters: type, default, range and one
+ * line of doc.  The parser takes its defaults and ranges from these tables
+ * and `sluice config` (docs/config.md) prints them. */
+
+enum pool_key {
+	POOL_MBUFS, POOL_CACHE, POOL_DATA_ROOM, POOL_OPS, POOL_CHUNK, POOL_HIGH,
+	POOL_L3_TIER, POOL_L3_CHUNKS, POOL_N
+};
+
+static const struct sl_param_spec pool_keys[POOL_N] = {
+	[POOL_MBUFS] = { .name = "mbufs", .type = SL_PARAM_UINT, .def = "16383",
+		.min = 1023, .max = 16777215,
+		.doc = "packet buffers in the pool (2^n - 1 is the most memory-efficient)" },
+	[POOL_CACHE] = { .name = "cache", .type = SL_PARAM_UINT, .def = "256",
+		.min = 0, .max = 512,
+		.doc = "(ops: dpdk) DPDK's per-lcore cache of buffers; at most mbufs / 1.5" },
+	[POOL_DATA_ROOM] = { .name = "data_room", .type = SL_PARAM_UINT, .def = "2048",
+		.min = 64, .max = 65000,
+		.doc = "bytes of packet data per buffer, headroom excluded" },
+	/* Choices in the order of enum sl_pool_ops. */
+	[POOL_OPS] = { .name = "ops", .type = SL_PARAM_ENUM, .def = "sluice",
+		.choices = "sluice|dpdk",
+		.doc = "sluice: Sluice's pool (per-worker freelists, a global queue of chunks); "
+		       "dpdk: DPDK's ring_mp_mc with its per-lcore cache, for comparison" },
+	[POOL_CHUNK] = { .name = "chunk", .type = SL_PARAM_UINT, .def = "512",
+		.min = 64, .max = 2048,
+		.doc = "(ops: sluice) buffers moved per rebalance or reclaim step; at most mbufs" },
+	[POOL_HIGH] = { .name = "high", .type = SL_PARAM_UINT, .def = "0",
+		.min = 0, .max = 16777215,
+		.doc = "(ops: sluice) freelist high mark: 0, or chunk..mbufs; 0 means chunk x 1.5" },
+	[POOL_L3_TIER] = { .name = "l3_tier", .type = SL_PARAM_BOOL, .def = "false",
+		.doc = "(ops: sluice) a queue per L3 domain between the freelists and the "
+		       "global queue" },
+	[POOL_L3_CHUNKS] = { .name = "l3_chunks", .type = SL_PARAM_UINT, .def = "0",
+		.min = 0, .max = 65536,
+		.doc = "(ops: sluice) chunks per L3 queue: 0, or a power of two >= 2; 0 means 8" },
+};
+
+enum engine_key {
+	ENGINE_BURST, ENGINE_LINK_SIZE, ENGINE_EPOCH, ENGINE_RECLAIM_CAP, ENGINE_STOP_TIMEOUT,
+	ENGINE_N
+};
+
+static const struct sl_param_spec engine_keys[ENGINE_N] = {
+	[ENGINE_BURST] = { .name = "burst", .type = SL_PARAM_UINT, .def = "32",
+		.min = 1, .max = SL_BURST_MAX, .doc = "packets per rx, tx and link burst" },
+	[ENGINE_LINK_SIZE] = { .name = "link_size", .type = SL_PARAM_UINT, .def = "1024",
+		.min = 64, .max = 65536,
+		.doc = "slots in every link's ring, a power of two (a link can set its own: "
+		       "see links)" },
+	/* Choices in the order of enum sl_epoch_policy. */
+	[ENGINE_EPOCH] = { .name = "epoch", .type = SL_PARAM_ENUM, .def = "immediate",
+		.choices = "immediate|batch|qsbr",
+		.doc = "how objects that apps retire are reclaimed (docs/epoch.md)" },
+	[ENGINE_RECLAIM_CAP] = { .name = "reclaim_cap", .type = SL_PARAM_UINT, .def = "256",
+		.min = 1, .max = 65536,
+		.doc = "retired objects a worker frees per breath at most" },
+	[ENGINE_STOP_TIMEOUT] = { .name = "stop_timeout", .type = SL_PARAM_DURATION, .def = "5s",
+		.doc = "how long a stop waits for the workers and a setup or clean-up step; "
+		       "0: no limit; sluice run --stop-timeout overrides it" },
+};
+
+/* A STRING key's doc is a noun phrase: messages say "KEY must be DOC". */
+static const struct sl_param_spec topology_keys[] = {
+	{ .name = "c2c", .type = SL_PARAM_STRING, .def = "none",
+	  .doc = "the path of a core-to-core latency matrix saved by "
+		 "'sluice topology --measure --save FILE', or none" },
+};
+
+/* The keys of one worker; `core: N` may be written `N`, and `core: auto`
+ * `auto`. */
+static const struct sl_param_spec worker_keys[] = {
+	{ .name = "core", .type = SL_PARAM_UINT, .def = "auto", .min = 0,
+	  .max = CPU_SETSIZE - 1,
+	  .doc = "a CPU number, or auto: placed by L3 domain (see sluice plan)" },
+};
+
+static const char doc_intro[] =
+	"A pipeline is one YAML file (parsed with libyaml). `sluice check FILE`\n"
+	"validates it without starting DPDK or any device; `sluice run FILE` runs it.\n"
+	"Every error gives `FILE:LINE:COLUMN:` and one sentence naming the object, with a\n"
+	"\"did you mean\" where a known name is close; nothing starts on an error and the\n"
+	"exit status is 2. Besides the types and ranges of parameters, an app type may\n"
+	"check its values when the config is loaded (a router's routes, a flowcache's\n"
+	"`ids` against `entries` and its table against the memory the process can\n"
+	"get, the IPv4 addresses of `source` and `probe_source`, a source's\n"
+	"`zipf_s`), and references between apps are checked too (a flowcache's\n"
+	"`route` must name a router; flowcaches sharing a `table` must agree on its\n"
+	"settings), so `sluice check` reports those too. What only starting can find\n"
+	"(a device that does not probe, a file that cannot be opened) is reported by\n"
+	"`sluice run` with exit status 1.\n"
+	"\n"
+	"The file must be a regular file of at most 16 MiB; anything else (a\n"
+	"directory, `/dev/zero`, a FIFO) is refused before it is read, with exit\n"
+	"status 2. YAML anchors and aliases work, but a list named by aliases may\n"
+	"not multiply into more rows than the file has bytes, and collections may\n"
+	"nest at most 64 deep (a configuration needs 5).\n"
+	"\n"
+	"Checking takes O(n log n) time in the number of apps and links: `sluice\n"
+	"check` of a chain of 100000 apps takes about a second.\n"
+	"\n"
+	"```yaml\n"
+	"dpdk:\n"
+	"  args: [--no-huge, -m, \"512\", --no-pci, --file-prefix, demo]\n"
+	"pool:    { mbufs: 16383, cache: 256, data_room: 2048 }\n"
+	"engine:  { burst: 32, link_size: 1024 }\n"
+	"workers:\n"
+	"  rx:  { core: auto }\n"
+	"  fwd: 1                      # shorthand for { core: 1 }\n"
+	"apps:\n"
+	"  in:   { type: port, worker: rx, device: \"net_pcap0,rx_pcap=in.pcap\" }\n"
+	"  swap: { type: l2fwd, worker: fwd }\n"
+	"  out:  { type: port, worker: fwd, device: \"net_pcap1,tx_pcap=out.pcap\" }\n"
+	"links:\n"
+	"  - in.output -> swap.input\n"
+	"  - swap.output -> out.input\n"
+	"```\n"
+	"\n"
+	"The top-level keys are the sections below; any other key is an error. A\n"
+	"section left out, or given with no value, takes the defaults its table\n"
+	"shows.";
+
+static const char doc_dpdk[] =
+	"`args` is a list of strings: EAL arguments, as for any DPDK application\n"
+	"(`--no-huge`, `-m`, `--file-prefix`, `-a`, `--vdev`, `--log-level`, ...).\n"
+	"More EAL arguments can follow `--` on the command line\n"
+	"(`sluice run FILE -- --vdev net_null0`); they come after the config's.\n"
+	"`-l`, `-c`, `--lcores` and `--main-lcore` are refused: Sluice builds the lcore\n"
+	"map from `workers` (lcore 0 is the control thread, lcore *w*+1 runs worker *w*).\n"
+	"Without `--file-prefix`, DPDK uses `rte`; give each concurrently running DPDK\n"
+	"process its own.";
+
+static const char doc_pool[] =
+	"Keys of the other `ops` are errors (`pool.cache applies to ops: dpdk only`).\n"
+	"A `chunk` larger than `mbufs` (the pool could make no chunk) and a `high`\n"
+	"larger than `mbufs` (one worker's freelist could keep every buffer) are\n"
+	"errors. With two or more workers, a pool that the workers' freelists can\n"
+	"hold whole (workers x `chunk` > `mbufs`, or workers x the high mark >=\n"
+	"`mbufs`) is allowed but comes with a warning that gives its place: a\n"
+	"worker can then find the pool empty while buffers sit on the others'\n"
+	"freelists.\n"
+	"[pool.md](pool.md) describes the pool's design and its numbers.";
+
+static const char doc_engine[] =
+	"`epoch` ([epoch.md](epoch.md)): `immediate` frees a retired object once every\n"
+	"worker has passed a quiescent state; `batch` collects bags of 64 every 128\n"
+	"breaths; `qsbr` uses DPDK's `rte_rcu_qsbr` defer queues.\n"
+	"\n"
+	"`stop_timeout`: how long a stop (SIGINT, SIGTERM, the end of `--duration`)\n"
+	"waits for the workers, and a signal for the setup or clean-up step under\n"
+	"way, before the engine names what did not stop and exits 1; `sluice run\n"
+	"--stop-timeout S` overrides it ([architecture.md](architecture.md)).";
+
+static const char doc_workers[] =
+	"A mapping from worker name to `{ core: N }`, `{ core: auto }`, or the bare `N`\n"
+	"or `auto`. Names start with a letter and use letters, digits, `_` and `-`.\n"
+	"Without a `workers` section there is one worker, `main`, with `core: auto`.\n"
+	"\n"
+	"- An explicit core is honoured. It must exist on the machine and be one this\n"
+	"  process may run on (its CPU affinity); two workers may not name the same\n"
+	"  core. Breaking these is a configuration error (exit 2), reported by\n"
+	"  `check`, `plan` and `run`.\n"
+	"- `auto` workers are placed by L3 cache domain (see `sluice plan`): workers\n"
+	"  joined by links share an L3 domain where possible, weighted by the number\n"
+	"  of links between them; a worker running a PCI port goes to its NIC's NUMA\n"
+	"  node; two workers never share a CPU, or the two hardware threads of one\n"
+	"  core, while a free core remains; the control thread takes a CPU no worker\n"
+	"  uses where one remains. Poor outcomes are printed as warnings.\n"
+	"- A worker without apps is an error.\n"
+	"\n"
+	"`sluice plan FILE` prints the placement: each worker's CPU, core, L3 domain and\n"
+	"NUMA node, the hop class of every link (`local`, `smt-sibling`, `same-l3`,\n"
+	"`cross-l3`, `cross-numa`) and the warnings. With `HWLOC_SYNTHETIC` (for\n"
+	"example `\"pack:1 l3:4 core:6 pu:1\"`, an EPYC-like 24 cores in four L3\n"
+	"domains) or `HWLOC_XMLFILE` set, it plans for that machine instead.";
+
+static const char doc_apps[] =
+	"A mapping from app name to its settings: `type` (required), `worker`\n"
+	"(required when there are several workers; otherwise the only one), and the\n"
+	"type's parameters. Parameters are checked against the type's schema: unknown\n"
+	"names, missing required ones, wrong types and out-of-range values are errors.\n"
+	"[apps.md](apps.md) lists every type's ports and parameters (`sluice apps` prints\n"
+	"the same).\n"
+	"\n"
+	"Value syntax (for app parameters and the keys of the sections above):\n"
+	"\n"
+	"- unsigned integers: `64`, `0x40`, `10k` (x1000), `1M`, `2G`, `4Ki` (x1024),\n"
+	"  `1Mi`, `1Gi`; decimal unless written with `0x` (`010` is ten, not octal);\n"
+	"- booleans: `true`/`false`, `yes`/`no`, `on`/`off`;\n"
+	"- MAC addresses: `02:00:00:00:00:01` (six pairs of hex digits);\n"
+	"- durations: `30s`, `250ms`, `10us`, `100ns`, `5m`, `1h` (a bare number is\n"
+	"  seconds); a decimal number without sign, at most about 584 years. `0` is\n"
+	"  0, and where a parameter says so means \"never\"; any other value must come\n"
+	"  to at least `1ns` (`0.4ns` and `1e-20` are errors, not 0), and `nan` and\n"
+	"  `inf` are errors;\n"
+	"- enums: one of the listed choices;\n"
+	"- lists: see below.\n"
+	"\n"
+	"### List parameters\n"
+	"\n"
+	"A parameter of type `list` takes a YAML sequence of mappings, one per row,\n"
+	"in block or flow style:\n"
+	"\n"
+	"```yaml\n"
+	"apps:\n"
+	"  r1:\n"
+	"    type: router\n"
+	"    routes:\n"
+	"      - { prefix: 198.18.1.0/24, output: 0, dst_mac: \"02:00:00:00:01:01\" }\n"
+	"      - prefix: 0.0.0.0/0\n"
+	"        via: 198.18.0.254\n"
+	"        output: 1\n"
+	"```\n"
+	"\n"
+	"Each row's keys are the list's fields, which `sluice apps` and\n"
+	"[apps.md](apps.md) show under the parameter (\"Fields of each `routes` row\").\n"
+	"A field is a single value of any of the types above, written the same way; a\n"
+	"field without a default must appear in every row, the others take their\n"
+	"default. The range of a list is its number of rows (`>= 1 row`, `0..16 rows`).\n"
+	"A list whose default is `[]` may be left out (no rows); one shown as\n"
+	"`(required)` must be given, as `[]` if it allows no rows.\n"
+	"\n"
+	"Errors name the row by its 0-based index, for example\n"
+	"`r.yaml:7:9: app 'r1': routes[1]: unknown field 'prefx' (did you mean 'prefix'?)`;\n"
+	"also checked are rows that are not mappings, values that are not single\n"
+	"values or do not parse, missing required fields (reported at the row),\n"
+	"fields given twice and the number of rows.";
+
+static const char doc_links[] =
+	"A list of `\"APP.PORT -> APP.PORT\"` strings, from an output port to an input\n"
+	"port, or of mappings `{ link: \"APP.PORT -> APP.PORT\", size: N }` that give one\n"
+	"link its own ring size (a power of two, 2..16777216; otherwise\n"
+	"`engine.link_size`). A link between apps on one worker is a plain ring; a\n"
+	"link between workers is an interlink (an SPSC ring in shared memory on the\n"
+	"consumer's NUMA node, published once per breath). An app with one input and\n"
+	"one output names them `input` and `output`; numbered ports (`output0`,\n"
+	"`output1`, ... for `split` and `tee`; `input0`, ... for `join`) must be\n"
+	"connected from 0 without gaps.\n"
+	"\n"
+	"Checked: both apps exist; the ports exist in the right direction; no port is\n"
+	"connected twice; every required port is connected; the links form no cycle\n"
+	"(links leaving a `port` app do not count, since a port's output comes from its\n"
+	"device, so `nic.output -> fwd.input` with `fwd.output -> nic.input` is fine).\n"
+	"The push order on each worker is the topological order of the apps, ties\n"
+	"broken by the order of declaration.";
+
+static const char doc_topology[] =
+	"Where hwloc reports a single L3 domain (virtual machines often do), CPUs whose\n"
+	"measured latency is within 1.5x of the fastest pair's are treated as one L3\n"
+	"domain for placement. Where hwloc reports several, the matrix is ignored with\n"
+	"a warning.\n"
+	"\n"
+	"The matrix file must be as `--save` writes it: a `cpu,...` header of distinct\n"
+	"CPU numbers (0..1023), then one row per CPU, in the header's order, starting\n"
+	"with its number and holding one finite latency of 0 ns or more per column.\n"
+	"Anything else (`nan`, `inf`, a negative value, a repeated or negative CPU, a\n"
+	"missing or extra field or row) is an error naming `FILE:LINE` and quoting the\n"
+	"text.";
+
+/* Indexes into sections[], in the order parse_root reads them. */
+enum section_id { SEC_DPDK, SEC_POOL, SEC_ENGINE, SEC_WORKERS, SEC_APPS, SEC_LINKS,
+		  SEC_TOPOLOGY, SEC_N };
+
+static const struct sl_config_section sections[SEC_N] = {
+	[SEC_DPDK] = { .name = "dpdk", .summary = "DPDK's EAL arguments: { args: [ARG, ...] }",
+		       .doc = doc_dpdk },
+	[SEC_POOL] = { .name = "pool", .summary = "the packet buffer pool",
+		       .keys = pool_keys, .n_keys = POOL_N, .doc = doc_pool },
+	[SEC_ENGINE] = { .name = "engine", .summary = "bursts, links, reclamation and stopping",
+			 .keys = engine_keys, .n_keys = ENGINE_N, .doc = doc_engine },
+	[SEC_WORKERS] = { .name = "workers",
+			  .summary = "worker threads: { NAME: { core: N | auto }, ... }",
+			  .keys = worker_keys, .n_keys = SL_ARRAY_LEN(worker_keys),
+			  .entry = "worker", .doc = doc_workers },
+	[SEC_APPS] = { .name = "apps",
+		       .summary = "the apps: { NAME: { type: T, worker: W, PARAM: VALUE ... } }",
+		       .doc = doc_apps },
+	[SEC_LINKS] = { .name = "links",
+			.summary = "[ \"a.output -> b.input\", { link: \"...\", size: N }, ... ]",
+			.doc = doc_links },
+	[SEC_TOPOLOGY] = { .name = "topology", .summary = "where placement's L3 domains come from",
+			   .keys = topology_keys, .n_keys = SL_ARRAY_LEN(topology_keys),
+			   .doc = doc_topology },
+};
+
+const struct sl_config_section *sl_config_sections(unsigned *n)
 {
-	/* Defaults are applied from v[] below (and sl_config_parse); .def is
-	 * for documentation. */
-	static const struct sl_param_spec specs[] = {
-		{ .name = "mbufs", .type = SL_PARAM_UINT, .def = "16383",
-		  .min = 1023, .max = 16777215, .doc = "buffers in the pool" },
-		{ .name = "cache", .type = SL_PARAM_UINT, .def = "256",
-		  .min = 0, .max = 512, .doc = "per-lcore cache of buffers (ops: dpdk)" },
-		{ .name = "data_room", .type = SL_PARAM_UINT, .def = "2048",
-		  .min = 64, .max = 65000, .doc = "bytes of packet data per buffer" },
-		{ .name = "ops", .type = SL_PARAM_ENUM, .def = "sluice", .choices = "sluice|dpdk",
-		  .doc = "Sluice's chunked pool, or DPDK's ring_mp_mc with its cache" },
-		{ .name = "chunk", .type = SL_PARAM_UINT, .def = "512",
-		  .min = 64, .max = 2048, .doc = "buffers per chunk (ops: sluice)" },
-		{ .name = "high", .type = SL_PARAM_UINT, .def = "0",
-		  .min = 0, .max = 16777215, .doc = "freelist high mark; 0: chunk * 3 / 2" },
-		{ .name = "l3_tier", .type = SL_PARAM_BOOL, .def = "false",
-		  .doc = "a tier per L3 domain between freelists and the global queue" },
-		{ .name = "l3_chunks", .type = SL_PARAM_UINT, .def = "0",
-		  .min = 0, .max = 65536, .doc = "chunks per L3 queue, a power of two; 0: 8" },
-	};
-	uint64_t v[] = { 16383, 256, 2048, SL_POOL_OPS_SLUICE, 512, 0, 0, 0 };
-	struct sl_mark marks[SL_ARRAY_LEN(specs)] = { { 0, 0 } };
-	_Static_assert(SL_ARRAY_LEN(v) == SL_ARRAY_LEN(specs), "pool defaults");
-	struct sl_pool_cfg *pc = &c->cfg->pool;
+	*n = SEC_N;
+	return sections;
+}
+
+const char *sl_config_doc_intro(void)
+{
+	return doc_intro;
+}
+
+/* ---- sections of keys: pool, engine, topology --------------------------- */
+
+/* sl_param_parse's sentence without its "parameter 'NAME' " lead, for
+ * callers that name the value their own way ("pool.mbufs ...", "field
+ * 'output' ..."). */
+static const char *without_param_lead(const char *msg, const char *name)
+{
+	char lead[160];
+
+	snprintf(lead, sizeof(lead), "parameter '%s' ", name);
+	return strncmp(msg, lead, strlen(lead)) == 0 ? msg + strlen(lead) : msg;
+}
+
+/* What a non-scalar value of spec should have been, for "KEY must be ...". */
+static const char *value_shape(const struct sl_param_spec *spec, char *buf, size_t len)
+{
+	switch (spec->type) {
+	case SL_PARAM_BOOL: return "true or false";
+	case SL_PARAM_ENUM:
+		snprintf(buf, len, "one of %s", spec->choices);
+		return buf;
+	case SL_PARAM_STRING: return spec->doc;
+	case SL_PARAM_MAC: return "a MAC address";
+	case SL_PARAM_DURATION: return "a duration like 30s or 250ms";
+	default: return "a number";
+	}
+}
+
+/* One key's value: a scalar parsed for spec into *out.  sl_param_parse speaks
+ * of "parameter 'mbufs' ..."; here that is "pool.mbufs ...". */
+static int parse_key(struct ctx *c, const char *section, const struct sl_param_spec *spec,
+		     const yaml_node_t *v, struct sl_param_value *out)
+{
+	struct sl_err perr = { "" };
+	char shape[128];
+
+	if (v->type != YAML_SCALAR_NODE)
+		return fail_at(c, node_mark(v), "%s.%s must be %s, got %s", section, spec->name,
+			       value_shape(spec, shape, sizeof(shape)), kind_name(v));
+	if (spec->type == SL_PARAM_STRING && text_of(v)[0] == '\0')
+		return fail_at(c, node_mark(v), "%s.%s must be %s, got an empty value", section,
+			       spec->name, value_shape(spec, shape, sizeof(shape)));
+	int rc = sl_param_parse(spec, text_of(v), out, &perr);
+	if (rc == -ENOMEM)
+		return out_of_memory(c);
+	if (rc < 0)
+		return fail_at(c, node_mark(v), "%s.%s %s", section, spec->name,
+			       without_param_lead(perr.msg, spec->name));
+	return 0;
+}
+
+/* A section of keys, s->keys: absent, or a key with no value, gives every
+ * default; otherwise a mapping whose keys are checked and parsed against the
+ * schema.  vals[i] receives the value of s->keys[i], the default where the
+ * key is not given (.set false), and marks[i] where it was given ({0, 0}:
+ * not given).  The caller frees vals with sl_param_value_free. */
+static int parse_keys(struct ctx *c, const yaml_node_t *n, const struct sl_config_section *s,
+		      struct sl_param_value *vals, struct sl_mark *marks)
+{
+	const char *known[16];
+	unsigned n_known = s->n_keys < SL_ARRAY_LEN(known) ? s->n_keys : SL_ARRAY_LEN(known);
+	char owner[32], list[NAME_LIST_MAX];
+	unsigned missing;
 	int rc;
 
-	if (section_absent(n))
-		return 0;
-	if (n->type != YAML_MAPPING_NODE)
-		return fail_at(c, node_mark(n),
-			       "'pool' must be a mapping with mbufs, data_room, ops, chunk, ... got %s",
-			       kind_name(n));
-	rc = parse_numbers(c, n, "pool", specs, SL_ARRAY_LEN(specs), v, marks);
+	for (unsigned i = 0; i < n_known; i++)
+		known[i] = s->keys[i].name;
+	snprintf(owner, sizeof(owner), "%s: ", s->name);
+	if (!section_absent(n)) {
+		if (n->type != YAML_MAPPING_NODE)
+			return fail_at(c, node_mark(n), "'%s' must be a mapping with key%s %s, got %s",
+				       s->name, n_known == 1 ? "" : "s",
+				       join_names(known, n_known, list, sizeof(list)), kind_name(n));
+		rc = check_keys(c, n, "key", owner);
+		if (rc < 0)
+			return rc;
+		for (const yaml_node_pair_t *p = n->data.mapping.pairs.start;
+		     p < n->data.mapping.pairs.top; p++) {
+			const yaml_node_t *k = node_at(c, p->key), *v = node_at(c, p->value);
+			int idx = sl_param_find(s->keys, s->n_keys, text_of(k));
+			if (idx < 0)
+				return unknown_key(c, k, owner, "key", known, n_known);
+			rc = parse_key(c, s->name, &s->keys[idx], v, &vals[idx]);
+			if (rc < 0)
+				return rc;
+			marks[idx] = node_mark(v);
+		}
+	}
+	rc = sl_param_defaults(s->keys, s->n_keys, vals, &missing, c->err);
+	if (rc == -ENOENT)
+		return fail_at(c, section_absent(n) ? (struct sl_mark){ 1, 1 } : node_mark(n),
+			       "%s: missing required key '%s'", s->name, s->keys[missing].name);
 	if (rc < 0)
-		return rc;
-	pc->mbufs = (uint32_t)v[0];
-	pc->cache = (uint32_t)v[1];
-	pc->data_room = (uint32_t)v[2];
-	pc->ops = (enum sl_pool_ops)v[3];
-	pc->chunk = (uint32_t)v[4];
-	pc->high = (uint32_t)v[5];
-	pc->l3_tier = v[6] != 0;
-	pc->l3_chunks = (uint32_t)v[7];
-	if (pc->ops == SL_POOL_OPS_SLUICE && marks[1].line != 0)
-		return fail_at(c, marks[1], "pool.cache applies to ops: dpdk only (Sluice's pool "
+		return sl_err_prefix(c->err, EINVAL, "%s: %s: bad default", c->name, s->name);
+	return 0;
+}
+
+static void free_values(struct sl_param_value *vals, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		sl_param_value_free(&vals[i]);
+}
+
+/* What the pool's keys must agree on with each other. */
+static int check_pool(struct ctx *c, const struct sl_mark *marks)
+{
+	const struct sl_pool_cfg *pc = &c->cfg->pool;
+
+	if (pc->ops == SL_POOL_OPS_SLUICE && marks[POOL_CACHE].line != 0)
+		return fail_at(c, marks[POOL_CACHE], "pool.cache applies to ops: dpdk only (Sluice's pool "
 			       "has per-worker freelists instead; see pool.chunk and pool.high)");
 	if (pc->ops == SL_POOL_OPS_DPDK) {
-		for (unsigned i = 4; i < SL_ARRAY_LEN(specs); i++)
+		for (unsigned i = POOL_CHUNK; i <= POOL_L3_CHUNKS; i++)
 			if (marks[i].line != 0)
 				return fail_at(c, marks[i], "pool.%s applies to ops: sluice only",
-					       specs[i].name);
+					       pool_keys[i].name);
 	}
-	c->pool_mark = marks[4].line != 0 ? marks[4] : marks[5].line != 0 ? marks[5] : node_mark(n);
 	if (pc->ops == SL_POOL_OPS_SLUICE && pc->chunk > pc->mbufs)
-		return fail_at(c, marks[4].line != 0 ? marks[4] : marks[0],
+		return fail_at(c, marks[POOL_CHUNK].line != 0 ? marks[POOL_CHUNK] : marks[POOL_MBUFS],
 			       "pool.chunk (%u) must be at most pool.mbufs (%u): buffers move "
 			       "between workers in whole chunks, and the pool could make none",
 			       pc->chunk, pc->mbufs);
 	if (pc->high != 0 && pc->high < pc->chunk)
-		return fail_at(c, marks[5], "pool.high must be at least pool.chunk (%u), got %u",
+		return fail_at(c, marks[POOL_HIGH], "pool.high must be at least pool.chunk (%u), got %u",
 			       pc->chunk, pc->high);
 	if (pc->high > pc->mbufs)
-		return fail_at(c, marks[5], "pool.high (%u) must be at most pool.mbufs (%u): one "
+		return fail_at(c, marks[POOL_HIGH], "pool.high (%u) must be at most pool.mbufs (%u): one "
 			       "worker's freelist could keep every buffer from the others",
 			       pc->high, pc->mbufs);
 	if (pc->l3_chunks != 0 && (pc->l3_chunks < 2 || (pc->l3_chunks & (pc->l3_chunks - 1))))
-		return fail_at(c, marks[7], "pool.l3_chunks must be a power of two of at least 2, got %u",
+		return fail_at(c, marks[POOL_L3_CHUNKS],
+			       "pool.l3_chunks must be a power of two of at least 2, got %u",
 			       pc->l3_chunks);
 	return 0;
 }
 
-static int parse_engine(struct ctx *c, const yaml_node_t *n)
+static int parse_pool(struct ctx *c, const yaml_node_t *n)
 {
-	/* Defaults are applied from v[] below; .def is for documentation. */
-	static const struct sl_param_spec specs[] = {
-		{ .name = "burst", .type = SL_PARAM_UINT, .def = "32",
-		  .min = 1, .max = SL_BURST_MAX, .doc = "packets per burst" },
-		{ .name = "link_size", .type = SL_PARAM_UINT, .def = NULL,
-		  .min = 64, .max = 65536, .doc = "slots per link, a power of two" },
-		{ .name = "epoch", .type = SL_PARAM_ENUM, .def = "immediate",
-		  .choices = "immediate|batch|qsbr", .doc = "reclamation policy" },
-		{ .name = "reclaim_cap", .type = SL_PARAM_UINT, .def = "256",
-		  .min = 1, .max = 65536, .doc = "retired objects freed per breath at most" },
-		{ .name = "stop_timeout", .type = SL_PARAM_DURATION, .def = "5s",
-		  .doc = "how long a stop waits for the workers and a setup or clean-up "
-			 "step (0: no limit)" },
-	};
-	uint64_t v[] = { 32, SL_LINK_SIZE_DEFAULT, SL_EPOCH_IMMEDIATE, 256,
-			 SL_STOP_TIMEOUT_DEFAULT_NS };
-	struct sl_mark marks[SL_ARRAY_LEN(specs)];
-	_Static_assert(SL_ARRAY_LEN(v) == SL_ARRAY_LEN(specs), "engine defaults");
-	int rc;
+	struct sl_param_value v[POOL_N] = { { 0 } };
+	struct sl_mark marks[POOL_N] = { { 0, 0 } };
+	struct sl_pool_cfg *pc = &c->cfg->pool;
+	int rc = parse_keys(c, n, &sections[SEC_POOL], v, marks);
 
-	if (section_absent(n))
-		return 0;
-	if (n->type != YAML_MAPPING_NODE)
-		return fail_at(c, node_mark(n),
-			       "'engine' must be a mapping with burst, link_size, epoch, reclaim_cap "
-			       "and stop_timeout, got %s",
-			       kind_name(n));
-	rc = parse_numbers(c, n, "engine", specs, SL_ARRAY_LEN(specs), v, marks);
+	if (rc == 0) {
+		pc->mbufs = (uint32_t)v[POOL_MBUFS].u;
+		pc->cache = (uint32_t)v[POOL_CACHE].u;
+		pc->data_room = (uint32_t)v[POOL_DATA_ROOM].u;
+		pc->ops = (enum sl_pool_ops)v[POOL_OPS].u;
+		pc->chunk = (uint32_t)v[POOL_CHUNK].u;
+		pc->high = (uint32_t)v[POOL_HIGH].u;
+		pc->l3_tier = v[POOL_L3_TIER].u != 0;
+		pc->l3_chunks = (uint32_t)v[POOL_L3_CHUNKS].u;
+	}
+	free_values(v, POOL_N);
 	if (rc < 0)
 		return rc;
-	if ((v[1] & (v[1] - 1)) != 0)
-		return fail_at(c, marks[1], "engine.link_size must be a power of two, got %" PRIu64,
-			       v[1]);
-	c->cfg->burst = (unsigned)v[0];
-	c->cfg->link_size = (unsigned)v[1];
-	c->cfg->epoch_policy = (enum sl_epoch_policy)v[2];
-	c->cfg->reclaim_cap = (unsigned)v[3];
-	c->cfg->stop_timeout_ns = v[4];
+	/* Where a pool warning points: chunk, high, or the section. */
+	if (marks[POOL_CHUNK].line != 0)
+		c->pool_mark = marks[POOL_CHUNK];
+	else if (marks[POOL_HIGH].line != 0)
+		c->pool_mark = marks[POOL_HIGH];
+	else if (!section_absent(n))
+		c->pool_mark = node_mark(n);
+	return check_pool(c, marks);
+}
+
+static int parse_engine(struct ctx *c, const yaml_node_t *n)
+{
+	struct sl_param_value v[ENGINE_N] = { { 0 } };
+	struct sl_mark marks[ENGINE_N] = { { 0, 0 } };
+	struct sl_config *cfg = c->cfg;
+	int rc = parse_keys(c, n, &sections[SEC_ENGINE], v, marks);
+
+	if (rc == 0) {
+		cfg->burst = (unsigned)v[ENGINE_BURST].u;
+		cfg->link_size = (unsigned)v[ENGINE_LINK_SIZE].u;
+		cfg->epoch_policy = (enum sl_epoch_policy)v[ENGINE_EPOCH].u;
+		cfg->reclaim_cap = (unsigned)v[ENGINE_RECLAIM_CAP].u;
+		cfg->stop_timeout_ns = v[ENGINE_STOP_TIMEOUT].u;
+	}
+	free_values(v, ENGINE_N);
+	if (rc < 0)
+		return rc;
+	if ((cfg->link_size & (cfg->link_size - 1)) != 0)
+		return fail_at(c, marks[ENGINE_LINK_SIZE],
+			       "engine.link_size must be a power of two, got %u", cfg->link_size);
 	return 0;
+}
+
+/* topology: { c2c: FILE }: a core-to-core latency matrix saved by
+ * `sluice topology --measure --save FILE`, used where hwloc reports a single
+ * L3 domain; `none`: no matrix. */
+static int parse_topology(struct ctx *c, const yaml_node_t *n)
+{
+	struct sl_param_value v[SL_ARRAY_LEN(topology_keys)] = { { 0 } };
+	struct sl_mark marks[SL_ARRAY_LEN(topology_keys)] = { { 0, 0 } };
+	int rc = parse_keys(c, n, &sections[SEC_TOPOLOGY], v, marks);
+
+	if (rc == 0 && strcmp(v[0].s, "none") != 0) {
+		c->cfg->c2c_path = strdup(v[0].s);
+		if (c->cfg->c2c_path == NULL)
+			rc = out_of_memory(c);
+		c->cfg->c2c_mark = marks[0];
+	}
+	free_values(v, SL_ARRAY_LEN(topology_keys));
+	return rc;
 }
 
 /* ---- dpdk --------------------------------------------------------------- */
@@ -451,39 +793,6 @@ bool sl_eal_arg_reserved(const char *a)
 	size_t n = strcspn(name, "=");
 	return (n >= 2 && n <= 6 && strncmp(name, "lcores", n) == 0) ||
 	       (n >= 3 && n <= 10 && strncmp(name, "main-lcore", n) == 0);
-}
-
-/* topology: { c2c: FILE }: a core-to-core latency matrix saved by
- * `sluice topology --measure --save FILE`, used where hwloc reports a single
- * L3 domain. */
-static int parse_topology(struct ctx *c, const yaml_node_t *n)
-{
-	static const char *const known[] = { "c2c" };
-	if (section_absent(n))
-		return 0;
-	if (n->type != YAML_MAPPING_NODE)
-		return fail_at(c, node_mark(n), "'topology' must be a mapping with 'c2c', got %s",
-			       kind_name(n));
-	int rc = check_keys(c, n, "key", "topology: ");
-	if (rc < 0)
-		return rc;
-	for (const yaml_node_pair_t *p = n->data.mapping.pairs.start;
-	     p < n->data.mapping.pairs.top; p++) {
-		const yaml_node_t *k = node_at(c, p->key);
-		const yaml_node_t *v = node_at(c, p->value);
-		if (strcmp(text_of(k), "c2c") != 0)
-			return unknown_key(c, k, "topology: ", "key", known, 1);
-		if (v->type != YAML_SCALAR_NODE || text_of(v)[0] == '\0')
-			return fail_at(c, node_mark(v),
-				       "topology.c2c must be the path of a matrix saved by "
-				       "'sluice topology --measure --save FILE'");
-		free(c->cfg->c2c_path);
-		c->cfg->c2c_path = strdup(text_of(v));
-		if (c->cfg->c2c_path == NULL)
-			return out_of_memory(c);
-		c->cfg->c2c_mark = node_mark(v);
-	}
-	return 0;
 }
 
 static int parse_dpdk(struct ctx *c, const yaml_node_t *n)
@@ -557,9 +866,7 @@ static int add_worker(struct ctx *c, const char *name, int core, struct sl_mark 
 static int parse_worker(struct ctx *c, const yaml_node_t *k, const yaml_node_t *v)
 {
 	static const char *const known[] = { "core" };
-	static const struct sl_param_spec core_spec = {
-		.name = "core", .type = SL_PARAM_UINT, .def = "auto", .doc = "CPU number",
-	};
+	const struct sl_param_spec *core_spec = &worker_keys[0];
 	const char *name = text_of(k);
 	const yaml_node_t *core = v;
 	char owner[128];
@@ -588,13 +895,18 @@ static int parse_worker(struct ctx *c, const yaml_node_t *k, const yaml_node_t *
 			       name, kind_name(v));
 	}
 
-	if (core == NULL || is_null(core) ||
-	    (core->type == YAML_SCALAR_NODE && strcmp(text_of(core), "auto") == 0))
+	/* The default, core_spec->def, is read as if it had been written. */
+	const char *text = core == NULL || is_null(core) ? core_spec->def :
+			   core->type == YAML_SCALAR_NODE ? text_of(core) : NULL;
+	if (text != NULL && strcmp(text, "auto") == 0)
 		return add_worker(c, name, SL_CORE_AUTO, node_mark(k));
 
+	/* Any number parses here; the range is checked below, in words that
+	 * name the CPU set. */
+	struct sl_param_spec any_cpu = *core_spec;
 	struct sl_param_value val;
-	if (core->type != YAML_SCALAR_NODE ||
-	    sl_param_parse(&core_spec, text_of(core), &val, NULL) < 0)
+	any_cpu.max = 0;
+	if (text == NULL || sl_param_parse(&any_cpu, text, &val, NULL) < 0)
 		return fail_at(c, node_mark(core),
 			       "worker '%s': core must be a CPU number or 'auto', got %s%s%s",
 			       name, core->type == YAML_SCALAR_NODE ? "'" : "",
@@ -602,10 +914,10 @@ static int parse_worker(struct ctx *c, const yaml_node_t *k, const yaml_node_t *
 			       core->type == YAML_SCALAR_NODE ? "'" : "");
 	/* Whether the core exists and may be used is the placement's question
 	 * (engine/placement/placement.c): it depends on the machine, not on the file. */
-	if (val.u >= CPU_SETSIZE)
+	if (val.u > core_spec->max)
 		return fail_at(c, node_mark(core),
-			       "worker '%s': core must be below %d, got %" PRIu64, name,
-			       CPU_SETSIZE, val.u);
+			       "worker '%s': core must be below %" PRIu64 ", got %" PRIu64, name,
+			       core_spec->max + 1, val.u);
 	int owner_idx = c->core_owner[val.u] - 1;
 	if (owner_idx >= 0)
 		return fail_at(c, node_mark(core),
@@ -853,7 +1165,6 @@ static int parse_field(struct ctx *c, const char *owner, const struct sl_param_s
 		       const yaml_node_t *v, struct sl_param_value *out)
 {
 	struct sl_err perr = { "" };
-	char lead[160];
 
 	if (v->type != YAML_SCALAR_NODE)
 		return fail_at(c, node_mark(v), "%sfield '%s' must be a single value, got %s",
@@ -861,13 +1172,9 @@ static int parse_field(struct ctx *c, const char *owner, const struct sl_param_s
 	int rc = sl_param_parse(fs, text_of(v), out, &perr);
 	if (rc == -ENOMEM)
 		return out_of_memory(c);
-	if (rc < 0) {
-		const char *msg = perr.msg;
-		snprintf(lead, sizeof(lead), "parameter '%s' ", fs->name);
-		if (strncmp(msg, lead, strlen(lead)) == 0)
-			msg += strlen(lead);
-		return fail_at(c, node_mark(v), "%sfield '%s' %s", owner, fs->name, msg);
-	}
+	if (rc < 0)
+		return fail_at(c, node_mark(v), "%sfield '%s' %s", owner, fs->name,
+			       without_param_lead(perr.msg, fs->name));
 	return 0;
 }
 
@@ -912,17 +1219,14 @@ static int parse_row(struct ctx *c, const struct sl_app_cfg *a,
 		if (rc < 0)
 			return rc;
 	}
-	for (unsigned f = 0; f < spec->n_fields; f++) {
-		const struct sl_param_spec *fs = &spec->fields[f];
-		if (out->v[f].set)
-			continue;
-		if (fs->def == NULL)
-			return fail_at(c, m, "%smissing required field '%s'", owner, fs->name);
-		if (sl_param_parse(fs, fs->def, &out->v[f], c->err) < 0)
-			return sl_err_prefix(c->err, EINVAL, "%s: %stype %s has a bad default",
-					     where, owner, a->type->name);
-		out->v[f].set = false;
-	}
+	unsigned missing;
+	rc = sl_param_defaults(spec->fields, spec->n_fields, out->v, &missing, c->err);
+	if (rc == -ENOENT)
+		return fail_at(c, m, "%smissing required field '%s'", owner,
+			       spec->fields[missing].name);
+	if (rc < 0)
+		return sl_err_prefix(c->err, EINVAL, "%s: %stype %s has a bad default",
+				     where, owner, a->type->name);
 	return 0;
 }
 
@@ -1023,18 +1327,14 @@ static int parse_app(struct ctx *c, const yaml_node_t *k, const yaml_node_t *v)
 			return sl_err_prefix(c->err, EINVAL, "%s:%u:%u: app '%s'", c->name,
 					     node_mark(pv).line, node_mark(pv).col, a->name);
 	}
-	for (unsigned i = 0; i < t->n_params; i++) {
-		const struct sl_param_spec *s = &t->params[i];
-		if (a->params[i].set)
-			continue;
-		if (s->def == NULL)
-			return fail_at(c, a->mark, "app '%s': missing required parameter '%s'",
-				       a->name, s->name);
-		if (sl_param_parse(s, s->def, &a->params[i], c->err) < 0)
-			return sl_err_prefix(c->err, EINVAL, "%s:%u:%u: app '%s': type %s has a bad default",
-					     c->name, a->mark.line, a->mark.col, a->name, t->name);
-		a->params[i].set = false;
-	}
+	unsigned missing;
+	rc = sl_param_defaults(t->params, t->n_params, a->params, &missing, c->err);
+	if (rc == -ENOENT)
+		return fail_at(c, a->mark, "app '%s': missing required parameter '%s'",
+			       a->name, t->params[missing].name);
+	if (rc < 0)
+		return sl_err_prefix(c->err, EINVAL, "%s:%u:%u: app '%s': type %s has a bad default",
+				     c->name, a->mark.line, a->mark.col, a->name, t->name);
 	return 0;
 }
 
@@ -1850,10 +2150,12 @@ static int check_refs(struct ctx *c)
 
 static int parse_root(struct ctx *c, const yaml_node_t *root)
 {
-	static const char *const top[] = { "dpdk", "pool", "engine", "workers", "apps", "links",
-					   "topology" };
-	const yaml_node_t *sec[SL_ARRAY_LEN(top)] = { NULL };
+	const char *top[SEC_N];
+	const yaml_node_t *sec[SEC_N] = { NULL };
 	int rc;
+
+	for (unsigned i = 0; i < SEC_N; i++)
+		top[i] = sections[i].name;
 
 	if (root->type != YAML_MAPPING_NODE)
 		return fail_at(c, node_mark(root),
@@ -1866,32 +2168,32 @@ static int parse_root(struct ctx *c, const yaml_node_t *root)
 	     p < root->data.mapping.pairs.top; p++) {
 		const yaml_node_t *k = node_at(c, p->key);
 		unsigned i = 0;
-		while (i < SL_ARRAY_LEN(top) && strcmp(top[i], text_of(k)) != 0)
+		while (i < SEC_N && strcmp(top[i], text_of(k)) != 0)
 			i++;
-		if (i == SL_ARRAY_LEN(top))
-			return unknown_key(c, k, "", "top-level key", top, SL_ARRAY_LEN(top));
+		if (i == SEC_N)
+			return unknown_key(c, k, "", "top-level key", top, SEC_N);
 		sec[i] = node_at(c, p->value);
 	}
-	rc = parse_dpdk(c, sec[0]);
+	rc = parse_dpdk(c, sec[SEC_DPDK]);
 	if (rc == 0)
-		rc = parse_pool(c, sec[1]);
+		rc = parse_pool(c, sec[SEC_POOL]);
 	if (rc == 0)
-		rc = parse_engine(c, sec[2]);
+		rc = parse_engine(c, sec[SEC_ENGINE]);
 	if (rc == 0)
-		rc = parse_workers(c, sec[3]);
+		rc = parse_workers(c, sec[SEC_WORKERS]);
 	/* With no pool section, a pool warning points at the workers. */
-	if (rc == 0 && c->pool_mark.line == 0 && !section_absent(sec[3]))
-		c->pool_mark = node_mark(sec[3]);
+	if (rc == 0 && c->pool_mark.line == 0 && !section_absent(sec[SEC_WORKERS]))
+		c->pool_mark = node_mark(sec[SEC_WORKERS]);
 	if (rc == 0)
 		rc = pool_warnings(c);
 	if (rc == 0)
-		rc = parse_apps(c, sec[4], root);
+		rc = parse_apps(c, sec[SEC_APPS], root);
 	if (rc == 0)
 		rc = alloc_ports(c);
 	if (rc == 0)
-		rc = parse_links(c, sec[5]);
+		rc = parse_links(c, sec[SEC_LINKS]);
 	if (rc == 0)
-		rc = parse_topology(c, sec[6]);
+		rc = parse_topology(c, sec[SEC_TOPOLOGY]);
 	if (rc == 0)
 		rc = check_ports(c);
 	if (rc == 0)
@@ -1926,14 +2228,6 @@ struct sl_config *sl_config_parse(const char *name, const char *text, size_t len
 		rc = out_of_memory(&c);
 		goto out_free_cfg;
 	}
-	c.cfg->pool = (struct sl_pool_cfg){ .mbufs = 16383, .cache = 256, .data_room = 2048,
-					    .ops = SL_POOL_OPS_SLUICE, .chunk = 512 };
-	c.cfg->burst = 32;
-	c.cfg->link_size = SL_LINK_SIZE_DEFAULT;
-	c.cfg->epoch_policy = SL_EPOCH_IMMEDIATE;
-	c.cfg->reclaim_cap = 256;
-	c.cfg->stop_timeout_ns = SL_STOP_TIMEOUT_DEFAULT_NS;
-
 	rc = check_nesting(&c, text, len);
 	if (rc < 0)
 		goto out_free_cfg;

@@ -4,14 +4,17 @@
  * checked, immutable struct sl_config.
  *
  *   dpdk:    { args: [EAL arguments...] }
- *   pool:    { mbufs: N, data_room: N, ops: sluice|dpdk, chunk: N, high: N,
- *              l3_tier: BOOL, l3_chunks: N, cache: N (ops: dpdk) }
- *   engine:  { burst: N, link_size: N, epoch: immediate|batch|qsbr, reclaim_cap: N,
- *              stop_timeout: DURATION }
+ *   pool:    { KEY: VALUE ... }
+ *   engine:  { KEY: VALUE ... }
  *   workers: { NAME: { core: N | auto } ... }
  *   apps:    { NAME: { type: T, worker: W, PARAM: VALUE ... } ... }
  *   links:   [ "a.output -> b.input", { link: "b.output -> c.input", size: N }, ... ]
- *   topology: { c2c: FILE }
+ *   topology: { c2c: FILE | none }
+ *
+ * The keys of the pool, engine, topology and workers sections are declared
+ * once, as sl_param_spec tables (sl_config_sections), like an app type's
+ * parameters: they give every default, type and range the parser applies,
+ * and `sluice config` prints them (docs/config.md is its output).
  *
  * sl_config_load checks everything that can be checked without hardware:
  * syntax, unknown keys (with "did you mean"), types and ranges of every
@@ -116,8 +119,27 @@ struct sl_config {
 	unsigned n_warnings;
 };
 
-/* engine.stop_timeout when the config does not set it. */
-#define SL_STOP_TIMEOUT_DEFAULT_NS 5000000000ULL
+/* One top-level section of a configuration, as the schema describes it. */
+struct sl_config_section {
+	const char *name;        /* the top-level key: "engine" */
+	const char *summary;     /* one line */
+	/* Its keys, n_keys of them, with their defaults (`def`), types, ranges
+	 * and docs: the section is a mapping of these keys, or, where entry is
+	 * set ("worker"), a mapping of names to entries of these keys.  NULL/0:
+	 * a section of a shape of its own (apps, links), which doc describes. */
+	const struct sl_param_spec *keys;
+	unsigned n_keys;
+	const char *entry;
+	const char *doc;         /* Markdown paragraphs that follow the keys; may be NULL */
+};
+
+/* The schema: every top-level section, in the order documents list them.
+ * *n receives their number.  Static data: any thread, never fails. */
+const struct sl_config_section *sl_config_sections(unsigned *n);
+
+/* Markdown paragraphs that introduce the configuration file (docs/config.md
+ * opens with them).  Static data. */
+const char *sl_config_doc_intro(void);
 
 /* The largest configuration file sl_config_load reads. */
 #define SL_CONFIG_MAX_BYTES (16 << 20)

@@ -264,6 +264,24 @@ void sl_param_value_free(struct sl_param_value *v)
 	v->n_rows = 0;
 }
 
+int sl_param_defaults(const struct sl_param_spec *specs, unsigned n,
+		      struct sl_param_value *vals, unsigned *missing, struct sl_err *err)
+{
+	for (unsigned i = 0; i < n; i++) {
+		if (vals[i].set)
+			continue;
+		if (specs[i].def == NULL) {
+			*missing = i;
+			return -ENOENT;
+		}
+		int rc = sl_param_parse(&specs[i], specs[i].def, &vals[i], err);
+		if (rc < 0)
+			return rc;
+		vals[i].set = false;
+	}
+	return 0;
+}
+
 int sl_param_find(const struct sl_param_spec *specs, unsigned n, const char *name)
 {
 	for (unsigned i = 0; i < n; i++)

@@ -17,9 +17,13 @@
  * from the YAML; sl_param_parse only knows the empty list, "[]", so that a
  * list's default can be written like any other.
  *
+ * The same machinery reads the keys of the configuration's own sections
+ * (pool, engine, topology, workers: config.h), so that a default, a range, a
+ * type and a line of doc are written once, in a spec, wherever they apply.
+ *
  * Thread: control thread only (config load and app init).  No function here
- * allocates except sl_param_parse for SL_PARAM_STRING and SL_PARAM_ENUM
- * (strdup).  Whatever a value owns (its string, a list's rows and their
+ * allocates except sl_param_parse (and sl_param_defaults through it) for
+ * SL_PARAM_STRING and SL_PARAM_ENUM (strdup).  Whatever a value owns (its string, a list's rows and their
  * values and `where`) is freed by sl_param_value_free.
  */
 #ifndef SL_PARAM_H
@@ -108,6 +112,16 @@ int sl_param_rows_check(const struct sl_param_spec *spec, unsigned n, struct sl_
  * leave v without rows or string.  Safe on a zeroed value and on a TABLE
  * whose last row is only partly filled (zeroed values, NULL where). */
 void sl_param_value_free(struct sl_param_value *v);
+
+/* Give each value of vals[0..n) (parallel to specs) that is not set the
+ * default of its spec, parsed as if it had been written (.set stays false):
+ * the schema is the one place a default is written.  Returns 0; -ENOENT,
+ * with the index of the first value that is not set and has no default (a
+ * required parameter) in *missing and err untouched; or -EINVAL (-ENOMEM)
+ * with "parameter 'NAME' ..." in err when a default does not parse (a bad
+ * schema). */
+int sl_param_defaults(const struct sl_param_spec *specs, unsigned n,
+		      struct sl_param_value *vals, unsigned *missing, struct sl_err *err);
 
 /* Index of name in specs[0..n), or -1. */
 int sl_param_find(const struct sl_param_spec *specs, unsigned n, const char *name);

@@ -1086,6 +1086,54 @@ static const struct exact_case value_cases[] = {
 	  "every app that uses it names it with 'table:'" },
 };
 
+/* Sections of keys (pool, engine, topology): the messages the schema's
+ * types give, whole. */
+static const struct exact_case section_cases[] = {
+	{ "pool.ops is a sequence", "pool: { ops: [dpdk] }\n" TWO_LINKED,
+	  "t.yaml:1:14: pool.ops must be one of sluice|dpdk, got a sequence" },
+	{ "pool.l3_tier is a mapping", "pool: { l3_tier: { a: 1 } }\n" TWO_LINKED,
+	  "t.yaml:1:18: pool.l3_tier must be true or false, got a mapping" },
+	{ "pool.l3_tier not a bool", "pool: { l3_tier: maybe }\n" TWO_LINKED,
+	  "t.yaml:1:18: pool.l3_tier must be true or false, got 'maybe'" },
+	{ "engine.stop_timeout is a mapping", "engine: { stop_timeout: { s: 1 } }\n" TWO_LINKED,
+	  "t.yaml:1:25: engine.stop_timeout must be a duration like 30s or 250ms, got a mapping" },
+	{ "engine is a sequence", "engine: [1]\n" TWO_LINKED,
+	  "t.yaml:1:9: 'engine' must be a mapping with keys burst, link_size, epoch, "
+	  "reclaim_cap, stop_timeout, got a sequence" },
+	{ "engine.burst too large", "engine:\n  burst: 257\n" TWO_LINKED,
+	  "t.yaml:2:10: engine.burst must be in 1..256, got 257" },
+	{ "engine duplicate key", "engine: { burst: 8, burst: 16 }\n" TWO_LINKED,
+	  "t.yaml:1:21: engine: duplicate key 'burst' (first at line 1)" },
+	{ "topology is a scalar", "topology: m.txt\n" TWO_LINKED,
+	  "t.yaml:1:11: 'topology' must be a mapping with key c2c, got a single value" },
+	{ "topology unknown key", "topology: { c2: m.txt }\n" TWO_LINKED,
+	  "t.yaml:1:13: topology: unknown key 'c2' (did you mean 'c2c'?)" },
+	{ "topology.c2c empty", "topology: { c2c: '' }\n" TWO_LINKED,
+	  "t.yaml:1:18: topology.c2c must be the path of a core-to-core latency matrix saved "
+	  "by 'sluice topology --measure --save FILE', or none, got an empty value" },
+	{ "topology.c2c is a sequence", "topology: { c2c: [m.txt] }\n" TWO_LINKED,
+	  "t.yaml:1:18: topology.c2c must be the path of a core-to-core latency matrix saved "
+	  "by 'sluice topology --measure --save FILE', or none, got a sequence" },
+};
+
+static void test_section_errors(void)
+{
+	for (unsigned i = 0; i < SL_ARRAY_LEN(section_cases); i++) {
+		const struct exact_case *b = &section_cases[i];
+		struct sl_err err;
+		struct sl_config *cfg = parse(b->text, &err);
+		char what[160];
+
+		snprintf(what, sizeof(what), "invalid section: %s", b->what);
+		if (cfg != NULL) {
+			check(false, what, "parsed without error");
+			sl_config_free(cfg);
+			continue;
+		}
+		check(strcmp(err.msg, b->want) == 0, what, "got '%s', want '%s'", err.msg, b->want);
+	}
+}
+
 static void test_value_errors(void)
 {
 	for (unsigned i = 0; i < SL_ARRAY_LEN(value_cases); i++) {
@@ -1446,6 +1494,200 @@ static void test_null_err(void)
 	check(cfg == NULL, "NULL err accepted", "parsed");
 }
 
+/* ---- the schema is where defaults live ---------------------------------- */
+
+/* The value a loaded config holds for section.key, as sl_param_parse gives
+ * it (an enum's index, a bool's 0/1, a duration's ns); c2c: 0 for none, 1
+ * for a path.  false for a key this test does not know: a key added to the
+ * schema must be added here too. */
+static bool config_value(const struct sl_config *cfg, const char *section, const char *key,
+			 uint64_t *out)
+{
+	const struct sl_pool_cfg *pc = &cfg->pool;
+	const struct { const char *section, *key; uint64_t v; } values[] = {
+		{ "pool", "mbufs", pc->mbufs }, { "pool", "cache", pc->cache },
+		{ "pool", "data_room", pc->data_room }, { "pool", "ops", pc->ops },
+		{ "pool", "chunk", pc->chunk }, { "pool", "high", pc->high },
+		{ "pool", "l3_tier", pc->l3_tier }, { "pool", "l3_chunks", pc->l3_chunks },
+		{ "engine", "burst", cfg->burst }, { "engine", "link_size", cfg->link_size },
+		{ "engine", "epoch", cfg->epoch_policy }, { "engine", "reclaim_cap", cfg->reclaim_cap },
+		{ "engine", "stop_timeout", cfg->stop_timeout_ns },
+		{ "topology", "c2c", cfg->c2c_path != NULL },
+	};
+	for (unsigned i = 0; i < SL_ARRAY_LEN(values); i++)
+		if (strcmp(values[i].section, section) == 0 && strcmp(values[i].key, key) == 0) {
+			*out = values[i].v;
+			return true;
+		}
+	return false;
+}
+
+/* Every key of the sections of keys, in a config that leaves them out (or
+ * gives them empty), holds exactly its schema default. */
+static void check_schema_defaults(const char *what, const char *text)
+{
+	struct sl_config *cfg = parse_ok(what, text);
+	unsigned n;
+	const struct sl_config_section *sec = sl_config_sections(&n);
+
+	if (cfg == NULL)
+		return;
+	for (unsigned i = 0; i < n; i++) {
+		if (sec[i].entry != NULL)
+			continue;        /* workers: below */
+		for (unsigned k = 0; k < sec[i].n_keys; k++) {
+			const struct sl_param_spec *spec = &sec[i].keys[k];
+			struct sl_param_value want = { 0 };
+			uint64_t got = 0;
+			char name[160];
+
+			snprintf(name, sizeof(name), "%s: %s.%s is the schema's default '%s'", what,
+				 sec[i].name, spec->name, spec->def ? spec->def : "(none)");
+			if (!check(spec->def != NULL && sl_param_parse(spec, spec->def, &want, NULL) == 0,
+				   name, "the schema's default does not parse") ||
+			    !check(config_value(cfg, sec[i].name, spec->name, &got), name,
+				   "key unknown to this test"))
+				continue;
+			if (spec->type == SL_PARAM_STRING)
+				check(got == (strcmp(want.s, "none") != 0), name, "path %s",
+				      cfg->c2c_path ? cfg->c2c_path : "(none)");
+			else
+				check_uint(name, got, want.u);
+			sl_param_value_free(&want);
+		}
+	}
+	sl_config_free(cfg);
+}
+
+static void test_schema_defaults(void)
+{
+	unsigned n;
+	const struct sl_config_section *sec = sl_config_sections(&n);
+
+	/* The sections are the top-level keys, each named once, with keys
+	 * named once and defaults that parse. */
+	check_uint("seven sections", n, 7);
+	for (unsigned i = 0; i < n; i++) {
+		char name[128];
+		snprintf(name, sizeof(name), "section '%s' has a summary, doc and unique keys",
+			 sec[i].name);
+		bool ok = sec[i].summary != NULL && sec[i].doc != NULL;
+		for (unsigned j = 0; j < i; j++)
+			ok = ok && strcmp(sec[i].name, sec[j].name) != 0;
+		for (unsigned k = 0; k < sec[i].n_keys; k++)
+			ok = ok && sec[i].keys[k].doc != NULL && sec[i].keys[k].def != NULL &&
+			     sl_param_find(sec[i].keys, k, sec[i].keys[k].name) < 0;
+		check(ok, name, "missing text, a repeated name, or a key without a default");
+	}
+	check(sl_config_doc_intro()[0] != '\0', "the documentation has an introduction", "empty");
+
+	check_schema_defaults("sections left out", TWO_LINKED);
+	check_schema_defaults("sections with no value", "pool:\nengine:\ntopology:\n" TWO_LINKED);
+	check_schema_defaults("empty sections", "pool: {}\nengine: {}\ntopology: {}\n" TWO_LINKED);
+
+	/* The anchors: what the schema says today. */
+	struct sl_config *cfg = parse_ok("empty engine section", "engine: {}\n" TWO_LINKED);
+	if (cfg != NULL) {
+		check_uint("empty engine: burst 32", cfg->burst, 32);
+		check_uint("empty engine: link_size 1024", cfg->link_size, 1024);
+		check_uint("empty engine: epoch immediate", cfg->epoch_policy, SL_EPOCH_IMMEDIATE);
+		check_uint("empty engine: reclaim_cap 256", cfg->reclaim_cap, 256);
+		check_uint("empty engine: stop_timeout 5s", cfg->stop_timeout_ns, 5000000000ULL);
+	}
+	sl_config_free(cfg);
+
+	/* A worker's core defaults to the schema's "auto", as if written. */
+	cfg = parse_ok("worker with an empty mapping",
+		       "workers:\n  w: {}\n  x:\n"
+		       "apps:\n  g: { type: t_gen, worker: w }\n  s: { type: t_sink, worker: x }\n"
+		       "links: [g.output -> s.input]\n");
+	if (cfg != NULL) {
+		check(cfg->workers[0].core == SL_CORE_AUTO && cfg->workers[1].core == SL_CORE_AUTO,
+		      "worker core defaults to auto", "cores %d, %d", cfg->workers[0].core,
+		      cfg->workers[1].core);
+	}
+	sl_config_free(cfg);
+
+	/* topology.c2c: none is no matrix; a path is kept with its place. */
+	cfg = parse_ok("topology.c2c none", "topology: { c2c: none }\n" TWO_LINKED);
+	if (cfg != NULL)
+		check(cfg->c2c_path == NULL, "c2c none: no path", "path %s", cfg->c2c_path);
+	sl_config_free(cfg);
+	cfg = parse_ok("topology.c2c path", "topology:\n  c2c: m.txt\n" TWO_LINKED);
+	if (cfg != NULL) {
+		check_str("c2c path", cfg->c2c_path, "m.txt");
+		check_uint("c2c mark line", cfg->c2c_mark.line, 2);
+		check_uint("c2c mark col", cfg->c2c_mark.col, 8);
+	}
+	sl_config_free(cfg);
+}
+
+/* docs/config.md (generated by `sluice config --markdown`) shows each key
+ * with the schema's type and default: the values test_schema_defaults finds
+ * in a loaded config.  Read from the source tree, the tests' directory. */
+static void test_doc_shows_defaults(void)
+{
+	FILE *f = fopen("docs/config.md", "r");
+	static char doc[1 << 17];
+	size_t len = 0;
+	unsigned n;
+	const struct sl_config_section *sec = sl_config_sections(&n);
+
+	if (!check(f != NULL, "docs/config.md opens (run from the source tree)", "cannot open"))
+		return;
+	len = fread(doc, 1, sizeof(doc) - 1, f);
+	fclose(f);
+	doc[len] = '\0';
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned k = 0; k < sec[i].n_keys; k++) {
+			const struct sl_param_spec *spec = &sec[i].keys[k];
+			char row[256], name[160];
+			snprintf(row, sizeof(row), "| `%s` | %s | %s |", spec->name,
+				 sl_param_type_name(spec->type), spec->def);
+			snprintf(name, sizeof(name), "docs/config.md shows %s.%s = %s", sec[i].name,
+				 spec->name, spec->def);
+			check(strstr(doc, row) != NULL, name, "no row '%s'", row);
+		}
+}
+
+/* sl_param_defaults: defaults parsed as written, .set false; a required
+ * value missing is -ENOENT with its index; a bad default is -EINVAL. */
+static void test_param_defaults(void)
+{
+	static const struct sl_param_spec specs[] = {
+		{ .name = "a", .type = SL_PARAM_UINT, .def = NULL, .min = 1, .max = 9 },
+		{ .name = "b", .type = SL_PARAM_UINT, .def = "2Ki", .max = 0 },
+		{ .name = "c", .type = SL_PARAM_ENUM, .def = "y", .choices = "x|y" },
+		{ .name = "d", .type = SL_PARAM_DURATION, .def = "250ms" },
+	};
+	static const struct sl_param_spec bad[] = {
+		{ .name = "e", .type = SL_PARAM_UINT, .def = "10", .min = 1, .max = 9 },
+	};
+	struct sl_param_value v[SL_ARRAY_LEN(specs)] = { { 0 } };
+	struct sl_err err = { "" };
+	unsigned missing = 99;
+
+	check_uint("required value missing: -ENOENT",
+		   (unsigned)-sl_param_defaults(specs, 4, v, &missing, &err), ENOENT);
+	check_uint("the missing one's index", missing, 0);
+	check(sl_param_parse(&specs[0], "3", &v[0], NULL) == 0, "a parses", "no");
+	check_uint("all given or defaulted: 0", (unsigned)sl_param_defaults(specs, 4, v, &missing, &err), 0);
+	check(v[0].set && v[0].u == 3, "a kept as given", "u %llu", (unsigned long long)v[0].u);
+	check(!v[1].set && v[1].u == 2048, "b defaulted to 2Ki, not set", "u %llu",
+	      (unsigned long long)v[1].u);
+	check(!v[2].set && v[2].u == 1 && v[2].s != NULL && strcmp(v[2].s, "y") == 0,
+	      "c defaulted to y", "u %llu", (unsigned long long)v[2].u);
+	check(!v[3].set && v[3].u == 250000000ULL, "d defaulted to 250ms", "u %llu",
+	      (unsigned long long)v[3].u);
+	for (unsigned i = 0; i < SL_ARRAY_LEN(v); i++)
+		sl_param_value_free(&v[i]);
+
+	struct sl_param_value e = { 0 };
+	int rc = sl_param_defaults(bad, 1, &e, &missing, &err);
+	check(rc == -EINVAL && strcmp(err.msg, "parameter 'e' must be in 1..9, got 10") == 0,
+	      "a bad default: -EINVAL with the parse message", "rc %d, '%s'", rc, err.msg);
+}
+
 int main(void)
 {
 	test_minimal_defaults();
@@ -1465,6 +1707,10 @@ int main(void)
 	test_table_errors();
 	test_table_registry_check();
 	test_value_errors();
+	test_section_errors();
+	test_schema_defaults();
+	test_doc_shows_defaults();
+	test_param_defaults();
 	test_pool_warnings();
 	test_large_configs();
 	test_alias_expansion();
