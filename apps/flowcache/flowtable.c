@@ -398,39 +398,81 @@ int sl_ft_mem_check(const struct sl_flowtable_conf *conf, uint64_t avail, const 
 		       fmt_bytes(ab, sizeof(ab), avail), what != NULL ? what : "available memory");
 }
 
+/* The limits of conf, named by name.  Returns 0, or -EINVAL with a sentence
+ * in err. */
+static int check_conf(const struct sl_flowtable_conf *conf, const char *name,
+		      struct sl_err *err)
+{
+	if (conf->capacity == 0 || conf->capacity > (1u << 28))
+		return sl_errf(err, EINVAL, "table '%s': capacity must be 1..%u, got %u", name,
+			       1u << 28, conf->capacity);
+	uint64_t ids = conf_ids(conf);
+	if (ids < conf->capacity || ids > (1u << 30))
+		return sl_errf(err, EINVAL, "table '%s': ids must be at least the capacity (%u) "
+			       "and at most %u, got %u", name, conf->capacity, 1u << 30, conf->ids);
+	if (conf->expiry_cap == 0)
+		return sl_errf(err, EINVAL, "table '%s': expiry_cap must be at least 1", name);
+	if (conf->expiry != SL_FT_SCAN && conf->expiry != SL_FT_WHEEL)
+		return sl_errf(err, EINVAL, "table '%s': expiry must be scan or wheel", name);
+	if (conf->n_handles == 0 || conf->n_handles > SL_FT_MAX_HANDLES)
+		return sl_errf(err, EINVAL, "table '%s': it can be shared by 1..%u apps, got %u",
+			       name, SL_FT_MAX_HANDLES, conf->n_handles);
+	return 0;
+}
+
+/* Buckets, entries (faulted in on conf->socket) and the id pool, full, ids
+ * handed out from 0 up.  Returns 0 or -ENOMEM with a sentence in err (the
+ * caller frees t). */
+static int alloc_storage(struct sl_flowtable *t, const char *name, struct sl_err *err)
+{
+	t->b_bytes = (size_t)t->n_buckets * sizeof(struct bucket);
+	t->ent_bytes = (size_t)t->n_ids * sizeof(struct sl_flow_entry);
+	t->b = alloc_on(t->b_bytes, t->conf.socket);
+	t->ent = alloc_on(t->ent_bytes, t->conf.socket);
+	t->id_stack = malloc((size_t)t->n_ids * sizeof(uint32_t));
+	if (t->b == NULL || t->ent == NULL || t->id_stack == NULL) {
+		char nb[32];
+		return sl_errf(err, ENOMEM, "table '%s': out of memory for %" PRIu32 " ids and "
+			       "their entries (%s in all)", name, t->n_ids,
+			       fmt_bytes(nb, sizeof(nb), sl_ft_mem_bytes(&t->conf)));
+	}
+	/* Highest id at the bottom, so that ids are handed out from 0 up. */
+	for (uint32_t i = 0; i < t->n_ids; i++)
+		t->id_stack[i] = t->n_ids - 1 - i;
+	t->ids.n = t->n_ids;
+	return 0;
+}
+
+/* Each handle's share of the buckets (handle k of n the k-th of n equal
+ * ranges) and, in wheel mode, its wheel.  Returns 0 or -ENOMEM. */
+static int init_handles(struct sl_flowtable *t)
+{
+	uint32_t n = t->conf.n_handles;
+	for (uint32_t k = 0; k < n; k++) {
+		struct sl_ft_handle *h = &t->h[k];
+		if (t->conf.expiry == SL_FT_WHEEL) {
+			h->w_head = calloc(SL_FT_WHEEL_SLOTS, sizeof(uint32_t));
+			if (h->w_head == NULL)
+				return -ENOMEM;
+		}
+		h->t = t;
+		h->k = k;
+		h->lo = (uint32_t)((uint64_t)t->n_buckets * k / n);
+		h->hi = (uint32_t)((uint64_t)t->n_buckets * (k + 1) / n);
+		h->cursor = h->lo;
+		h->flush_cursor = h->lo;
+	}
+	return 0;
+}
+
 struct sl_flowtable *sl_ft_create(const struct sl_flowtable_conf *conf, struct sl_err *err)
 {
 	const char *name = conf->name != NULL ? conf->name : "flowtable";
-	if (conf->capacity == 0 || conf->capacity > (1u << 28)) {
-		sl_errf(err, EINVAL, "table '%s': capacity must be 1..%u, got %u", name,
-			1u << 28, conf->capacity);
-		errno = EINVAL;
+	int rc = check_conf(conf, name, err);
+	if (rc < 0) {
+		errno = -rc;
 		return NULL;
 	}
-	uint64_t ids = conf_ids(conf);
-	if (ids < conf->capacity || ids > (1u << 30)) {
-		sl_errf(err, EINVAL, "table '%s': ids must be at least the capacity (%u) and at most %u, got %u",
-			name, conf->capacity, 1u << 30, conf->ids);
-		errno = EINVAL;
-		return NULL;
-	}
-	if (conf->expiry_cap == 0) {
-		sl_errf(err, EINVAL, "table '%s': expiry_cap must be at least 1", name);
-		errno = EINVAL;
-		return NULL;
-	}
-	if (conf->expiry != SL_FT_SCAN && conf->expiry != SL_FT_WHEEL) {
-		sl_errf(err, EINVAL, "table '%s': expiry must be scan or wheel", name);
-		errno = EINVAL;
-		return NULL;
-	}
-	if (conf->n_handles == 0 || conf->n_handles > SL_FT_MAX_HANDLES) {
-		sl_errf(err, EINVAL, "table '%s': it can be shared by 1..%u apps, got %u", name,
-			SL_FT_MAX_HANDLES, conf->n_handles);
-		errno = EINVAL;
-		return NULL;
-	}
-
 	/* Refuse at once what cannot fit, rather than fault pages in for
 	 * minutes and then fail (or be killed). */
 	const char *what;
@@ -452,31 +494,12 @@ struct sl_flowtable *sl_ft_create(const struct sl_flowtable_conf *conf, struct s
 	t->conf = *conf;
 	snprintf(t->name, sizeof(t->name), "%s", name);
 	t->conf.name = t->name;
-	t->conf.ids = (uint32_t)ids;
+	t->conf.ids = (uint32_t)conf_ids(conf);
 	if (t->conf.scan == 0)
 		t->conf.scan = 4 * conf->expiry_cap;
-	t->n_ids = (uint32_t)ids;
+	t->n_ids = t->conf.ids;
 	t->n_buckets = conf_buckets(conf);
 	t->mask = t->n_buckets - 1;
-	t->b_bytes = (size_t)t->n_buckets * sizeof(struct bucket);
-	t->ent_bytes = (size_t)t->n_ids * sizeof(struct sl_flow_entry);
-	t->b = alloc_on(t->b_bytes, conf->socket);
-	t->ent = alloc_on(t->ent_bytes, conf->socket);
-	t->id_stack = malloc((size_t)t->n_ids * sizeof(uint32_t));
-	if (t->b == NULL || t->ent == NULL || t->id_stack == NULL) {
-		/* The message first: it reads t, which sl_ft_free releases. */
-		char nb[32];
-		sl_errf(err, ENOMEM, "table '%s': out of memory for %" PRIu32 " ids and their "
-			"entries (%s in all)", name, t->n_ids,
-			fmt_bytes(nb, sizeof(nb), sl_ft_mem_bytes(&t->conf)));
-		sl_ft_free(t);
-		errno = ENOMEM;
-		return NULL;
-	}
-	/* Highest id at the bottom, so that ids are handed out from 0 up. */
-	for (uint32_t i = 0; i < t->n_ids; i++)
-		t->id_stack[i] = t->n_ids - 1 - i;
-	t->ids.n = t->n_ids;
 
 	uint64_t shortest = conf->idle_ns;
 	if (conf->active_ns != 0 && (shortest == 0 || conf->active_ns < shortest))
@@ -484,27 +507,13 @@ struct sl_flowtable *sl_ft_create(const struct sl_flowtable_conf *conf, struct s
 	t->tick_ns = shortest / 256 > 1000 ? shortest / 256 : 1000;
 	t->sweep_ns = shortest / 8 > 1 ? shortest / 8 : 1;
 
-	uint32_t n = conf->n_handles;
-	for (uint32_t k = 0; k < n; k++) {
-		struct sl_ft_handle *h = &t->h[k];
-		if (conf->expiry == SL_FT_WHEEL) {
-			h->w_head = calloc(SL_FT_WHEEL_SLOTS, sizeof(uint32_t));
-			if (h->w_head == NULL) {
-				sl_ft_free(t);
-				sl_errf(err, ENOMEM, "table '%s': out of memory", name);
-				errno = ENOMEM;
-				return NULL;
-			}
-		}
-	}
-	for (uint32_t k = 0; k < n; k++) {
-		struct sl_ft_handle *h = &t->h[k];
-		h->t = t;
-		h->k = k;
-		h->lo = (uint32_t)((uint64_t)t->n_buckets * k / n);
-		h->hi = (uint32_t)((uint64_t)t->n_buckets * (k + 1) / n);
-		h->cursor = h->lo;
-		h->flush_cursor = h->lo;
+	rc = alloc_storage(t, name, err);
+	if (rc == 0 && (rc = init_handles(t)) < 0)
+		sl_errf(err, -rc, "table '%s': out of memory", name);
+	if (rc < 0) {
+		sl_ft_free(t);
+		errno = -rc;
+		return NULL;
 	}
 	return t;
 }

@@ -71,9 +71,20 @@
  * opens a handle: it binds the table to that worker's epoch handle and keeps
  * a small cache of free ids.  A handle is used by one thread at a time.
  *
- * Threads: create, open, close, free, stats and ids_free on the control
- * thread (stats may also be read while workers run: approximate).  Lookup
- * and touch on any worker.  Insert, expire, flush on the handle's worker.
+ * Threads.  Create, open, close, free and ids_free on the control thread;
+ * lookup, prefetch and touch on any worker, concurrently with everything on
+ * other threads; insert, expire, flush and count_lookups on the handle's
+ * worker; stats, live, conf and the memory functions on any thread.  Each
+ * function below says which.  Nothing a worker calls blocks: the bucket,
+ * wheel and id-pool locks are spinlocks held for a few stores.
+ *
+ * Ownership.  The caller of sl_ft_create owns the table until sl_ft_free;
+ * the table owns its handles, buckets, entries and ids.  Callers never free
+ * an entry: a pointer to one (from lookup or insert) is borrowed, valid as
+ * the epoch allows (Readers above): until the calling worker's next
+ * sl_epoch_quiesce() or sl_epoch_offline(), and only while that worker is
+ * online in the epoch its handles were opened with.
+ *
  * Errors follow engine/core/err.h.
  */
 #ifndef SL_FLOWTABLE_H
@@ -132,8 +143,12 @@ struct sl_flow_record {
 	uint64_t first_ns, last_ns;
 };
 
-/* Called on the unlinking thread for every entry the table unlinks, before
- * the entry is retired.  Must not block. */
+/* Called on the unlinking thread (the handle's worker; the control thread in
+ * sl_ft_close) for every entry the table unlinks, before the entry is
+ * retired.  rec is the table's, valid during the call only; the entry is no
+ * longer reachable by a new lookup.  It runs inside the writer's call (no
+ * lock held): it must not block, nor call that handle's insert, expire or
+ * flush. */
 typedef void sl_ft_record_fn(const struct sl_flow_record *rec, void *arg);
 
 struct sl_flowtable_conf {
@@ -156,64 +171,95 @@ struct sl_ft_handle;
 
 /* Create a table (no handle open yet).  NULL with a sentence in err, and
  * errno set, on a bad conf (EINVAL) or no memory (ENOMEM; checked with
- * sl_ft_mem_check before anything is allocated).  Buckets and entries are anonymous mappings,
- * bound to conf->socket with libnuma (when >= 0) and faulted in here, on
- * the calling thread, so that no worker takes a page fault on them. */
+ * sl_ft_mem_check before anything is allocated).  Buckets and entries are
+ * anonymous mappings, bound to conf->socket with libnuma (when >= 0) and
+ * faulted in here, on the calling thread, so that no worker takes a page
+ * fault on them.  Control thread; may take long for a large table (it
+ * touches every page).  conf is copied (its name too): the caller keeps it.
+ * The caller owns the table and frees it with sl_ft_free(). */
 struct sl_flowtable *sl_ft_create(const struct sl_flowtable_conf *conf, struct sl_err *err);
 
 /* Bytes a table of conf takes (buckets, entries, id pool, handles); conf as
- * for sl_ft_create (n_handles 0 counts as 1).  No allocation, no DPDK. */
+ * for sl_ft_create (n_handles 0 counts as 1).  No allocation, no DPDK; any
+ * thread. */
 uint64_t sl_ft_mem_bytes(const struct sl_flowtable_conf *conf);
 
 /* Bytes this process can still allocate and touch: the least of
  * MemAvailable (/proc/meminfo; sysinfo's free memory without it), the room
  * under the memory limit of its cgroup and the cgroups above (v2
  * memory.max, v1 memory.limit_in_bytes), and the room under RLIMIT_AS and
- * RLIMIT_DATA.  Reads a few files under /proc and /sys; no DPDK.  *what (if not NULL) names the one
- * that set the figure, for messages.  UINT64_MAX if none can be read. */
+ * RLIMIT_DATA.  Reads a few files under /proc and /sys; no DPDK; any thread.
+ * *what (if not NULL) names the one that set the figure, a static string,
+ * for messages.  UINT64_MAX if none can be read. */
 uint64_t sl_ft_mem_available(const char **what);
 
 /* Does a table of conf fit in avail bytes?  0, or -ENOMEM with "a flow table
  * of N entries (M ids) needs X of memory, but this process can get Y (bound by WHAT);
  * ..." in err.  sl_ft_create runs it with sl_ft_mem_available() before it
- * allocates anything; flowcache runs it at config load. */
+ * allocates anything; flowcache runs it at config load.  Any thread. */
 int sl_ft_mem_check(const struct sl_flowtable_conf *conf, uint64_t avail, const char *what,
 		    struct sl_err *err);
 
 /* Open handle number k (0 <= k < n_handles; each once) for the worker whose
- * epoch handle is ew; records go to record(rec, arg).  NULL with a sentence,
- * and errno set, on a bad k or no epoch (EINVAL) or a reused k (EBUSY). */
+ * epoch handle is ew; records go to record(rec, arg) (NULL: none).  NULL
+ * with a sentence, and errno set, on a bad k or no epoch (EINVAL) or a
+ * reused k (EBUSY).  Control thread, before any worker uses the table.  The
+ * table owns the handle (freed with it); e, ew and arg must outlive the
+ * table's use.  From then on only ew's worker uses the handle (insert,
+ * expire, flush, count_lookups), and the entries it unlinks are retired
+ * into ew. */
 struct sl_ft_handle *sl_ft_open(struct sl_flowtable *t, unsigned k, struct sl_epoch *e,
 				struct sl_epoch_worker *ew, sl_ft_record_fn *record,
 				void *arg, struct sl_err *err);
 
 /* Control thread, workers stopped, nothing of this table still retired (the
  * engine synchronizes and drains the epoch first): unlink every live entry
- * of h's range with reason SL_FT_STOPPED (records are emitted) and free them
- * at once.  Returns the number.  The handle stays usable for stats. */
+ * of h's range with reason SL_FT_STOPPED (records are emitted, on this
+ * thread) and free them at once, without the epoch.  Returns the number.
+ * The handle stays usable for stats.  No entry pointer of h's range may be
+ * used afterwards. */
 uint64_t sl_ft_close(struct sl_ft_handle *h);
 
-/* Free the table (all handles with it).  NULL: no-op. */
+/* Free the table (all handles with it; every entry pointer becomes
+ * invalid).  NULL: no-op.  Control thread, no worker using the table, and
+ * no entry of it still retired in an epoch (synchronize and drain first):
+ * a retired entry's free function returns its id to the table. */
 void sl_ft_free(struct sl_flowtable *t);
 
+/* The reason's name ("idle", "active", "evicted", "flushed", "stopped"; "?"
+ * for another value), a static string.  Any thread. */
 const char *sl_ft_reason_name(enum sl_ft_reason r);
+
+/* The table's configuration with its defaults filled in (ids, scan).  Owned
+ * by the table, valid until sl_ft_free; never changes.  Any thread. */
 const struct sl_flowtable_conf *sl_ft_conf(const struct sl_flowtable *t);
 
 /* --- Workers. ------------------------------------------------------------ */
 
-/* The live entry for k (hash = sl_flow_key_hash(k)), or NULL.  Lock-free. */
+/* The live entry for k (hash = sl_flow_key_hash(k)), or NULL.  Lock-free,
+ * writes nothing.  Any worker that is online in the table's epoch,
+ * concurrently with every other call on other threads.  The entry is the
+ * table's, borrowed: its memory stays the entry of k until the caller's next
+ * sl_epoch_quiesce() or sl_epoch_offline(), even if a writer unlinks it
+ * meanwhile (then a later lookup misses it, and what sl_ft_touch adds is
+ * not in its record).  Read its key, id and cookie; change it only with
+ * sl_ft_touch. */
 struct sl_flow_entry *sl_ft_lookup(const struct sl_flowtable *t, const struct sl_flow_key *k,
 				   uint32_t hash);
 
-/* Prefetch the bucket of hash (before a lookup later in the burst). */
+/* Prefetch the bucket of hash (before a lookup later in the burst).  Any
+ * worker; a hint only, nothing kept. */
 void sl_ft_prefetch(const struct sl_flowtable *t, uint32_t hash);
 
 /* After a lookup of hash missed: prefetch what an insert will read to choose
  * a victim (the entries of its bucket, when the table is at capacity or the
- * bucket full), so that a burst's inserts do not wait on them one by one. */
+ * bucket full), so that a burst's inserts do not wait on them one by one.
+ * Any worker; reads without locks, a hint only. */
 void sl_ft_prefetch_insert(const struct sl_flowtable *t, uint32_t hash);
 
-/* Count a packet of len bytes seen at now. */
+/* Count a packet of len bytes seen at now on e, an entry from sl_ft_lookup
+ * or sl_ft_insert still valid by their rules.  Any worker, concurrently with
+ * other touches of e (atomic adds) and with writers. */
 static inline void sl_ft_touch(struct sl_flow_entry *e, uint32_t len, uint64_t now)
 {
 	__atomic_fetch_add(&e->packets, 1, __ATOMIC_RELAXED);
@@ -230,18 +276,27 @@ enum sl_ft_insert_status {
 };
 
 /* Insert k with counters zero, first/last seen now and the given cookie (or
- * find it).  May evict (see Capacity).  Returns the entry, or NULL with
- * *status saying why not. */
+ * find it).  May evict (see Capacity): the victims' records are emitted on
+ * this thread and the victims retired into h's epoch handle.  Returns the
+ * entry, borrowed as from sl_ft_lookup (valid until the caller's next
+ * quiescent state; another worker may unlink it at once), with *status
+ * SL_FT_INSERTED or SL_FT_FOUND; or NULL with *status saying why not.  h's
+ * worker, online, concurrently with lookups, touches and other handles'
+ * writers. */
 struct sl_flow_entry *sl_ft_insert(struct sl_ft_handle *h, const struct sl_flow_key *k,
 				   uint32_t hash, uint64_t now, uint64_t cookie,
 				   enum sl_ft_insert_status *status);
 
-/* One capped expiry step of h's range at now.  Returns entries unlinked. */
+/* One capped expiry step of h's range at now (see Expiry): unlinked entries'
+ * records are emitted on this thread and the entries retired into h's epoch
+ * handle.  Returns entries unlinked.  h's worker, concurrently with every
+ * other handle's calls and with lookups. */
 unsigned sl_ft_expire(struct sl_ft_handle *h, uint64_t now);
 
 /* Unlink (reason SL_FT_FLUSHED) at most cap live entries of h's range,
- * continuing where the last call stopped.  Returns the number unlinked; 0
- * once the range is empty (or the retire list is full). */
+ * continuing where the last call stopped, records and retires as
+ * sl_ft_expire.  Returns the number unlinked; 0 once the range is empty (or
+ * the retire list is full).  h's worker. */
 unsigned sl_ft_flush(struct sl_ft_handle *h, unsigned cap);
 
 /* --- Metrics. ------------------------------------------------------------ */
@@ -259,17 +314,19 @@ struct sl_ft_stats {
 	uint64_t live;                         /* table-wide (same for every handle) */
 };
 
-/* Counters of handle h (a snapshot; any thread). */
+/* Counters of handle h into *out (a snapshot; each counter read atomically,
+ * not all at one instant, while h's worker runs).  Any thread. */
 void sl_ft_handle_stats(const struct sl_ft_handle *h, struct sl_ft_stats *out);
 
-/* Lookup accounting for handles whose caller counts hits and misses. */
+/* Lookup accounting for handles whose caller counts hits and misses.  h's
+ * worker (single writer of h's counters). */
 void sl_ft_count_lookups(struct sl_ft_handle *h, uint64_t hits, uint64_t misses);
 
 /* Ids free right now (global pool plus every handle's cache).  Control
  * thread, workers stopped, for checks. */
 uint32_t sl_ft_ids_free(const struct sl_flowtable *t);
 
-/* Live entries (table-wide). */
+/* Live entries (table-wide; a relaxed read while workers run).  Any thread. */
 uint64_t sl_ft_live(const struct sl_flowtable *t);
 
 #endif

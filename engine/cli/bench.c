@@ -44,6 +44,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "app.h"
 #include "bench.h"
 #include "err.h"
@@ -189,31 +191,6 @@ static const char *load_label(uint64_t load, char *buf, size_t len)
 	return buf;
 }
 
-/* s with JSON's escapes, without the quotes. */
-static void json_escape(FILE *f, const char *s)
-{
-	for (; *s != '\0'; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", f);
-		else if (c == '\t')
-			fputs("\\t", f);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-}
-
-static void json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	json_escape(f, s);
-	fputc('"', f);
-}
-
 /* A number in fixed notation: integers without a fraction, others with at
  * most 6 decimals, trailing zeros dropped.  The same text in CSV and JSON. */
 static void put_num(FILE *f, double v)
@@ -231,13 +208,62 @@ static void put_num(FILE *f, double v)
 	fputs(buf, f);
 }
 
-/* put_num, with -1 (unknown) as null where asked. */
-static void json_num(FILE *f, double v, bool unknown_is_null)
+/* ---- JSON values (jansson) ------------------------------------------------- */
+
+/* A number as put_num writes it (an integer, or at most 6 decimals), or null
+ * for -1 (unknown) where asked.  Dumped with JSON_REAL_PRECISION(15), it
+ * reads as in the CSV.  NULL: no memory. */
+static json_t *jnum(double v, bool unknown_is_null)
 {
 	if (unknown_is_null && v < 0)
-		fputs("null", f);
-	else
-		put_num(f, v);
+		return json_null();
+	char buf[64];
+	snprintf(buf, sizeof(buf), "%.6f", v);
+	double r = strtod(buf, NULL);
+	if (r == (double)(long long)r)
+		return json_integer((json_int_t)r);
+	return json_real(r);
+}
+
+/* s as a JSON string; bytes that are not UTF-8 (a path, an argument) become
+ * '?'.  NULL: no memory. */
+static json_t *jstr(const char *s)
+{
+	json_t *j = json_string(s);
+	if (j != NULL)
+		return j;
+	char *copy = strdup(s);
+	if (copy == NULL)
+		return NULL;
+	for (char *c = copy; *c != '\0'; c++)
+		if ((unsigned char)*c >= 0x80)
+			*c = '?';
+	j = json_string(copy);
+	free(copy);
+	return j;
+}
+
+/* Append v to the array a, which takes v.  Returns a, or NULL (a and v
+ * freed) if either is NULL or there is no memory. */
+static json_t *append(json_t *a, json_t *v)
+{
+	if (a == NULL) {
+		json_decref(v);
+		return NULL;
+	}
+	if (json_array_append_new(a, v) != 0) {
+		json_decref(a);
+		return NULL;
+	}
+	return a;
+}
+
+static json_t *int_array(const int *v, unsigned n)
+{
+	json_t *a = json_array();
+	for (unsigned i = 0; i < n; i++)
+		a = append(a, json_integer(v[i]));
+	return a;
 }
 
 static char *read_file(const char *path, size_t max)
@@ -370,76 +396,66 @@ static bool cpu_times(double *busy, double *steal)
 	return true;
 }
 
-/* ---- the report format ---------------------------------------------------- */
+/* ---- the sinks' reports ----------------------------------------------------- */
 
-static const char *skip_ws(const char *s)
+/* The report's "histogram": [[lower_ns, upper_ns, count], ...], appended to
+ * *h.  Returns 0, -EINVAL (not such a list) or -ENOMEM. */
+static int report_histogram(const json_t *report, struct bucket **h, unsigned *n)
 {
-	while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
-		s++;
-	return s;
-}
-
-/* Position just after `"key"` and its colon, or NULL. */
-static const char *json_key(const char *text, const char *key)
-{
-	size_t klen = strlen(key);
-	for (const char *s = strchr(text, '"'); s != NULL; s = strchr(s + 1, '"')) {
-		if (strncmp(s + 1, key, klen) != 0 || s[1 + klen] != '"')
-			continue;
-		const char *c = skip_ws(s + 2 + klen);
-		if (*c == ':')
-			return skip_ws(c + 1);
-	}
-	return NULL;
-}
-
-bool sl_bench_json_number(const char *text, const char *key, double *out)
-{
-	const char *v = json_key(text, key);
-	if (v == NULL)
-		return false;
-	char *end;
-	double d = strtod(v, &end);
-	if (end == v)
-		return false;
-	*out = d;
-	return true;
-}
-
-/* "histogram": [[lo, hi, count], ...] appended to *h. */
-static int parse_histogram(const char *text, struct bucket **h, unsigned *n)
-{
-	const char *s = json_key(text, "histogram");
-	if (s == NULL || *s != '[')
+	const json_t *list = json_object_get(report, "histogram");
+	if (!json_is_array(list))
 		return -EINVAL;
-	s = skip_ws(s + 1);
-	while (*s != ']') {
+	size_t i;
+	const json_t *b;
+	json_array_foreach(list, i, b) {
 		double v[3];
-		if (*s != '[')
+		if (!json_is_array(b) || json_array_size(b) != 3)
 			return -EINVAL;
-		s++;
-		for (int i = 0; i < 3; i++) {
-			char *end;
-			v[i] = strtod(skip_ws(s), &end);
-			if (end == skip_ws(s))
+		for (size_t k = 0; k < 3; k++) {
+			const json_t *x = json_array_get(b, k);
+			if (!json_is_number(x))
 				return -EINVAL;
-			s = skip_ws(end);
-			if (*s != (i < 2 ? ',' : ']'))
-				return -EINVAL;
-			s++;
+			v[k] = json_number_value(x);
 		}
 		struct bucket *nb = realloc(*h, (*n + 1) * sizeof(**h));
 		if (nb == NULL)
 			return -ENOMEM;
 		*h = nb;
 		(*h)[(*n)++] = (struct bucket){ v[0], v[1], v[2] };
-		s = skip_ws(s);
-		if (*s == ',')
-			s = skip_ws(s + 1);
-		else if (*s != ']')
-			return -EINVAL;
 	}
 	return 0;
+}
+
+/* Sink i's report at path (probe_sink's JSON object): its numbers into x,
+ * its histogram appended to h[0..*n).  Returns 0 or -errno with a sentence
+ * in err. */
+static int read_report(const char *path, unsigned i, struct rx_result *x, struct bucket **h,
+		       unsigned *n, struct sl_err *err)
+{
+	FILE *f = fopen(path, "r");
+	if (f == NULL)
+		return sl_errf(err, ENOENT, "sink%u wrote no report (%s: %s)", i, path,
+			       strerror(errno));
+	json_error_t je;
+	/* as real: a count or bound beyond json_int_t reads as a double */
+	json_t *doc = json_loadf(f, JSON_DECODE_INT_AS_REAL, &je);
+	fclose(f);
+	if (doc == NULL)
+		return sl_errf(err, EINVAL, "%s:%d:%d: not a JSON report: %s", path, je.line,
+			       je.column, je.text);
+	int rc = 0;
+	for (unsigned k = 0; k < R_N && rc == 0; k++) {
+		const json_t *v = json_object_get(doc, report_keys[k]);
+		if (json_is_number(v))
+			x->v[k] = json_number_value(v);
+		else
+			rc = sl_errf(err, EINVAL, "%s: no number for \"%s\"", path, report_keys[k]);
+	}
+	if (rc == 0 && (rc = report_histogram(doc, h, n)) < 0)
+		rc = sl_errf(err, -rc, "%s: \"histogram\" is not a list of "
+			     "[lower_ns, upper_ns, count]", path);
+	json_decref(doc);
+	return rc;
 }
 
 static int cmp_bucket(const void *a, const void *b)
@@ -591,9 +607,18 @@ static uint64_t warmup_packets(uint64_t load, unsigned n_rx, double duration)
 	return w < 16 ? 16 : w;
 }
 
-static void yaml_path(FILE *f, const char *path)
+/* path as a YAML double-quoted scalar (a JSON string is one).  Returns 0, or
+ * -EILSEQ if path is not UTF-8 (which YAML cannot hold). */
+static int yaml_path(FILE *f, const char *path)
 {
-	json_string(f, path);      /* a YAML double-quoted scalar escapes alike */
+	json_t *j = json_string(path);
+	char *text = j != NULL ? json_dumps(j, JSON_ENCODE_ANY) : NULL;
+	json_decref(j);
+	if (text == NULL)
+		return -EILSEQ;
+	fputs(text, f);
+	free(text);
+	return 0;
 }
 
 static int write_config(const char *path, const char *dir, unsigned run, unsigned n_runs,
@@ -628,7 +653,10 @@ static int write_config(const char *path, const char *dir, unsigned run, unsigne
 			snprintf(worker, sizeof(worker), "rx%u", i);
 		fprintf(f, "  sink%u: { type: probe_sink, worker: %s, warmup: %llu, report: ", i,
 			worker, (unsigned long long)warmup_packets(load, p->n_rx, o->duration));
-		yaml_path(f, report);
+		if (yaml_path(f, report) < 0) {
+			fclose(f);
+			return -EILSEQ;
+		}
 		fprintf(f, " }\n");
 	}
 	if (p->local)
@@ -778,6 +806,26 @@ static void show_log_tail(const char *log)
 	free(text);
 }
 
+/* Fold receiver i's numbers x into the run's: counts and Mpps summed, min
+ * the best receiver's, duration, percentiles and max the worst's. */
+static void aggregate(double *v, const struct rx_result *x, unsigned i)
+{
+	for (unsigned k = 0; k < R_N; k++) {
+		switch (k) {
+		case R_PACKETS: case R_LOST: case R_REORDERED: case R_FOREIGN: case R_MPPS:
+			v[k] += x->v[k];
+			break;
+		case R_MIN:
+			if (i == 0 || x->v[k] < v[k])
+				v[k] = x->v[k];
+			break;
+		default:            /* duration, percentiles, max: the worst */
+			if (x->v[k] > v[k])
+				v[k] = x->v[k];
+		}
+	}
+}
+
 /* Read the receivers' reports and aggregate them into r. */
 static int read_reports(const char *dir, struct result *r, struct sl_err *err)
 {
@@ -787,40 +835,14 @@ static int read_reports(const char *dir, struct result *r, struct sl_err *err)
 	for (unsigned i = 0; i < p->n_rx; i++) {
 		char path[4096];
 		run_path(path, sizeof(path), dir, r->run, (int)i, "");
-		char *text = read_file(path, 1 << 24);
-		if (text == NULL)
-			return sl_errf(err, ENOENT, "sink%u wrote no report (%s: %s)", i, path,
-				       strerror(errno));
 		struct rx_result *x = &r->rx[i];
-		for (unsigned k = 0; k < R_N; k++) {
-			if (!sl_bench_json_number(text, report_keys[k], &x->v[k])) {
-				free(text);
-				return sl_errf(err, EINVAL, "%s: no number for \"%s\"", path,
-					       report_keys[k]);
-			}
-		}
-		int rc = parse_histogram(text, &r->hist, &r->n_hist);
-		free(text);
+		int rc = read_report(path, i, x, &r->hist, &r->n_hist, err);
 		if (rc < 0)
-			return sl_errf(err, -rc, "%s: \"histogram\" is not a list of "
-				       "[lower_ns, upper_ns, count]", path);
+			return rc;
 		if (x->v[R_PACKETS] <= 0)
 			return sl_errf(err, EIO, "sink%u on cpu %d measured no packets (%s)", i,
 				       p->rx[i], path);
-		for (unsigned k = 0; k < R_N; k++) {
-			switch (k) {
-			case R_PACKETS: case R_LOST: case R_REORDERED: case R_FOREIGN: case R_MPPS:
-				r->v[k] += x->v[k];
-				break;
-			case R_MIN:
-				if (i == 0 || x->v[k] < r->v[k])
-					r->v[k] = x->v[k];
-				break;
-			default:            /* duration, percentiles, max: the worst */
-				if (x->v[k] > r->v[k])
-					r->v[k] = x->v[k];
-			}
-		}
+		aggregate(r->v, x, i);
 	}
 	merge_histogram(r->hist, &r->n_hist);
 	return 0;
@@ -870,100 +892,153 @@ struct machine_info {
 	char started[32];
 };
 
-static void json_stats(FILE *f, const double *v, const char *indent)
+/* One `sluice bench latency`: its options, machine, plan and results. */
+struct sweep {
+	struct bench_opts o;
+	int argc;               /* its arguments, for results.json */
+	char **argv;
+	struct machine m;
+	struct machine_info mi;
+	struct place places[5 + BENCH_MAX_RX];
+	unsigned n_places;
+	unsigned n_runs;        /* places x loads x ops */
+	char prefix[64];        /* the runs' DPDK file prefix */
+	struct result *res;     /* n_runs; res[0..done) are finished */
+	unsigned done;
+	FILE *csv;
+};
+
+/* The numbers of a report (report_keys) added to obj; 0 or -1 (no memory). */
+static int add_stats(json_t *obj, const double *v)
 {
-	for (unsigned k = 0; k < R_N; k++) {
-		fprintf(f, ",\n%s\"%s\": ", indent, report_keys[k]);
-		json_num(f, v[k], false);
-	}
+	for (unsigned k = 0; k < R_N; k++)
+		if (json_object_set_new(obj, report_keys[k], jnum(v[k], false)) != 0)
+			return -1;
+	return 0;
 }
 
-static int write_json(const char *dir, const struct bench_opts *o, const struct machine *m,
-		      const struct machine_info *mi, int argc, char **argv,
-		      const struct result *res, unsigned n_res, unsigned n_runs)
+static json_t *json_options(const struct bench_opts *o)
+{
+	json_t *loads = json_array(), *ops = json_array();
+	for (unsigned i = 0; i < o->n_loads; i++)
+		loads = append(loads, json_integer((json_int_t)o->loads[i]));
+	for (unsigned i = 0; i < o->n_ops; i++)
+		ops = append(ops, json_string(ops_names[o->ops[i]]));
+	return json_pack("{s:o, s:o, s:i, s:o, s:i, s:b}", "duration_s", jnum(o->duration, false),
+			 "loads_pps", loads, "receivers", o->receivers, "ops", ops,
+			 "size", (int)o->size, "quick", (int)o->quick);
+}
+
+static json_t *json_machine(const struct machine *m, const struct machine_info *mi)
+{
+	return json_pack("{s:o, s:s?, s:o, s:o, s:o}",
+			 "lscpu", mi->lscpu != NULL ? jstr(mi->lscpu) : json_null(),
+			 "hwloc_xml", mi->xml ? "machine.xml" : NULL,
+			 "topology", jstr(mi->topology != NULL ? mi->topology : ""),
+			 "kernel", jstr(mi->kernel),
+			 "cpus_allowed", int_array(m->cpus, m->n_cpus));
+}
+
+/* One receiver of a run: where it ran, its report, its numbers. */
+static json_t *json_receiver(const struct result *r, unsigned i)
+{
+	const struct place *p = r->p;
+	char sink[16], report[64];
+	snprintf(sink, sizeof(sink), "sink%u", i);
+	snprintf(report, sizeof(report), "runs/%03u-rx%u.json", r->run, i);
+	json_t *j = json_pack("{s:s, s:i, s:s, s:s}", "sink", sink, "cpu", p->rx[i],
+			      "hop_class", hop_label(p, i), "report", report);
+	if (j != NULL && add_stats(j, r->rx[i].v) != 0) {
+		json_decref(j);
+		return NULL;
+	}
+	return j;
+}
+
+static json_t *json_histogram(const struct bucket *h, unsigned n)
+{
+	json_t *a = json_array();
+	for (unsigned b = 0; b < n; b++)
+		a = append(a, json_pack("[o, o, o]", jnum(h[b].lo, false), jnum(h[b].hi, false),
+					jnum(h[b].count, false)));
+	return a;
+}
+
+static json_t *json_run(const struct result *r, const struct bench_opts *o)
+{
+	const struct place *p = r->p;
+	char config[32], log[32];
+	snprintf(config, sizeof(config), "runs/%03u.yaml", r->run);
+	snprintf(log, sizeof(log), "runs/%03u.log", r->run);
+	json_t *j = json_pack("{s:i, s:s, s:s, s:i, s:o, s:i, s:I, s:s, s:i,"
+			      " s:o, s:o, s:o, s:o, s:o}",
+			      "run", (int)r->run, "kind", p->receivers ? "receivers" : "pair",
+			      "hop_class", place_hop(p), "tx_cpu", p->tx,
+			      "rx_cpus", int_array(p->rx, p->n_rx), "receivers", (int)p->n_rx,
+			      "load_pps", (json_int_t)r->load, "ops", ops_names[r->ops],
+			      "size", (int)o->size, "control_cpu", jnum(r->control_cpu, true),
+			      "other_load", jnum(r->other_load, true), "steal", jnum(r->steal, true),
+			      "sent", jnum(r->sent, true), "drops", jnum(r->drops, true));
+	json_t *rx = json_array();
+	for (unsigned i = 0; i < p->n_rx; i++)
+		rx = append(rx, json_receiver(r, i));
+	if (j == NULL || add_stats(j, r->v) != 0 ||
+	    json_object_set_new(j, "config", json_string(config)) != 0 ||
+	    json_object_set_new(j, "log", json_string(log)) != 0 ||
+	    json_object_set_new(j, "per_receiver", rx) != 0 ||
+	    json_object_set_new(j, "histogram", json_histogram(r->hist, r->n_hist)) != 0) {
+		json_decref(j);
+		return NULL;
+	}
+	return j;
+}
+
+/* results.json: the command, the options, the machine and the runs done so
+ * far (complete: all of them).  NULL: no memory. */
+static json_t *json_results(const struct sweep *s, unsigned n_res)
+{
+	char *cmd = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&cmd, &len);
+	if (m == NULL)
+		return NULL;
+	fputs("sluice bench latency", m);
+	for (int i = 0; i < s->argc; i++)
+		fprintf(m, " %s", s->argv[i]);
+	fclose(m);
+	json_t *runs = json_array();
+	for (unsigned n = 0; n < n_res; n++)
+		runs = append(runs, json_run(&s->res[n], &s->o));
+	json_t *doc = json_pack("{s:o, s:s, s:b, s:o, s:o, s:o}", "command", jstr(cmd),
+				"started", s->mi.started, "complete", (int)(n_res == s->n_runs),
+				"options", json_options(&s->o), "machine", json_machine(&s->m, &s->mi),
+				"runs", runs);
+	free(cmd);
+	return doc;
+}
+
+/* DIR/results.json with the first n_res runs, replaced at once (written to
+ * a temporary file, then renamed).  Returns 0 or -errno. */
+static int write_json(const struct sweep *s, unsigned n_res)
 {
 	char path[4096], tmp[4200];
-	snprintf(path, sizeof(path), "%s/results.json", dir);
+	snprintf(path, sizeof(path), "%s/results.json", s->o.out);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	json_t *doc = json_results(s, n_res);
+	if (doc == NULL)
+		return -ENOMEM;
 	FILE *f = fopen(tmp, "w");
-	if (f == NULL)
-		return -errno;
-	fprintf(f, "{\n  \"command\": \"sluice bench latency");
-	for (int i = 0; i < argc; i++) {
-		fputc(' ', f);
-		json_escape(f, argv[i]);
+	if (f == NULL) {
+		int e = errno;
+		json_decref(doc);
+		return -e;
 	}
-	fprintf(f, "\",\n  \"started\": \"%s\",\n  \"complete\": %s,\n", mi->started,
-		n_res == n_runs ? "true" : "false");
-	fprintf(f, "  \"options\": {\"duration_s\": ");
-	json_num(f, o->duration, false);
-	fprintf(f, ", \"loads_pps\": [");
-	for (unsigned i = 0; i < o->n_loads; i++)
-		fprintf(f, "%s%llu", i ? ", " : "", (unsigned long long)o->loads[i]);
-	fprintf(f, "], \"receivers\": %d, \"ops\": [", o->receivers);
-	for (unsigned i = 0; i < o->n_ops; i++)
-		fprintf(f, "%s\"%s\"", i ? ", " : "", ops_names[o->ops[i]]);
-	fprintf(f, "], \"size\": %u, \"quick\": %s},\n", o->size, o->quick ? "true" : "false");
-
-	fprintf(f, "  \"machine\": {\n    \"lscpu\": ");
-	if (mi->lscpu != NULL)
-		json_string(f, mi->lscpu);
-	else
-		fputs("null", f);
-	fprintf(f, ",\n    \"hwloc_xml\": %s,\n    \"topology\": ",
-		mi->xml ? "\"machine.xml\"" : "null");
-	json_string(f, mi->topology != NULL ? mi->topology : "");
-	fprintf(f, ",\n    \"kernel\": ");
-	json_string(f, mi->kernel);
-	fprintf(f, ",\n    \"cpus_allowed\": [");
-	for (unsigned i = 0; i < m->n_cpus; i++)
-		fprintf(f, "%s%d", i ? ", " : "", m->cpus[i]);
-	fprintf(f, "]\n  },\n  \"runs\": [");
-
-	for (unsigned n = 0; n < n_res; n++) {
-		const struct result *r = &res[n];
-		const struct place *p = r->p;
-		fprintf(f, "%s\n    {\n      \"run\": %u,\n      \"kind\": \"%s\",\n"
-			   "      \"hop_class\": \"%s\",\n      \"tx_cpu\": %d,\n      \"rx_cpus\": [",
-			n ? "," : "", r->run, p->receivers ? "receivers" : "pair", place_hop(p), p->tx);
-		for (unsigned i = 0; i < p->n_rx; i++)
-			fprintf(f, "%s%d", i ? ", " : "", p->rx[i]);
-		fprintf(f, "],\n      \"receivers\": %u,\n      \"load_pps\": %llu,\n"
-			   "      \"ops\": \"%s\",\n      \"size\": %u,\n      \"control_cpu\": ",
-			p->n_rx, (unsigned long long)r->load, ops_names[r->ops], o->size);
-		json_num(f, r->control_cpu, true);
-		fprintf(f, ",\n      \"other_load\": ");
-		json_num(f, r->other_load, true);
-		fprintf(f, ",\n      \"steal\": ");
-		json_num(f, r->steal, true);
-		fprintf(f, ",\n      \"sent\": ");
-		json_num(f, r->sent, true);
-		fprintf(f, ",\n      \"drops\": ");
-		json_num(f, r->drops, true);
-		json_stats(f, r->v, "      ");
-		fprintf(f, ",\n      \"config\": \"runs/%03u.yaml\",\n      \"log\": \"runs/%03u.log\","
-			   "\n      \"per_receiver\": [",
-			r->run, r->run);
-		for (unsigned i = 0; i < p->n_rx; i++) {
-			fprintf(f, "%s\n        {\"sink\": \"sink%u\", \"cpu\": %d, \"hop_class\": \"%s\","
-				   " \"report\": \"runs/%03u-rx%u.json\"",
-				i ? "," : "", i, p->rx[i], hop_label(p, i), r->run, i);
-			json_stats(f, r->rx[i].v, "         ");
-			fputc('}', f);
-		}
-		fprintf(f, "\n      ],\n      \"histogram\": [");
-		for (unsigned b = 0; b < r->n_hist; b++) {
-			fprintf(f, "%s[", b ? ", " : "");
-			json_num(f, r->hist[b].lo, false);
-			fputs(", ", f);
-			json_num(f, r->hist[b].hi, false);
-			fputs(", ", f);
-			json_num(f, r->hist[b].count, false);
-			fputc(']', f);
-		}
-		fprintf(f, "]\n    }");
+	int rc = json_dumpf(doc, f, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
+	json_decref(doc);
+	if (rc != 0 || fputc('\n', f) == EOF) {
+		fclose(f);
+		return -EIO;
 	}
-	fprintf(f, "\n  ]\n}\n");
 	if (fclose(f) != 0)
 		return -errno;
 	if (rename(tmp, path) < 0)
@@ -1205,227 +1280,292 @@ static int load_machine(struct machine *m, bool dry_run)
 	return 0;
 }
 
-static int bench_latency(int argc, char **argv)
+/* How many receivers the sweep goes to (o->receivers: -1 as many as the
+ * machine allows, -2 at most 2 of those).  Returns 0, or SL_EXIT_CONFIG with
+ * a message when more are asked than the machine allows. */
+static int resolve_receivers(struct bench_opts *o, const struct machine *m)
 {
-	struct bench_opts o = { .duration = 2, .receivers = -1, .size = 64,
-				.loads = { 10000, 100000, 1000000, 0 }, .n_loads = 4,
-				.ops = { OPS_SLUICE, OPS_DPDK }, .n_ops = 2 };
-	int rc = parse_opts(argc, argv, &o);
-	if (rc != 0)
-		return rc < 0 ? SL_EXIT_OK : rc;
-
-	if (sl_app_type_find("probe_source") == NULL || sl_app_type_find("probe_sink") == NULL) {
-		fprintf(stderr, "sluice: bench latency: this build has no probe_source and "
-				"probe_sink app types\n");
-		return SL_EXIT_RUNTIME;
-	}
-
-	struct machine m;
-	rc = load_machine(&m, o.dry_run);
-	if (rc != 0) {
-		sl_topology_free(m.topo);
-		return rc;
-	}
-	unsigned avail = m.n_cpus - 1;
+	unsigned avail = m->n_cpus - 1;
 	if (avail > BENCH_MAX_RX)
 		avail = BENCH_MAX_RX;
 	unsigned receivers;
-	if (o.receivers == -1)
+	if (o->receivers == -1) {
 		receivers = avail;
-	else if (o.receivers == -2)
+	} else if (o->receivers == -2) {
 		receivers = avail < 2 ? avail : 2;
-	else if ((unsigned)o.receivers > avail) {
+	} else if ((unsigned)o->receivers > avail) {
 		fprintf(stderr, "sluice: bench latency: --receivers %d: this process may use %u "
 				"CPU%s besides the transmitter's (at most %u receiver%s)\n",
-			o.receivers, m.n_cpus - 1, m.n_cpus == 2 ? "" : "s", avail,
+			o->receivers, m->n_cpus - 1, m->n_cpus == 2 ? "" : "s", avail,
 			avail == 1 ? "" : "s");
-		sl_topology_free(m.topo);
 		return SL_EXIT_CONFIG;
 	} else {
-		receivers = (unsigned)o.receivers;
+		receivers = (unsigned)o->receivers;
 	}
-	o.receivers = (int)receivers;
+	o->receivers = (int)receivers;
+	return 0;
+}
 
-	struct place places[5 + BENCH_MAX_RX];
-	unsigned n_places = make_places(&m, receivers, places);
-	unsigned n_runs = n_places * o.n_loads * o.n_ops;
-
-	if (o.out == NULL) {
+/* The runs, the output directory's name and the runs' DPDK prefix; says
+ * how many runs and how long (on stdout for a dry run). */
+static void plan_sweep(struct sweep *s)
+{
+	struct bench_opts *o = &s->o;
+	s->n_places = make_places(&s->m, (unsigned)o->receivers, s->places);
+	s->n_runs = s->n_places * o->n_loads * o->n_ops;
+	if (o->out == NULL) {
 		time_t t = time(NULL);
 		struct tm tm;
 		localtime_r(&t, &tm);
-		strftime(o.out_default, sizeof(o.out_default), "bench-latency-%Y%m%d-%H%M%S", &tm);
-		o.out = o.out_default;
+		strftime(o->out_default, sizeof(o->out_default), "bench-latency-%Y%m%d-%H%M%S",
+			 &tm);
+		o->out = o->out_default;
 	}
-	double est = n_runs * (o.duration + 1.0);
-	fprintf(o.dry_run ? stdout : stderr,
+	unsigned n = s->n_runs, np = s->n_places;
+	fprintf(o->dry_run ? stdout : stderr,
 		"bench latency: %u run%s (%u placement%s x %u load%s x %u pool ops) of %g s, "
 		"about %.0f s%s%s\n",
-		n_runs, n_runs == 1 ? "" : "s", n_places, n_places == 1 ? "" : "s", o.n_loads,
-		o.n_loads == 1 ? "" : "s", o.n_ops, o.duration, est, o.dry_run ? "" : "; into ",
-		o.dry_run ? "" : o.out);
+		n, n == 1 ? "" : "s", np, np == 1 ? "" : "s", o->n_loads,
+		o->n_loads == 1 ? "" : "s", o->n_ops, o->duration, n * (o->duration + 1.0),
+		o->dry_run ? "" : "; into ", o->dry_run ? "" : o->out);
+	snprintf(s->prefix, sizeof(s->prefix), "sluice-bench-%d", (int)getpid());
+}
 
-	char prefix[64];
-	snprintf(prefix, sizeof(prefix), "sluice-bench-%d", (int)getpid());
-	char runs_dir[4096];
-	snprintf(runs_dir, sizeof(runs_dir), "%s/runs", o.out);
-	if (!o.dry_run && (rc = mkdir_p(runs_dir)) < 0) {
-		fprintf(stderr, "sluice: bench latency: cannot create %s: %s\n", runs_dir,
-			strerror(-rc));
-		sl_topology_free(m.topo);
-		return SL_EXIT_RUNTIME;
-	}
-
-	struct machine_info mi = { 0 };
-	FILE *csv = NULL;
-	struct result *res = calloc(n_runs, sizeof(*res));
-	if (res == NULL) {
-		sl_topology_free(m.topo);
-		return SL_EXIT_RUNTIME;
-	}
-	int exit_code = SL_EXIT_OK;
+/* DIR/runs/, the machine's description (machine.xml) and results.csv with
+ * its header.  Returns 0 or SL_EXIT_RUNTIME with a message. */
+static int open_outputs(struct sweep *s)
+{
 	char path[4096];
-	if (!o.dry_run) {
-		machine_info(&m, o.out, &mi);
-		snprintf(path, sizeof(path), "%s/results.csv", o.out);
-		csv = fopen(path, "w");
-		if (csv == NULL) {
-			fprintf(stderr, "sluice: bench latency: cannot write %s: %s\n", path,
-				strerror(errno));
-			exit_code = SL_EXIT_RUNTIME;
-			goto out;
-		}
-		fputs(csv_header, csv);
-		fflush(csv);
+	snprintf(path, sizeof(path), "%s/runs", s->o.out);
+	int rc = mkdir_p(path);
+	if (rc < 0) {
+		fprintf(stderr, "sluice: bench latency: cannot create %s: %s\n", path,
+			strerror(-rc));
+		return SL_EXIT_RUNTIME;
 	}
+	machine_info(&s->m, s->o.out, &s->mi);
+	snprintf(path, sizeof(path), "%s/results.csv", s->o.out);
+	s->csv = fopen(path, "w");
+	if (s->csv == NULL) {
+		fprintf(stderr, "sluice: bench latency: cannot write %s: %s\n", path,
+			strerror(errno));
+		return SL_EXIT_RUNTIME;
+	}
+	fputs(csv_header, s->csv);
+	fflush(s->csv);
+	return 0;
+}
 
+/* Run r's child and measure the rest of the machine meanwhile (other_load,
+ * steal).  Returns run_child's status. */
+static int run_measured(const struct sweep *s, struct result *r, const char *config,
+			const char *log)
+{
+	double busy0, steal0, busy1, steal1, t0 = now_s(), child_cpu;
+	bool times = cpu_times(&busy0, &steal0);
+	int st = run_child(config, log, s->o.duration, &child_cpu);
+	double wall = now_s() - t0;
+	r->other_load = r->steal = -1;
+	if (times && cpu_times(&busy1, &steal1) && wall > 0) {
+		double other = busy1 - busy0 - child_cpu;
+		r->other_load = round2(other > 0 ? other / wall : 0);
+		r->steal = round2((steal1 - steal0) / wall);
+	}
+	remove_runtime_dir(s->prefix);
+	return st;
+}
+
+/* What a finished child left: its exit status st, then the sinks' reports
+ * read into r.  Leaves err empty if the run succeeded. */
+static void check_run(int st, const char *config, const char *dir, struct result *r,
+		      struct sl_err *err)
+{
+	if (st < 0)
+		sl_errf(err, -st, "%s",
+			st == -ETIMEDOUT ? "'sluice run' did not end; killed" : strerror(-st));
+	else if (WIFSIGNALED(st))
+		sl_errf(err, EIO, "'sluice run' was killed by signal %d", WTERMSIG(st));
+	else if (WEXITSTATUS(st) != 0)
+		sl_errf(err, EIO, "'sluice run %s' exited %d", config, WEXITSTATUS(st));
+	else
+		read_reports(dir, r, err);
+}
+
+/* The end of a run's progress line: percentiles, rate, losses. */
+static void print_progress(const struct result *r)
+{
+	fprintf(stderr, "p50 %.0f ns p99 %.0f ns %.2f Mpps", r->v[R_P50], r->v[R_P99],
+		r->v[R_MPPS]);
+	if (r->v[R_LOST] > 0 || r->drops > 0)
+		fprintf(stderr, " (lost %.0f, link drops %.0f)", r->v[R_LOST],
+			r->drops < 0 ? 0 : r->drops);
+	if (r->other_load >= 0.1)
+		fprintf(stderr, " [other work: %.1f CPUs]", r->other_load);
+	fputc('\n', stderr);
+}
+
+/* One run: its config, the child, its results (results.csv's row, and
+ * results.json rewritten).  Returns SL_EXIT_OK or SL_EXIT_RUNTIME (said). */
+static int run_one(struct sweep *s, struct result *r, const char *label)
+{
+	const char *dir = s->o.out;
+	char config[4096], log[4096], path[4096];
+	run_path(config, sizeof(config), dir, r->run, -1, ".yaml");
+	run_path(log, sizeof(log), dir, r->run, -1, ".log");
+	for (unsigned i = 0; i < r->p->n_rx; i++) {
+		run_path(path, sizeof(path), dir, r->run, (int)i, "");
+		unlink(path);
+	}
+	int rc = write_config(config, dir, r->run, s->n_runs, r->p, r->load, r->ops, &s->o,
+			      s->prefix);
+	if (rc < 0) {
+		fprintf(stderr, "\nsluice: bench latency: cannot write %s: %s\n", config,
+			strerror(-rc));
+		return SL_EXIT_RUNTIME;
+	}
+	int st = run_measured(s, r, config, log);
+	if (bench_signalled) {
+		fprintf(stderr, "interrupted\n");
+		return SL_EXIT_RUNTIME;
+	}
+	struct sl_err err = { "" };
+	check_run(st, config, dir, r, &err);
+	if (err.msg[0] != '\0') {
+		fprintf(stderr, "failed\nsluice: bench latency: run %u (%s) failed: %s\n", r->run,
+			label, err.msg);
+		show_log_tail(log);
+		return SL_EXIT_RUNTIME;
+	}
+	parse_log(log, r);
+	s->done = r->run;
+	print_progress(r);
+	csv_row(s->csv, r, &s->o);
+	fflush(s->csv);
+	rc = write_json(s, s->done);
+	if (rc < 0) {
+		fprintf(stderr, "sluice: bench latency: cannot write %s/results.json: %s\n", dir,
+			strerror(-rc));
+		return SL_EXIT_RUNTIME;
+	}
+	return SL_EXIT_OK;
+}
+
+/* Every placement at every load with every pool ops, loads and ops
+ * innermost; a dry run only prints them.  Stops at the first run that
+ * fails.  Returns the exit code. */
+static int run_all(struct sweep *s)
+{
+	const struct bench_opts *o = &s->o;
+	unsigned run = 0;
+	for (unsigned pi = 0; pi < s->n_places; pi++) {
+		for (unsigned li = 0; li < o->n_loads; li++) {
+			for (unsigned oi = 0; oi < o->n_ops; oi++) {
+				struct result *r = &s->res[run];
+				*r = (struct result){ .run = ++run, .p = &s->places[pi],
+						      .load = o->loads[li], .ops = o->ops[oi] };
+				char what[512], lbuf[32], label[700];
+				place_text(r->p, what, sizeof(what));
+				snprintf(label, sizeof(label), "%s load %s ops %s", what,
+					 load_label(r->load, lbuf, sizeof(lbuf)), ops_names[r->ops]);
+				if (o->dry_run) {
+					printf("[%u/%u] %s\n", r->run, s->n_runs, label);
+					continue;
+				}
+				fprintf(stderr, "[%u/%u] %s: ", r->run, s->n_runs, label);
+				fflush(stderr);
+				int rc = run_one(s, r, label);
+				if (rc != SL_EXIT_OK)
+					return rc;
+			}
+		}
+	}
+	return SL_EXIT_OK;
+}
+
+/* run_all with SIGINT and SIGTERM caught (forwarded to the running child,
+ * then the sweep stops), then results.json for a sweep that finished no
+ * run, and the closing line. */
+static int run_sweep(struct sweep *s)
+{
 	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGINT, &sa, &old_int) < 0 || sigaction(SIGTERM, &sa, &old_term) < 0) {
 		fprintf(stderr, "sluice: bench latency: cannot install the signal handlers: %s\n",
 			strerror(errno));
-		exit_code = SL_EXIT_RUNTIME;
-		goto out;
+		return SL_EXIT_RUNTIME;
 	}
-
 	double t_start = now_s();
-	unsigned run = 0, done = 0;
-	for (unsigned pi = 0; pi < n_places && exit_code == SL_EXIT_OK; pi++) {
-		for (unsigned li = 0; li < o.n_loads && exit_code == SL_EXIT_OK; li++) {
-			for (unsigned oi = 0; oi < o.n_ops && exit_code == SL_EXIT_OK; oi++) {
-				const struct place *p = &places[pi];
-				struct result *r = &res[run];
-				*r = (struct result){ .run = ++run, .p = p, .load = o.loads[li],
-						      .ops = o.ops[oi] };
-				char what[512], lbuf[32], label[700];
-				place_text(p, what, sizeof(what));
-				snprintf(label, sizeof(label), "%s load %s ops %s", what,
-					 load_label(r->load, lbuf, sizeof(lbuf)), ops_names[r->ops]);
-				if (o.dry_run) {
-					printf("[%u/%u] %s\n", r->run, n_runs, label);
-					continue;
-				}
-				fprintf(stderr, "[%u/%u] %s: ", r->run, n_runs, label);
-				fflush(stderr);
-
-				char config[4096], log[4096];
-				run_path(config, sizeof(config), o.out, r->run, -1, ".yaml");
-				run_path(log, sizeof(log), o.out, r->run, -1, ".log");
-				for (unsigned i = 0; i < p->n_rx; i++) {
-					run_path(path, sizeof(path), o.out, r->run, (int)i, "");
-					unlink(path);
-				}
-				rc = write_config(config, o.out, r->run, n_runs, p, r->load, r->ops,
-						  &o, prefix);
-				if (rc < 0) {
-					fprintf(stderr, "\nsluice: bench latency: cannot write %s: %s\n",
-						config, strerror(-rc));
-					exit_code = SL_EXIT_RUNTIME;
-					break;
-				}
-				double busy0, steal0, busy1, steal1, t0 = now_s(), child_cpu;
-				bool times = cpu_times(&busy0, &steal0);
-				int st = run_child(config, log, o.duration, &child_cpu);
-				double wall = now_s() - t0;
-				r->other_load = r->steal = -1;
-				if (times && cpu_times(&busy1, &steal1) && wall > 0) {
-					double other = busy1 - busy0 - child_cpu;
-					r->other_load = round2(other > 0 ? other / wall : 0);
-					r->steal = round2((steal1 - steal0) / wall);
-				}
-				remove_runtime_dir(prefix);
-				if (bench_signalled) {
-					fprintf(stderr, "interrupted\n");
-					exit_code = SL_EXIT_RUNTIME;
-					break;
-				}
-				struct sl_err err = { "" };
-				if (st < 0)
-					sl_errf(&err, -st, "%s",
-						st == -ETIMEDOUT ? "'sluice run' did not end; killed"
-								 : strerror(-st));
-				else if (WIFSIGNALED(st))
-					sl_errf(&err, EIO, "'sluice run' was killed by signal %d",
-						WTERMSIG(st));
-				else if (WEXITSTATUS(st) != 0)
-					sl_errf(&err, EIO, "'sluice run %s' exited %d", config,
-						WEXITSTATUS(st));
-				else
-					read_reports(o.out, r, &err);
-				if (err.msg[0] != '\0') {
-					fprintf(stderr, "failed\nsluice: bench latency: run %u (%s) "
-							"failed: %s\n",
-						r->run, label, err.msg);
-					show_log_tail(log);
-					exit_code = SL_EXIT_RUNTIME;
-					break;
-				}
-				parse_log(log, r);
-				done = run;
-				fprintf(stderr, "p50 %.0f ns p99 %.0f ns %.2f Mpps", r->v[R_P50],
-					r->v[R_P99], r->v[R_MPPS]);
-				if (r->v[R_LOST] > 0 || r->drops > 0)
-					fprintf(stderr, " (lost %.0f, link drops %.0f)", r->v[R_LOST],
-						r->drops < 0 ? 0 : r->drops);
-				if (r->other_load >= 0.1)
-					fprintf(stderr, " [other work: %.1f CPUs]", r->other_load);
-				fputc('\n', stderr);
-				csv_row(csv, r, &o);
-				fflush(csv);
-				rc = write_json(o.out, &o, &m, &mi, argc, argv, res, done, n_runs);
-				if (rc < 0) {
-					fprintf(stderr, "sluice: bench latency: cannot write "
-							"%s/results.json: %s\n", o.out, strerror(-rc));
-					exit_code = SL_EXIT_RUNTIME;
-				}
-			}
-		}
-	}
+	int exit_code = run_all(s);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
+	if (s->o.dry_run)
+		return exit_code;
 
-	if (!o.dry_run) {
-		if (done == 0 && write_json(o.out, &o, &m, &mi, argc, argv, res, 0, n_runs) < 0)
-			exit_code = SL_EXIT_RUNTIME;
-		if (exit_code == SL_EXIT_OK)
-			fprintf(stderr, "bench latency: %u runs in %.0f s; results in %s/results.csv "
-					"and %s/results.json (plots: scripts/plot-latency %s)\n",
-				n_runs, now_s() - t_start, o.out, o.out, o.out);
-		else
-			fprintf(stderr, "bench latency: %u of %u runs done; their results are in "
-					"%s/results.csv and %s/results.json\n",
-				done, n_runs, o.out, o.out);
-	}
-out:
-	if (csv != NULL)
-		fclose(csv);
-	for (unsigned i = 0; i < n_runs; i++)
-		free(res[i].hist);
-	free(res);
-	free(mi.lscpu);
-	free(mi.topology);
-	sl_topology_free(m.topo);
+	const char *out = s->o.out;
+	if (s->done == 0 && write_json(s, 0) < 0)
+		exit_code = SL_EXIT_RUNTIME;
+	if (exit_code == SL_EXIT_OK)
+		fprintf(stderr, "bench latency: %u runs in %.0f s; results in %s/results.csv "
+				"and %s/results.json (plots: scripts/plot-latency %s)\n",
+			s->n_runs, now_s() - t_start, out, out, out);
+	else
+		fprintf(stderr, "bench latency: %u of %u runs done; their results are in "
+				"%s/results.csv and %s/results.json\n",
+			s->done, s->n_runs, out, out);
 	return exit_code;
+}
+
+static void sweep_free(struct sweep *s)
+{
+	if (s->csv != NULL)
+		fclose(s->csv);
+	for (unsigned i = 0; s->res != NULL && i < s->n_runs; i++)
+		free(s->res[i].hist);
+	free(s->res);
+	free(s->mi.lscpu);
+	free(s->mi.topology);
+	sl_topology_free(s->m.topo);
+	free(s);
+}
+
+static int bench_latency(int argc, char **argv)
+{
+	struct sweep *s = calloc(1, sizeof(*s));
+	if (s == NULL)
+		return SL_EXIT_RUNTIME;
+	s->o = (struct bench_opts){ .duration = 2, .receivers = -1, .size = 64,
+				    .loads = { 10000, 100000, 1000000, 0 }, .n_loads = 4,
+				    .ops = { OPS_SLUICE, OPS_DPDK }, .n_ops = 2 };
+	s->argc = argc;
+	s->argv = argv;
+	int rc = parse_opts(argc, argv, &s->o);
+	if (rc != 0) {
+		rc = rc < 0 ? SL_EXIT_OK : rc;
+		goto out;
+	}
+	if (sl_app_type_find("probe_source") == NULL || sl_app_type_find("probe_sink") == NULL) {
+		fprintf(stderr, "sluice: bench latency: this build has no probe_source and "
+				"probe_sink app types\n");
+		rc = SL_EXIT_RUNTIME;
+		goto out;
+	}
+	rc = load_machine(&s->m, s->o.dry_run);
+	if (rc == 0)
+		rc = resolve_receivers(&s->o, &s->m);
+	if (rc != 0)
+		goto out;
+	plan_sweep(s);
+	s->res = calloc(s->n_runs, sizeof(*s->res));
+	if (s->res == NULL) {
+		rc = SL_EXIT_RUNTIME;
+		goto out;
+	}
+	if (!s->o.dry_run && (rc = open_outputs(s)) != 0)
+		goto out;
+	rc = run_sweep(s);
+out:
+	sweep_free(s);
+	return rc;
 }
 
 int sl_bench_main(int argc, char **argv)

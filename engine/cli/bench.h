@@ -23,15 +23,7 @@
 #ifndef SL_BENCH_H
 #define SL_BENCH_H
 
-#include <stdbool.h>
-
 /* argv[0] is the benchmark's name ("latency"). */
 int sl_bench_main(int argc, char **argv);
-
-/* The number that follows "key": in the JSON object text (top level or not;
- * the first occurrence used as a key).  Returns true and sets *out, or false
- * if the key is absent or not followed by a number.  Enough for the fixed
- * report format of probe_sink; not a JSON parser. */
-bool sl_bench_json_number(const char *text, const char *key, double *out);
 
 #endif

@@ -2,16 +2,24 @@
 /*
  * Epoch reclamation: see epoch.h for the contract.
  *
+ * Policies.  What differs between immediate, batch and qsbr is a const
+ * struct epoch_ops (below): how a retire stores and stamps an object, what a
+ * quiescent state, a reclaim, a synchronize and a drain add.  The rest (the
+ * tokens published per worker, stalls, metrics) is common.
+ *
  * Ordering.  A worker's `seen` is 0 while offline, else the token it last
  * read.  (Immediate policy: a retire stamps the token it reads, after a
  * barrier, plus one, and asks for the token to reach that stamp; the next
- * worker to quiesce moves it there with one compare-and-swap.)  quiesce reads the token with acquire (so its later reads see every
+ * worker to quiesce moves it there with one compare-and-swap.)  quiesce
+ * reads the token sequentially consistent (so its later reads see every
  * unlink that preceded the retires it covers) and publishes it with release
  * (so its earlier reads are done before a reclaimer can see it).  online
  * publishes with a sequentially consistent exchange, a full barrier: either
  * a reclaimer's scan sees it online, or its reads after going online see
- * the unlink.  retire advances the token and reclaim scans with sequentially
- * consistent operations, the other half of that pairing.
+ * the unlink.  The other half of that pairing: an immediate retire's
+ * sequentially consistent barrier and token read, a batch retire's
+ * sequentially consistent increment of the token, and reclaim's scan with
+ * sequentially consistent loads.
  */
 #define ALLOW_EXPERIMENTAL_API 1   /* rte_rcu_qsbr_dq_* */
 
@@ -76,9 +84,38 @@ struct sl_epoch_worker {
 	struct sl_hist hist[3];
 };
 
+/* A reclamation policy.  Every hook is set (a policy with nothing to do
+ * there has an empty one).  Each is called by the thread that called the API
+ * function of the same name, with that function's rules. */
+struct epoch_ops {
+	const char *name;
+	/* Per-worker retire storage, after the common state is set; 0 or
+	 * -errno with a sentence in err (sl_epoch_free undoes a partial one). */
+	int (*create)(struct sl_epoch *e, const char *name, struct sl_err *err);
+	/* The policy's part of online, offline and quiesce (before the common
+	 * part publishes w's token; quiesce: only while w is online). */
+	void (*online)(struct sl_epoch *e, struct sl_epoch_worker *w);
+	void (*offline)(struct sl_epoch *e, struct sl_epoch_worker *w);
+	void (*quiesce)(struct sl_epoch *e, struct sl_epoch_worker *w);
+	/* Store en (stamping it, and w->last_stamp, as the policy does): 0, or
+	 * -ENOSPC when w's list is full (nothing stored). */
+	int (*retire)(struct sl_epoch *e, struct sl_epoch_worker *w, struct entry *en);
+	/* Entries in w's retire list. */
+	uint64_t (*used)(const struct sl_epoch_worker *w);
+	/* Free at most cap entries whose grace period has passed; called only
+	 * when w has some.  now: metric_ns(). */
+	unsigned (*reclaim)(struct sl_epoch *e, struct sl_epoch_worker *w, unsigned cap,
+			    uint64_t now);
+	/* The policy's part of a synchronize, after the token covers every
+	 * stamp and before the wait for the workers' tokens. */
+	void (*synchronize)(struct sl_epoch *e);
+	/* sl_epoch_drain for one worker; returns the number freed. */
+	uint64_t (*drain)(struct sl_epoch *e, struct sl_epoch_worker *w, uint64_t now);
+};
+
 struct sl_epoch {
 	/* Read by every worker on every call: kept off the lines that change. */
-	enum sl_epoch_policy policy;
+	const struct epoch_ops *ops;
 	unsigned n;
 	uint32_t ring_size;
 	uint64_t tsc_mult;       /* ns per TSC cycle << 32; 0: use the clock */
@@ -113,16 +150,6 @@ static inline uint64_t metric_ns(const struct sl_epoch *e)
 	return (uint64_t)(((unsigned __int128)rte_rdtsc() * e->tsc_mult) >> 32);
 }
 
-const char *sl_epoch_policy_name(enum sl_epoch_policy p)
-{
-	switch (p) {
-	case SL_EPOCH_IMMEDIATE: return "immediate";
-	case SL_EPOCH_BATCH: return "batch";
-	case SL_EPOCH_QSBR: return "qsbr";
-	}
-	return "unknown";
-}
-
 static void backlog_note(struct sl_epoch_worker *w)
 {
 	uint64_t b = sl_counter_read(&w->retired) - sl_counter_read(&w->freed);
@@ -140,6 +167,189 @@ static void free_entry(struct sl_epoch_worker *w, const struct entry *en, uint64
 	sl_counter_add(&w->freed, 1);
 }
 
+static uint64_t bump(struct sl_epoch *e)
+{
+	return __atomic_add_fetch(&e->token, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Smallest token published by an online worker; UINT64_MAX if none. */
+static uint64_t min_seen(const struct sl_epoch *e)
+{
+	uint64_t m = UINT64_MAX;
+	for (unsigned i = 0; i < e->n; i++) {
+		uint64_t s = __atomic_load_n(&e->w[i].seen, __ATOMIC_SEQ_CST);
+		if (s != 0 && s < m)
+			m = s;
+	}
+	return m;
+}
+
+static void grace_track(struct sl_epoch_worker *w, uint64_t min, uint64_t now)
+{
+	if (w->gp_open && min >= w->gp_token) {
+		sl_hist_record(&w->hist[SL_EPOCH_HIST_GRACE_NS], now - w->gp_start_ns);
+		w->gp_open = false;
+	}
+	if (!w->gp_open && w->last_stamp > min) {
+		w->gp_open = true;
+		w->gp_token = w->last_stamp;
+		w->gp_start_ns = now;
+	}
+}
+
+/* A hook with nothing to do under a policy. */
+static void no_worker_hook(struct sl_epoch *e, struct sl_epoch_worker *w)
+{
+}
+
+static void no_epoch_hook(struct sl_epoch *e)
+{
+}
+
+/* ---- the retire ring (immediate, batch) --------------------------------- */
+
+static int ring_create(struct sl_epoch *e, const char *name, struct sl_err *err)
+{
+	for (unsigned i = 0; i < e->n; i++) {
+		e->w[i].ring = calloc(e->ring_size, sizeof(*e->w[i].ring));
+		if (e->w[i].ring == NULL)
+			return sl_errf(err, ENOMEM, "epoch '%s': no memory for %u workers' retire "
+				       "lists of %u", name, e->n, e->ring_size);
+	}
+	return 0;
+}
+
+static uint64_t ring_used(const struct sl_epoch_worker *w)
+{
+	return (uint64_t)(w->head - w->tail);
+}
+
+/* Append en to w's ring; -ENOSPC when it is full. */
+static int ring_push(struct sl_epoch_worker *w, const struct entry *en)
+{
+	if (w->head - w->tail > w->mask)
+		return -ENOSPC;
+	w->ring[w->head & w->mask] = *en;
+	w->head++;
+	return 0;
+}
+
+/* Free at most limit of w's oldest entries whose token every online worker
+ * has passed (an open bag's entries, token 0, wait). */
+static unsigned ring_collect(struct sl_epoch *e, struct sl_epoch_worker *w, uint64_t limit,
+			     uint64_t now)
+{
+	uint64_t min = min_seen(e);
+	grace_track(w, min, now);
+	unsigned freed = 0;
+	while (freed < limit && w->tail != w->head) {
+		const struct entry *en = &w->ring[w->tail & w->mask];
+		if (en->token == 0 || en->token > min)
+			break;
+		free_entry(w, en, now);
+		w->tail++;
+		freed++;
+	}
+	return freed;
+}
+
+static uint64_t ring_drain(struct sl_epoch *e, struct sl_epoch_worker *w, uint64_t now)
+{
+	uint64_t total = 0;
+	for (; w->tail != w->head; w->tail++, total++)
+		free_entry(w, &w->ring[w->tail & w->mask], now);
+	w->open = 0;
+	return total;
+}
+
+/* ---- immediate ------------------------------------------------------------ */
+
+/* Move the token up to what retires asked for.  Losing the race is fine:
+ * someone else moved it at least as far. */
+static void immediate_quiesce(struct sl_epoch *e, struct sl_epoch_worker *w)
+{
+	uint64_t want = __atomic_load_n(&e->want, __ATOMIC_RELAXED);
+	uint64_t tok = __atomic_load_n(&e->token, __ATOMIC_RELAXED);
+	if (want > tok)
+		__atomic_compare_exchange_n(&e->token, &tok, want, false, __ATOMIC_SEQ_CST,
+					    __ATOMIC_RELAXED);
+}
+
+/* Stamp an object just unlinked.  The barrier orders the unlink before the
+ * token is read (a locked operation on a line of the worker's own, so
+ * nothing is shared); the stamp is one past the token read, so that it is
+ * passed only by a worker that read a token moved up after this read, and so
+ * after the unlink.  The request goes into `want` only when it is new, so
+ * most retires write nothing shared. */
+static uint64_t stamp_immediate(struct sl_epoch *e, struct sl_epoch_worker *w)
+{
+	__atomic_fetch_or(&w->fence_word, 0, __ATOMIC_SEQ_CST);
+	uint64_t stamp = __atomic_load_n(&e->token, __ATOMIC_SEQ_CST) + 1;
+	if (stamp <= w->last_stamp)
+		return stamp;   /* this worker asked for it already */
+	uint64_t want = __atomic_load_n(&e->want, __ATOMIC_RELAXED);
+	while (want < stamp &&
+	       !__atomic_compare_exchange_n(&e->want, &want, stamp, true, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED))
+		;
+	return stamp;
+}
+
+static int immediate_retire(struct sl_epoch *e, struct sl_epoch_worker *w, struct entry *en)
+{
+	if (w->head - w->tail > w->mask)
+		return -ENOSPC;
+	en->token = stamp_immediate(e, w);
+	w->last_stamp = en->token;
+	return ring_push(w, en);
+}
+
+static unsigned immediate_reclaim(struct sl_epoch *e, struct sl_epoch_worker *w, unsigned cap,
+				  uint64_t now)
+{
+	if (w->head == w->tail)
+		return 0;
+	return ring_collect(e, w, cap, now);
+}
+
+/* ---- batch ---------------------------------------------------------------- */
+
+/* The entry goes into the open bag (token 0); the retire that fills the bag
+ * seals it with a fresh token. */
+static int batch_retire(struct sl_epoch *e, struct sl_epoch_worker *w, struct entry *en)
+{
+	int rc = ring_push(w, en);
+	if (rc != 0)
+		return rc;
+	if (++w->open == SL_EPOCH_BAG) {
+		uint64_t t = bump(e);
+		for (uint32_t i = w->head - SL_EPOCH_BAG; i != w->head; i++)
+			w->ring[i & w->mask].token = t;
+		w->last_stamp = t;
+		w->open = 0;
+	}
+	return 0;
+}
+
+/* A collect every SL_EPOCH_COLLECT_BREATHS breaths, of at most
+ * SL_EPOCH_COLLECT_BAGS bags. */
+static unsigned batch_reclaim(struct sl_epoch *e, struct sl_epoch_worker *w, unsigned cap,
+			      uint64_t now)
+{
+	if (w->head == w->tail)
+		return 0;
+	uint64_t b = sl_counter_read(&w->breaths);
+	if (b - w->last_collect < SL_EPOCH_COLLECT_BREATHS)
+		return 0;
+	w->last_collect = b;
+	uint64_t limit = cap;
+	if (limit > SL_EPOCH_COLLECT_BAGS * SL_EPOCH_BAG)
+		limit = SL_EPOCH_COLLECT_BAGS * SL_EPOCH_BAG;
+	return ring_collect(e, w, limit, now);
+}
+
+/* ---- qsbr: DPDK's rte_rcu_qsbr and its defer queue ---------------------- */
+
 /* The defer queue's callback: p is the worker, e its copy of n entries. */
 static void dq_free(void *p, void *e, unsigned int n)
 {
@@ -149,8 +359,7 @@ static void dq_free(void *p, void *e, unsigned int n)
 		free_entry(w, &en[i], w->free_now_ns);
 }
 
-static int create_qsbr(struct sl_epoch *e, const struct sl_epoch_conf *conf,
-		       const char *name, struct sl_err *err)
+static int qsbr_create(struct sl_epoch *e, const char *name, struct sl_err *err)
 {
 	size_t sz = rte_rcu_qsbr_get_memsize(e->n);
 	e->v = aligned_alloc(RTE_CACHE_LINE_SIZE, RTE_ALIGN_CEIL(sz, RTE_CACHE_LINE_SIZE));
@@ -166,7 +375,7 @@ static int create_qsbr(struct sl_epoch *e, const struct sl_epoch_conf *conf,
 		struct rte_rcu_qsbr_dq_parameters p = {
 			.name = dqname,
 			.flags = RTE_RCU_QSBR_DQ_MT_UNSAFE,
-			.size = conf->ring_size ? conf->ring_size : SL_EPOCH_RING_DEFAULT,
+			.size = e->ring_size,
 			.esize = sizeof(struct entry),
 			.trigger_reclaim_limit = UINT32_MAX,   /* reclaim only when asked */
 			.max_reclaim_size = 1,
@@ -184,10 +393,127 @@ static int create_qsbr(struct sl_epoch *e, const struct sl_epoch_conf *conf,
 	return 0;
 }
 
+static void qsbr_online(struct sl_epoch *e, struct sl_epoch_worker *w)
+{
+	rte_rcu_qsbr_thread_online(e->v, w->index);
+}
+
+static void qsbr_offline(struct sl_epoch *e, struct sl_epoch_worker *w)
+{
+	rte_rcu_qsbr_thread_offline(e->v, w->index);
+}
+
+static void qsbr_quiesce(struct sl_epoch *e, struct sl_epoch_worker *w)
+{
+	rte_rcu_qsbr_quiescent(e->v, w->index);
+}
+
+/* Entries retired and not yet freed (the defer queue's ring may be larger
+ * than ring_size: this keeps ring_size exact). */
+static uint64_t qsbr_used(const struct sl_epoch_worker *w)
+{
+	return sl_counter_read(&w->retired) - sl_counter_read(&w->freed);
+}
+
+static int qsbr_retire(struct sl_epoch *e, struct sl_epoch_worker *w, struct entry *en)
+{
+	if (qsbr_used(w) > w->mask || rte_rcu_qsbr_dq_enqueue(w->dq, en) != 0)
+		return -ENOSPC;
+	w->last_stamp = bump(e);   /* the laggard check's token */
+	return 0;
+}
+
+static unsigned qsbr_reclaim(struct sl_epoch *e, struct sl_epoch_worker *w, unsigned cap,
+			     uint64_t now)
+{
+	unsigned freed = 0, pending = 0, avail = 0;
+	w->free_now_ns = now;
+	if (cap > 0)
+		rte_rcu_qsbr_dq_reclaim(w->dq, cap, &freed, &pending, &avail);
+	return freed;
+}
+
+/* Start a grace period and wait for it (DPDK's own counters). */
+static void qsbr_synchronize(struct sl_epoch *e)
+{
+	rte_rcu_qsbr_check(e->v, rte_rcu_qsbr_start(e->v), true);
+}
+
+/* Only what the defer queue deems safe: it frees no other. */
+static uint64_t qsbr_drain(struct sl_epoch *e, struct sl_epoch_worker *w, uint64_t now)
+{
+	unsigned freed = 0, pending = 0, avail = 0;
+	w->free_now_ns = now;
+	rte_rcu_qsbr_dq_reclaim(w->dq, UINT32_MAX, &freed, &pending, &avail);
+	return freed;
+}
+
+/* ---- the policies ---------------------------------------------------------- */
+
+static const struct epoch_ops immediate_ops = {
+	.name = "immediate",
+	.create = ring_create,
+	.online = no_worker_hook,
+	.offline = no_worker_hook,
+	.quiesce = immediate_quiesce,
+	.retire = immediate_retire,
+	.used = ring_used,
+	.reclaim = immediate_reclaim,
+	.synchronize = no_epoch_hook,
+	.drain = ring_drain,
+};
+
+static const struct epoch_ops batch_ops = {
+	.name = "batch",
+	.create = ring_create,
+	.online = no_worker_hook,
+	.offline = no_worker_hook,
+	.quiesce = no_worker_hook,
+	.retire = batch_retire,
+	.used = ring_used,
+	.reclaim = batch_reclaim,
+	.synchronize = no_epoch_hook,
+	.drain = ring_drain,
+};
+
+static const struct epoch_ops qsbr_ops = {
+	.name = "qsbr",
+	.create = qsbr_create,
+	.online = qsbr_online,
+	.offline = qsbr_offline,
+	.quiesce = qsbr_quiesce,
+	.retire = qsbr_retire,
+	.used = qsbr_used,
+	.reclaim = qsbr_reclaim,
+	.synchronize = qsbr_synchronize,
+	.drain = qsbr_drain,
+};
+
+static const struct epoch_ops *const policy_ops[] = {
+	[SL_EPOCH_IMMEDIATE] = &immediate_ops,
+	[SL_EPOCH_BATCH] = &batch_ops,
+	[SL_EPOCH_QSBR] = &qsbr_ops,
+};
+
+/* The ops of policy p, or NULL if p is not one. */
+static const struct epoch_ops *ops_of(enum sl_epoch_policy p)
+{
+	return (unsigned)p < RTE_DIM(policy_ops) ? policy_ops[p] : NULL;
+}
+
+const char *sl_epoch_policy_name(enum sl_epoch_policy p)
+{
+	const struct epoch_ops *ops = ops_of(p);
+	return ops != NULL ? ops->name : "unknown";
+}
+
+/* ---- the API --------------------------------------------------------------- */
+
 struct sl_epoch *sl_epoch_create(const struct sl_epoch_conf *conf, struct sl_err *err)
 {
 	const char *name = conf->name ? conf->name : "epoch";
 	uint32_t rs = conf->ring_size ? conf->ring_size : SL_EPOCH_RING_DEFAULT;
+	const struct epoch_ops *ops = ops_of(conf->policy);
 
 	if (conf->n_workers == 0 || conf->n_workers > SL_EPOCH_MAX_WORKERS) {
 		errno = -sl_errf(err, EINVAL, "epoch '%s': n_workers must be 1..%u, got %u",
@@ -199,8 +525,7 @@ struct sl_epoch *sl_epoch_create(const struct sl_epoch_conf *conf, struct sl_err
 				 "from %u to 2^30, got %u", name, SL_EPOCH_BAG, rs);
 		return NULL;
 	}
-	if (conf->policy != SL_EPOCH_IMMEDIATE && conf->policy != SL_EPOCH_BATCH &&
-	    conf->policy != SL_EPOCH_QSBR) {
+	if (ops == NULL) {
 		errno = -sl_errf(err, EINVAL, "epoch '%s': unknown policy %d", name,
 				 (int)conf->policy);
 		return NULL;
@@ -212,7 +537,7 @@ struct sl_epoch *sl_epoch_create(const struct sl_epoch_conf *conf, struct sl_err
 		goto out_nomem;
 	memset(e, 0, sizeof(*e));
 	e->token = 1;
-	e->policy = conf->policy;
+	e->ops = ops;
 	e->n = conf->n_workers;
 	e->ring_size = rs;
 	uint64_t hz = rte_get_tsc_hz();   /* 0 before DPDK's EAL is up */
@@ -230,13 +555,8 @@ struct sl_epoch *sl_epoch_create(const struct sl_epoch_conf *conf, struct sl_err
 		w->mask = rs - 1;
 		for (unsigned h = 0; h < 3; h++)
 			sl_hist_init(&w->hist[h]);
-		if (e->policy != SL_EPOCH_QSBR) {
-			w->ring = calloc(rs, sizeof(*w->ring));
-			if (w->ring == NULL)
-				goto out_free_workers;
-		}
 	}
-	int rc = e->policy == SL_EPOCH_QSBR ? create_qsbr(e, conf, name, err) : 0;
+	int rc = ops->create(e, name, err);
 	if (rc != 0) {
 		sl_epoch_free(e);
 		errno = -rc;
@@ -244,10 +564,6 @@ struct sl_epoch *sl_epoch_create(const struct sl_epoch_conf *conf, struct sl_err
 	}
 	return e;
 
-out_free_workers:
-	for (unsigned i = 0; i < e->n; i++)
-		free(e->w[i].ring);
-	free(e->w);
 out_free_e:
 	free(e);
 out_nomem:
@@ -278,8 +594,7 @@ struct sl_epoch_worker *sl_epoch_worker(struct sl_epoch *e, unsigned i)
 void sl_epoch_online(struct sl_epoch_worker *w)
 {
 	struct sl_epoch *e = w->e;
-	if (e->policy == SL_EPOCH_QSBR)
-		rte_rcu_qsbr_thread_online(e->v, w->index);
+	e->ops->online(e, w);
 	__atomic_store_n(&w->last_qs_ns, sl_epoch_now_ns(), __ATOMIC_RELAXED);
 	__atomic_exchange_n(&w->seen, __atomic_load_n(&e->token, __ATOMIC_SEQ_CST),
 			    __ATOMIC_SEQ_CST);
@@ -295,8 +610,7 @@ void sl_epoch_online(struct sl_epoch_worker *w)
 
 void sl_epoch_offline(struct sl_epoch_worker *w)
 {
-	if (w->e->policy == SL_EPOCH_QSBR)
-		rte_rcu_qsbr_thread_offline(w->e->v, w->index);
+	w->e->ops->offline(w->e, w);
 	__atomic_store_n(&w->seen, 0, __ATOMIC_RELEASE);
 }
 
@@ -318,17 +632,7 @@ void sl_epoch_quiesce(struct sl_epoch *e, struct sl_epoch_worker *w)
 	sl_counter_add(&w->breaths, 1);
 	if (__atomic_load_n(&w->seen, __ATOMIC_RELAXED) == 0)
 		return;
-	if (e->policy == SL_EPOCH_QSBR)
-		rte_rcu_qsbr_quiescent(e->v, w->index);
-	if (e->policy == SL_EPOCH_IMMEDIATE) {
-		/* Move the token up to what retires asked for.  Losing the
-		 * race is fine: someone else moved it at least as far. */
-		uint64_t want = __atomic_load_n(&e->want, __ATOMIC_RELAXED);
-		uint64_t tok = __atomic_load_n(&e->token, __ATOMIC_RELAXED);
-		if (want > tok)
-			__atomic_compare_exchange_n(&e->token, &tok, want, false,
-						    __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
-	}
+	e->ops->quiesce(e, w);
 	uint64_t now = sl_epoch_now_ns();
 	uint64_t prev = __atomic_load_n(&w->last_qs_ns, __ATOMIC_RELAXED);
 	if (now > prev && now - prev > SL_EPOCH_LAGGARD_NS)
@@ -336,31 +640,6 @@ void sl_epoch_quiesce(struct sl_epoch *e, struct sl_epoch_worker *w)
 	__atomic_store_n(&w->last_qs_ns, now, __ATOMIC_RELAXED);
 	__atomic_store_n(&w->seen, __atomic_load_n(&e->token, __ATOMIC_SEQ_CST),
 			 __ATOMIC_RELEASE);
-}
-
-/* Immediate: stamp an object just unlinked.  The barrier orders the unlink
- * before the token is read (a locked operation on a line of the worker's
- * own, so nothing is shared); the stamp is one past the token read, so that
- * it is passed only by a worker that read a token moved up after this read,
- * and so after the unlink.  The request goes into `want` only when it is
- * new, so most retires write nothing shared. */
-static uint64_t stamp_immediate(struct sl_epoch *e, struct sl_epoch_worker *w)
-{
-	__atomic_fetch_or(&w->fence_word, 0, __ATOMIC_SEQ_CST);
-	uint64_t stamp = __atomic_load_n(&e->token, __ATOMIC_SEQ_CST) + 1;
-	if (stamp <= w->last_stamp)
-		return stamp;   /* this worker asked for it already */
-	uint64_t want = __atomic_load_n(&e->want, __ATOMIC_RELAXED);
-	while (want < stamp &&
-	       !__atomic_compare_exchange_n(&e->want, &want, stamp, true, __ATOMIC_RELAXED,
-					    __ATOMIC_RELAXED))
-		;
-	return stamp;
-}
-
-static uint64_t bump(struct sl_epoch *e)
-{
-	return __atomic_add_fetch(&e->token, 1, __ATOMIC_SEQ_CST);
 }
 
 int sl_epoch_retire(struct sl_epoch *e, struct sl_epoch_worker *w, void *obj,
@@ -371,30 +650,9 @@ int sl_epoch_retire(struct sl_epoch *e, struct sl_epoch_worker *w, void *obj,
 		.retire_ns = metric_ns(e),
 		.retire_breath = sl_counter_read(&w->breaths),
 	};
-
-	if (e->policy == SL_EPOCH_QSBR) {
-		/* the defer queue's ring may be larger: keep ring_size exact */
-		if (sl_counter_read(&w->retired) - sl_counter_read(&w->freed) > w->mask ||
-		    rte_rcu_qsbr_dq_enqueue(w->dq, &en) != 0)
-			return -ENOSPC;
-		w->last_stamp = bump(e);   /* the laggard check's token */
-	} else {
-		if (w->head - w->tail > w->mask)
-			return -ENOSPC;
-		if (e->policy == SL_EPOCH_IMMEDIATE) {
-			en.token = stamp_immediate(e, w);
-			w->last_stamp = en.token;
-		}
-		w->ring[w->head & w->mask] = en;
-		w->head++;
-		if (e->policy == SL_EPOCH_BATCH && ++w->open == SL_EPOCH_BAG) {
-			uint64_t t = bump(e);
-			for (uint32_t i = w->head - SL_EPOCH_BAG; i != w->head; i++)
-				w->ring[i & w->mask].token = t;
-			w->last_stamp = t;
-			w->open = 0;
-		}
-	}
+	int rc = e->ops->retire(e, w, &en);
+	if (rc != 0)
+		return rc;
 	sl_counter_add(&w->retired, 1);
 	backlog_note(w);
 	return 0;
@@ -402,73 +660,15 @@ int sl_epoch_retire(struct sl_epoch *e, struct sl_epoch_worker *w, void *obj,
 
 unsigned sl_epoch_retire_room(const struct sl_epoch *e, const struct sl_epoch_worker *w)
 {
-	uint64_t used = e->policy == SL_EPOCH_QSBR
-			? sl_counter_read(&w->retired) - sl_counter_read(&w->freed)
-			: (uint64_t)(w->head - w->tail);
+	uint64_t used = e->ops->used(w);
 	return used > w->mask ? 0 : (unsigned)(w->mask + 1 - used);
-}
-
-/* Smallest token published by an online worker; UINT64_MAX if none. */
-static uint64_t min_seen(const struct sl_epoch *e)
-{
-	uint64_t m = UINT64_MAX;
-	for (unsigned i = 0; i < e->n; i++) {
-		uint64_t s = __atomic_load_n(&e->w[i].seen, __ATOMIC_SEQ_CST);
-		if (s != 0 && s < m)
-			m = s;
-	}
-	return m;
-}
-
-static void grace_track(struct sl_epoch_worker *w, uint64_t min, uint64_t now)
-{
-	if (w->gp_open && min >= w->gp_token) {
-		sl_hist_record(&w->hist[SL_EPOCH_HIST_GRACE_NS], now - w->gp_start_ns);
-		w->gp_open = false;
-	}
-	if (!w->gp_open && w->last_stamp > min) {
-		w->gp_open = true;
-		w->gp_token = w->last_stamp;
-		w->gp_start_ns = now;
-	}
 }
 
 unsigned sl_epoch_reclaim(struct sl_epoch *e, struct sl_epoch_worker *w, unsigned cap)
 {
 	if (sl_counter_read(&w->retired) == sl_counter_read(&w->freed))
 		return 0;
-	uint64_t now = metric_ns(e);
-
-	if (e->policy == SL_EPOCH_QSBR) {
-		unsigned freed = 0, pending = 0, avail = 0;
-		w->free_now_ns = now;
-		if (cap > 0)
-			rte_rcu_qsbr_dq_reclaim(w->dq, cap, &freed, &pending, &avail);
-		return freed;
-	}
-	if (w->head == w->tail)
-		return 0;
-	uint64_t limit = cap;
-	if (e->policy == SL_EPOCH_BATCH) {
-		uint64_t b = sl_counter_read(&w->breaths);
-		if (b - w->last_collect < SL_EPOCH_COLLECT_BREATHS)
-			return 0;
-		w->last_collect = b;
-		if (limit > SL_EPOCH_COLLECT_BAGS * SL_EPOCH_BAG)
-			limit = SL_EPOCH_COLLECT_BAGS * SL_EPOCH_BAG;
-	}
-	uint64_t min = min_seen(e);
-	grace_track(w, min, now);
-	unsigned freed = 0;
-	while (freed < limit && w->tail != w->head) {
-		const struct entry *en = &w->ring[w->tail & w->mask];
-		if (en->token == 0 || en->token > min)
-			break;
-		free_entry(w, en, now);
-		w->tail++;
-		freed++;
-	}
-	return freed;
+	return e->ops->reclaim(e, w, cap, metric_ns(e));
 }
 
 int sl_epoch_synchronize(struct sl_epoch *e)
@@ -486,8 +686,7 @@ int sl_epoch_synchronize(struct sl_epoch *e)
 	if (want > t)
 		t = want;
 
-	if (e->policy == SL_EPOCH_QSBR)
-		rte_rcu_qsbr_check(e->v, rte_rcu_qsbr_start(e->v), true);
+	e->ops->synchronize(e);
 	for (unsigned i = 0; i < e->n; i++) {
 		for (;;) {
 			uint64_t s = __atomic_load_n(&e->w[i].seen, __ATOMIC_ACQUIRE);
@@ -503,19 +702,8 @@ int sl_epoch_synchronize(struct sl_epoch *e)
 uint64_t sl_epoch_drain(struct sl_epoch *e)
 {
 	uint64_t total = 0, now = metric_ns(e);
-	for (unsigned i = 0; i < e->n; i++) {
-		struct sl_epoch_worker *w = &e->w[i];
-		if (e->policy == SL_EPOCH_QSBR) {
-			unsigned freed = 0, pending = 0, avail = 0;
-			w->free_now_ns = now;
-			rte_rcu_qsbr_dq_reclaim(w->dq, UINT32_MAX, &freed, &pending, &avail);
-			total += freed;
-			continue;
-		}
-		for (; w->tail != w->head; w->tail++, total++)
-			free_entry(w, &w->ring[w->tail & w->mask], now);
-		w->open = 0;
-	}
+	for (unsigned i = 0; i < e->n; i++)
+		total += e->ops->drain(e, &e->w[i], now);
 	return total;
 }
 

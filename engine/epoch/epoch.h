@@ -42,12 +42,15 @@
  *              updates and scans, but up to SL_EPOCH_BAG - 1 objects wait
  *              in an open bag until more retires fill it (or drain).
  *   qsbr       DPDK's rte_rcu_qsbr for the counters and its defer queue
- *              (one per worker) for the retire lists.  The defer queue
- *              needs DPDK's EAL (it allocates a ring from a memzone):
+ *              (one per worker) for the retire lists; each retire also
+ *              moves the token up by one, for the laggard check.  The defer
+ *              queue needs DPDK's EAL (it allocates a ring from a memzone):
  *              without it sl_epoch_create() fails and says so.
+ * Each policy is a const table of operations in epoch.c.
  *
  * Limits.  At most SL_EPOCH_MAX_WORKERS workers.  Each worker's retire list
- * is a ring of ring_size entries allocated at creation; it never grows.  When
+ * holds ring_size entries, allocated at creation (a ring; under qsbr, DPDK's
+ * defer queue, held to ring_size entries); it never grows.  When
  * it is full sl_epoch_retire() returns -ENOSPC and the caller still owns the
  * object (it may keep it linked, try again next breath, or have the control
  * thread synchronize and free it).
@@ -57,8 +60,13 @@
  * handle at a time.  A thread that retires but never reads (the control
  * thread) may have a handle of its own and stay offline.  The control thread
  * calls create, synchronize, drain and free.  Any thread may read the
- * metrics.  Nothing here blocks except sl_epoch_synchronize().  Retire,
- * quiesce and reclaim read CLOCK_MONOTONIC (a vDSO call) for the metrics.
+ * metrics.  Nothing here blocks except sl_epoch_synchronize().
+ *
+ * Clocks.  Online and quiesce read CLOCK_MONOTONIC (sl_epoch_now_ns(), a
+ * vDSO call) for the last quiescent state and the stalls; synchronize reads
+ * it for its durations.  Retire, reclaim and drain read the TSC, scaled to
+ * ns, for the retire-to-free and grace-period histograms (CLOCK_MONOTONIC
+ * instead when DPDK does not know the TSC's rate, before its EAL is up).
  *
  * Errors follow engine/core/err.h.
  */
@@ -194,7 +202,10 @@ const struct sl_hist *sl_epoch_hist(const struct sl_epoch *e, unsigned i,
 /* Durations of sl_epoch_synchronize() calls, ns. */
 const struct sl_hist *sl_epoch_sync_hist(const struct sl_epoch *e);
 
-/* CLOCK_MONOTONIC in ns, the clock of every time here. */
+/* CLOCK_MONOTONIC in ns: the clock of sl_epoch_last_quiesce_ns(),
+ * sl_epoch_last_stall(), sl_epoch_laggard()'s now_ns and the synchronize
+ * histogram.  (SL_EPOCH_HIST_FREE_NS and _GRACE_NS are differences of TSC
+ * readings: see Clocks above.) */
 uint64_t sl_epoch_now_ns(void);
 
 /* When worker i last quiesced (or went online), ns; 0 if never. */

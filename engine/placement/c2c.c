@@ -239,37 +239,29 @@ static size_t field(const char *q)
 	return strcspn(q, ",");
 }
 
-struct sl_c2c *sl_c2c_load(const char *path, struct sl_err *err)
+/* The header line "cpu,A,B,...": the matrix for its CPUs.  Returns it, or
+ * NULL with a sentence in err. */
+static struct sl_c2c *parse_header(const char *path, const char *line, size_t len,
+				   struct sl_err *err)
 {
-	FILE *f = fopen(path, "r");
-	char *line = NULL, shown[80];
-	size_t cap = 0, len;
-	struct sl_c2c *m = NULL;
-	unsigned row = 0, lineno = 1, n = 0;
-	int rc;
-	if (f == NULL) {
-		sl_errf(err, errno, "cannot read '%s': %s", path, strerror(errno));
-		return NULL;
-	}
-	rc = read_line(f, &line, &cap, &len);
-	if (rc < 0)
-		goto read_fail;
-	if (rc == 0 || strncmp(line, "cpu,", 4) != 0 || memchr(line, '\0', len) != NULL) {
+	char shown[80];
+	unsigned n = 0;
+	if (strncmp(line, "cpu,", 4) != 0 || memchr(line, '\0', len) != NULL) {
 		sl_errf(err, EINVAL, "%s:1: not a core-to-core matrix (expected a 'cpu,...' header)",
 			path);
-		goto fail;
+		return NULL;
 	}
 	for (const char *p = line; (p = strchr(p, ',')) != NULL; p++)
 		n++;
 	if (n > CPU_SETSIZE) {
 		sl_errf(err, EINVAL, "%s:1: %u CPUs in the header, at most %d", path, n,
 			CPU_SETSIZE);
-		goto fail;
+		return NULL;
 	}
-	m = alloc_matrix(n);
+	struct sl_c2c *m = alloc_matrix(n);
 	if (m == NULL) {
 		sl_errf(err, ENOMEM, "out of memory");
-		goto fail;
+		return NULL;
 	}
 	const char *q = line + 4;
 	for (unsigned j = 0; j < n; j++, q++) {
@@ -289,6 +281,69 @@ struct sl_c2c *sl_c2c_load(const char *path, struct sl_err *err)
 		m->cpus[j] = cpu;
 		q += flen;
 	}
+	return m;
+fail:
+	sl_c2c_free(m);
+	return NULL;
+}
+
+/* Row `row` of m from line lineno, "cpu,ns,ns,...", with no NUL byte.
+ * Returns 0 or -EINVAL with a sentence in err. */
+static int parse_row(const char *path, unsigned lineno, const char *line, struct sl_c2c *m,
+		     unsigned row, struct sl_err *err)
+{
+	char shown[80];
+	unsigned n = m->n;
+	size_t flen = field(line);
+	if (row >= n)
+		return sl_errf(err, EINVAL, "%s:%u: a row beyond the %u of the header's CPUs: %s",
+			       path, lineno, n, quote(line, flen, shown, sizeof(shown)));
+	if (parse_cpu(line, flen) != m->cpus[row])
+		return sl_errf(err, EINVAL, "%s:%u: expected the row of cpu %d, found %s", path,
+			       lineno, m->cpus[row], quote(line, flen, shown, sizeof(shown)));
+	const char *q = line + flen;
+	for (unsigned j = 0; j < n; j++) {
+		if (*q != ',')
+			return sl_errf(err, EINVAL, "%s:%u: expected %u values in the row of cpu "
+				       "%d, found %u", path, lineno, n, m->cpus[row], j);
+		q++;
+		flen = field(q);
+		if (parse_ns(q, flen, &m->ns[row * n + j]) < 0)
+			return sl_errf(err, EINVAL, "%s:%u: bad latency value %s for cpus %d and "
+				       "%d: expected a number of ns in 0..1000000000", path, lineno,
+				       quote(q, flen, shown, sizeof(shown)), m->cpus[row],
+				       m->cpus[j]);
+		q += flen;
+	}
+	if (*q != '\0')
+		return sl_errf(err, EINVAL, "%s:%u: expected %u values in the row of cpu %d, "
+			       "found more", path, lineno, n, m->cpus[row]);
+	return 0;
+}
+
+struct sl_c2c *sl_c2c_load(const char *path, struct sl_err *err)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0, len;
+	struct sl_c2c *m = NULL;
+	unsigned row = 0, lineno = 1;
+	int rc;
+	if (f == NULL) {
+		sl_errf(err, errno, "cannot read '%s': %s", path, strerror(errno));
+		return NULL;
+	}
+	rc = read_line(f, &line, &cap, &len);
+	if (rc < 0)
+		goto read_fail;
+	if (rc == 0) {
+		sl_errf(err, EINVAL, "%s:1: not a core-to-core matrix (expected a 'cpu,...' header)",
+			path);
+		goto fail;
+	}
+	m = parse_header(path, line, len, err);
+	if (m == NULL)
+		goto fail;
 	while ((rc = read_line(f, &line, &cap, &len)) > 0) {
 		lineno++;
 		if (len == 0)
@@ -297,49 +352,17 @@ struct sl_c2c *sl_c2c_load(const char *path, struct sl_err *err)
 			sl_errf(err, EINVAL, "%s:%u: a NUL byte in the line", path, lineno);
 			goto fail;
 		}
-		size_t flen = field(line);
-		if (row >= n) {
-			sl_errf(err, EINVAL, "%s:%u: a row beyond the %u of the header's CPUs: %s",
-				path, lineno, n, quote(line, flen, shown, sizeof(shown)));
+		if (parse_row(path, lineno, line, m, row, err) < 0)
 			goto fail;
-		}
-		if (parse_cpu(line, flen) != m->cpus[row]) {
-			sl_errf(err, EINVAL, "%s:%u: expected the row of cpu %d, found %s", path,
-				lineno, m->cpus[row], quote(line, flen, shown, sizeof(shown)));
-			goto fail;
-		}
-		q = line + flen;
-		for (unsigned j = 0; j < n; j++) {
-			if (*q != ',') {
-				sl_errf(err, EINVAL, "%s:%u: expected %u values in the row of cpu %d, "
-					"found %u", path, lineno, n, m->cpus[row], j);
-				goto fail;
-			}
-			q++;
-			flen = field(q);
-			if (parse_ns(q, flen, &m->ns[row * n + j]) < 0) {
-				sl_errf(err, EINVAL, "%s:%u: bad latency value %s for cpus %d and %d: "
-					"expected a number of ns in 0..1000000000", path, lineno,
-					quote(q, flen, shown, sizeof(shown)), m->cpus[row],
-					m->cpus[j]);
-				goto fail;
-			}
-			q += flen;
-		}
-		if (*q != '\0') {
-			sl_errf(err, EINVAL, "%s:%u: expected %u values in the row of cpu %d, found "
-				"more", path, lineno, n, m->cpus[row]);
-			goto fail;
-		}
 		row++;
 	}
 	if (rc < 0) {
 		lineno++;
 		goto read_fail;
 	}
-	if (row != n) {
+	if (row != m->n) {
 		sl_errf(err, EINVAL, "%s:%u: the file ends after %u rows; the header names %u CPUs",
-			path, lineno, row, n);
+			path, lineno, row, m->n);
 		goto fail;
 	}
 	fclose(f);

@@ -403,14 +403,15 @@ static int fill_numa_hints(struct state *s)
 	return 0;
 }
 
-int sl_place(const struct sl_config *cfg, const struct sl_topology *topo,
-	     const cpu_set_t *allowed, struct sl_plan *plan, struct sl_err *err)
+/* The plan's arrays and the search's, sized for cfg and topo (domain slots:
+ * logical index + 1, 0 for "absent"), and the adjacency.  Returns 0 or
+ * -ENOMEM; state_free() and sl_plan_free() undo a partial one. */
+static int state_alloc(struct state *s)
 {
+	const struct sl_config *cfg = s->cfg;
+	const struct sl_topology *topo = s->topo;
+	struct sl_plan *plan = s->plan;
 	unsigned n = cfg->n_workers, np = topo->n_pus;
-	struct state s = { .cfg = cfg, .topo = topo, .plan = plan };
-	int rc = -ENOMEM;
-
-	/* Domain slots: logical index + 1 (0 for "absent"). */
 	unsigned n_core = 1, n_l3 = 1;
 	for (unsigned i = 0; i < np; i++) {
 		if ((unsigned)(topo->pus[i].core + 1) >= n_core)
@@ -418,35 +419,139 @@ int sl_place(const struct sl_config *cfg, const struct sl_topology *topo,
 		if ((unsigned)(topo->pus[i].l3 + 1) >= n_l3)
 			n_l3 = (unsigned)topo->pus[i].l3 + 2;
 	}
-	memset(plan, 0, sizeof(*plan));
 	plan->cpus = calloc(n + 1, sizeof(*plan->cpus));
 	plan->hops = calloc(cfg->n_links + 1, sizeof(*plan->hops));
 	plan->cross = calloc(cfg->n_links + 1, sizeof(*plan->cross));
-	s.usable = calloc(np + 1, sizeof(*s.usable));
-	s.load = calloc(np + 1, sizeof(*s.load));
-	s.core_load = calloc(n_core, sizeof(*s.core_load));
-	s.core_busy = calloc(n_core, sizeof(*s.core_busy));
-	s.l3_free = calloc(n_l3, sizeof(*s.l3_free));
-	s.to_placed = calloc(n + 1, sizeof(*s.to_placed));
-	s.all = calloc(n + 1, sizeof(*s.all));
-	s.numa = calloc(n + 1, sizeof(*s.numa));
-	s.pu_of = calloc(n + 1, sizeof(*s.pu_of));
-	if (!plan->cpus || !plan->hops || !plan->cross || !s.usable || !s.load || !s.core_load ||
-	    !s.core_busy || !s.l3_free || !s.to_placed || !s.all || !s.numa || !s.pu_of ||
-	    build_adjacency(&s) < 0) {
-		sl_errf(err, ENOMEM, "out of memory");
+	s->usable = calloc(np + 1, sizeof(*s->usable));
+	s->load = calloc(np + 1, sizeof(*s->load));
+	s->core_load = calloc(n_core, sizeof(*s->core_load));
+	s->core_busy = calloc(n_core, sizeof(*s->core_busy));
+	s->l3_free = calloc(n_l3, sizeof(*s->l3_free));
+	s->to_placed = calloc(n + 1, sizeof(*s->to_placed));
+	s->all = calloc(n + 1, sizeof(*s->all));
+	s->numa = calloc(n + 1, sizeof(*s->numa));
+	s->pu_of = calloc(n + 1, sizeof(*s->pu_of));
+	if (!plan->cpus || !plan->hops || !plan->cross || !s->usable || !s->load ||
+	    !s->core_load || !s->core_busy || !s->l3_free || !s->to_placed || !s->all ||
+	    !s->numa || !s->pu_of)
+		return -ENOMEM;
+	return build_adjacency(s);
+}
+
+static void state_free(struct state *s)
+{
+	free(s->usable);
+	free(s->load);
+	free(s->core_load);
+	free(s->core_busy);
+	free(s->l3_free);
+	free(s->adj_start);
+	free(s->adj_v);
+	free(s->adj_w);
+	free(s->to_placed);
+	free(s->all);
+	free(s->numa);
+	free(s->pu_of);
+}
+
+/* Mark the PUs in allowed (NULL: all) usable and count them per L3 domain.
+ * Returns how many are usable. */
+static unsigned mark_usable(struct state *s, const cpu_set_t *allowed)
+{
+	const struct sl_topology *topo = s->topo;
+	unsigned n_usable = 0;
+	for (unsigned i = 0; i < topo->n_pus; i++) {
+		s->usable[i] = allowed == NULL || CPU_ISSET(topo->pus[i].cpu, allowed);
+		n_usable += s->usable[i];
+		if (s->usable[i])
+			s->l3_free[l3_slot(s, i)]++;
+	}
+	return n_usable;
+}
+
+/* Greedy: each worker in next_worker's order goes to the usable PU of least
+ * cost (the first of equal ones). */
+static void place_greedy(struct state *s)
+{
+	for (int w; (w = next_worker(s)) >= 0;) {
+		unsigned best = 0;
+		unsigned long best_cost = ~0UL;
+		for (unsigned i = 0; i < s->topo->n_pus; i++) {
+			if (!s->usable[i])
+				continue;
+			unsigned long c = cost(s, (unsigned)w, i);
+			if (c < best_cost) {
+				best_cost = c;
+				best = i;
+			}
+		}
+		put(s, (unsigned)w, best);
+		placed(s, (unsigned)w);
+	}
+}
+
+/* Each link between workers: its hop class, and a warning when it crosses
+ * L3 domains or NUMA nodes. */
+static void note_links(struct state *s)
+{
+	const struct sl_config *cfg = s->cfg;
+	struct sl_plan *plan = s->plan;
+	for (unsigned l = 0; l < cfg->n_links; l++) {
+		if (!plan->cross[l])
+			continue;
+		const struct sl_link_cfg *lc = &cfg->links[l];
+		unsigned a = cfg->apps[lc->from.app].worker, b = cfg->apps[lc->to.app].worker;
+		plan->hops[l] = sl_topology_hop_pus(s->topo, (unsigned)s->pu_of[a],
+						    (unsigned)s->pu_of[b]);
+		if (plan->hops[l] >= SL_HOP_CROSS_L3)
+			warn(plan, "link %s.%s -> %s.%s crosses %s (workers '%s' on cpu %d, '%s' on cpu %d)",
+			     cfg->apps[lc->from.app].name, lc->from.port, cfg->apps[lc->to.app].name,
+			     lc->to.port, plan->hops[l] == SL_HOP_CROSS_L3 ? "L3 domains" : "NUMA nodes",
+			     cfg->workers[a].name, plan->cpus[a], cfg->workers[b].name, plan->cpus[b]);
+	}
+}
+
+/* Warnings per worker: a CPU or core shared with another worker, a NUMA
+ * node other than its NIC's, a CPU shared with the control thread. */
+static void note_workers(struct state *s)
+{
+	const struct sl_config *cfg = s->cfg;
+	const struct sl_topology *topo = s->topo;
+	struct sl_plan *plan = s->plan;
+	for (unsigned w = 0; w < cfg->n_workers; w++) {
+		for (unsigned v = 0; v < w; v++) {
+			enum sl_hop h = sl_topology_hop_pus(topo, (unsigned)s->pu_of[w], (unsigned)s->pu_of[v]);
+			if (h == SL_HOP_SAME_CPU)
+				warn(plan, "workers '%s' and '%s' share cpu %d: both busy-poll, each gets about half of it",
+				     cfg->workers[v].name, cfg->workers[w].name, plan->cpus[w]);
+			else if (h == SL_HOP_SMT)
+				warn(plan, "workers '%s' and '%s' are SMT siblings (cpus %d and %d) and share one core",
+				     cfg->workers[v].name, cfg->workers[w].name, plan->cpus[v], plan->cpus[w]);
+		}
+		const struct sl_topo_pu *p = &topo->pus[s->pu_of[w]];
+		if (s->numa[w] >= 0 && p->numa != s->numa[w])
+			warn(plan, "worker '%s' runs on NUMA node %d but its NIC is on node %d",
+			     cfg->workers[w].name, p->numa, s->numa[w]);
+		if (plan->cpus[w] == plan->main_cpu)
+			warn(plan, "the control thread shares cpu %d with worker '%s' (no free CPU left)",
+			     plan->main_cpu, cfg->workers[w].name);
+	}
+}
+
+int sl_place(const struct sl_config *cfg, const struct sl_topology *topo,
+	     const cpu_set_t *allowed, struct sl_plan *plan, struct sl_err *err)
+{
+	struct state s = { .cfg = cfg, .topo = topo, .plan = plan };
+	int rc;
+
+	memset(plan, 0, sizeof(*plan));
+	if (state_alloc(&s) < 0) {
+		rc = sl_errf(err, ENOMEM, "out of memory");
 		goto out;
 	}
-	for (unsigned w = 0; w < n; w++)
+	for (unsigned w = 0; w < cfg->n_workers; w++)
 		s.pu_of[w] = -1;
-	unsigned n_usable = 0;
-	for (unsigned i = 0; i < np; i++) {
-		s.usable[i] = allowed == NULL || CPU_ISSET(topo->pus[i].cpu, allowed);
-		n_usable += s.usable[i];
-		if (s.usable[i])
-			s.l3_free[l3_slot(&s, i)]++;
-	}
-	if (n_usable == 0) {
+	if (mark_usable(&s, allowed) == 0) {
 		rc = sl_errf(err, EINVAL, "no CPU of the topology is available to this process");
 		goto out;
 	}
@@ -455,70 +560,13 @@ int sl_place(const struct sl_config *cfg, const struct sl_topology *topo,
 	if (rc < 0)
 		goto out;
 	choose_main(&s);
-
-	for (int w; (w = next_worker(&s)) >= 0;) {
-		unsigned best = 0;
-		unsigned long best_cost = ~0UL;
-		for (unsigned i = 0; i < np; i++) {
-			if (!s.usable[i])
-				continue;
-			unsigned long c = cost(&s, (unsigned)w, i);
-			if (c < best_cost) {
-				best_cost = c;
-				best = i;
-			}
-		}
-		put(&s, (unsigned)w, best);
-		placed(&s, (unsigned)w);
-	}
-
+	place_greedy(&s);
 	improve(&s);
-
-	/* Hop classes and warnings. */
-	for (unsigned l = 0; l < cfg->n_links; l++) {
-		if (!plan->cross[l])
-			continue;
-		const struct sl_link_cfg *lc = &cfg->links[l];
-		unsigned a = cfg->apps[lc->from.app].worker, b = cfg->apps[lc->to.app].worker;
-		plan->hops[l] = sl_topology_hop_pus(topo, (unsigned)s.pu_of[a], (unsigned)s.pu_of[b]);
-		if (plan->hops[l] >= SL_HOP_CROSS_L3)
-			warn(plan, "link %s.%s -> %s.%s crosses %s (workers '%s' on cpu %d, '%s' on cpu %d)",
-			     cfg->apps[lc->from.app].name, lc->from.port, cfg->apps[lc->to.app].name,
-			     lc->to.port, plan->hops[l] == SL_HOP_CROSS_L3 ? "L3 domains" : "NUMA nodes",
-			     cfg->workers[a].name, plan->cpus[a], cfg->workers[b].name, plan->cpus[b]);
-	}
-	for (unsigned w = 0; w < n; w++) {
-		for (unsigned v = 0; v < w; v++) {
-			enum sl_hop h = sl_topology_hop_pus(topo, (unsigned)s.pu_of[w], (unsigned)s.pu_of[v]);
-			if (h == SL_HOP_SAME_CPU)
-				warn(plan, "workers '%s' and '%s' share cpu %d: both busy-poll, each gets about half of it",
-				     cfg->workers[v].name, cfg->workers[w].name, plan->cpus[w]);
-			else if (h == SL_HOP_SMT)
-				warn(plan, "workers '%s' and '%s' are SMT siblings (cpus %d and %d) and share one core",
-				     cfg->workers[v].name, cfg->workers[w].name, plan->cpus[v], plan->cpus[w]);
-		}
-		const struct sl_topo_pu *p = &topo->pus[s.pu_of[w]];
-		if (s.numa[w] >= 0 && p->numa != s.numa[w])
-			warn(plan, "worker '%s' runs on NUMA node %d but its NIC is on node %d",
-			     cfg->workers[w].name, p->numa, s.numa[w]);
-		if (plan->cpus[w] == plan->main_cpu)
-			warn(plan, "the control thread shares cpu %d with worker '%s' (no free CPU left)",
-			     plan->main_cpu, cfg->workers[w].name);
-	}
+	note_links(&s);
+	note_workers(&s);
 	rc = 0;
 out:
-	free(s.usable);
-	free(s.load);
-	free(s.core_load);
-	free(s.core_busy);
-	free(s.l3_free);
-	free(s.adj_start);
-	free(s.adj_v);
-	free(s.adj_w);
-	free(s.to_placed);
-	free(s.all);
-	free(s.numa);
-	free(s.pu_of);
+	state_free(&s);
 	if (rc < 0)
 		sl_plan_free(plan);
 	return rc;
