@@ -24,10 +24,11 @@
  *       delivered: frames it took for transmission but did not send
  *       (out_packets less its opackets) move from out_packets to drops;
  *       receive losses (imissed, ierrors) count as drops.  Such a port gets
- *       one warning line naming the app, the device and the counters, as
+ *       one warning (sl_app_warn) naming the device and the counters, as
  *       does a link found down or a failed receive buffer allocation
  *       (rx_nombuf; reported, not counted: most drivers leave the frame in
- *       the ring, where imissed counts it if it is lost).
+ *       the ring, where imissed counts it if it is lost).  The device's
+ *       counters behind the warning are the app's gauges (port_counters).
  *       fini closes it (freeing what its rings hold), and removes the
  *       device if this app probed it.
  *
@@ -65,6 +66,21 @@
 
 #define PORT_TX_ROUNDS 4
 #define PORT_RSS_HF (RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_TCP)
+
+/* The app's gauges, set at stop, in the order of port_counters. */
+enum {
+	PORT_LINK_DOWN, PORT_TX_UNSENT, PORT_TX_FILE_LOST, PORT_RX_MISSED, PORT_RX_ERRORS,
+	PORT_RX_NOMBUF, PORT_N_COUNTERS
+};
+
+static const struct sl_counter_spec port_counters[PORT_N_COUNTERS] = {
+	[PORT_LINK_DOWN] = { "link_down", SL_GAUGE, "1 if the device reported its link down at stop, else 0." },
+	[PORT_TX_UNSENT] = { "tx_unsent", SL_GAUGE, "Frames the device took for transmission but did not send (out_packets less its opackets); moved to drops." },
+	[PORT_TX_FILE_LOST] = { "tx_file_lost", SL_GAUGE, "Frames missing from a regular tx_pcap file (estimated); moved to drops." },
+	[PORT_RX_MISSED] = { "rx_missed", SL_GAUGE, "Frames the device lost on receive for want of room (imissed); counted as drops." },
+	[PORT_RX_ERRORS] = { "rx_errors", SL_GAUGE, "Frames received with errors (ierrors); counted as drops." },
+	[PORT_RX_NOMBUF] = { "rx_nombuf", SL_GAUGE, "Receive buffer allocations that failed (the pool ran empty)." },
+};
 
 struct port_priv {
 	uint16_t port_id;
@@ -259,6 +275,85 @@ static int port_attach(struct sl_app *app, const char *device, struct sl_err *er
 	return 0;
 }
 
+/* The device configuration for n_rxq rx queues and mtu (0: the device's
+ * default, at most 1500): RSS where the device has it, scattered rx where
+ * a frame does not fit in one pool buffer, multi-segment tx. */
+static int port_conf(const struct sl_app *app, const struct rte_eth_dev_info *info,
+		     unsigned n_rxq, uint16_t mtu, struct rte_eth_conf *conf, struct sl_err *err)
+{
+	const struct port_priv *p = app->priv;
+
+	/* Several rx queues: spread by RSS where the device has it; otherwise
+	 * (vhost, af_packet qpairs) the peer chooses the queue, and every
+	 * queue is polled all the same. */
+	uint64_t hf = PORT_RSS_HF & info->flow_type_rss_offloads;
+	if (n_rxq > 1 && hf != 0) {
+		conf->rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		conf->rx_adv_conf.rss_conf.rss_hf = hf;
+	}
+
+	/* Frame overhead beyond the MTU, by ethdev's own rule. */
+	uint32_t overhead = info->max_mtu != UINT16_MAX && info->max_rx_pktlen > info->max_mtu ?
+		info->max_rx_pktlen - info->max_mtu : RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
+	uint32_t mtu_max = info->max_rx_pktlen > overhead ? info->max_rx_pktlen - overhead : 0;
+	mtu_max = RTE_MIN(mtu_max, (uint32_t)info->max_mtu);
+	uint16_t eff_mtu = mtu;
+	if (mtu != 0) {
+		if (mtu < info->min_mtu || mtu > mtu_max)
+			return sl_errf(err, EINVAL,
+				       "mtu %u is outside the range %u..%u of device '%s'",
+				       mtu, info->min_mtu, mtu_max, p->name);
+		conf->rxmode.mtu = mtu;
+	} else {
+		eff_mtu = RTE_MIN(info->max_mtu, (uint16_t)RTE_ETHER_MTU);
+	}
+	/* Frames larger than one pool buffer need scattered rx. */
+	uint32_t room = rte_pktmbuf_data_room_size(app->pool);
+	uint32_t buf = room - RTE_MIN(room, (uint32_t)RTE_PKTMBUF_HEADROOM);
+	/* Where the device offers it, ask for scattered rx; otherwise the PMD
+	 * decides (several enable it by themselves, others refuse at start). */
+	if (eff_mtu + overhead > buf && (info->rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER))
+		conf->rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
+	/* Chained mbufs (from scattered rx or a large source) may be sent. */
+	if (info->tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
+		conf->txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+	return 0;
+}
+
+/* Set up the configured port's rx queues (from app->pool) and n_txq tx
+ * queues, on the device's NUMA node (else the app's). */
+static int port_queues(struct sl_app *app, uint16_t n_txq, uint16_t rx_desc, uint16_t tx_desc,
+		       struct sl_err *err)
+{
+	struct port_priv *p = app->priv;
+	int rc;
+
+	rc = rte_eth_dev_adjust_nb_rx_tx_desc(p->port_id, &rx_desc, &tx_desc);
+	if (rc < 0)
+		return sl_errf(err, errnum(rc), "cannot fit descriptor counts to device '%s': %s",
+			       p->name, why(rc));
+
+	int socket = rte_eth_dev_socket_id(p->port_id);
+	if (socket < 0)
+		socket = app->socket;
+	for (uint16_t q = 0; q < p->n_rxq; q++) {
+		rc = rte_eth_rx_queue_setup(p->port_id, q, rx_desc, (unsigned)socket,
+					    NULL, app->pool);
+		if (rc < 0)
+			return sl_errf(err, errnum(rc),
+				       "cannot set up rx queue %u of device '%s': %s",
+				       q, p->name, why(rc));
+	}
+	for (uint16_t q = 0; q < n_txq; q++) {
+		rc = rte_eth_tx_queue_setup(p->port_id, q, tx_desc, (unsigned)socket, NULL);
+		if (rc < 0)
+			return sl_errf(err, errnum(rc),
+				       "cannot set up tx queue %u of device '%s': %s",
+				       q, p->name, why(rc));
+	}
+	return 0;
+}
+
 static int port_init(struct sl_app *app, struct sl_err *err)
 {
 	struct port_priv *p = app->priv;
@@ -285,40 +380,9 @@ static int port_init(struct sl_app *app, struct sl_err *err)
 		return sl_errf(err, EINVAL,
 			       "rx_queues is %u but device '%s' has at most %u rx queues",
 			       n_rxq, p->name, info.max_rx_queues);
-	/* Several rx queues: spread by RSS where the device has it; otherwise
-	 * (vhost, af_packet qpairs) the peer chooses the queue, and every
-	 * queue is polled all the same. */
-	uint64_t hf = PORT_RSS_HF & info.flow_type_rss_offloads;
-	if (n_rxq > 1 && hf != 0) {
-		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
-		conf.rx_adv_conf.rss_conf.rss_hf = hf;
-	}
-
-	/* Frame overhead beyond the MTU, by ethdev's own rule. */
-	uint32_t overhead = info.max_mtu != UINT16_MAX && info.max_rx_pktlen > info.max_mtu ?
-		info.max_rx_pktlen - info.max_mtu : RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
-	uint32_t mtu_max = info.max_rx_pktlen > overhead ? info.max_rx_pktlen - overhead : 0;
-	mtu_max = RTE_MIN(mtu_max, (uint32_t)info.max_mtu);
-	uint16_t eff_mtu = mtu;
-	if (mtu != 0) {
-		if (mtu < info.min_mtu || mtu > mtu_max)
-			return sl_errf(err, EINVAL,
-				       "mtu %u is outside the range %u..%u of device '%s'",
-				       mtu, info.min_mtu, mtu_max, p->name);
-		conf.rxmode.mtu = mtu;
-	} else {
-		eff_mtu = RTE_MIN(info.max_mtu, (uint16_t)RTE_ETHER_MTU);
-	}
-	/* Frames larger than one pool buffer need scattered rx. */
-	uint32_t room = rte_pktmbuf_data_room_size(app->pool);
-	uint32_t buf = room - RTE_MIN(room, (uint32_t)RTE_PKTMBUF_HEADROOM);
-	/* Where the device offers it, ask for scattered rx; otherwise the PMD
-	 * decides (several enable it by themselves, others refuse at start). */
-	if (eff_mtu + overhead > buf && (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER))
-		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
-	/* Chained mbufs (from scattered rx or a large source) may be sent. */
-	if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
-		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+	rc = port_conf(app, &info, n_rxq, mtu, &conf, err);
+	if (rc < 0)
+		return rc;
 
 	/* Only tx queue 0 is used, but some drivers (tap) insist on as many tx
 	 * queues as rx queues; idle extra ones cost a few descriptors. */
@@ -331,29 +395,9 @@ static int port_init(struct sl_app *app, struct sl_err *err)
 	p->configured = true;
 	p->n_rxq = (uint16_t)n_rxq;
 
-	rc = rte_eth_dev_adjust_nb_rx_tx_desc(p->port_id, &rx_desc, &tx_desc);
+	rc = port_queues(app, n_txq, rx_desc, tx_desc, err);
 	if (rc < 0)
-		return sl_errf(err, errnum(rc), "cannot fit descriptor counts to device '%s': %s",
-			       p->name, why(rc));
-
-	int socket = rte_eth_dev_socket_id(p->port_id);
-	if (socket < 0)
-		socket = app->socket;
-	for (uint16_t q = 0; q < p->n_rxq; q++) {
-		rc = rte_eth_rx_queue_setup(p->port_id, q, rx_desc, (unsigned)socket,
-					    NULL, app->pool);
-		if (rc < 0)
-			return sl_errf(err, errnum(rc),
-				       "cannot set up rx queue %u of device '%s': %s",
-				       q, p->name, why(rc));
-	}
-	for (uint16_t q = 0; q < n_txq; q++) {
-		rc = rte_eth_tx_queue_setup(p->port_id, q, tx_desc, (unsigned)socket, NULL);
-		if (rc < 0)
-			return sl_errf(err, errnum(rc),
-				       "cannot set up tx queue %u of device '%s': %s",
-				       q, p->name, why(rc));
-	}
+		return rc;
 
 	rc = rte_eth_dev_start(p->port_id);
 	if (rc < 0) {
@@ -490,11 +534,17 @@ static void port_stop(struct sl_app *app)
 	uint64_t tx_lost = 0, rx_lost = 0;
 	memset(&link, 0, sizeof(link));
 	if (rte_eth_link_get_nowait(p->port_id, &link) == 0 &&
-	    link.link_status == RTE_ETH_LINK_DOWN)
+	    link.link_status == RTE_ETH_LINK_DOWN) {
 		off += (size_t)snprintf(text + off, sizeof(text) - off, "; the link is down");
+		sl_app_ctr_set(app, PORT_LINK_DOWN, 1);
+	}
 	if (rte_eth_stats_get(p->port_id, &st) == 0) {
+		sl_app_ctr_set(app, PORT_RX_MISSED, st.imissed);
+		sl_app_ctr_set(app, PORT_RX_ERRORS, st.ierrors);
+		sl_app_ctr_set(app, PORT_RX_NOMBUF, st.rx_nombuf);
 		app->stats.in_bytes = st.ibytes;
 		tx_lost = tx_unsent(app, p, &st);
+		sl_app_ctr_set(app, PORT_TX_UNSENT, tx_lost);
 		if (tx_lost > 0 && off < sizeof(text))
 			off += (size_t)snprintf(text + off, sizeof(text) - off,
 						"; %" PRIu64 " of the %" PRIu64 " frames it took for "
@@ -517,6 +567,7 @@ static void port_stop(struct sl_app *app)
 	 * counted. */
 	uint64_t size = 0, want = 0;
 	uint64_t file_lost = tx_file_lost(app, p, &size, &want);
+	sl_app_ctr_set(app, PORT_TX_FILE_LOST, file_lost);
 	if (file_lost > 0 && off < sizeof(text))
 		off += (size_t)snprintf(text + off, sizeof(text) - off,
 					"; the tx_pcap file '%s' holds %" PRIu64 " of the %" PRIu64
@@ -528,9 +579,8 @@ static void port_stop(struct sl_app *app)
 	not_delivered(app, tx_lost);
 	app->stats.drops += rx_lost;
 	if (off > 0)
-		printf("sluice: warning: app '%s': device '%s':%s%s\n", app->name, p->name,
-		       text + 1, tx_lost + rx_lost > 0 ?
-		       " (lost frames are counted as drops, not as delivered)" : "");
+		sl_app_warn(app, "device '%s':%s%s", p->name, text + 1, tx_lost + rx_lost > 0 ?
+			    " (lost frames are counted as drops, not as delivered)" : "");
 	rte_eth_dev_stop(p->port_id);
 	p->started = false;
 }
@@ -603,6 +653,8 @@ static const struct sl_app_type port_app = {
 	.outputs = port_outputs,
 	.n_outputs = SL_ARRAY_LEN(port_outputs),
 	.priv_size = sizeof(struct port_priv),
+	.counters = port_counters,
+	.n_counters = PORT_N_COUNTERS,
 	.boundary = true,
 	.numa = port_numa,
 	.init = port_init,

@@ -43,14 +43,15 @@
  * flow then carries it as a route hint (apps/router/route.h), so R skips its own
  * lookup.
  *
- * Counters (printed at stop): lookups, hits, misses, inserted, races,
- * no_id, no_room, idle, active, evicted, stopped, freed, not_ip,
- * malformed by reason, records written / lost.
+ * Counters: fc_counters below (`sluice apps flowcache` lists them).  The
+ * table's (lookups ... refiled) are the app's handle's statistics, gauges
+ * the engine collects at stop; the rest are counted by the app's worker.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -66,6 +67,47 @@
 #define FC_RECORD_MAX 512             /* bytes of one JSON line */
 #define FC_FLUSH_NS 1000000000ull
 #define FC_FILE_BUF (256u * 1024u)     /* records waiting for the file */
+
+/* The app's counters, in the order of fc_counters. */
+enum {
+	FC_LOOKUPS, FC_HITS, FC_MISSES, FC_INSERTED, FC_RACES, FC_NO_ID, FC_NO_ROOM,
+	FC_IDLE, FC_ACTIVE, FC_EVICTED, FC_STOPPED, FC_FREED, FC_VISITED, FC_REFILED,
+	FC_NOT_IP, FC_MALFORMED,
+	FC_MALFORMED_R,                   /* + reason - 1, for reasons 1.. */
+	FC_RECORDS = FC_MALFORMED_R + SL_PKT_R_COUNT - 1,
+	FC_RECORDS_LOST,
+	FC_N_COUNTERS
+};
+
+static const struct sl_counter_spec fc_counters[FC_N_COUNTERS] = {
+	[FC_LOOKUPS] = { "lookups", SL_GAUGE, "Table lookups by this app (hits plus misses)." },
+	[FC_HITS] = { "hits", SL_GAUGE, "Lookups that found the packet's flow." },
+	[FC_MISSES] = { "misses", SL_GAUGE, "Lookups that found no flow (a new flow, or one that just ended)." },
+	[FC_INSERTED] = { "inserted", SL_GAUGE, "Flows this app inserted." },
+	[FC_RACES] = { "races", SL_GAUGE, "Inserts that found the flow inserted meanwhile by another app sharing the table." },
+	[FC_NO_ID] = { "no_id", SL_GAUGE, "Inserts refused because no flow id was free (ids still in their grace period)." },
+	[FC_NO_ROOM] = { "no_room", SL_GAUGE, "Inserts refused because the bucket was full and nothing could be evicted." },
+	[FC_IDLE] = { "idle", SL_GAUGE, "Flows ended by the idle timeout." },
+	[FC_ACTIVE] = { "active", SL_GAUGE, "Flows ended by the active timeout." },
+	[FC_EVICTED] = { "evicted", SL_GAUGE, "Flows evicted to make room for a new flow." },
+	[FC_STOPPED] = { "stopped", SL_GAUGE, "Flows still live at stop, ended with reason stopped." },
+	[FC_FREED] = { "freed", SL_GAUGE, "Ended flows whose entry and id went back to the table after the grace period." },
+	[FC_VISITED] = { "visited", SL_GAUGE, "Buckets (expiry scan) or entries and slots (expiry wheel) visited by expiry." },
+	[FC_REFILED] = { "refiled", SL_GAUGE, "Entries the timer wheel filed again (seen since they were filed)." },
+	[FC_NOT_IP] = { "not_ip", SL_COUNTER, "Frames that are not IPv4 or IPv6 (ARP, LLDP, ...), passed on uncounted by the table." },
+	[FC_MALFORMED] = { "malformed", SL_COUNTER, "Malformed IP frames, dropped (all reasons; the malformed_* counters split them)." },
+	[FC_MALFORMED_R + SL_PKT_R_SHORT_L2 - 1] = { "malformed_short_l2", SL_COUNTER, "Dropped: shorter than the Ethernet header and its tags." },
+	[FC_MALFORMED_R + SL_PKT_R_VLAN_DEPTH - 1] = { "malformed_vlan_depth", SL_COUNTER, "Dropped: more than two VLAN tags." },
+	[FC_MALFORMED_R + SL_PKT_R_SHORT_L3 - 1] = { "malformed_short_l3", SL_COUNTER, "Dropped: IP header cut short." },
+	[FC_MALFORMED_R + SL_PKT_R_BAD_VERSION - 1] = { "malformed_bad_version", SL_COUNTER, "Dropped: IP version does not match the ethertype." },
+	[FC_MALFORMED_R + SL_PKT_R_BAD_IHL - 1] = { "malformed_bad_ihl", SL_COUNTER, "Dropped: IPv4 IHL below 5." },
+	[FC_MALFORMED_R + SL_PKT_R_BAD_LEN - 1] = { "malformed_bad_len", SL_COUNTER, "Dropped: IP length beyond the frame or below the header." },
+	[FC_MALFORMED_R + SL_PKT_R_BAD_EXT - 1] = { "malformed_bad_ext", SL_COUNTER, "Dropped: IPv6 extension header chain too long or cut short." },
+	[FC_MALFORMED_R + SL_PKT_R_SHORT_L4 - 1] = { "malformed_short_l4", SL_COUNTER, "Dropped: ports missing from a first fragment." },
+	[FC_RECORDS] = { "records", SL_COUNTER, "Flow records every destination (file, records output) took." },
+	[FC_RECORDS_LOST] = { "records_lost", SL_COUNTER, "Flow records lost: the file buffer was full, a write failed, or no mbuf for the frame." },
+};
+_Static_assert(SL_PKT_R_COUNT == 9, "one malformed_* counter per reason of apps/pkt/pkt.h");
 
 struct fc_share;
 
@@ -86,10 +128,6 @@ struct fc_priv {
 	/* per-burst record frames (records output) */
 	struct rte_mbuf *rec_pkts[SL_BURST_MAX];
 	unsigned n_rec;
-
-	uint64_t not_ip;
-	uint64_t malformed[SL_PKT_R_COUNT];
-	uint64_t records, records_lost;
 };
 
 /* Apps sharing one table: a registry on the control thread. */
@@ -167,22 +205,22 @@ static bool rec_to_link(struct sl_app *app, const char *line, int n)
 /* Write the buffered records to the file (one write(2)).  May block: a
  * worker calls it offline in the epoch.  Lines that cannot be written are
  * counted as lost. */
-static void rec_write_file(struct fc_priv *p)
+static void rec_write_file(struct sl_app *app, struct fc_priv *p)
 {
 	if (p->rlen > 0 && fwrite(p->rbuf, 1, p->rlen, p->file) != p->rlen)
-		sl_counter_add(&p->records_lost, p->rlines);
+		sl_app_ctr_add(app, FC_RECORDS_LOST, p->rlines);
 	p->rlen = 0;
 	p->rlines = 0;
 }
 
 /* Queue a record line for the file: false if the buffer is full (while
  * running: the worker may not write here, it is online). */
-static bool rec_to_file(struct fc_priv *p, const char *line, int n)
+static bool rec_to_file(struct sl_app *app, struct fc_priv *p, const char *line, int n)
 {
 	if (p->rlen + (size_t)n > FC_FILE_BUF) {
 		if (!p->closing)
 			return false;
-		rec_write_file(p);
+		rec_write_file(app, p);
 	}
 	memcpy(p->rbuf + p->rlen, line, (size_t)n);
 	p->rlen += (size_t)n;
@@ -204,10 +242,10 @@ static void on_record(const struct sl_flow_record *r, void *arg)
 	int n = fmt_record(r, p->share->name, p->real_off_ns, line, sizeof(line));
 	bool ok = n > 0 && n < (int)sizeof(line);
 	if (ok && p->file != NULL)
-		ok = rec_to_file(p, line, n);
+		ok = rec_to_file(app, p, line, n);
 	if (n > 0 && n < (int)sizeof(line) && to_link)
 		ok = rec_to_link(app, line, n) && ok;
-	sl_counter_add(ok ? &p->records : &p->records_lost, 1);
+	sl_app_ctr_add(app, ok ? FC_RECORDS : FC_RECORDS_LOST, 1);
 }
 
 /* ------------------------------------------------------------------ data path */
@@ -251,11 +289,13 @@ static void fc_push(struct sl_app *app)
 		struct sl_pkt_info info;
 		cls[i] = (uint8_t)sl_pkt_parse(pkts[i], &keys[i], &info);
 		if (cls[i] == SL_PKT_MALFORMED) {
-			sl_counter_add(&p->malformed[info.reason < SL_PKT_R_COUNT ? info.reason : 0], 1);
+			sl_app_ctr_add(app, FC_MALFORMED, 1);
+			if (info.reason > SL_PKT_R_NONE && info.reason < SL_PKT_R_COUNT)
+				sl_app_ctr_add(app, FC_MALFORMED_R + info.reason - 1u, 1);
 			continue;
 		}
 		if (cls[i] == SL_PKT_NOT_IP) {
-			sl_counter_add(&p->not_ip, 1);
+			sl_app_ctr_add(app, FC_NOT_IP, 1);
 			continue;
 		}
 		hash[i] = sl_flow_key_hash(&keys[i]);
@@ -327,7 +367,7 @@ static void fc_tick(struct sl_app *app)
 		 * so hold no reclamation up meanwhile (this app holds no
 		 * entry pointers here). */
 		sl_epoch_offline(app->epoch_w);
-		rec_write_file(p);
+		rec_write_file(app, p);
 		sl_epoch_online(app->epoch_w);
 		p->last_flush_ns = now;
 	}
@@ -490,6 +530,26 @@ static int fc_start(struct sl_app *app, struct sl_err *err)
 	return 0;
 }
 
+/* The table's statistics of this app's handle, as gauges. */
+static void fc_collect(struct sl_app *app)
+{
+	struct fc_priv *p = app->priv;
+	struct sl_ft_stats s;
+	if (p->h == NULL)
+		return;
+	sl_ft_handle_stats(p->h, &s);
+	const uint64_t v[] = {
+		[FC_LOOKUPS] = s.lookups, [FC_HITS] = s.hits, [FC_MISSES] = s.misses,
+		[FC_INSERTED] = s.inserted, [FC_RACES] = s.insert_races, [FC_NO_ID] = s.no_id,
+		[FC_NO_ROOM] = s.no_room, [FC_IDLE] = s.unlinked[SL_FT_IDLE],
+		[FC_ACTIVE] = s.unlinked[SL_FT_ACTIVE], [FC_EVICTED] = s.unlinked[SL_FT_EVICTED],
+		[FC_STOPPED] = s.unlinked[SL_FT_STOPPED], [FC_FREED] = s.freed,
+		[FC_VISITED] = s.scanned, [FC_REFILED] = s.refiled,
+	};
+	for (unsigned i = 0; i < SL_ARRAY_LEN(v); i++)
+		sl_app_ctr_set(app, i, v[i]);
+}
+
 static void fc_fini(struct sl_app *app)
 {
 	struct fc_priv *p = app->priv;
@@ -497,38 +557,17 @@ static void fc_fini(struct sl_app *app)
 	if (p->h != NULL) {
 		sl_ft_close(p->h);
 		if (p->file != NULL)
-			rec_write_file(p);
-		struct sl_ft_stats s;
-		sl_ft_handle_stats(p->h, &s);
-		uint64_t malformed = 0;
-		for (unsigned r = 0; r < SL_PKT_R_COUNT; r++)
-			malformed += p->malformed[r];
-		printf("flowcache '%s': table '%s': lookups %" PRIu64 ", hits %" PRIu64
-		       ", misses %" PRIu64 ", inserted %" PRIu64 ", races %" PRIu64
-		       ", no_id %" PRIu64 ", no_room %" PRIu64 ", idle %" PRIu64
-		       ", active %" PRIu64 ", evicted %" PRIu64 ", stopped %" PRIu64
-		       ", freed %" PRIu64 ", not_ip %" PRIu64 ", malformed %" PRIu64,
-		       app->name, p->share->name, s.lookups, s.hits, s.misses, s.inserted,
-		       s.insert_races, s.no_id, s.no_room, s.unlinked[SL_FT_IDLE],
-		       s.unlinked[SL_FT_ACTIVE], s.unlinked[SL_FT_EVICTED],
-		       s.unlinked[SL_FT_STOPPED], s.freed, p->not_ip, malformed);
-		for (unsigned r = 1; r < SL_PKT_R_COUNT; r++)
-			if (p->malformed[r] > 0)
-				printf(" (%s %" PRIu64 ")", sl_pkt_reason_name(r), p->malformed[r]);
-		printf(", records %" PRIu64 ", records_lost %" PRIu64 ", expiry %s: visited %" PRIu64
-		       ", refiled %" PRIu64 "\n", p->records, p->records_lost,
-		       sl_ft_conf(p->t)->expiry == SL_FT_WHEEL ? "wheel" : "scan", s.scanned,
-		       s.refiled);
-		fflush(stdout);
+			rec_write_file(app, p);
+		fc_collect(app);   /* the flows closed here: stopped, freed */
 	}
 	for (unsigned i = 0; i < p->n_rec; i++)
 		rte_pktmbuf_free(p->rec_pkts[i]);
 	p->n_rec = 0;
 	if (p->file != NULL) {
-		rec_write_file(p);
+		rec_write_file(app, p);
 		if (fclose(p->file) != 0)
-			fprintf(stderr, "flowcache '%s': cannot write the records file: %s\n",
-				app->name, strerror(errno));
+			sl_app_warn(app, "cannot write the records file '%s': %s",
+				    sl_app_param_str(app, "records"), strerror(errno));
 		p->file = NULL;
 	}
 	free(p->rbuf);
@@ -614,11 +653,14 @@ static const struct sl_app_type flowcache_app = {
 	.outputs = fc_outputs,
 	.n_outputs = SL_ARRAY_LEN(fc_outputs),
 	.priv_size = sizeof(struct fc_priv),
+	.counters = fc_counters,
+	.n_counters = FC_N_COUNTERS,
 	.check = fc_check,
 	.init = fc_init,
 	.start = fc_start,
 	.push = fc_push,
 	.tick = fc_tick,
+	.collect = fc_collect,
 	.fini = fc_fini,
 };
 

@@ -22,10 +22,11 @@
  *  - duration_s is the time from the first to the last recorded probe, and
  *    mpps = packets / duration_s / 1e6 (0 if duration_s is 0).
  *
- * At fini the sink prints one line to stdout
- *   probe_sink 'NAME': N packets, lost N, reordered N, p50 N ns, p99 N ns, p99.9 N ns, max N ns
- * and, with `report` set, writes a JSON object to that file (opened, and
- * truncated, at init so that a bad path stops the start):
+ * The results are the app's counters (psink_counters: packets, lost,
+ * reordered, foreign, the percentiles; gauges collected at stop) in the
+ * engine's summaries.  With `report` set, fini also writes a JSON object to
+ * that file (opened, and truncated, at init so that a bad path stops the
+ * start; a failed write is the app's warning in the summary):
  *   {"packets": N, "lost": N, "reordered": N, "foreign": N,
  *    "duration_s": X, "mpps": X, "min_ns": N, "p50_ns": N, "p90_ns": N,
  *    "p99_ns": N, "p999_ns": N, "max_ns": N,
@@ -40,7 +41,10 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include <jansson.h>
 
 #include <netinet/in.h>
 
@@ -56,15 +60,35 @@
 #define PSINK_ROUNDS 8       /* bursts per input per push */
 #define PSINK_STREAMS 64
 
+/* The app's counters, in the order of psink_counters. */
+enum {
+	PS_PACKETS, PS_LOST, PS_REORDERED, PS_FOREIGN, PS_DURATION_NS,
+	PS_MIN_NS, PS_P50_NS, PS_P90_NS, PS_P99_NS, PS_P999_NS, PS_MAX_NS,
+	PS_N_COUNTERS
+};
+
+static const struct sl_counter_spec psink_counters[PS_N_COUNTERS] = {
+	[PS_PACKETS] = { "packets", SL_GAUGE, "Probes recorded in the latency histogram (not the warmup, not those drained at stop)." },
+	[PS_LOST] = { "lost", SL_GAUGE, "Probes missing from their stream's sequence, all streams." },
+	[PS_REORDERED] = { "reordered", SL_GAUGE, "Probes that arrived after a later one of their stream." },
+	[PS_FOREIGN] = { "foreign", SL_COUNTER, "Frames that are not probes, or probes of a stream beyond the tracked ones." },
+	[PS_DURATION_NS] = { "duration_ns", SL_GAUGE, "Time from the first to the last recorded probe, in ns." },
+	[PS_MIN_NS] = { "min_ns", SL_GAUGE, "Lowest latency recorded, in ns." },
+	[PS_P50_NS] = { "p50_ns", SL_GAUGE, "Median latency, in ns (within 1/64)." },
+	[PS_P90_NS] = { "p90_ns", SL_GAUGE, "90th percentile latency, in ns." },
+	[PS_P99_NS] = { "p99_ns", SL_GAUGE, "99th percentile latency, in ns." },
+	[PS_P999_NS] = { "p999_ns", SL_GAUGE, "99.9th percentile latency, in ns." },
+	[PS_MAX_NS] = { "max_ns", SL_GAUGE, "Highest latency recorded, in ns." },
+};
+
 struct psink_priv {
 	struct sl_hist hist;          /* ns */
 	uint64_t ns_mult;             /* ns = cycles x ns_mult >> 32 */
 	uint64_t warmup;              /* probes still to leave out */
-	uint64_t foreign;
 	uint64_t first_tsc, last_tsc; /* receive TSC of the first and last recorded */
 	unsigned main_lcore;          /* the control thread (drain at stop) */
 	unsigned n_streams;
-	bool ready;                   /* init succeeded: fini reports */
+	bool ready;                   /* init succeeded: fini writes the report */
 	FILE *report;                 /* NULL: no report */
 	char *report_path;
 	uint8_t slot[1u << 16];       /* stream id -> index into streams + 1; 0: none */
@@ -135,7 +159,7 @@ static void take(struct sl_app *app, struct rte_mbuf **pkts, unsigned n, bool re
 		uint64_t seq, tsc;
 
 		if (unlikely(rte_pktmbuf_data_len(pkts[i]) < SL_PROBE_LEN)) {
-			p->foreign++;
+			sl_app_ctr_add(app, PS_FOREIGN, 1);
 			continue;
 		}
 		memcpy(&type, d + 12, 2);
@@ -145,13 +169,13 @@ static void take(struct sl_app *app, struct rte_mbuf **pkts, unsigned n, bool re
 			     d[14] != 0x45 || d[23] != IPPROTO_UDP ||
 			     dport != rte_cpu_to_be_16(SL_PROBE_UDP_PORT) ||
 			     magic != SL_PROBE_MAGIC)) {
-			p->foreign++;
+			sl_app_ctr_add(app, PS_FOREIGN, 1);
 			continue;
 		}
 		memcpy(&id, d + SL_PROBE_OFF_SRC_PORT, 2);
 		struct sl_seq *st = stream_of(p, rte_be_to_cpu_16(id));
 		if (unlikely(st == NULL)) {
-			p->foreign++;
+			sl_app_ctr_add(app, PS_FOREIGN, 1);
 			continue;
 		}
 		memcpy(&seq, d + SL_PROBE_OFF_SEQ, 8);
@@ -214,7 +238,7 @@ static void result(const struct sl_app *app, struct psink_result *r)
 		r->lost += p->streams[s].lost;
 		r->reordered += p->streams[s].reordered;
 	}
-	r->foreign = p->foreign;
+	r->foreign = sl_counter_read(&app->ctr[PS_FOREIGN]);
 	r->packets = sl_hist_count(&p->hist);
 	if (r->packets > 0) {
 		uint64_t hz = rte_get_tsc_hz();
@@ -233,23 +257,46 @@ static int write_report(const struct sl_app *app, const struct psink_result *r, 
 {
 	const struct psink_priv *p = app->priv;
 	struct sl_hist_bucket b;
-	const char *sep = "";
-
-	fprintf(f, "{\"packets\": %" PRIu64 ", \"lost\": %" PRIu64 ", \"reordered\": %" PRIu64
-		", \"foreign\": %" PRIu64 ", \"duration_s\": %.9f, \"mpps\": %.6f, "
-		"\"min_ns\": %" PRIu64 ", \"p50_ns\": %" PRIu64 ", \"p90_ns\": %" PRIu64
-		", \"p99_ns\": %" PRIu64 ", \"p999_ns\": %" PRIu64 ", \"max_ns\": %" PRIu64
-		", \"histogram\": [",
-		r->packets, r->lost, r->reordered, r->foreign, r->duration_s, r->mpps,
-		r->min, r->p50, r->p90, r->p99, r->p999, r->max);
+	json_t *hist = json_array();
+	json_t *o = json_pack("{s:I, s:I, s:I, s:I, s:f, s:f, s:I, s:I, s:I, s:I, s:I, s:I, s:o}",
+			      "packets", (json_int_t)r->packets, "lost", (json_int_t)r->lost,
+			      "reordered", (json_int_t)r->reordered,
+			      "foreign", (json_int_t)r->foreign, "duration_s", r->duration_s,
+			      "mpps", r->mpps, "min_ns", (json_int_t)r->min,
+			      "p50_ns", (json_int_t)r->p50, "p90_ns", (json_int_t)r->p90,
+			      "p99_ns", (json_int_t)r->p99, "p999_ns", (json_int_t)r->p999,
+			      "max_ns", (json_int_t)r->max, "histogram", hist);
+	if (o == NULL)
+		return -ENOMEM;
 	for (unsigned i = sl_hist_next(&p->hist, 0, &b); i < SL_HIST_BUCKETS;
-	     i = sl_hist_next(&p->hist, i + 1, &b)) {
-		fprintf(f, "%s[%" PRIu64 ", %" PRIu64 ", %" PRIu64 "]", sep, b.lower, b.upper,
-			b.count);
-		sep = ", ";
-	}
-	fprintf(f, "]}\n");
-	return ferror(f) ? -EIO : 0;
+	     i = sl_hist_next(&p->hist, i + 1, &b))
+		if (json_array_append_new(hist, json_pack("[I, I, I]", (json_int_t)b.lower,
+							  (json_int_t)b.upper,
+							  (json_int_t)b.count)) < 0) {
+			json_decref(o);
+			return -ENOMEM;
+		}
+	int rc = json_dumpf(o, f, JSON_PRESERVE_ORDER);
+	json_decref(o);
+	if (rc == 0 && fputc('\n', f) == EOF)
+		rc = -1;
+	return rc < 0 || ferror(f) ? -EIO : 0;
+}
+
+/* The results as the app's gauges. */
+static void psink_collect(struct sl_app *app)
+{
+	struct psink_result r;
+	result(app, &r);
+	const uint64_t v[] = {
+		[PS_PACKETS] = r.packets, [PS_LOST] = r.lost, [PS_REORDERED] = r.reordered,
+		[PS_DURATION_NS] = (uint64_t)(r.duration_s * 1e9), [PS_MIN_NS] = r.min,
+		[PS_P50_NS] = r.p50, [PS_P90_NS] = r.p90, [PS_P99_NS] = r.p99,
+		[PS_P999_NS] = r.p999, [PS_MAX_NS] = r.max,
+	};
+	for (unsigned i = 0; i < SL_ARRAY_LEN(v); i++)
+		if (i != PS_FOREIGN)
+			sl_app_ctr_set(app, i, v[i]);
 }
 
 static void psink_fini(struct sl_app *app)
@@ -257,23 +304,20 @@ static void psink_fini(struct sl_app *app)
 	struct psink_priv *p = app->priv;
 	struct psink_result r = { 0 };
 
-	if (p->ready) {
-		result(app, &r);
-		printf("probe_sink '%s': %" PRIu64 " packets, lost %" PRIu64 ", reordered %" PRIu64
-		       ", p50 %" PRIu64 " ns, p99 %" PRIu64 " ns, p99.9 %" PRIu64 " ns, max %" PRIu64
-		       " ns\n", app->name, r.packets, r.lost, r.reordered, r.p50, r.p99, r.p999,
-		       r.max);
-		fflush(stdout);
-	}
 	if (p->report != NULL) {
-		int rc = p->ready ? write_report(app, &r, p->report) : 0;
+		int rc = 0;
+		if (p->ready) {
+			result(app, &r);
+			rc = write_report(app, &r, p->report);
+		}
 		if (fclose(p->report) != 0 && rc == 0)
 			rc = -errno;
 		p->report = NULL;
-		/* fini cannot fail: say so, and the reader finds no report. */
+		/* fini cannot fail: the summary says so, and the reader finds
+		 * no report. */
 		if (rc < 0)
-			fprintf(stderr, "probe_sink '%s': cannot write the report %s: %s\n",
-				app->name, p->report_path, strerror(-rc));
+			sl_app_warn(app, "cannot write the report '%s': %s", p->report_path,
+				    strerror(-rc));
 	}
 	free(p->report_path);
 	p->report_path = NULL;
@@ -299,8 +343,11 @@ static const struct sl_app_type probe_sink_app = {
 	.inputs = psink_inputs,
 	.n_inputs = SL_ARRAY_LEN(psink_inputs),
 	.priv_size = sizeof(struct psink_priv),
+	.counters = psink_counters,
+	.n_counters = PS_N_COUNTERS,
 	.init = psink_init,
 	.push = psink_push,
+	.collect = psink_collect,
 	.fini = psink_fini,
 };
 

@@ -23,11 +23,9 @@
  *                on the route's output.  VLAN tags and everything past the
  *                IPv4 header are kept; fragments are forwarded like any
  *                packet.
- * Dropped packets also count in the app's drops.  At fini the router prints
- * one line to stdout:
- *   router 'NAME': forwarded N, no_route N, ttl_expired N, malformed N, not_ipv4 N, hinted N
- * (forwarded counts packets handed to an output link; a full link's drops
- * are the link's).
+ * Dropped packets also count in the app's drops.  Each outcome is one of
+ * the app's counters (router_counters, plus hinted); forwarded counts
+ * packets handed to an output link (a full link's drops are the link's).
  *
  * Routes are checked at init, each error naming the route by its index in
  * the list (from 0) and its place in the config: a prefix must be A.B.C.D/N
@@ -68,10 +66,18 @@ _Static_assert(SL_MAX_PORTS <= UINT8_MAX + 1, "output number must fit in uint8_t
 
 struct router_priv {
 	struct sl_route_table *table;
-	bool ready;                   /* init succeeded: fini reports */
-	/* Written by the router's worker only. */
-	uint64_t forwarded, no_route, ttl_expired, malformed, not_ipv4;
-	uint64_t hinted;          /* forwarded by a route hint, no lookup */
+};
+
+/* The app's counters, in the order of router_counters. */
+enum { R_FORWARDED, R_NO_ROUTE, R_TTL_EXPIRED, R_MALFORMED, R_NOT_IPV4, R_HINTED, R_N_COUNTERS };
+
+static const struct sl_counter_spec router_counters[R_N_COUNTERS] = {
+	[R_FORWARDED] = { "forwarded", SL_COUNTER, "Packets routed and handed to their route's output link." },
+	[R_NO_ROUTE] = { "no_route", SL_COUNTER, "Packets dropped because no route matches their destination." },
+	[R_TTL_EXPIRED] = { "ttl_expired", SL_COUNTER, "Packets dropped because they arrived with TTL 0 or 1." },
+	[R_MALFORMED] = { "malformed", SL_COUNTER, "IPv4 frames cut short or inconsistent, dropped." },
+	[R_NOT_IPV4] = { "not_ipv4", SL_COUNTER, "Frames that are not IPv4 (ARP, IPv6, other ethertypes), dropped." },
+	[R_HINTED] = { "hinted", SL_COUNTER, "Forwarded packets whose next hop came from a flowcache's route hint, without a lookup." },
 };
 
 static int route_error(struct sl_err *err, int rc, unsigned i, const struct sl_param_row *row)
@@ -151,7 +157,6 @@ static int router_init(struct sl_app *app, struct sl_err *err)
 	rc = sl_route_hint_register(err);
 	if (rc < 0)
 		goto out_free_routes;
-	p->ready = true;
 	/* The table holds the next hops; the list is no longer needed. */
 out_free_routes:
 	free(routes);
@@ -220,12 +225,33 @@ static inline void rewrite_macs(struct rte_mbuf *m, const struct sl_route_nh *nh
 		write_at(m, RTE_ETHER_ADDR_LEN, nh->smac, RTE_ETHER_ADDR_LEN);
 }
 
+/* Hand pkts[0..n) to their outputs (which[i]; count[o] packets for output
+ * o): sorted by output, each output's packets in arrival order, one
+ * transmit per output. */
+static void transmit_by_output(struct sl_app *app, struct rte_mbuf **pkts, const uint8_t *which,
+			       unsigned n, const unsigned *count)
+{
+	struct rte_mbuf *sorted[SL_BURST_MAX];
+	unsigned start[SL_MAX_PORTS];
+	for (unsigned o = 0, s = 0; o < app->n_out; o++) {
+		start[o] = s;
+		s += count[o];
+	}
+	for (unsigned i = 0; i < n; i++)
+		sorted[start[which[i]]++] = pkts[i];
+	for (unsigned o = 0; o < app->n_out; o++) {
+		if (count[o] == 0)
+			continue;
+		/* start[o] now points one past output o's packets. */
+		sl_link_transmit(app->out[o], sorted + start[o] - count[o], count[o]);
+	}
+}
+
 static void router_push(struct sl_app *app)
 {
 	struct router_priv *p = app->priv;
 	const struct sl_route_table *t = p->table;
 	struct rte_mbuf *pkts[SL_BURST_MAX];
-	struct rte_mbuf *sorted[SL_BURST_MAX];
 	struct rte_mbuf *drop[SL_BURST_MAX];
 	uint8_t which[SL_BURST_MAX];
 	struct sl_link *in = app->in[0];
@@ -235,7 +261,6 @@ static void router_push(struct sl_app *app)
 	for (unsigned r = 0; r < ROUTER_ROUNDS; r++) {
 		unsigned n = sl_link_receive(in, pkts, app->burst);
 		unsigned count[SL_MAX_PORTS] = { 0 };
-		unsigned start[SL_MAX_PORTS];
 		unsigned n_fw = 0, n_drop = 0;
 		unsigned not_ipv4 = 0, malformed = 0, ttl_expired = 0, no_route = 0, hinted = 0;
 
@@ -299,28 +324,14 @@ static void router_push(struct sl_app *app)
 			count[hop->output]++;
 		}
 		sl_app_drop(app, drop, n_drop);
+		transmit_by_output(app, pkts, which, n_fw, count);
 
-		/* Counting sort by output: each output's packets in arrival order,
-		 * one transmit per output. */
-		for (unsigned o = 0, s = 0; o < app->n_out; o++) {
-			start[o] = s;
-			s += count[o];
-		}
-		for (unsigned i = 0; i < n_fw; i++)
-			sorted[start[which[i]]++] = pkts[i];
-		for (unsigned o = 0; o < app->n_out; o++) {
-			if (count[o] == 0)
-				continue;
-			/* start[o] now points one past output o's packets. */
-			sl_link_transmit(app->out[o], sorted + start[o] - count[o], count[o]);
-		}
-
-		sl_counter_add(&p->forwarded, n_fw);
-		sl_counter_add(&p->not_ipv4, not_ipv4);
-		sl_counter_add(&p->malformed, malformed);
-		sl_counter_add(&p->ttl_expired, ttl_expired);
-		sl_counter_add(&p->no_route, no_route);
-		sl_counter_add(&p->hinted, hinted);
+		sl_app_ctr_add(app, R_FORWARDED, n_fw);
+		sl_app_ctr_add(app, R_NOT_IPV4, not_ipv4);
+		sl_app_ctr_add(app, R_MALFORMED, malformed);
+		sl_app_ctr_add(app, R_TTL_EXPIRED, ttl_expired);
+		sl_app_ctr_add(app, R_NO_ROUTE, no_route);
+		sl_app_ctr_add(app, R_HINTED, hinted);
 		if (n < app->burst)
 			break;
 	}
@@ -330,17 +341,8 @@ static void router_fini(struct sl_app *app)
 {
 	struct router_priv *p = app->priv;
 
-	if (p->ready) {
-		printf("router '%s': forwarded %" PRIu64 ", no_route %" PRIu64 ", ttl_expired %"
-		       PRIu64 ", malformed %" PRIu64 ", not_ipv4 %" PRIu64 ", hinted %" PRIu64 "\n",
-		       app->name, sl_counter_read(&p->forwarded), sl_counter_read(&p->no_route),
-		       sl_counter_read(&p->ttl_expired), sl_counter_read(&p->malformed),
-		       sl_counter_read(&p->not_ipv4), sl_counter_read(&p->hinted));
-		fflush(stdout);
-	}
 	sl_route_table_free(p->table);    /* unregisters it */
 	p->table = NULL;
-	p->ready = false;
 }
 
 static const struct sl_param_spec router_route_fields[] = {
@@ -398,6 +400,8 @@ static const struct sl_app_type router_app = {
 	.outputs = router_outputs,
 	.n_outputs = SL_ARRAY_LEN(router_outputs),
 	.priv_size = sizeof(struct router_priv),
+	.counters = router_counters,
+	.n_counters = R_N_COUNTERS,
 	.check = router_check,
 	.init = router_init,
 	.push = router_push,

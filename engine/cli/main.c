@@ -3,7 +3,7 @@
  * The sluice command line.
  *
  *   sluice run CONFIG [--duration S] [--stats S] [--stop-timeout S] [--quiet]
- *              [-- EAL args...]
+ *              [--summary-json FILE] [-- EAL args...]
  *   sluice check CONFIG
  *   sluice plan CONFIG
  *   sluice topology
@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "app.h"
@@ -35,18 +36,21 @@ static const char usage_text[] =
 	"usage: sluice COMMAND [ARGS]\n"
 	"\n"
 	"commands:\n"
-	"  run CONFIG [--duration S] [--stats S] [--stop-timeout S] [--quiet] [-- EAL-ARGS...]\n"
+	"  run CONFIG [--duration S] [--stats S] [--stop-timeout S] [--quiet]\n"
+	"             [--summary-json FILE] [-- EAL-ARGS...]\n"
 	"                     run the pipeline in CONFIG until SIGINT/SIGTERM or for S seconds,\n"
 	"                     printing a stats line every S seconds with --stats; a stop\n"
 	"                     that takes over --stop-timeout seconds (default: the config's\n"
-	"                     engine.stop_timeout, 5 s; 0: no limit), or a second signal,\n"
-	"                     names the worker or step that did not stop and exits 1\n"
+	"                     engine.stop_timeout; 0: no limit), or a second signal,\n"
+	"                     names the worker or step that did not stop and exits 1;\n"
+	"                     --summary-json writes the summary at stop to FILE as JSON\n"
+	"                     (docs/summary.md)\n"
 	"  check CONFIG       validate CONFIG (syntax, apps, parameters, links, workers)\n"
 	"                     without starting DPDK or any port\n"
 	"  plan CONFIG        show where each worker would run (cpu, core, L3 domain, NUMA\n"
 	"                     node) and the hop class of every link, with warnings\n"
 	"  apps [TYPE] [--markdown]\n"
-	"                     list the app types with their ports and parameters\n"
+	"                     list the app types with their ports, parameters and counters\n"
 	"  config [--markdown]\n"
 	"                     list the configuration's sections and their keys, with\n"
 	"                     type, default, range and meaning (docs/config.md)\n"
@@ -77,6 +81,39 @@ static int parse_seconds(const char *opt, const char *text, double *out)
 	}
 	*out = v;
 	return 0;
+}
+
+/* --summary-json FILE: the file's directory must exist and be writable now
+ * (the summary is written at stop, after the run). */
+static int check_summary_path(const char *path)
+{
+	if (path[0] == '\0')
+		return usage_error("%s", "run: --summary-json needs a file name, got ''");
+	size_t n = strlen(path);
+	if (path[n - 1] == '/')
+		return usage_error("run: --summary-json needs a file name, got the directory '%s'",
+				   path);
+	char *dir = strdup(path);
+	if (dir == NULL)
+		return usage_error("%s", "run: out of memory");
+	char *slash = strrchr(dir, '/');
+	const char *d = slash == NULL ? "." : slash == dir ? "/" : (*slash = '\0', dir);
+	struct stat st;
+	int rc = 0;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "sluice: run: --summary-json '%s' is a directory\n", path);
+		rc = SL_EXIT_CONFIG;
+	} else if (stat(d, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "sluice: run: --summary-json '%s': directory '%s' does not exist\n",
+			path, d);
+		rc = SL_EXIT_CONFIG;
+	} else if (access(d, W_OK | X_OK) != 0) {
+		fprintf(stderr, "sluice: run: --summary-json '%s': cannot write in directory "
+			"'%s': %s\n", path, d, strerror(errno));
+		rc = SL_EXIT_CONFIG;
+	}
+	free(dir);
+	return rc;
 }
 
 static struct sl_config *load(const char *path)
@@ -123,6 +160,13 @@ static int cmd_run(int argc, char **argv)
 				return SL_EXIT_CONFIG;
 		} else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
 			opts.quiet = true;
+		} else if (strcmp(a, "--summary-json") == 0) {
+			if (i + 1 >= argc || strcmp(argv[i + 1], "--") == 0)
+				return usage_error("%s needs a file name", a);
+			opts.summary_json = argv[++i];
+			int rc = check_summary_path(opts.summary_json);
+			if (rc != 0)
+				return rc;
 		} else if (a[0] == '-') {
 			return usage_error("run: unknown option '%s'", a);
 		} else if (path == NULL) {
@@ -261,6 +305,34 @@ static void text_param_rows(const struct sl_param_spec *specs, unsigned n, int i
 	}
 }
 
+/* The counters of every app (common) then the type's own, as Markdown
+ * table rows or text lines. */
+static void counter_rows(const struct sl_counter_spec *c, unsigned n, bool md)
+{
+	for (unsigned i = 0; i < n; i++) {
+		if (md) {
+			printf("| `%s` | %s |", c[i].name, sl_counter_kind_name(c[i].kind));
+			md_cell(c[i].help);
+			putchar('\n');
+		} else {
+			printf("    %-22s %-8s %s\n", c[i].name, sl_counter_kind_name(c[i].kind),
+			       c[i].help);
+		}
+	}
+}
+
+static void print_counters(const struct sl_app_type *t, bool md)
+{
+	if (md) {
+		printf("| counter | kind | description |\n| --- | --- | --- |\n");
+		counter_rows(t->counters, t->n_counters, md);
+		printf("\n");
+		return;
+	}
+	printf("  counters (besides the common ones):\n");
+	counter_rows(t->counters, t->n_counters, md);
+}
+
 static void print_type(const struct sl_app_type *t, bool md)
 {
 	char in[256], out[256];
@@ -270,6 +342,8 @@ static void print_type(const struct sl_app_type *t, bool md)
 		printf("## %s\n\n%s\n\n- inputs: %s\n- outputs: %s\n\n", t->name, t->doc, in, out);
 		if (t->n_params == 0) {
 			printf("No parameters.\n\n");
+			if (t->n_counters > 0)
+				print_counters(t, md);
 			return;
 		}
 		printf("| parameter | type | default | range | description |\n");
@@ -288,10 +362,14 @@ static void print_type(const struct sl_app_type *t, bool md)
 			md_param_rows(s->fields, s->n_fields);
 			printf("\n");
 		}
+		if (t->n_counters > 0)
+			print_counters(t, md);
 		return;
 	}
 	printf("%s: %s\n  inputs: %s\n  outputs: %s\n", t->name, t->doc, in, out);
 	text_param_rows(t->params, t->n_params, 2);
+	if (t->n_counters > 0)
+		print_counters(t, md);
 }
 
 static int cmd_apps(int argc, char **argv)
@@ -336,11 +414,24 @@ static int cmd_apps(int argc, char **argv)
 		printf("# Apps\n\n<!-- Generated by `sluice apps --markdown` from the parameter "
 		       "schemas; do not edit by hand. -->\n\n"
 		       "Ports named `name#` are numbered families (`output0`, `output1`, ...), "
-		       "connected from 0 without gaps.\n\n");
+		       "connected from 0 without gaps.\n\n"
+		       "Every app has the common counters below; a type's own counters follow "
+		       "its parameters.  A counter only grows while the pipeline runs; a gauge "
+		       "is a level or a result, set at stop.  The JSON summary (docs/summary.md) "
+		       "lists them under `apps.NAME.counters`.\n\n"
+		       "| counter | kind | description |\n| --- | --- | --- |\n");
+	if (md) {
+		counter_rows(sl_app_common_counters, SL_APP_COMMON_COUNTERS, md);
+		printf("\n");
+	}
 	for (unsigned i = 0; i < n; i++) {
 		print_type(types[i], md);
 		if (!md && i + 1 < n)
 			printf("\n");
+	}
+	if (!md) {
+		printf("\ncounters of every app:\n");
+		counter_rows(sl_app_common_counters, SL_APP_COMMON_COUNTERS, md);
 	}
 out:
 	free(types);

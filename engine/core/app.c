@@ -2,6 +2,8 @@
 #include <assert.h>
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,6 +90,80 @@ static int check_ports(const struct sl_app_type *t, const struct sl_port_spec *p
 
 /* A list parameter's row schema: fields present, names unique, no nested
  * lists, defaults that parse; and a row range that can be met. */
+const struct sl_counter_spec sl_app_common_counters[SL_APP_COMMON_COUNTERS] = {
+	{ "in_packets", SL_COUNTER, "Packets received from outside the pipeline (a device, a file) or generated." },
+	{ "in_bytes", SL_COUNTER, "Bytes of those packets (a port: the device's own byte counter, read at stop)." },
+	{ "out_packets", SL_COUNTER, "Packets sent outside the pipeline or consumed." },
+	{ "out_bytes", SL_COUNTER, "Bytes of those packets." },
+	{ "drops", SL_COUNTER, "Packets the app dropped, for any reason (a full link's drops are the link's)." },
+};
+
+void sl_app_counters_read(const struct sl_app *app, uint64_t *v)
+{
+	const uint64_t *common = (const uint64_t *)&app->stats;
+	for (unsigned i = 0; i < SL_APP_COMMON_COUNTERS; i++)
+		v[i] = sl_counter_read(&common[i]);
+	for (unsigned i = 0; i < app->type->n_counters; i++)
+		v[SL_APP_COMMON_COUNTERS + i] = sl_counter_read(&app->ctr[i]);
+}
+
+void sl_app_warn(struct sl_app *app, const char *fmt, ...)
+{
+	size_t len = strlen(app->warning);
+	if (len + 2 >= sizeof(app->warning))
+		return;
+	if (len > 0) {
+		memcpy(app->warning + len, "; ", 3);
+		len += 2;
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(app->warning + len, sizeof(app->warning) - len, fmt, ap);
+	va_end(ap);
+}
+
+static bool snake_case(const char *s)
+{
+	if (s == NULL || !islower((unsigned char)s[0]))
+		return false;
+	for (; *s != '\0'; s++)
+		if (!islower((unsigned char)*s) && !isdigit((unsigned char)*s) && *s != '_')
+			return false;
+	return true;
+}
+
+/* A type's counter table: at most SL_APP_COUNTERS_MAX, snake_case names
+ * distinct from each other and from the common counters, help given. */
+static int check_counters(const struct sl_app_type *t, struct sl_err *err)
+{
+	if (t->n_counters > SL_APP_COUNTERS_MAX)
+		return sl_errf(err, EINVAL, "app type '%s' declares %u counters, more than the "
+			       "%u an app can keep (SL_APP_COUNTERS_MAX)", t->name, t->n_counters,
+			       SL_APP_COUNTERS_MAX);
+	if (t->n_counters > 0 && t->counters == NULL)
+		return sl_errf(err, EINVAL, "app type '%s' declares %u counters but no table",
+			       t->name, t->n_counters);
+	for (unsigned i = 0; i < t->n_counters; i++) {
+		const struct sl_counter_spec *c = &t->counters[i];
+		if (!snake_case(c->name))
+			return sl_errf(err, EINVAL, "app type '%s': counter %u: name '%s' is not "
+				       "snake_case (a-z, 0-9, _, starting with a letter)", t->name, i,
+				       c->name ? c->name : "(null)");
+		if (c->help == NULL || c->help[0] == '\0')
+			return sl_errf(err, EINVAL, "app type '%s': counter '%s' has no help",
+				       t->name, c->name);
+		for (unsigned k = 0; k < SL_APP_COMMON_COUNTERS; k++)
+			if (strcmp(c->name, sl_app_common_counters[k].name) == 0)
+				return sl_errf(err, EINVAL, "app type '%s': counter '%s' repeats a "
+					       "common counter", t->name, c->name);
+		for (unsigned k = 0; k < i; k++)
+			if (strcmp(c->name, t->counters[k].name) == 0)
+				return sl_errf(err, EINVAL, "app type '%s': counter '%s' declared "
+					       "twice", t->name, c->name);
+	}
+	return 0;
+}
+
 static int check_fields(const struct sl_app_type *t, const struct sl_param_spec *s,
 			struct sl_err *err)
 {
@@ -141,6 +217,8 @@ int sl_app_registry_check(struct sl_err *err)
 		int rc = check_ports(t, t->inputs, t->n_inputs, "input", err);
 		if (rc == 0)
 			rc = check_ports(t, t->outputs, t->n_outputs, "output", err);
+		if (rc == 0)
+			rc = check_counters(t, err);
 		if (rc < 0)
 			return rc;
 		for (unsigned i = 0; i < t->n_params; i++) {

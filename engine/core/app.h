@@ -39,9 +39,25 @@
  *                   housekeeping.  Must not block.
  *   stop(app)       control thread, after every worker has stopped: stop
  *                   devices, so that nothing more arrives.
+ *   collect(app)    optional, control thread, after all stops and after the
+ *                   links and the epoch have been drained, just before fini
+ *                   (only for an app whose init succeeded): store the gauges
+ *                   whose values live outside the app's worker (a shared
+ *                   table's statistics, a histogram's percentiles) with
+ *                   sl_app_ctr_set.  A fini that changes them (a table
+ *                   closed, ending its live flows) stores them again.
  *   fini(app)       control thread, after all stops and after the links have
  *                   been drained: free every packet and resource the app holds.
  *                   Must be safe after a failed init.
+ *
+ * Counters.  Every app has the common counters (sl_app_common_counters:
+ * in/out packets and bytes, drops, in app->stats) and those its type
+ * declares in `counters` (name, counter or gauge, one sentence of help;
+ * engine/core/counter.h), kept by index in app->ctr: the app's worker adds
+ * with sl_app_ctr_add (single writer); stop, collect and fini store gauges
+ * with sl_app_ctr_set.  The engine reports them all (engine/core/report.h);
+ * apps print nothing.  Something a user should know at stop (a device that
+ * lost frames) goes into sl_app_warn, which the report prints.
  *
  * Packets: an app owns the packets it received until it transmits or frees
  * them; it must not hold packets across breaths except in its own documented
@@ -65,6 +81,9 @@
 
 #define SL_MAX_PORTS 16       /* per direction */
 #define SL_BURST_MAX 256
+#define SL_APP_COUNTERS_MAX 64    /* declared by one type, besides the common ones */
+#define SL_APP_COMMON_COUNTERS 5
+#define SL_APP_WARNING_MAX 768
 
 struct sl_app;
 struct sl_epoch;
@@ -97,6 +116,12 @@ struct sl_app_type {
 	 * node the app's worker should run on (a NIC's node), or -1. */
 	int (*numa)(const struct sl_param_value *params, const struct sl_topology *topo);
 
+	/* The type's own counters, indexed by the app's enum (app->ctr[i]);
+	 * at most SL_APP_COUNTERS_MAX, names unique and distinct from the
+	 * common ones. */
+	const struct sl_counter_spec *counters;
+	unsigned n_counters;
+
 	int (*check)(const struct sl_param_value *params, unsigned n_out, struct sl_err *err);
 	int (*init)(struct sl_app *app, struct sl_err *err);
 	int (*start)(struct sl_app *app, struct sl_err *err);
@@ -104,17 +129,24 @@ struct sl_app_type {
 	void (*push)(struct sl_app *app);
 	void (*tick)(struct sl_app *app);
 	void (*stop)(struct sl_app *app);
+	void (*collect)(struct sl_app *app);
 	void (*fini)(struct sl_app *app);
 };
 
 /* Counters of packets crossing the app's boundary with the outside world
  * (a device, a generator, a sink).  Packets moved over links are counted on
- * the links.  Written only by the app's worker. */
+ * the links.  Written only by the app's worker (and, once the workers have
+ * stopped, by its stop).  In the order of sl_app_common_counters. */
 struct sl_app_stats {
 	uint64_t in_packets, in_bytes;    /* received from outside / generated */
 	uint64_t out_packets, out_bytes;  /* sent to outside / consumed */
 	uint64_t drops;                   /* dropped by the app, any reason */
 };
+_Static_assert(sizeof(struct sl_app_stats) == SL_APP_COMMON_COUNTERS * sizeof(uint64_t),
+	       "one common counter spec per field of struct sl_app_stats");
+
+/* The common counters of every app, in the order of struct sl_app_stats. */
+extern const struct sl_counter_spec sl_app_common_counters[SL_APP_COMMON_COUNTERS];
 
 struct sl_app {
 	const struct sl_app_type *type;
@@ -132,6 +164,7 @@ struct sl_app {
 	struct sl_epoch_worker *epoch_w;
 	int socket;                          /* NUMA node of the app's worker */
 	struct sl_app_stats stats __rte_cache_aligned;
+	uint64_t ctr[SL_APP_COUNTERS_MAX];   /* type->counters, by index */
 
 	/* control data */
 	const char *name;
@@ -139,6 +172,7 @@ struct sl_app {
 	unsigned worker;                     /* index of its worker */
 	const struct sl_param_value *params; /* parallel to type->params */
 	bool inited;
+	char warning[SL_APP_WARNING_MAX];    /* sl_app_warn; "" if none */
 };
 
 /* Parameter access for init(): the spec must exist in the type's table with a
@@ -185,6 +219,30 @@ static inline void sl_app_count_out(struct sl_app *app, struct rte_mbuf **p, uns
 	sl_app_count_out_n(app, n, sl_pkts_bytes(p, n));
 }
 
+/* Add n to the type's counter i (the app's worker only). */
+static inline void sl_app_ctr_add(struct sl_app *app, unsigned i, uint64_t n)
+{
+	sl_counter_add(&app->ctr[i], n);
+}
+
+/* Store v in the type's gauge i (its one writer: the worker, or stop,
+ * collect and fini on the control thread once the workers have stopped). */
+static inline void sl_app_ctr_set(struct sl_app *app, unsigned i, uint64_t v)
+{
+	sl_counter_set(&app->ctr[i], v);
+}
+
+/* Every counter of app (any thread, relaxed loads): the common ones, then
+ * the type's, in table order; v holds SL_APP_COMMON_COUNTERS +
+ * type->n_counters values. */
+void sl_app_counters_read(const struct sl_app *app, uint64_t *v);
+
+/* Say something about the app that a user should know at stop (a device
+ * that lost frames): control thread; the engine's report prints
+ * "sluice: warning: app 'NAME': TEXT" and the JSON summary lists it.  A
+ * second warning is appended after "; " (cut to SL_APP_WARNING_MAX). */
+void sl_app_warn(struct sl_app *app, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Free pkts[0..n) and count them as the app's drops. */
 static inline void sl_app_drop(struct sl_app *app, struct rte_mbuf **p, unsigned n)
 {
@@ -209,8 +267,10 @@ const struct sl_app_type *sl_app_type_find(const char *name);
 /* Registered types in name order: fills up to max pointers, returns the total. */
 unsigned sl_app_types(const struct sl_app_type **out, unsigned max);
 
-/* Check every registered type: unique names, well-formed port and parameter
- * tables, defaults that parse.  Returns 0 or -EINVAL with a sentence. */
+/* Check every registered type: unique names, well-formed port, parameter
+ * and counter tables (snake_case names, unique, help given, at most
+ * SL_APP_COUNTERS_MAX), defaults that parse.  Returns 0 or -EINVAL with a
+ * sentence. */
 int sl_app_registry_check(struct sl_err *err);
 
 /* Does port name `port` belong to spec (exact, or a number for "name#")?

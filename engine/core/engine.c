@@ -26,6 +26,7 @@
 #include "interlink.h"
 #include "placement.h"
 #include "pool.h"
+#include "report.h"
 #include "worker.h"
 
 /* ---------------------------------------------------------------- signals
@@ -171,6 +172,7 @@ struct engine {
 	uint64_t epoch_drained;
 	const struct sl_plan *plan;
 	bool stop;
+	bool ran;                       /* the workers ran: collect the apps' gauges */
 	uint64_t drained, freed_at_stop;
 };
 
@@ -579,6 +581,10 @@ static void teardown(struct engine *e)
 	step_to(NULL, "freeing what the apps retired");
 	if (e->epoch != NULL && sl_epoch_synchronize(e->epoch) == 0)
 		e->epoch_drained = sl_epoch_drain(e->epoch);
+	if (e->apps != NULL && e->ran)
+		for (unsigned i = cfg->n_apps; i-- > 0;)
+			if (e->apps[i].type->collect != NULL)
+				e->apps[i].type->collect(&e->apps[i]);
 	if (e->apps != NULL)
 		for (unsigned i = cfg->n_apps; i-- > 0;)
 			if (e->apps[i].inited && e->apps[i].type->fini != NULL) {
@@ -606,9 +612,8 @@ static void free_interlink(struct sl_link *l)
 		}
 	}
 	if (rc < 0)
-		fprintf(stderr, "sluice: warning: link '%s': cannot free its interlink: %s "
-			"(its memory stays reserved until the process exits)\n", l->name,
-			strerror(-rc));
+		sl_report_warn_err("link '%s': cannot free its interlink: %s (its memory stays "
+				   "reserved until the process exits)", l->name, strerror(-rc));
 	l->il = NULL;
 }
 
@@ -644,12 +649,6 @@ static void release(struct engine *e)
 
 /* ---------------------------------------------------------------- stats */
 
-struct snapshot {
-	double t;
-	uint64_t *in, *out, *drops;   /* per app */
-	uint64_t link_drops;
-};
-
 static double now_s(void)
 {
 	struct timespec ts;
@@ -657,151 +656,9 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static void take(const struct engine *e, struct snapshot *s, double t0)
+static void take(const struct engine *e, struct sl_report_snapshot *s, double t0)
 {
-	s->t = now_s() - t0;
-	for (unsigned i = 0; i < e->cfg->n_apps; i++) {
-		const struct sl_app *a = &e->apps[i];
-		s->in[i] = sl_counter_read(&a->stats.in_packets);
-		s->out[i] = sl_counter_read(&a->stats.out_packets);
-		s->drops[i] = sl_counter_read(&a->stats.drops);
-	}
-	s->link_drops = 0;
-	for (unsigned i = 0; i < e->cfg->n_links; i++)
-		s->link_drops += sl_counter_read(&e->links[i].tx.drops);
-}
-
-static void fmt_rate(char *buf, size_t len, double pps)
-{
-	if (pps >= 1e6)
-		snprintf(buf, len, "%.2f Mpps", pps / 1e6);
-	else if (pps >= 1e3)
-		snprintf(buf, len, "%.1f kpps", pps / 1e3);
-	else
-		snprintf(buf, len, "%.0f pps", pps);
-}
-
-/* One line: every app with outside traffic, its rates, then all drops.  Apps
- * that do not fit in the line are left out ("..."); the drops always fit. */
-static void stats_line(const struct engine *e, const struct snapshot *a,
-		       const struct snapshot *b)
-{
-	double dt = b->t - a->t;
-	char line[1024], tail[48], r[32];
-	uint64_t drops = b->link_drops;
-	for (unsigned i = 0; i < e->cfg->n_apps; i++)
-		drops += b->drops[i];
-	snprintf(tail, sizeof(tail), " ... drops %" PRIu64, drops);
-	size_t len = 0, room = sizeof(line) - strlen(tail);
-	bool fits = sl_appendf(line, room, &len, "[%7.1fs]", b->t);
-	for (unsigned i = 0; i < e->cfg->n_apps && fits; i++) {
-		if (b->in[i] == 0 && b->out[i] == 0)
-			continue;
-		size_t start = len;
-		fits = sl_appendf(line, room, &len, " %s", e->apps[i].name);
-		if (fits && b->in[i] > 0) {
-			fmt_rate(r, sizeof(r), (double)(b->in[i] - a->in[i]) / dt);
-			fits = sl_appendf(line, room, &len, " in %s", r);
-		}
-		if (fits && b->out[i] > 0) {
-			fmt_rate(r, sizeof(r), (double)(b->out[i] - a->out[i]) / dt);
-			fits = sl_appendf(line, room, &len, " out %s", r);
-		}
-		if (fits)
-			fits = sl_appendf(line, room, &len, " |");
-		if (!fits)
-			len = start;   /* not half an app */
-	}
-	line[len] = '\0';
-	sl_appendf(line, sizeof(line), &len, "%s", fits ? tail + 4 : tail);
-	printf("%s\n", line);
-	fflush(stdout);
-}
-
-/* Retire-to-free latency (ns and breaths of the retiring worker) and grace
- * periods, merged over the workers. */
-static void epoch_latency_line(const struct engine *e)
-{
-	struct sl_hist *h = e->epoch != NULL ? malloc(3 * sizeof(*h)) : NULL;
-	if (h == NULL)
-		return;
-	for (unsigned k = 0; k < 3; k++) {
-		sl_hist_init(&h[k]);
-		for (unsigned w = 0; w < e->cfg->n_workers; w++)
-			sl_hist_merge(&h[k], sl_epoch_hist(e->epoch, w, (enum sl_epoch_hist)k));
-	}
-	const struct sl_hist *ns = &h[SL_EPOCH_HIST_FREE_NS], *br = &h[SL_EPOCH_HIST_FREE_BREATHS];
-	const struct sl_hist *gp = &h[SL_EPOCH_HIST_GRACE_NS];
-	if (sl_hist_count(ns) > 0)
-		printf("epoch retire->free: p50 %" PRIu64 " p99 %" PRIu64 " max %" PRIu64
-		       " ns; p50 %" PRIu64 " p99 %" PRIu64 " max %" PRIu64
-		       " breaths; grace period p50 %" PRIu64 " p99 %" PRIu64 " ns\n",
-		       sl_hist_percentile(ns, 0.5), sl_hist_percentile(ns, 0.99), sl_hist_max(ns),
-		       sl_hist_percentile(br, 0.5), sl_hist_percentile(br, 0.99), sl_hist_max(br),
-		       sl_hist_percentile(gp, 0.5), sl_hist_percentile(gp, 0.99));
-	free(h);
-}
-
-static void summary(const struct engine *e, double elapsed)
-{
-	const struct sl_config *cfg = e->cfg;
-	printf("\napps (in = from outside or generated, out = to outside or consumed):\n");
-	printf("  %-16s %-13s %-10s %14s %16s %14s %16s %12s\n", "app", "type", "worker",
-	       "in_packets", "in_bytes", "out_packets", "out_bytes", "drops");
-	for (unsigned i = 0; i < cfg->n_apps; i++) {
-		const struct sl_app *a = &e->apps[i];
-		printf("  %-16s %-13s %-10s %14" PRIu64 " %16" PRIu64 " %14" PRIu64
-		       " %16" PRIu64 " %12" PRIu64 "\n",
-		       a->name, a->type->name, cfg->workers[a->worker].name,
-		       sl_counter_read(&a->stats.in_packets), sl_counter_read(&a->stats.in_bytes),
-		       sl_counter_read(&a->stats.out_packets), sl_counter_read(&a->stats.out_bytes),
-		       sl_counter_read(&a->stats.drops));
-	}
-	printf("links (interlinks: occupancy high-water in slots, sampled sojourn p50/p99 in ns):\n"
-	       "  %-40s %-9s %14s %16s %12s %9s %9s %9s\n", "link", "kind", "packets", "bytes",
-	       "drops", "occ_hwm", "soj_p50", "soj_p99");
-	for (unsigned i = 0; i < cfg->n_links; i++) {
-		struct sl_link_stats s;
-		sl_link_stats_read(&e->links[i], &s);
-		printf("  %-40s %-9s %14" PRIu64 " %16" PRIu64 " %12" PRIu64,
-		       e->links[i].name, e->links[i].il ? "interlink" : "local", s.tx_packets,
-		       s.rx_bytes, s.drops);
-		if (e->links[i].il != NULL) {
-			struct sl_il_stats is;
-			sl_il_stats_read(e->links[i].il, &is);
-			printf(" %9u %9" PRIu64 " %9" PRIu64, is.occupancy_hwm,
-			       sl_il_sojourn_quantile_ns(&is, 0.5),
-			       sl_il_sojourn_quantile_ns(&is, 0.99));
-		}
-		printf("\n");
-	}
-	printf("workers:\n  %-16s %5s %6s %14s\n", "worker", "cpu", "lcore", "breaths");
-	for (unsigned w = 0; w < cfg->n_workers; w++)
-		printf("  %-16s %5d %6u %14" PRIu64 "\n", e->workers[w].name, e->workers[w].cpu,
-		       e->workers[w].lcore, sl_counter_read(&e->workers[w].breaths));
-	const struct sl_pool *sp = sl_pool_of(e->pool);
-	if (sp != NULL) {
-		struct sl_pool_stats ps;
-		sl_pool_stats(sp, &ps);
-		printf("pool tiers: workers %" PRIu64 ", l3 %" PRIu64 ", global %" PRIu64
-		       ", shared %" PRIu64 " (chunk %u); rebalances %" PRIu64 ", reclaims %" PRIu64
-		       ", empty %" PRIu64 ", full %" PRIu64 "; step p99.9: rebalance %" PRIu64
-		       " ns, reclaim %" PRIu64 " ns\n",
-		       ps.counts.workers, ps.counts.l3, ps.counts.global, ps.counts.shared,
-		       cfg->pool.chunk, ps.sum.rebalances, ps.sum.reclaims, ps.sum.empty,
-		       ps.sum.full, sl_pool_hist_quantile(&ps.sum.rebalance_ns, 0.999),
-		       sl_pool_hist_quantile(&ps.sum.reclaim_ns, 0.999));
-	}
-	struct sl_epoch_stats es;
-	if (e->epoch != NULL && sl_epoch_stats(e->epoch, -1, &es) == 0)
-		printf("epoch (%s, cap %u per breath): retired %" PRIu64 ", freed %" PRIu64
-		       " (%" PRIu64 " at stop), backlog high-water %" PRIu64 "\n",
-		       sl_epoch_policy_name(cfg->epoch_policy), cfg->reclaim_cap, es.retired,
-		       es.freed, e->epoch_drained, es.backlog_hwm);
-	epoch_latency_line(e);
-	printf("drained at stop: %" PRIu64 " packets delivered, %" PRIu64
-	       " freed from links\n", e->drained, e->freed_at_stop);
-	printf("elapsed: %.2f s\n", elapsed);
+	sl_report_take(e->cfg, e->apps, e->links, s, now_s() - t0);
 }
 
 /* ---------------------------------------------------------------- run */
@@ -836,13 +693,12 @@ static void watch_laggards(struct engine *e, struct watch *wt, double t, bool na
 		    sl_epoch_last_quiesce_ns(e->epoch, w) == wt->stall_from[w])
 			continue;
 		if (sl_epoch_last_stall(e->epoch, w, &from, &len) && from == wt->stall_from[w])
-			printf("sluice: worker '%s' held up epoch reclamation for %.1f ms "
-			       "(ended)\n", e->workers[w].name, (double)len / 1e6);
+			sl_report_note("worker '%s' held up epoch reclamation for %.1f ms (ended)",
+				       e->workers[w].name, (double)len / 1e6);
 		else   /* it stalled again before this thread looked */
-			printf("sluice: worker '%s' held up epoch reclamation for at least "
-			       "%.1f ms (ended)\n", e->workers[w].name,
-			       (double)(now - wt->stall_from[w]) / 1e6);
-		fflush(stdout);
+			sl_report_note("worker '%s' held up epoch reclamation for at least %.1f ms "
+				       "(ended)", e->workers[w].name,
+				       (double)(now - wt->stall_from[w]) / 1e6);
 		wt->stall_from[w] = 0;
 		wt->warned[w] = 0;
 	}
@@ -854,10 +710,9 @@ static void watch_laggards(struct engine *e, struct watch *wt, double t, bool na
 		return;   /* it quiesced after sl_epoch_laggard looked: no stall */
 	wt->warned[w] = t;
 	wt->stall_from[w] = last;
-	printf("sluice: warning: worker '%s' has held up epoch reclamation for %.1f ms "
-	       "(no quiescent state; something in its breath blocks or runs long)\n",
-	       e->workers[w].name, (double)(now - last) / 1e6);
-	fflush(stdout);
+	sl_report_warn("worker '%s' has held up epoch reclamation for %.1f ms (no quiescent "
+		       "state; something in its breath blocks or runs long)", e->workers[w].name,
+		       (double)(now - last) / 1e6);
 }
 
 static unsigned pool_high(const struct sl_pool_cfg *p)
@@ -915,20 +770,19 @@ static void watch_pool(struct engine *e, struct watch *wt, double t)
 			wt->pool_warned = true;
 			const struct sl_pool_cfg *pc = &e->cfg->pool;
 			if (holder < n)
-				printf("sluice: warning: pool: worker '%s' has found the pool empty for "
-				       "%.1f s while %" PRIu64 " of its %u mbufs sit unused on the "
-				       "freelist of worker '%s', at or below its high mark (%u): a "
-				       "freelist gives nothing back below its high mark; raise "
-				       "pool.mbufs or lower pool.high\n",
-				       e->workers[starved].name, dt, depth[holder], cap,
-				       e->workers[holder].name, pool_high(pc));
+				sl_report_warn("pool: worker '%s' has found the pool empty for "
+					       "%.1f s while %" PRIu64 " of its %u mbufs sit unused on the "
+					       "freelist of worker '%s', at or below its high mark (%u): a "
+					       "freelist gives nothing back below its high mark; raise "
+					       "pool.mbufs or lower pool.high",
+					       e->workers[starved].name, dt, depth[holder], cap,
+					       e->workers[holder].name, pool_high(pc));
 			else
-				printf("sluice: warning: pool: worker '%s' has found the pool empty for "
-				       "%.1f s while %" PRIu64 " of its %u mbufs sit unused in the "
-				       "non-worker freelist, less than the chunk (%u) a worker takes at "
-				       "a time; raise pool.mbufs or lower pool.chunk\n",
-				       e->workers[starved].name, dt, depth[holder], cap, chunk);
-			fflush(stdout);
+				sl_report_warn("pool: worker '%s' has found the pool empty for "
+					       "%.1f s while %" PRIu64 " of its %u mbufs sit unused in the "
+					       "non-worker freelist, less than the chunk (%u) a worker takes at "
+					       "a time; raise pool.mbufs or lower pool.chunk",
+					       e->workers[starved].name, dt, depth[holder], cap, chunk);
 		}
 	}
 	free(depth);
@@ -1026,8 +880,9 @@ static int run_loop(struct engine *e, struct watch *wt, double *elapsed, struct 
 		free(breaths);
 		return sl_errf(err, ENOMEM, "out of memory");
 	}
-	struct snapshot prev = { .in = mem, .out = mem + n, .drops = mem + 2 * n };
-	struct snapshot cur = { .in = mem + 3 * n, .out = mem + 4 * n, .drops = mem + 5 * n };
+	struct sl_report_snapshot prev = { .in = mem, .out = mem + n, .drops = mem + 2 * n };
+	struct sl_report_snapshot cur = { .in = mem + 3 * n, .out = mem + 4 * n,
+					  .drops = mem + 5 * n };
 
 	int rc = 0;
 	unsigned launched = 0;
@@ -1054,17 +909,17 @@ static int run_loop(struct engine *e, struct watch *wt, double *elapsed, struct 
 		watch_laggards(e, wt, t, true);
 		watch_pool(e, wt, t);
 		if (signalled) {
-			printf("sluice: %s received, stopping (a second signal, or %.1f s without "
-			       "every worker stopped, ends the process)\n", sig_name(signalled),
-			       e->opts->stop_timeout);
+			sl_report_note("%s received, stopping (a second signal, or %.1f s without "
+				       "every worker stopped, ends the process)", sig_name(signalled),
+				       e->opts->stop_timeout);
 			break;
 		}
 		if (e->opts->duration > 0 && t >= e->opts->duration)
 			break;
 		if (e->opts->stats > 0 && t >= next) {
 			take(e, &cur, t0);
-			stats_line(e, &prev, &cur);
-			struct snapshot tmp = prev;
+			sl_report_stats_line(e->cfg, e->apps, &prev, &cur);
+			struct sl_report_snapshot tmp = prev;
 			prev = cur;
 			cur = tmp;
 			next += e->opts->stats;
@@ -1088,21 +943,27 @@ static int run_loop(struct engine *e, struct watch *wt, double *elapsed, struct 
 	return rc;
 }
 
-/* The pool watch's verdict, one line (also with --quiet): which workers went
- * without buffers while the pool's buffers sat on freelists, for how long. */
-static void starvation_line(const struct engine *e, const struct watch *wt)
+/* The end of a successful run: the report, and the JSON summary if asked
+ * for.  Returns 0, -EFAULT (mbufs missing) or -errno (the summary could
+ * not be written), with a sentence. */
+static int report(const struct engine *e, const struct watch *wt, double elapsed,
+		  struct sl_err *err)
 {
-	char line[512];
-	size_t len = 0;
-	if (wt->starved_s == NULL)
-		return;
-	for (unsigned w = 0; w < e->cfg->n_workers; w++)
-		if (wt->starved_s[w] > 0)
-			sl_appendf(line, sizeof(line), &len, "%s'%s' %.1f s", len ? ", " : "",
-				   e->workers[w].name, wt->starved_s[w]);
-	if (len > 0)
-		printf("pool starved (gets failed for whole seconds while the mbufs sat unused on "
-		       "freelists): %s\n", line);
+	struct sl_report r = {
+		.cfg = e->cfg, .apps = e->apps, .links = e->links, .workers = e->workers,
+		.pool = e->pool, .epoch = e->epoch, .epoch_drained = e->epoch_drained,
+		.drained = e->drained, .freed_at_stop = e->freed_at_stop,
+		.starved_s = wt->starved_s, .elapsed = elapsed,
+		.mbufs_total = e->pool->size, .mbufs_back = rte_mempool_avail_count(e->pool),
+	};
+	sl_report_summary(&r, e->opts->quiet);
+	int rc = 0;
+	if (e->opts->summary_json != NULL)
+		rc = sl_report_json(&r, e->opts->summary_json, err);
+	if (rc == 0 && r.mbufs_back != r.mbufs_total)
+		rc = sl_errf(err, EFAULT, "pool: %u mbufs were not returned at stop",
+			     r.mbufs_total - r.mbufs_back);
+	return rc;
 }
 
 int sl_engine_run(const struct sl_config *cfg, const struct sl_topology *topo,
@@ -1122,8 +983,7 @@ int sl_engine_run(const struct sl_config *cfg, const struct sl_topology *topo,
 			       "HWLOC_SYNTHETIC and HWLOC_XMLFILE, or use 'sluice plan'",
 			       topo->source);
 	for (unsigned i = 0; i < e.plan->n_warnings; i++)
-		printf("sluice: warning: %s\n", e.plan->warnings[i]);
-	fflush(stdout);
+		sl_report_warn("%s", e.plan->warnings[i]);
 	rc = eal_init(&e, err);
 	if (rc < 0)
 		return rc;
@@ -1146,11 +1006,7 @@ int sl_engine_run(const struct sl_config *cfg, const struct sl_topology *topo,
 	if (rc < 0)
 		goto out_teardown;
 
-	printf("sluice: running %u apps on %u workers (", cfg->n_apps, cfg->n_workers);
-	for (unsigned w = 0; w < cfg->n_workers; w++)
-		printf("%s%s on cpu %d", w ? ", " : "", e.workers[w].name, e.plan->cpus[w]);
-	printf("); control thread on cpu %d\n", e.plan->main_cpu);
-	fflush(stdout);
+	sl_report_start(cfg, e.workers, e.plan->main_cpu);
 
 	rc = run_loop(&e, &wt, &elapsed, err);
 	if (rc == -ETIMEDOUT) {
@@ -1162,15 +1018,9 @@ int sl_engine_run(const struct sl_config *cfg, const struct sl_topology *topo,
 	if (rc < 0)
 		goto out_teardown;
 	enter_cleanup();
+	e.ran = true;
 	teardown(&e);
-	if (!opts->quiet)
-		summary(&e, elapsed);
-	starvation_line(&e, &wt);
-	unsigned avail = rte_mempool_avail_count(e.pool);
-	printf("pool: %u of %u mbufs back in the pool\n", avail, e.pool->size);
-	if (avail != e.pool->size)
-		rc = sl_errf(err, EFAULT, "pool: %u mbufs were not returned at stop",
-			     e.pool->size - avail);
+	rc = report(&e, &wt, elapsed, err);
 	goto out_release;
 
 out_teardown:

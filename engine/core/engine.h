@@ -10,9 +10,15 @@
  *                    SIGTERM or after opts->duration seconds.  Stopping: the
  *                    workers leave their loops; the control thread pushes what
  *                    is still in the links through the pipeline (drain), stops
- *                    the apps, frees what is left in the links, finalises the
- *                    apps, prints a summary, and checks that every mbuf is
- *                    back in its pool.
+ *                    the apps, frees what is left in the links, collects the
+ *                    apps' gauges, finalises the apps, prints a summary
+ *                    (engine/core/report.h), writes the JSON summary to
+ *                    opts->summary_json if set, and checks that every mbuf is
+ *                    back in its pool.  The JSON summary is written only for
+ *                    a run whose workers ran and stopped (by a signal or the
+ *                    duration), also when mbufs are missing; a failed setup,
+ *                    a worker that could not start or one that did not stop
+ *                    writes none.
  *
  * Stopping is bounded (docs/architecture.md, "Stopping"): workers that have
  * not left their loops opts->stop_timeout seconds after the stop (or at a
@@ -26,7 +32,8 @@
  * initialised once).  Returns 0, or -errno with a sentence in err: EBUSY (the
  * DPDK file prefix is in use by another process, named), another EAL failure,
  * an app's init failure, EINTR (a signal during setup; nothing ran), mbufs
- * missing at the end (EFAULT), or ETIMEDOUT: a worker did not stop.  After
+ * missing at the end (EFAULT), the summary file not written (its errno,
+ * named in the sentence), or ETIMEDOUT: a worker did not stop.  After
  * ETIMEDOUT that worker's thread still runs and may read cfg, topo and plan:
  * the caller must end the process at once without freeing them (nothing was
  * torn down): _exit(), as exit() would flush every stdio stream and so wait
@@ -48,6 +55,8 @@ struct sl_run_opts {
 	char **eal_args;        /* extra EAL arguments (after `--` on the CLI) */
 	unsigned n_eal_args;
 	bool quiet;             /* no summary tables */
+	const char *summary_json; /* write the JSON summary (docs/summary.md) to
+				 * this file at stop; NULL: none */
 	double stop_timeout;    /* seconds a stop may take: the workers leaving
 				 * their loops, or a setup or clean-up step after a
 				 * signal (rounded up to whole seconds there);

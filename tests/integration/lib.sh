@@ -15,8 +15,10 @@ skip() { echo "SKIP: $*" >&2; exit 77; }
 ok() { echo "ok: $*"; }
 
 # run_sluice LOG ARGS...: run sluice, keep stdout+stderr in LOG, return its status.
+# A summary LOG.json left by an earlier run is removed first.
 run_sluice() {
   local log=$1; shift
+  rm -f "$log.json"
   "$SLUICE" "$@" >"$log" 2>&1
 }
 
@@ -33,44 +35,78 @@ expect_in() {
   grep -qF -- "$2" "$1" || { cat "$1" >&2; fail "expected '$2' in the output"; }
 }
 
-# pool_back LOG: the engine's end-of-run accounting says every mbuf is back.
+# The JSON summary.  A test that reads a run's summary passes
+# --summary-json "$LOG.json" to `sluice run` (LOG: the file the run's output
+# goes to); the helpers below take LOG and read LOG.json (docs/summary.md).
+
+# summary_get FILE KEY...: the value at FILE's KEY path (one argument per
+# level, so that keys may hold dots and spaces: apps fc counters hits;
+# links "a.output -> b.input" packets).  Numbers and strings print bare,
+# null as "null", objects and lists as JSON.  A missing file, bad JSON or
+# missing key prints a message to stderr and nothing to stdout.
+summary_get() {
+  python3 - "$@" <<'PY'
+import json, sys
+f, path = sys.argv[1], sys.argv[2:]
+try:
+    with open(f) as fh:
+        v = json.load(fh)
+except (OSError, ValueError) as e:
+    sys.exit("summary_get: %s: %s" % (f, e))
+for k in path:
+    try:
+        v = v[int(k)] if isinstance(v, list) else v[k]
+    except (KeyError, IndexError, ValueError, TypeError):
+        sys.exit("summary_get: %s: no %s" % (f, " / ".join(path)))
+if v is None:
+    print("null")
+elif isinstance(v, bool):
+    print("true" if v else "false")
+elif isinstance(v, (dict, list)):
+    print(json.dumps(v))
+else:
+    print(v)
+PY
+}
+
+# summary_of LOG: LOG's summary file, which must exist.
+summary_of() {
+  [[ -f "$1.json" ]] || { cat "$1" >&2; fail "no JSON summary $1.json (run with --summary-json \"\$LOG.json\")"; }
+  echo "$1.json"
+}
+
+# pool_back LOG: the run's summary says every mbuf is back (mbufs.back ==
+# mbufs.total > 0).
 pool_back() {
-  local line
-  line=$(grep -E '^pool: [0-9]+ of [0-9]+ mbufs back in the pool' "$1") ||
-    { cat "$1" >&2; fail "no pool accounting line"; }
-  local a b
-  read -r a b < <(echo "$line" | sed -E 's/^pool: ([0-9]+) of ([0-9]+).*/\1 \2/')
-  [[ "$a" -eq "$b" && "$b" -gt 0 ]] || fail "only $a of $b mbufs back in the pool"
+  local f a b
+  f=$(summary_of "$1") || exit 1
+  a=$(summary_get "$f" mbufs back) b=$(summary_get "$f" mbufs total)
+  [[ -n $a && "$a" -eq "$b" && "$b" -gt 0 ]] || { cat "$1" >&2; fail "only $a of $b mbufs back in the pool"; }
   ok "all $b mbufs back in the pool"
 }
 
-# app_counter LOG APP COLUMN: a number from the summary's apps table.
-# COLUMN: in_packets in_bytes out_packets out_bytes drops
+# app_counter LOG APP COUNTER: one of the app's counters (the common
+# in_packets in_bytes out_packets out_bytes drops, or one its type declares).
 app_counter() {
-  local col
-  case $3 in
-    in_packets) col=4 ;; in_bytes) col=5 ;; out_packets) col=6 ;;
-    out_bytes) col=7 ;; drops) col=8 ;; *) fail "bad column $3" ;;
-  esac
-  awk -v app="$2" -v c="$col" '/^apps/{t=1;next} /^links:/{t=0} t && $1==app {print $c}' "$1"
+  local f
+  f=$(summary_of "$1") || exit 1
+  summary_get "$f" apps "$2" counters "$3"
 }
 
-# link_counter LOG "a.output -> b.input" COLUMN: packets bytes drops
+# link_counter LOG "a.output -> b.input" COUNTER: packets bytes drops
+# occupancy_hwm sojourn_p50_ns sojourn_p99_ns ("null" for a local link's
+# interlink-only values).
 link_counter() {
-  local col
-  case $3 in packets) col=2 ;; bytes) col=3 ;; drops) col=4 ;; *) fail "bad column $3" ;; esac
-  awk -v l="$2" -v c="$col" '
-    /^links/{t=1;next} /^workers:/{t=0}
-    t && index($0, "  " l " ") == 1 {
-      rest = substr($0, length(l) + 4); split(rest, f, " "); print f[c] }' "$1"
+  local f
+  f=$(summary_of "$1") || exit 1
+  summary_get "$f" links "$2" "$3"
 }
 
 # link_kind LOG "a.output -> b.input": 'local' or 'interlink'.
 link_kind() {
-  awk -v l="$2" '
-    /^links/{t=1;next} /^workers:/{t=0}
-    t && index($0, "  " l " ") == 1 {
-      rest = substr($0, length(l) + 4); split(rest, f, " "); print f[1] }' "$1"
+  local f
+  f=$(summary_of "$1") || exit 1
+  summary_get "$f" links "$2" kind
 }
 
 # wait_event WHAT PID LOG CMD...: poll CMD every 10 ms until it succeeds (the

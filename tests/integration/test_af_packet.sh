@@ -159,7 +159,7 @@ for variant in one two tee; do
 
   RAN=1
   # --duration is a backstop only: the run is ended by SIGINT below.
-  ip netns exec "$NS_E" "$SLUICE" run "$T/$variant.yaml" --duration 50 >"$LOG" 2>&1 &
+  ip netns exec "$NS_E" "$SLUICE" run "$T/$variant.yaml" --summary-json "$LOG.json" --duration 50 >"$LOG" 2>&1 &
   SL_PID=$!
   for _ in $(seq 300); do
     grep -q '^sluice: running' "$LOG" && break
@@ -205,7 +205,7 @@ for variant in one two tee; do
   ab_dr=$(link_counter "$LOG" "$ab" drops);   num "$ab_dr" "$ab drops"
   ba_pk=$(link_counter "$LOG" "$ba" packets); num "$ba_pk" "$ba packets"
   ba_dr=$(link_counter "$LOG" "$ba" drops);   num "$ba_dr" "$ba drops"
-  freed=$(sed -nE 's/^drained at stop: [0-9]+ packets delivered, ([0-9]+) freed from links$/\1/p' "$LOG")
+  freed=$(summary_get "$LOG.json" drained_at_stop freed)
   num "$freed" "packets freed from links at stop"
 
   # A->B: every echo request and A's ARP request; B->A: the replies.

@@ -81,7 +81,10 @@ for ((i = 1; i <= runs; i++)); do
   for f in "$n.yaml" "$n.log" "$n-rx0.json"; do
     [[ -s "$B/runs/$f" ]] || fail "runs/$f is missing or empty"
   done
-  pool_back "$B/runs/$n.log" >/dev/null
+  # The runner keeps each run's text output (it asks for no JSON summary):
+  # its last line is the mbuf check.
+  grep -qE '^pool: ([0-9]+) of \1 mbufs back in the pool$' "$B/runs/$n.log" ||
+    { cat "$B/runs/$n.log" >&2; fail "runs/$n.log: not every mbuf back in the pool"; }
   python3 -m json.tool "$B/runs/$n-rx0.json" >/dev/null || fail "runs/$n-rx0.json is not JSON"
 done
 grep -q "<topology" "$B/machine.xml" || fail "machine.xml is not hwloc XML"

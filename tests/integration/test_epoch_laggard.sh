@@ -46,7 +46,8 @@ links:
   - fc.output -> s1.input
 YAML
 : >"$T/log"   # empty now: a waiter must not find the last run's lines
-"$SLUICE" run "$T/l.yaml" >"$T/log" 2>&1 &
+rm -f "$T/log.json"
+"$SLUICE" run "$T/l.yaml" --summary-json "$T/log.json" >"$T/log" 2>&1 &
 pid=$!
 
 warned="^sluice: warning: worker 'a' has held up epoch reclamation for [0-9.]+ ms"
@@ -72,8 +73,8 @@ pool_back "$T/log"
 ms=$(grep -m1 -E "$ended" "$T/log" | sed -E 's/.* for (at least )?([0-9.]+) ms.*/\2/')
 python3 -c "import sys; sys.exit(0 if float('$ms') >= $held else 1)" ||
   { cat "$T/log" >&2; fail "the stall reported as ended lasted $ms ms; this test kept worker 'a' blocked for at least $held ms"; }
-fc=$(grep "^flowcache 'fc':" "$T/log")
-num() { echo "$fc" | grep -oE "[ ,]$1 [0-9]+" | grep -oE '[0-9]+$'; }
+fc=$(summary_get "$T/log.json" apps fc counters)
+num() { app_counter "$T/log" fc "$1"; }
 (( $(num no_id) > 0 )) || fail "the stall did not exhaust the ids: $fc"
 [[ $(num inserted) == "$(num freed)" ]] || fail "inserted $(num inserted) != freed $(num freed)"
 ok "worker 'a' named while blocked, its stall reported as $ms ms when it ended (the test held it >= $held ms); flows waited for it, none freed early, all freed after"

@@ -53,9 +53,10 @@ print("%d flows, %d packets" % (len(want), sum(p for p, _ in want.values())))
 PY
 }
 
-# flowcache_field LOG APP FIELD: a number from the app's stop line.
+# flowcache_field LOG APP COUNTER: one of the app's counters, from the run's
+# JSON summary (`sluice apps flowcache` lists them).
 flowcache_field() {
-  grep -E "^flowcache '$2':" "$1" | grep -oE "[ ,(]$3 [0-9]+" | head -1 | grep -oE '[0-9]+$'
+  app_counter "$1" "$2" "$3"
 }
 
 # --- 1. pcap through the flowcache: unchanged output, one record per flow.
@@ -69,7 +70,7 @@ links:
   - io.output -> fc.input
   - fc.output -> io.input
 YAML
-expect_exit 0 "$T/log" run "$T/p.yaml" --duration 2
+expect_exit 0 "$T/log" run "$T/p.yaml" --summary-json "$T/log.json" --duration 2
 pool_back "$T/log"
 $PCAPTOOL cmp "$T/out.pcap" "$T/in.pcap" || fail "the flowcache changed packets"
 check_records "$T/out.pcap" "$T/rec.jsonl" stopped
@@ -98,14 +99,14 @@ links:
   - io.output -> fc.input
   - fc.output -> io.input
 YAML
-expect_exit 0 "$T/log" run "$T/b.yaml" --duration 2
+expect_exit 0 "$T/log" run "$T/b.yaml" --summary-json "$T/log.json" --duration 2
 pool_back "$T/log"
 mal=$(flowcache_field "$T/log" fc malformed)
 passed=$($PCAPTOOL count "$T/bad-out.pcap")
 [[ $mal -gt 0 && $((mal + passed)) -eq 400 ]] || fail "malformed $mal + passed $passed != 400"
 [[ $(app_counter "$T/log" fc drops) == "$mal" ]] || fail "app drops != malformed"
 for reason in short_l2 short_l3 bad_ihl bad_len; do
-  [[ -n $(flowcache_field "$T/log" fc "$reason") ]] || { cat "$T/log"; fail "no '$reason' drops counted"; }
+  (( $(flowcache_field "$T/log" fc "malformed_$reason") > 0 )) || { cat "$T/log"; fail "no '$reason' drops counted"; }
 done
 ok "400 malformed frames: $mal dropped by reason, $passed passed, all counted"
 
@@ -128,7 +129,7 @@ links:
   - fc.output -> snk.input
   - fc.records -> rec.input
 YAML
-expect_exit 0 "$T/log" run "$T/i.yaml" --duration 5
+expect_exit 0 "$T/log" run "$T/i.yaml" --summary-json "$T/log.json" --duration 5
 pool_back "$T/log"
 python3 - "$T/idle.jsonl" "$T/rec.pcap" <<'PY' || fail "idle records"
 import json, struct, sys
@@ -175,7 +176,7 @@ links:
   - fa.output -> sa.input
   - fb.output -> sb.input
 YAML
-expect_exit 0 "$T/log" run "$T/s.yaml" --duration 2
+expect_exit 0 "$T/log" run "$T/s.yaml" --summary-json "$T/log.json" --duration 2
 pool_back "$T/log"
 python3 - "$T/sa.jsonl" "$T/sb.jsonl" <<'PY' || fail "shared table records"
 import json, sys
@@ -195,7 +196,7 @@ done
 # --- 5. configuration errors.
 bad() {   # bad NAME YAML-APPS-AND-LINKS EXPECTED-MESSAGE
   printf 'dpdk: { args: %s }\n%s\n' "$EAL_ARGS" "$2" >"$T/$1.yaml"
-  expect_exit "$4" "$T/log" run "$T/$1.yaml" --duration 1
+  expect_exit "$4" "$T/log" run "$T/$1.yaml" --summary-json "$T/log.json" --duration 1
   expect_in "$T/log" "$3"
 }
 bad share "apps:

@@ -17,7 +17,7 @@ links:
   - io.output -> fwd.input
   - fwd.output -> io.input
 YAML
-  expect_exit 0 "$T/log" run "$T/p.yaml" --duration 2
+  expect_exit 0 "$T/log" run "$T/p.yaml" --summary-json "$T/log.json" --duration 2
   pool_back "$T/log"
   [[ $(app_counter "$T/log" io in_packets) == 600 ]] || fail "io received $(app_counter "$T/log" io in_packets), expected 600"
   [[ $(app_counter "$T/log" io out_packets) == 600 ]] || fail "io sent $(app_counter "$T/log" io out_packets), expected 600"

@@ -29,7 +29,7 @@ no_crash() {
 
 run_ok() {   # run_ok LOG CONFIG: run for 2 s, expect exit 0, no crash, pool back
   LOG=$1
-  expect_exit 0 "$1" run "$2" --duration 2
+  expect_exit 0 "$1" run "$2" --summary-json "$1.json" --duration 2
   no_crash "$1"
   pool_back "$1"
 }
@@ -51,7 +51,7 @@ links:
   - fwd.output -> snk.input
 YAML
 LOG="$T/two.log"
-"$SLUICE" run "$T/two.yaml" --stats 0.2 >"$LOG" 2>&1 &
+"$SLUICE" run "$T/two.yaml" --summary-json "$LOG.json" --stats 0.2 >"$LOG" 2>&1 &
 pid=$!
 trap 'kill -KILL $pid 2>/dev/null; rm -rf "$T"' EXIT
 # Wait for the start, then for the source to have sent everything: the last

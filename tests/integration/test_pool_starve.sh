@@ -14,7 +14,8 @@
 # run_until_warning YAML: run, wait for the pool warning (60 s at most), stop.
 run_until_warning() {
   : >"$T/log"   # empty now: a waiter must not find the last run's lines
-  "$SLUICE" run "$1" >"$T/log" 2>&1 &
+  rm -f "$T/log.json"
+  "$SLUICE" run "$1" --summary-json "$T/log.json" >"$T/log" 2>&1 &
   local pid=$!
   wait_event "the pool warning" "$pid" "$T/log" log_lines "$T/log" "^sluice: warning: pool: "
   interrupt "$pid" "$T/log"; local rc=$?
@@ -46,6 +47,8 @@ YAML
   [[ $(grep -c "^sluice: warning: pool: " "$T/log") -eq 1 ]] || fail "$name: the warning is not given once"
   grep -qE "^pool starved \(gets failed for whole seconds while the mbufs sat unused on freelists\): 'a' [0-9.]+ s$" "$T/log" ||
     { cat "$T/log" >&2; fail "$name: no summary line naming worker 'a'"; }
+  [[ $(summary_get "$T/log.json" pool starved_s) =~ ^\{\"a\":\ [0-9.]+\}$ ]] ||
+    { cat "$T/log.json" >&2; fail "$name: the JSON summary's pool.starved_s does not name worker 'a' alone"; }
   local out
   out=$(app_counter "$T/log" snk out_packets)
   ((out <= mbufs)) || fail "$name: the sink consumed $out packets from a pool of $mbufs that cannot refill"
@@ -58,6 +61,7 @@ run_starved chunk "mbufs: 3071, chunk: 2048" 3072
 # A pool that is merely busy is not starved: a plain pipeline with the
 # default pool gives no warning in a second of traffic.
 sed -e '/^pool:/d' "$T/high.yaml" >"$T/plain.yaml"
-expect_exit 0 "$T/log" run "$T/plain.yaml" --duration 2.5
+expect_exit 0 "$T/log" run "$T/plain.yaml" --summary-json "$T/log.json" --duration 2.5
 grep -q "pool: worker\|^pool starved" "$T/log" && { cat "$T/log" >&2; fail "a healthy pool reported as starved"; }
+[[ $(summary_get "$T/log.json" pool starved_s) == "{}" ]] || fail "a healthy pool has starved workers in the JSON summary"
 ok "a healthy pool is not reported"

@@ -92,7 +92,7 @@ YAML
   # filled it, then gets SIGINT.
   cat >"$T/fill.sh" <<'SH'
 mount -t tmpfs -o size=16k sl-small "$DIR" || exit 3
-"$SLUICE" run "$CFG" --duration 120 >"$LOG" 2>&1 &
+"$SLUICE" run "$CFG" --summary-json "$LOG.json" --duration 120 >"$LOG" 2>&1 &
 pid=$!
 for _ in $(seq 600); do
   kill -0 $pid 2>/dev/null || break
@@ -114,7 +114,7 @@ SH
   # 16384 bytes hold the 24-byte header and 75 whole records of 16 + 200 bytes.
   [[ $out -le 75 && $drops -gt 0 ]] ||
     { cat "$T/fill.log" >&2; fail "fill: out_packets $out, drops $drops: the lost frames are not drops"; }
-  freed=$(sed -nE 's/^drained at stop: [0-9]+ packets delivered, ([0-9]+) freed from links$/\1/p' "$T/fill.log")
+  freed=$(summary_get "$T/fill.log.json" drained_at_stop freed)
   [[ $((out + drops + freed)) -eq $sent ]] ||
     fail "fill: out_packets $out + drops $drops + freed $freed != $sent frames sent to o"
   ok "fill: $out frames delivered, $drops counted as drops of $sent"
@@ -139,7 +139,7 @@ apps:
 links:
   - src.output -> o.input
 YAML
-  ip netns exec "$NS" "$SLUICE" run "$T/afp.yaml" --duration 120 --stats 0.2 >"$T/afp.log" 2>&1 &
+  ip netns exec "$NS" "$SLUICE" run "$T/afp.yaml" --summary-json "$T/afp.log.json" --duration 120 --stats 0.2 >"$T/afp.log" 2>&1 &
   SL_PID=$!
   for _ in $(seq 600); do
     grep -q '^sluice: running' "$T/afp.log" && break
@@ -176,7 +176,7 @@ YAML
   sent=$(link_counter "$T/afp.log" "src.output -> o.input" packets)
   out=$(app_counter "$T/afp.log" o out_packets)
   drops=$(app_counter "$T/afp.log" o drops)
-  freed=$(sed -nE 's/^drained at stop: [0-9]+ packets delivered, ([0-9]+) freed from links$/\1/p' "$T/afp.log")
+  freed=$(summary_get "$T/afp.log.json" drained_at_stop freed)
   [[ $drops -ge $unsent ]] || fail "afp: drops $drops do not include the $unsent frames not sent"
   [[ $((out + drops + freed)) -eq $sent ]] ||
     fail "afp: out_packets $out + drops $drops + freed $freed != $sent frames sent to o"

@@ -33,7 +33,7 @@ expect_eq() {
 
 run_ok() {   # run_ok LOG CONFIG: run for 2 s, expect exit 0, pool back
   LOG=$1
-  expect_exit 0 "$1" run "$2" --duration 2
+  expect_exit 0 "$1" run "$2" --summary-json "$1.json" --duration 2
   pool_back "$1"
 }
 
@@ -92,7 +92,10 @@ YAML
   expect_eq "snk out_bytes" "$(app_counter "$LOG" snk out_bytes)" 2560000
   [[ $(report "$R" max_ns) -gt 0 ]] || fail "max_ns is 0"
   p50=$(report "$R" p50_ns) p99=$(report "$R" p99_ns) p999=$(report "$R" p999_ns) max=$(report "$R" max_ns)
-  expect_in "$LOG" "probe_sink 'snk': 20000 packets, lost 0, reordered 0, p50 $p50 ns, p99 $p99 ns, p99.9 $p999 ns, max $max ns"
+  # The summary's gauges and the report file agree.
+  for k in packets lost reordered foreign min_ns p50_ns p90_ns p99_ns p999_ns max_ns; do
+    expect_eq "summary's snk $k" "$(app_counter "$LOG" snk $k)" "$(report "$R" $k)"
+  done
   if [[ $mode == two ]]; then
     expect_eq "kind of src.output0 -> snk.input0" "$(link_kind "$LOG" "src.output0 -> snk.input0")" interlink
   fi
@@ -184,7 +187,7 @@ links:
   - src.output0 -> snk.input0
 YAML
 LOG="$T/p5.log"
-SLUICE_CPUINFO="$T/cpuinfo" run_sluice "$LOG" run "$T/p5.yaml" --duration 1
+SLUICE_CPUINFO="$T/cpuinfo" run_sluice "$LOG" run "$T/p5.yaml" --summary-json "$LOG.json" --duration 1
 rc=$?
 [[ $rc -eq 1 ]] || { cat "$LOG" >&2; fail "a TSC that is not invariant: exit $rc, expected 1"; }
 expect_in "$LOG" "app 'src': the TSC is not invariant on this machine (no constant_tsc/nonstop_tsc in $T/cpuinfo); latency stamps would be wrong"
@@ -199,6 +202,6 @@ links:
   - src.output0 -> snk.input0
 YAML
 LOG="$T/p6.log"
-expect_exit 1 "$LOG" run "$T/p6.yaml" --duration 1
+expect_exit 1 "$LOG" run "$T/p6.yaml" --summary-json "$LOG.json" --duration 1
 expect_in "$LOG" "app 'snk': parameter 'report': cannot open '$T/no/such/dir/r.json' for writing"
 ok "a report that cannot be written: refused at start"

@@ -63,12 +63,24 @@ $([[ $first == fc ]] && echo "  - fc.output -> r1.input")
 YAML
 }
 
+# router_line LOG: the router's counters from the run's JSON summary, in
+# the form pcaptool's route prints ("forwarded N, no_route N, ...").
+router_line() {
+  local out="" k
+  for k in forwarded no_route ttl_expired malformed not_ipv4; do
+    out+="${out:+, }$k $(app_counter "$1" r1 "$k")"
+  done
+  echo "$out"
+}
+
 write_cfg "$T/r.yaml" "$T/out0.pcap" "$T/out1.pcap" "$ROUTES"
-expect_exit 0 "$T/log" run "$T/r.yaml" --duration 2
+expect_exit 0 "$T/log" run "$T/r.yaml" --summary-json "$T/log.json" --duration 2
 pool_back "$T/log"
 [[ $(app_counter "$T/log" in in_packets) == "$n_in" ]] ||
   fail "in received $(app_counter "$T/log" in in_packets) of $n_in"
-expect_in "$T/log" "router 'r1': $want, hinted 0"
+line=$(router_line "$T/log")
+[[ "$line" == "$want" ]] || { cat "$T/log" >&2; fail "router 'r1': '$line', expected '$want'"; }
+[[ $(app_counter "$T/log" r1 hinted) == 0 ]] || fail "router 'r1': hinted $(app_counter "$T/log" r1 hinted) without a flowcache"
 ok "router 'r1': $want, hinted 0"
 drops=$((n_in - forwarded))
 [[ $(app_counter "$T/log" r1 drops) == "$drops" ]] ||
@@ -83,16 +95,16 @@ ok "router: output0 and output1 identical to the expected frames ($forwarded of 
 # hint: the router's decisions, and so its outputs, must not change.
 # (flowcache drops malformed frames itself, so only these counters compare.)
 write_cfg "$T/fc.yaml" "$T/fc0.pcap" "$T/fc1.pcap" "$ROUTES" front
-expect_exit 0 "$T/log-fc" run "$T/fc.yaml" --duration 2
+expect_exit 0 "$T/log-fc" run "$T/fc.yaml" --summary-json "$T/log-fc.json" --duration 2
 pool_back "$T/log-fc"
-line=$(grep "^router 'r1': " "$T/log-fc") || { cat "$T/log-fc" >&2; fail "no router line"; }
-[[ "$line" == "router 'r1': ${want%%, malformed*}, "* ]] ||
+line=$(router_line "$T/log-fc")
+[[ "$line" == "${want%%, malformed*}, "* ]] ||
   fail "with a flowcache: '$line', expected it to start with '${want%%, malformed*}'"
 for o in 0 1; do
   $PCAPTOOL cmp "$T/fc$o.pcap" "$T/want$o.pcap" ||
     fail "with a flowcache: output$o differs from the expected frames"
 done
-hinted=$(echo "$line" | sed -nE 's/.*, hinted ([0-9]+)$/\1/p')
+hinted=$(app_counter "$T/log-fc" r1 hinted)
 [[ "$hinted" == "$forwarded" ]] ||
   fail "with a flowcache: $hinted of $forwarded forwarded packets used the cached route"
 ok "router behind a flowcache: all $forwarded forwarded by the cached route (hints), identical outputs"
@@ -102,7 +114,7 @@ ok "router behind a flowcache: all $forwarded forwarded by the cached route (hin
 # values by the router's check.
 expect_error() {   # STATUS MESSAGE ROUTES_YAML
   write_cfg "$T/e.yaml" "$T/e0.pcap" "$T/e1.pcap" "$3"
-  expect_exit "$1" "$T/log-e" run "$T/e.yaml" --duration 1
+  expect_exit "$1" "$T/log-e" run "$T/e.yaml" --summary-json "$T/log-e.json" --duration 1
   expect_in "$T/log-e" "$2"
   ok "error: $2"
 }

@@ -26,7 +26,7 @@ apps:
 links:
   - src.output -> out.input
 YAML
-  expect_exit 0 "$T/$name.log" run "$T/$name.yaml" --duration 2
+  expect_exit 0 "$T/$name.log" run "$T/$name.yaml" --summary-json "$T/$name.log.json" --duration 2
   pool_back "$T/$name.log"
   [[ $(app_counter "$T/$name.log" out drops) == 0 ]] ||
     { cat "$T/$name.log" >&2; fail "$name: the pcap port dropped packets"; }

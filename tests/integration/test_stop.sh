@@ -60,7 +60,8 @@ YAML
 writer "$T/fifo"
 sed 's/^workers:/engine: { stop_timeout: 1s }\nworkers:/' "$T/blocked.yaml" >"$T/blocked-1s.yaml"
 : >"$T/log"   # empty now: a waiter must not find the last run's lines
-"$SLUICE" run "$T/blocked-1s.yaml" >"$T/log" 2>&1 &
+rm -f "$T/log.json"
+"$SLUICE" run "$T/blocked-1s.yaml" --summary-json "$T/log.json" >"$T/log" 2>&1 &
 pid=$!
 wait_for "the warning naming worker 'a'" in_log "^sluice: warning: worker 'a' has held up"
 kill -INT "$pid"
@@ -77,7 +78,8 @@ ok "SIGINT with worker 'a' blocked: named with app 'io' and step pull after the 
 # 2. SIGTERM, then a second signal before a long stop timeout ends.
 writer "$T/fifo"
 : >"$T/log"   # empty now: a waiter must not find the last run's lines
-"$SLUICE" run "$T/blocked.yaml" --stop-timeout 600 >"$T/log" 2>&1 &
+rm -f "$T/log.json"
+"$SLUICE" run "$T/blocked.yaml" --summary-json "$T/log.json" --stop-timeout 600 >"$T/log" 2>&1 &
 pid=$!
 wait_for "the warning naming worker 'a'" in_log "^sluice: warning: worker 'a' has held up"
 kill -TERM "$pid"
@@ -108,7 +110,8 @@ with open(sys.argv[1], "wb") as f:
 PY
 wpid=$!
 : >"$T/log"   # empty now: a waiter must not find the last run's lines
-"$SLUICE" run "$T/blocked.yaml" --stop-timeout 1 >"$T/log" 2>&1 &
+rm -f "$T/log.json"
+"$SLUICE" run "$T/blocked.yaml" --summary-json "$T/log.json" --stop-timeout 1 >"$T/log" 2>&1 &
 pid=$!
 wait_for "the port to open the FIFO" test -e "$T/opened"
 wait_for "the signal handlers" caught "$pid" 2
@@ -144,7 +147,8 @@ rss() { awk '/^VmRSS:/{print $2}' "/proc/$pid/status" 2>/dev/null; }
 pool_filling() { caught "$pid" 2 && (( $(rss) > 200000 )); }
 for timeout in 1 600; do
   : >"$T/log"   # empty now: a waiter must not find the last run's lines
-  "$SLUICE" run "$T/pool.yaml" --stop-timeout "$timeout" >"$T/log" 2>&1 &
+  rm -f "$T/log.json"
+  "$SLUICE" run "$T/pool.yaml" --summary-json "$T/log.json" --stop-timeout "$timeout" >"$T/log" 2>&1 &
   pid=$!
   wait_for "the pool to fill" pool_filling
   kill -INT "$pid"
@@ -181,7 +185,7 @@ done
     echo "  - a_rather_long_source_name_number_$i.output -> a_rather_long_sink_name_number_$i.input"
   done
 } >"$T/many.yaml"
-expect_exit 0 "$T/log" run "$T/many.yaml" --duration 1.5 --stats 0.2
+expect_exit 0 "$T/log" run "$T/many.yaml" --summary-json "$T/log.json" --duration 1.5 --stats 0.2
 line=$(grep -m1 -E '^\[ *[0-9.]+s\]' "$T/log") || { cat "$T/log" >&2; fail "no stats line"; }
 (( ${#line} < 1024 )) || fail "stats line of ${#line} characters"
 [[ $line == *" ... drops "* ]] || fail "a cut stats line does not say so: $line"
@@ -190,6 +194,6 @@ ok "--stats with 60 busy long-named apps: lines cut at ${#line} characters, endi
 
 # 7. --stop-timeout 0 is no limit, not no grace: a healthy run ended by
 # --duration stops cleanly, with every mbuf back.
-expect_exit 0 "$T/log" run "$T/many.yaml" --duration 0.5 --stop-timeout 0 --quiet
+expect_exit 0 "$T/log" run "$T/many.yaml" --summary-json "$T/log.json" --duration 0.5 --stop-timeout 0 --quiet
 pool_back "$T/log"
 ok "--stop-timeout 0: a run ended by --duration stops cleanly"

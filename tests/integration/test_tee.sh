@@ -27,7 +27,7 @@ links:
 YAML
 expect_exit 0 "$T/check.log" check "$T/t.yaml"
 
-"$SLUICE" run "$T/t.yaml" --duration 120 >"$T/log" 2>&1 &
+"$SLUICE" run "$T/t.yaml" --summary-json "$T/log.json" --duration 120 >"$T/log" 2>&1 &
 pid=$!
 count() { [[ -f "$1" ]] && $PCAPTOOL count "$1" 2>/dev/null || echo 0; }
 for _ in $(seq 600); do

@@ -131,7 +131,8 @@ dump_logs() {
 # its vhost-user socket.
 start_sluice() {
   rm -f "$SOCK"
-  "$SLUICE" run "$1" >"$T/sluice.log" 2>&1 &
+  rm -f "$T/sluice.log.json"
+  "$SLUICE" run "$1" --summary-json "$T/sluice.log.json" >"$T/sluice.log" 2>&1 &
   SLUICE_PID=$!
   wait_until "vhost-user socket $SOCK" test -S "$SOCK"
 }

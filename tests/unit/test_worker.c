@@ -5,6 +5,7 @@
  * (--no-huge) and a real mbuf pool.  Asserts the order of push calls, the
  * counters, and that every mbuf is back in the pool at the end.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -323,6 +324,96 @@ static void test_where(void)
 	free(dst.priv);
 }
 
+/* An app type's declared counters: added by index on the data path, read
+ * after the common ones; warnings append. */
+static const struct sl_counter_spec cnt_specs[] = {
+	{ "seen", SL_COUNTER, "Packets seen." },
+	{ "level", SL_GAUGE, "A level." },
+};
+
+static void cnt_push(struct sl_app *app)
+{
+	struct rte_mbuf *p[SL_BURST_MAX];
+	unsigned n = sl_link_receive(app->in[0], p, app->burst);
+	sl_app_ctr_add(app, 0, n);
+	sl_app_ctr_set(app, 1, 7);
+	sl_app_drop(app, p, n);
+}
+
+static const struct sl_app_type cnt_t = { .name = "t_wcnt", .doc = "test", .inputs = in_port,
+	.n_inputs = 1, .push = cnt_push, .counters = cnt_specs, .n_counters = 2 };
+
+static void test_app_counters(void)
+{
+	struct sl_app src, cnt;
+	struct sl_link l;
+	make_app(&src, &gen_t, "src");
+	make_app(&cnt, &cnt_t, "cnt");
+	*(unsigned *)src.priv = 40;
+	make_link(&l, &src, &cnt, false);
+	struct sl_push_entry push[1];
+	entry(&push[0], &cnt);
+	struct sl_app *pull[] = { &src };
+	bool stop = false;
+	struct sl_worker w = { .pull = pull, .n_pull = 1, .push = push, .n_push = 1, .stop = &stop };
+	sl_worker_breathe(&w);
+	sl_worker_breathe(&w);
+	uint64_t v[SL_APP_COMMON_COUNTERS + 2];
+	sl_app_counters_read(&cnt, v);
+	CHECK(v[4] == 40 && v[5] == 40 && v[6] == 7, "drops %lu, seen %lu, level %lu",
+	      (unsigned long)v[4], (unsigned long)v[5], (unsigned long)v[6]);
+	CHECK(strcmp(sl_app_common_counters[4].name, "drops") == 0, "common counter 4 is %s",
+	      sl_app_common_counters[4].name);
+	CHECK(cnt.warning[0] == '\0', "a new app has a warning");
+	sl_app_warn(&cnt, "first %d", 1);
+	sl_app_warn(&cnt, "second");
+	CHECK(strcmp(cnt.warning, "first 1; second") == 0, "warnings: '%s'", cnt.warning);
+	char big[2 * SL_APP_WARNING_MAX];
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	sl_app_warn(&cnt, "%s", big);
+	CHECK(strlen(cnt.warning) == SL_APP_WARNING_MAX - 1, "a long warning is cut: %zu bytes",
+	      strlen(cnt.warning));
+	free(l.slots);
+	free(src.priv);
+	free(cnt.priv);
+}
+
+/* The registry refuses a bad counter table with a sentence naming the type
+ * and the counter.  (The type stays registered: this test runs last.) */
+static struct sl_counter_spec bad_specs[SL_APP_COUNTERS_MAX + 1];
+static struct sl_app_type bad_t = { .name = "t_wbad", .doc = "test", .counters = bad_specs };
+static struct sl_app_reg bad_reg = { .type = &bad_t };
+
+static void expect_registry_error(unsigned n, const char *want)
+{
+	struct sl_err err = { "" };
+	bad_t.n_counters = n;
+	CHECK(sl_app_registry_check(&err) == -EINVAL && strcmp(err.msg, want) == 0,
+	      "registry check: '%s', expected '%s'", err.msg, want);
+}
+
+static void test_counter_registry(void)
+{
+	struct sl_err err = { "" };
+	CHECK(sl_app_registry_check(&err) == 0, "the registered apps: %s", err.msg);
+	for (unsigned i = 0; i < SL_ARRAY_LEN(bad_specs); i++)
+		bad_specs[i] = (struct sl_counter_spec){ "ok", SL_COUNTER, "Fine." };
+	sl_app_registry_append(&bad_reg);
+	bad_specs[0].name = "Bad-Name";
+	expect_registry_error(1, "app type 't_wbad': counter 0: name 'Bad-Name' is not snake_case "
+			      "(a-z, 0-9, _, starting with a letter)");
+	bad_specs[0].name = "drops";
+	expect_registry_error(1, "app type 't_wbad': counter 'drops' repeats a common counter");
+	bad_specs[0].name = "ok";
+	expect_registry_error(2, "app type 't_wbad': counter 'ok' declared twice");
+	bad_specs[1].name = "fine";
+	bad_specs[1].help = "";
+	expect_registry_error(2, "app type 't_wbad': counter 'fine' has no help");
+	expect_registry_error(SL_APP_COUNTERS_MAX + 1, "app type 't_wbad' declares 65 counters, "
+			      "more than the 64 an app can keep (SL_APP_COUNTERS_MAX)");
+}
+
 int main(void)
 {
 	char prefix[32];
@@ -344,6 +435,8 @@ int main(void)
 	test_full_link_drops();
 	test_epoch_in_breath();
 	test_where();
+	test_app_counters();
+	test_counter_registry();
 	CHECK(rte_mempool_avail_count(pool) == 1023, "%u of 1023 mbufs back",
 	      rte_mempool_avail_count(pool));
 	rte_mempool_free(pool);

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The engine's report writer: everything a run says, in one place.  The
+ * engine decides when; this file decides what and how:
+ *
+ *   lines      "sluice: ..." notes and "sluice: warning: ..." lines (stdout,
+ *              flushed at once, so that a test or a person watching the log
+ *              sees them as they happen);
+ *   stats      the periodic one-line rates (--stats);
+ *   summary    the text tables at stop (apps with their common counters, the
+ *              apps' own counters, links, workers, pool, epoch, drain,
+ *              elapsed), the apps' warnings, the pool's starvation verdict
+ *              and the mbuf check "pool: N of M mbufs back in the pool";
+ *   JSON       the same values as a JSON document (--summary-json FILE,
+ *              docs/summary.md), written atomically.
+ *
+ * The names of every value come from the descriptor tables (struct
+ * sl_counter_spec, engine/core/counter.h): an app type's own table, the
+ * common app counters (sl_app_common_counters, app.h) and the tables below
+ * for links, workers, the pool and the epoch.  Those tables are the one
+ * source of the names in both summaries and in `sluice apps`.
+ *
+ * Threads: the control thread only.  Nothing here blocks except on stdout
+ * and on the summary file.
+ */
+#ifndef SL_REPORT_H
+#define SL_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_mempool.h>
+
+#include "app.h"
+#include "config.h"
+#include "counter.h"
+#include "epoch.h"
+#include "err.h"
+#include "link.h"
+#include "worker.h"
+
+/* A link's values, in the order of sl_link_counters. */
+enum sl_link_ctr {
+	SL_LINK_PACKETS,
+	SL_LINK_BYTES,
+	SL_LINK_DROPS,
+	SL_LINK_OCCUPANCY_HWM,     /* interlinks only */
+	SL_LINK_SOJOURN_P50_NS,    /* interlinks only */
+	SL_LINK_SOJOURN_P99_NS,    /* interlinks only */
+	SL_LINK_N_COUNTERS
+};
+extern const struct sl_counter_spec sl_link_counters[SL_LINK_N_COUNTERS];
+
+enum sl_worker_ctr { SL_WORKER_CPU, SL_WORKER_LCORE, SL_WORKER_BREATHS, SL_WORKER_N_COUNTERS };
+extern const struct sl_counter_spec sl_worker_counters[SL_WORKER_N_COUNTERS];
+
+/* The pool's (ops: sluice) objects by tier, at stop. */
+enum sl_pool_tier_ctr {
+	SL_POOL_TIER_WORKERS, SL_POOL_TIER_L3, SL_POOL_TIER_GLOBAL, SL_POOL_TIER_SHARED,
+	SL_POOL_N_TIER_COUNTERS
+};
+extern const struct sl_counter_spec sl_pool_tier_counters[SL_POOL_N_TIER_COUNTERS];
+
+/* The pool's (ops: sluice) events, summed over its freelists. */
+enum sl_pool_event_ctr {
+	SL_POOL_REBALANCES, SL_POOL_RECLAIMS, SL_POOL_EMPTY, SL_POOL_FULL,
+	SL_POOL_REBALANCE_P999_NS, SL_POOL_RECLAIM_P999_NS,
+	SL_POOL_N_EVENT_COUNTERS
+};
+extern const struct sl_counter_spec sl_pool_event_counters[SL_POOL_N_EVENT_COUNTERS];
+
+/* The epoch's values, over all workers. */
+enum sl_epoch_ctr {
+	SL_EPOCH_RETIRED, SL_EPOCH_FREED, SL_EPOCH_FREED_AT_STOP, SL_EPOCH_BACKLOG_HWM,
+	SL_EPOCH_FREE_NS_P50, SL_EPOCH_FREE_NS_P99, SL_EPOCH_FREE_NS_MAX,
+	SL_EPOCH_FREE_BREATHS_P50, SL_EPOCH_FREE_BREATHS_P99, SL_EPOCH_FREE_BREATHS_MAX,
+	SL_EPOCH_GRACE_NS_P50, SL_EPOCH_GRACE_NS_P99,
+	SL_EPOCH_N_COUNTERS
+};
+extern const struct sl_counter_spec sl_epoch_counters[SL_EPOCH_N_COUNTERS];
+
+/* What a run reports at stop: a view of the engine's objects, read after
+ * the workers stopped and the apps were finalised. */
+struct sl_report {
+	const struct sl_config *cfg;
+	const struct sl_app *apps;         /* cfg->n_apps */
+	const struct sl_link *links;       /* cfg->n_links */
+	const struct sl_worker *workers;   /* cfg->n_workers */
+	struct rte_mempool *pool;
+	struct sl_epoch *epoch;            /* NULL: none */
+	uint64_t epoch_drained;            /* freed by the epoch drain at stop */
+	uint64_t drained;                  /* packets delivered by the drain */
+	uint64_t freed_at_stop;            /* packets freed from the links */
+	const double *starved_s;           /* per worker, or NULL */
+	double elapsed;                    /* seconds */
+	unsigned mbufs_total, mbufs_back;
+};
+
+/* "sluice: TEXT" on stdout, flushed. */
+void sl_report_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* "sluice: warning: TEXT" on stdout, flushed. */
+void sl_report_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* "sluice: warning: TEXT" on stderr (a failure of the clean-up itself). */
+void sl_report_warn_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* "sluice: running N apps on M workers (W on cpu C, ...); control thread on
+ * cpu C". */
+void sl_report_start(const struct sl_config *cfg, const struct sl_worker *workers,
+		     int main_cpu);
+
+/* Counters for the stats line, per app (cfg order) and all links' drops. */
+struct sl_report_snapshot {
+	double t;
+	uint64_t *in, *out, *drops;   /* per app */
+	uint64_t link_drops;
+};
+
+void sl_report_take(const struct sl_config *cfg, const struct sl_app *apps,
+		    const struct sl_link *links, struct sl_report_snapshot *s, double t);
+
+/* One line: every app with outside traffic, its rates between a and b,
+ * then all drops. */
+void sl_report_stats_line(const struct sl_config *cfg, const struct sl_app *apps,
+			  const struct sl_report_snapshot *a, const struct sl_report_snapshot *b);
+
+/* The end of a run: the apps' warnings, then (unless quiet) the summary
+ * tables, the pool's starvation verdict and the mbuf check line. */
+void sl_report_summary(const struct sl_report *r, bool quiet);
+
+/* Write the JSON summary (docs/summary.md) to path: to a temporary file in
+ * the same directory, then renamed over path, so that a reader sees the
+ * whole document or none.  Returns 0, or -errno with a sentence naming the
+ * file (nothing is left at path or beside it). */
+int sl_report_json(const struct sl_report *r, const char *path, struct sl_err *err);
+
+#endif
