@@ -75,11 +75,11 @@ enum {
 
 static const struct sl_counter_spec port_counters[PORT_N_COUNTERS] = {
 	[PORT_LINK_DOWN] = { "link_down", SL_GAUGE, "1 if the device reported its link down at stop, else 0." },
-	[PORT_TX_UNSENT] = { "tx_unsent", SL_GAUGE, "Frames the device took for transmission but did not send (out_packets less its opackets); moved to drops." },
-	[PORT_TX_FILE_LOST] = { "tx_file_lost", SL_GAUGE, "Frames missing from a regular tx_pcap file (estimated); moved to drops." },
-	[PORT_RX_MISSED] = { "rx_missed", SL_GAUGE, "Frames the device lost on receive for want of room (imissed); counted as drops." },
-	[PORT_RX_ERRORS] = { "rx_errors", SL_GAUGE, "Frames received with errors (ierrors); counted as drops." },
-	[PORT_RX_NOMBUF] = { "rx_nombuf", SL_GAUGE, "Receive buffer allocations that failed (the pool ran empty)." },
+	[PORT_TX_UNSENT] = { "tx_unsent", SL_COUNTER, "Frames the device took for transmission but did not send (out_packets less its opackets); moved to drops." },
+	[PORT_TX_FILE_LOST] = { "tx_file_lost", SL_COUNTER, "Frames missing from a regular tx_pcap file (estimated); moved to drops." },
+	[PORT_RX_MISSED] = { "rx_missed", SL_COUNTER, "Frames the device lost on receive for want of room (imissed); counted as drops." },
+	[PORT_RX_ERRORS] = { "rx_errors", SL_COUNTER, "Frames received with errors (ierrors); counted as drops." },
+	[PORT_RX_NOMBUF] = { "rx_nombuf", SL_COUNTER, "Receive buffer allocations that failed (the pool ran empty)." },
 };
 
 struct port_priv {

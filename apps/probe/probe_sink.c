@@ -68,9 +68,9 @@ enum {
 };
 
 static const struct sl_counter_spec psink_counters[PS_N_COUNTERS] = {
-	[PS_PACKETS] = { "packets", SL_GAUGE, "Probes recorded in the latency histogram (not the warmup, not those drained at stop)." },
-	[PS_LOST] = { "lost", SL_GAUGE, "Probes missing from their stream's sequence, all streams." },
-	[PS_REORDERED] = { "reordered", SL_GAUGE, "Probes that arrived after a later one of their stream." },
+	[PS_PACKETS] = { "packets", SL_COUNTER, "Probes recorded in the latency histogram (not the warmup, not those drained at stop)." },
+	[PS_LOST] = { "lost", SL_COUNTER, "Probes missing from their stream's sequence, all streams." },
+	[PS_REORDERED] = { "reordered", SL_COUNTER, "Probes that arrived after a later one of their stream." },
 	[PS_FOREIGN] = { "foreign", SL_COUNTER, "Frames that are not probes, or probes of a stream beyond the tracked ones." },
 	[PS_DURATION_NS] = { "duration_ns", SL_GAUGE, "Time from the first to the last recorded probe, in ns." },
 	[PS_MIN_NS] = { "min_ns", SL_GAUGE, "Lowest latency recorded, in ns." },

@@ -41,10 +41,10 @@
  *                   devices, so that nothing more arrives.
  *   collect(app)    optional, control thread, after all stops and after the
  *                   links and the epoch have been drained, just before fini
- *                   (only for an app whose init succeeded): store the gauges
- *                   whose values live outside the app's worker (a shared
- *                   table's statistics, a histogram's percentiles) with
- *                   sl_app_ctr_set.  A fini that changes them (a table
+ *                   (only for an app whose init succeeded): store the values
+ *                   (counters' totals, gauges' levels) that live outside the
+ *                   app's worker (a shared table's statistics, a
+ *                   histogram's percentiles) with sl_app_ctr_set.  A fini that changes them (a table
  *                   closed, ending its live flows) stores them again.
  *   fini(app)       control thread, after all stops and after the links have
  *                   been drained: free every packet and resource the app holds.
@@ -54,8 +54,11 @@
  * in/out packets and bytes, drops, in app->stats) and those its type
  * declares in `counters` (name, counter or gauge, one sentence of help;
  * engine/core/counter.h), kept by index in app->ctr: the app's worker adds
- * with sl_app_ctr_add (single writer); stop, collect and fini store gauges
- * with sl_app_ctr_set.  The engine reports them all (engine/core/report.h);
+ * with sl_app_ctr_add (single writer); stop, collect and fini store values
+ * kept elsewhere (a shared table's totals, a device's counters, a histogram's
+ * percentiles) with sl_app_ctr_set.  The kind says what a value means, not
+ * how it is kept: a total that only grows is a counter even when it is
+ * stored at stop.  The engine reports them all (engine/core/report.h);
  * apps print nothing.  Something a user should know at stop (a device that
  * lost frames) goes into sl_app_warn, which the report prints.
  *
@@ -225,7 +228,7 @@ static inline void sl_app_ctr_add(struct sl_app *app, unsigned i, uint64_t n)
 	sl_counter_add(&app->ctr[i], n);
 }
 
-/* Store v in the type's gauge i (its one writer: the worker, or stop,
+/* Store v in the type's counter or gauge i (its one writer: the worker, or stop,
  * collect and fini on the control thread once the workers have stopped). */
 static inline void sl_app_ctr_set(struct sl_app *app, unsigned i, uint64_t v)
 {

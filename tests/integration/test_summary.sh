@@ -92,7 +92,7 @@ ok "flowcache: its declared counters in the JSON and text summaries, 2000 lookup
 for k in $(python3 -c 'import json,sys; print(" ".join(list(json.load(open(sys.argv[1]))["apps"]["fc"]["counters"])[5:]))' "$T/fc.log.json"); do
   grep -qE "^    $k +(counter|gauge) +[A-Z0-9].*\.$" "$T/apps.txt" || { cat "$T/apps.txt" >&2; fail "sluice apps flowcache: no help line for counter '$k'"; }
 done
-expect_in "$T/apps.txt" "    hits                   gauge    Lookups that found the packet's flow."
+expect_in "$T/apps.txt" "    hits                   counter  Lookups that found the packet's flow."
 "$SLUICE" apps >"$T/all.txt" 2>&1 || fail "sluice apps"
 expect_in "$T/all.txt" "    in_packets             counter  Packets received from outside the pipeline"
 ok "sluice apps flowcache: every counter of the summary with a kind and a help sentence"
