@@ -68,9 +68,9 @@
  * bytes with its terminating NUL. */
 #define SL_IL_NAME_MAX 25
 /* Sojourn-time sampling: one object in SL_IL_SAMPLE_DEFAULT (see
- * sl_il_config.sample_every).  Each sample costs an rdtsc on both ends; at
- * 1 in 256 that is lost in the noise of the raw ring benchmark, at 1 in 64 it
- * costs about 5% of its throughput (docs/interlink.md). */
+ * sl_il_config.sample_every).  Each sample costs an rdtsc on both ends, so
+ * sampling is sparse by default; what each rate costs is measured in
+ * docs/benchmarks.md ("Interlinks"). */
 #define SL_IL_SAMPLE_DEFAULT 256u
 #define SL_IL_SAMPLE_MAX (1u << 16)
 /* Buckets of the sojourn histogram: four per power of two of TSC cycles,

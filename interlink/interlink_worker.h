@@ -39,9 +39,8 @@
  * the consumer, and on x86 the slot stores of the following bursts queue
  * behind it in the store buffer; with 64-byte stores a burst takes 4 entries
  * instead of 16 or 32.  The consumer copies out with an inline loop, which
- * avoids a call for a few hundred bytes.  (Measured between two cores 220 ns
- * apart: inline copies on both sides cost a fifth of the throughput, memcpy on
- * both sides a third.)
+ * avoids a call for a few hundred bytes.  (The other combinations, measured
+ * between distant cores, are in docs/interlink.md, "Copies".)
  *
  * Memory order: an end writes slots (and stamps) with plain stores and
  * publishes its cursor with a release store; the other end loads it with an

@@ -34,8 +34,6 @@
 
 #include "counter.h"
 
-#define SL_LINK_SIZE_DEFAULT 1024u
-
 /* Sum of pkt_len over p[0..n). */
 static inline uint64_t sl_pkts_bytes(struct rte_mbuf *const *p, unsigned n)
 {

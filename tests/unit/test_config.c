@@ -215,7 +215,7 @@ static void test_minimal_defaults(void)
 	check_uint("default pool.l3_tier", cfg->pool.l3_tier, 0);
 	check_uint("default pool.data_room", cfg->pool.data_room, 2048);
 	check_uint("default engine.burst", cfg->burst, 32);
-	check_uint("default engine.link_size", cfg->link_size, SL_LINK_SIZE_DEFAULT);
+	check_uint("default engine.link_size", cfg->link_size, 1024);
 	check_uint("no eal args", cfg->n_eal_args, 0);
 	check_uint("one default worker", cfg->n_workers, 1);
 	check_str("default worker name", cfg->workers[0].name, "main");
