@@ -62,7 +62,8 @@ struct sl_route_table;
 /* Build a table of n routes (n >= 1) for a router named name; socket is the
  * NUMA node for the LPM.  Route i gets next hop i.  Duplicate prefixes (same
  * prefix and depth), host bits set and more than 2^24 routes are errors.
- * Returns the table, or NULL with a sentence in err. */
+ * Returns the table, or NULL with errno set (EINVAL, EEXIST for a repeated
+ * route, ENOMEM, or what DPDK's LPM reports) and a sentence in err. */
 struct sl_route_table *sl_route_table_create(const char *name, const struct sl_route *routes,
 					     unsigned n, int socket, struct sl_err *err);
 void sl_route_table_free(struct sl_route_table *t);   /* NULL: no-op; unregisters */
