@@ -74,7 +74,8 @@ void sl_route_table_free(struct sl_route_table *t);   /* NULL: no-op; unregister
 int sl_route_table_register(struct sl_route_table *t, struct sl_err *err);
 struct sl_route_table *sl_route_table_find(const char *name);
 
-/* Next-hop index for dst (host order), or -1 when no route matches. */
+/* Next-hop index for dst (host order), or -1 when no route matches (a
+ * look-up: -1 is "no route", never an errno). */
 int sl_route_lookup(const struct sl_route_table *t, uint32_t dst);
 
 /* Next hop by index (0 <= nh < number of next hops). */
@@ -105,7 +106,8 @@ int sl_route_hint_register(struct sl_err *err);
  * m; nh < 0 clears the field. */
 void sl_route_hint_set(struct rte_mbuf *m, const struct sl_route_table *t, int nh, uint32_t dst);
 /* The next hop hinted for t and destination dst, or -1 when m carries no
- * hint for that table and destination. */
+ * hint for that table and destination (a look-up: -1 is "no hint", never an
+ * errno). */
 int sl_route_hint_get(const struct rte_mbuf *m, const struct sl_route_table *t, uint32_t dst);
 void sl_route_hint_clear(struct rte_mbuf *m);
 

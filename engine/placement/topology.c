@@ -14,6 +14,8 @@ static int ancestor_index(hwloc_topology_t topo, hwloc_obj_type_t type, hwloc_ob
 	return o != NULL ? (int)o->logical_index : -1;
 }
 
+/* The logical index of the first NUMA node that set meets, or -1 when none
+ * does (the "unknown node" of struct sl_topo_pu and sl_topo_pci). */
 static int numa_of_cpuset(hwloc_topology_t topo, hwloc_const_cpuset_t set)
 {
 	int n = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE);
