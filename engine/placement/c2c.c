@@ -19,19 +19,21 @@ struct pingpong {
 	int ok;
 };
 
+/* Pin the calling thread to cpu.  Returns 0 or -errno (-EINVAL for a CPU
+ * this process may not use). */
 static int pin(int cpu)
 {
 	cpu_set_t set;
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
-	return pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	return -pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 }
 
 /* The responder: waits for each odd value and answers with the next even. */
 static void *responder(void *arg)
 {
 	struct pingpong *pp = arg;
-	if (pin(pp->cpu) != 0)
+	if (pin(pp->cpu) < 0)
 		return NULL;
 	__atomic_store_n(&pp->ok, 1, __ATOMIC_RELEASE);
 	for (uint64_t v = 1; v < 2ULL * pp->round_trips; v += 2) {
@@ -61,9 +63,9 @@ static int sample(int a, int b, unsigned round_trips, double *ns)
 	pp.cpu = b;
 	int rc = pin(a);
 	if (rc == 0)
-		rc = pthread_create(&t, NULL, responder, &pp);
-	if (rc != 0)
-		return -rc;
+		rc = -pthread_create(&t, NULL, responder, &pp);
+	if (rc < 0)
+		return rc;
 	/* Wait until the responder runs on its CPU, or has failed to pin. */
 	for (int i = 0; i < 1000000 && !__atomic_load_n(&pp.ok, __ATOMIC_ACQUIRE); i++)
 		sched_yield();
