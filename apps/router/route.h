@@ -32,7 +32,7 @@
  * Threads: sl_route_table_create/_free/_register/_find, the parsers and
  * sl_route_hint_register on the control thread; lookups, next hops and hints
  * on any thread once the table is built.
- * Errors follow engine/core/err.h.
+ * Errors follow engine/err/err.h.
  */
 #ifndef SL_ROUTE_H
 #define SL_ROUTE_H
