@@ -13,6 +13,7 @@
  * one; a saved matrix loads again unchanged; a plan puts every worker on a
  * CPU of the machine.
  */
+#include <errno.h>
 #include <math.h>
 
 #include "c2c.h"
@@ -112,8 +113,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *path = fuzz_file(data, size);
 	struct sl_err err = { "" };
 	struct sl_c2c *m = sl_c2c_load(path, &err);
+	int load_errno = errno;
 
 	if (m == NULL) {
+		fuzz_require(load_errno > 0, "a rejected matrix with errno %d", load_errno);
 		fuzz_require(fuzz_has_message(err.msg, sizeof(err.msg)),
 			     "a rejected matrix without a message");
 		fuzz_require(strstr(err.msg, path) != NULL,

@@ -14,6 +14,7 @@
  * parameter and list within its schema's range; a plan puts every worker on
  * a CPU of the machine.
  */
+#include <errno.h>
 #include <ctype.h>
 #include <stdlib.h>
 
@@ -120,8 +121,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *path = fuzz_file(data, size);
 	struct sl_err err = { "" };
 	struct sl_config *cfg = sl_config_load(path, &err);
+	int load_errno = errno;
 
 	if (cfg == NULL) {
+		fuzz_require(load_errno > 0, "a rejected config with errno %d", load_errno);
 		fuzz_require(fuzz_has_message(err.msg, sizeof(err.msg)),
 			     "a rejected config without a message");
 		fuzz_require(has_file_line_col(err.msg, path),
