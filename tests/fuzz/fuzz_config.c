@@ -14,8 +14,8 @@
  * parameter and list within its schema's range; a plan puts every worker on
  * a CPU of the machine.
  */
-#include <errno.h>
 #include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 
 #include "config.h"
