@@ -2305,16 +2305,16 @@ struct sl_config *sl_config_load(const char *path, struct sl_err *err)
 	}
 	if (!S_ISREG(st.st_mode)) {
 		e = -sl_errf(err, EINVAL, "%s: cannot read: it is %s, not a regular file", path,
-			S_ISCHR(st.st_mode) ? "a character device" :
-			S_ISBLK(st.st_mode) ? "a block device" :
-			S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISSOCK(st.st_mode) ? "a socket" :
-			"a special file");
+			     S_ISCHR(st.st_mode) ? "a character device" :
+			     S_ISBLK(st.st_mode) ? "a block device" :
+			     S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISSOCK(st.st_mode) ? "a socket" :
+			     "a special file");
 		goto out_close;
 	}
 	if (st.st_size > SL_CONFIG_MAX_BYTES) {
 		e = -sl_errf(err, EFBIG, "%s: too large: %lld bytes, more than the %d MiB a "
-			"configuration may have", path, (long long)st.st_size,
-			SL_CONFIG_MAX_BYTES >> 20);
+			     "configuration may have", path, (long long)st.st_size,
+			     SL_CONFIG_MAX_BYTES >> 20);
 		goto out_close;
 	}
 	buf = malloc((size_t)st.st_size + 1);
@@ -2335,8 +2335,8 @@ struct sl_config *sl_config_load(const char *path, struct sl_err *err)
 			break;
 		len += (size_t)got;
 		if (len > (size_t)st.st_size) {
-			e = -sl_errf(err, EFBIG, "%s: grew while it was read; a configuration must not "
-				"change while it is loaded", path);
+			e = -sl_errf(err, EFBIG, "%s: grew while it was read; a configuration "
+				     "must not change while it is loaded", path);
 			goto out_free;
 		}
 	}
