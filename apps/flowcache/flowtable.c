@@ -856,15 +856,21 @@ struct sl_flow_entry *sl_ft_insert(struct sl_ft_handle *h, const struct sl_flow_
 	return e;
 }
 
-static int expired(const struct sl_flowtable *t, const struct sl_flow_entry *e, uint64_t now)
+/* Whether e has expired at now; if so, *why says which timeout it reached. */
+static bool expired(const struct sl_flowtable *t, const struct sl_flow_entry *e, uint64_t now,
+		    enum sl_ft_reason *why)
 {
 	uint64_t idle = t->conf.idle_ns, active = t->conf.active_ns;
 	uint64_t last = __atomic_load_n(&e->last_ns, __ATOMIC_RELAXED);
-	if (idle != 0 && now >= last && now - last >= idle)
-		return SL_FT_IDLE;
-	if (active != 0 && now >= e->first_ns && now - e->first_ns >= active)
-		return SL_FT_ACTIVE;
-	return -1;
+	if (idle != 0 && now >= last && now - last >= idle) {
+		*why = SL_FT_IDLE;
+		return true;
+	}
+	if (active != 0 && now >= e->first_ns && now - e->first_ns >= active) {
+		*why = SL_FT_ACTIVE;
+		return true;
+	}
+	return false;
 }
 
 /* Unlink, report and retire way w of b if it still holds ix and (reason < 0)
@@ -878,13 +884,13 @@ static unsigned take_way(struct sl_ft_handle *h, struct bucket *b, unsigned w, u
 		spin_unlock(&b->lock);
 		return 0;
 	}
-	int r = reason >= 0 ? reason : expired(t, &t->ent[ix - 1], now);
-	if (r < 0) {
+	enum sl_ft_reason r = (enum sl_ft_reason)reason;
+	if (reason < 0 && !expired(t, &t->ent[ix - 1], now, &r)) {
 		spin_unlock(&b->lock);
 		return 0;
 	}
 	struct sl_flow_record rec;
-	struct sl_flow_entry *e = unlink_way(t, b, w, (enum sl_ft_reason)r, &rec);
+	struct sl_flow_entry *e = unlink_way(t, b, w, r, &rec);
 	spin_unlock(&b->lock);
 	finish_unlink(h, e, &rec);
 	return 1;
@@ -905,13 +911,13 @@ static unsigned wheel_fire(struct sl_ft_handle *h, struct sl_flow_entry *e, uint
 		spin_unlock(&b->lock);
 		return 0;
 	}
-	int r = may_unlink ? expired(t, e, now) : -1;
-	if (r >= 0) {
+	enum sl_ft_reason r;
+	if (may_unlink && expired(t, e, now, &r)) {
 		for (unsigned w = 0; w < SL_FT_WAYS; w++) {
 			if (b->idx[w] != e->id + 1)
 				continue;
 			struct sl_flow_record rec;
-			unlink_way(t, b, w, (enum sl_ft_reason)r, &rec);
+			unlink_way(t, b, w, r, &rec);
 			__atomic_store_n(&e->w_state, 0, __ATOMIC_RELAXED);
 			spin_unlock(&b->lock);
 			finish_unlink(h, e, &rec);
@@ -998,7 +1004,8 @@ unsigned sl_ft_expire(struct sl_ft_handle *h, uint64_t now)
 		visited++;
 		for (unsigned w = 0; w < SL_FT_WAYS && done < cap; w++) {
 			uint32_t ix = __atomic_load_n(&b->idx[w], __ATOMIC_ACQUIRE);
-			if (ix != 0 && expired(t, &t->ent[ix - 1], now) >= 0)
+			enum sl_ft_reason why;
+			if (ix != 0 && expired(t, &t->ent[ix - 1], now, &why))
 				done += take_way(h, b, w, ix, -1, now);
 		}
 		if (++h->cursor == h->hi)

@@ -85,7 +85,7 @@
  * sl_epoch_quiesce() or sl_epoch_offline(), and only while that worker is
  * online in the epoch its handles were opened with.
  *
- * Errors follow engine/core/err.h.
+ * Errors follow engine/err/err.h.
  */
 #ifndef SL_FLOWTABLE_H
 #define SL_FLOWTABLE_H

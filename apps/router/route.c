@@ -176,46 +176,39 @@ struct sl_route_table *sl_route_table_create(const char *name, const struct sl_r
 	struct rte_lpm_config conf = { 0 };
 	char lpm_name[RTE_LPM_NAMESIZE];
 	unsigned first, again, deep = 0;
-	int rc;
+	int rc, e;
 
-	if (n == 0) {
-		sl_errf(err, EINVAL, "route table '%s': no routes", name);
-		return NULL;
-	}
-	if (n > ROUTES_MAX) {
-		sl_errf(err, EINVAL, "route table '%s': %u routes, at most %u", name, n, ROUTES_MAX);
-		return NULL;
-	}
+	if (n == 0)
+		return sl_errf_null(err, EINVAL, "route table '%s': no routes", name);
+	if (n > ROUTES_MAX)
+		return sl_errf_null(err, EINVAL, "route table '%s': %u routes, at most %u", name,
+				    n, ROUTES_MAX);
 	for (unsigned i = 0; i < n; i++) {
 		char buf[16];
 		if (routes[i].depth > 32 ||
-		    (routes[i].prefix & ~depth_mask(routes[i].depth)) != 0) {
-			sl_errf(err, EINVAL, "route table '%s': route %u (%s/%u) is not a prefix "
-				"with host bits zero", name, i,
-				addr_str(routes[i].prefix, buf, sizeof(buf)), routes[i].depth);
-			return NULL;
-		}
+		    (routes[i].prefix & ~depth_mask(routes[i].depth)) != 0)
+			return sl_errf_null(err, EINVAL, "route table '%s': route %u (%s/%u) is "
+					    "not a prefix with host bits zero", name, i,
+					    addr_str(routes[i].prefix, buf, sizeof(buf)),
+					    routes[i].depth);
 		if (routes[i].depth > 24)
 			deep++;
 	}
 	rc = sl_route_find_repeat(routes, n, &first, &again);
-	if (rc == -ENOMEM) {
-		sl_errf(err, ENOMEM, "route table '%s': out of memory", name);
-		return NULL;
-	}
+	if (rc == -ENOMEM)
+		return sl_errf_null(err, ENOMEM, "route table '%s': out of memory", name);
 	if (rc < 0) {
 		char buf[16];
-		sl_errf(err, EEXIST, "route table '%s': route %u repeats route %u (%s/%u)", name,
-			again, first, addr_str(routes[again].prefix, buf, sizeof(buf)),
-			routes[again].depth);
-		return NULL;
+		return sl_errf_null(err, EEXIST, "route table '%s': route %u repeats route %u "
+				    "(%s/%u)", name, again, first,
+				    addr_str(routes[again].prefix, buf, sizeof(buf)),
+				    routes[again].depth);
 	}
 
 	t = calloc(1, sizeof(*t) + n * sizeof(t->nh[0]));
 	if (t == NULL || (t->name = strdup(name)) == NULL) {
 		free(t);
-		sl_errf(err, ENOMEM, "route table '%s': out of memory", name);
-		return NULL;
+		return sl_errf_null(err, ENOMEM, "route table '%s': out of memory", name);
 	}
 	t->n_nh = n;
 	t->def_nh = -1;
@@ -233,9 +226,9 @@ struct sl_route_table *sl_route_table_create(const char *name, const struct sl_r
 	snprintf(lpm_name, sizeof(lpm_name), "sl_rt%u", lpm_serial++);
 	t->lpm = rte_lpm_create(lpm_name, socket, &conf);
 	if (t->lpm == NULL) {
-		sl_errf(err, rte_errno ? rte_errno : ENOMEM,
-			"route table '%s': cannot create an LPM of %u routes: %s", name, n,
-			rte_strerror(rte_errno));
+		e = -sl_errf(err, rte_errno > 0 ? rte_errno : ENOMEM,
+			     "route table '%s': cannot create an LPM of %u routes: %s", name, n,
+			     rte_strerror(rte_errno));
 		goto out_free;
 	}
 	for (unsigned i = 0; i < n; i++) {
@@ -246,9 +239,9 @@ struct sl_route_table *sl_route_table_create(const char *name, const struct sl_r
 		rc = rte_lpm_add(t->lpm, routes[i].prefix, routes[i].depth, i);
 		if (rc < 0) {
 			char buf[16];
-			sl_errf(err, -rc, "route table '%s': cannot add route %u (%s/%u): %s",
-				name, i, addr_str(routes[i].prefix, buf, sizeof(buf)),
-				routes[i].depth, strerror(-rc));
+			e = -sl_errf(err, -rc, "route table '%s': cannot add route %u (%s/%u): %s",
+				     name, i, addr_str(routes[i].prefix, buf, sizeof(buf)),
+				     routes[i].depth, strerror(-rc));
 			goto out_free;
 		}
 	}
@@ -256,6 +249,7 @@ struct sl_route_table *sl_route_table_create(const char *name, const struct sl_r
 
 out_free:
 	sl_route_table_free(t);
+	errno = e;
 	return NULL;
 }
 
@@ -333,8 +327,9 @@ int sl_route_hint_register(struct sl_err *err)
 		return 0;
 	off = rte_mbuf_dynfield_register(&desc);
 	if (off < 0)
-		return sl_errf(err, rte_errno, "cannot register the mbuf field '%s': %s",
-			       HINT_NAME, rte_strerror(rte_errno));
+		return sl_errf(err, rte_errno > 0 ? rte_errno : EINVAL,
+			       "cannot register the mbuf field '%s': %s", HINT_NAME,
+			       rte_strerror(rte_errno));
 	hint_off = off;
 	return 0;
 }

@@ -32,7 +32,7 @@
  * Threads: sl_route_table_create/_free/_register/_find, the parsers and
  * sl_route_hint_register on the control thread; lookups, next hops and hints
  * on any thread once the table is built.
- * Errors follow engine/core/err.h.
+ * Errors follow engine/err/err.h.
  */
 #ifndef SL_ROUTE_H
 #define SL_ROUTE_H
@@ -62,7 +62,8 @@ struct sl_route_table;
 /* Build a table of n routes (n >= 1) for a router named name; socket is the
  * NUMA node for the LPM.  Route i gets next hop i.  Duplicate prefixes (same
  * prefix and depth), host bits set and more than 2^24 routes are errors.
- * Returns the table, or NULL with a sentence in err. */
+ * Returns the table, or NULL with errno set (EINVAL, EEXIST for a repeated
+ * route, ENOMEM, or what DPDK's LPM reports) and a sentence in err. */
 struct sl_route_table *sl_route_table_create(const char *name, const struct sl_route *routes,
 					     unsigned n, int socket, struct sl_err *err);
 void sl_route_table_free(struct sl_route_table *t);   /* NULL: no-op; unregisters */
@@ -73,7 +74,8 @@ void sl_route_table_free(struct sl_route_table *t);   /* NULL: no-op; unregister
 int sl_route_table_register(struct sl_route_table *t, struct sl_err *err);
 struct sl_route_table *sl_route_table_find(const char *name);
 
-/* Next-hop index for dst (host order), or -1 when no route matches. */
+/* Next-hop index for dst (host order), or -1 when no route matches (a
+ * look-up: -1 is "no route", never an errno). */
 int sl_route_lookup(const struct sl_route_table *t, uint32_t dst);
 
 /* Next hop by index (0 <= nh < number of next hops). */
@@ -104,7 +106,8 @@ int sl_route_hint_register(struct sl_err *err);
  * m; nh < 0 clears the field. */
 void sl_route_hint_set(struct rte_mbuf *m, const struct sl_route_table *t, int nh, uint32_t dst);
 /* The next hop hinted for t and destination dst, or -1 when m carries no
- * hint for that table and destination. */
+ * hint for that table and destination (a look-up: -1 is "no hint", never an
+ * errno). */
 int sl_route_hint_get(const struct rte_mbuf *m, const struct sl_route_table *t, uint32_t dst);
 void sl_route_hint_clear(struct rte_mbuf *m);
 

@@ -1150,11 +1150,16 @@ static int parse_ops(const char *text, struct bench_opts *o)
 	return 0;
 }
 
-static int parse_opts(int argc, char **argv, struct bench_opts *o)
+/* Parse the options of `sluice bench latency` into o.  Returns 0 (with *help
+ * true when --help or -h was given and the usage was printed: the caller
+ * then stops with SL_EXIT_OK), or SL_EXIT_CONFIG after printing the reason
+ * (this is the command line: it returns exit statuses, not -errno). */
+static int parse_opts(int argc, char **argv, struct bench_opts *o, bool *help)
 {
 	static const char *const names[] = { "--out", "--duration", "--loads", "--receivers",
 					     "--ops", "--size", "--quick", "--dry-run", "--help" };
 	bool loads_set = false, receivers_set = false;
+	*help = false;
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
 		if (strcmp(a, "--quick") == 0) {
@@ -1167,7 +1172,8 @@ static int parse_opts(int argc, char **argv, struct bench_opts *o)
 		}
 		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			fputs(usage_text, stdout);
-			return -1;
+			*help = true;
+			return 0;
 		}
 		bool known = false;
 		for (unsigned k = 0; k < 6; k++)
@@ -1538,11 +1544,10 @@ static int bench_latency(int argc, char **argv)
 				    .ops = { OPS_SLUICE, OPS_DPDK }, .n_ops = 2 };
 	s->argc = argc;
 	s->argv = argv;
-	int rc = parse_opts(argc, argv, &s->o);
-	if (rc != 0) {
-		rc = rc < 0 ? SL_EXIT_OK : rc;
+	bool help;
+	int rc = parse_opts(argc, argv, &s->o, &help);
+	if (rc != 0 || help)
 		goto out;
-	}
 	if (sl_app_type_find("probe_source") == NULL || sl_app_type_find("probe_sink") == NULL) {
 		fprintf(stderr, "sluice: bench latency: this build has no probe_source and "
 				"probe_sink app types\n");

@@ -2220,7 +2220,7 @@ struct sl_config *sl_config_parse(const char *name, const char *text, size_t len
 
 	c.cfg = calloc(1, sizeof(*c.cfg));
 	if (c.cfg == NULL) {
-		out_of_memory(&c);
+		errno = -out_of_memory(&c);
 		return NULL;
 	}
 	c.cfg->path = strdup(c.name);
@@ -2275,6 +2275,7 @@ out_free_cfg:
 	free(c.core_owner);
 	if (rc < 0) {
 		sl_config_free(c.cfg);
+		errno = -rc;
 		return NULL;
 	}
 	return c.cfg;
@@ -2291,37 +2292,34 @@ struct sl_config *sl_config_load(const char *path, struct sl_err *err)
 	 * checked: only a regular file is read, and at most SL_CONFIG_MAX_BYTES
 	 * of it (a file that grows while it is read is stopped there too). */
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0) {
-		e = errno;
-		sl_errf(err, e, "%s: cannot read: %s", path, strerror(e));
-		return NULL;
-	}
+	if (fd < 0)
+		return sl_errf_null(err, errno, "%s: cannot read: %s", path, strerror(errno));
 	if (fstat(fd, &st) != 0) {
 		e = errno;
 		sl_errf(err, e, "%s: cannot read: %s", path, strerror(e));
 		goto out_close;
 	}
 	if (S_ISDIR(st.st_mode)) {
-		sl_errf(err, EISDIR, "%s: cannot read: %s", path, strerror(EISDIR));
+		e = -sl_errf(err, EISDIR, "%s: cannot read: %s", path, strerror(EISDIR));
 		goto out_close;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		sl_errf(err, EINVAL, "%s: cannot read: it is %s, not a regular file", path,
-			S_ISCHR(st.st_mode) ? "a character device" :
-			S_ISBLK(st.st_mode) ? "a block device" :
-			S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISSOCK(st.st_mode) ? "a socket" :
-			"a special file");
+		e = -sl_errf(err, EINVAL, "%s: cannot read: it is %s, not a regular file", path,
+			     S_ISCHR(st.st_mode) ? "a character device" :
+			     S_ISBLK(st.st_mode) ? "a block device" :
+			     S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISSOCK(st.st_mode) ? "a socket" :
+			     "a special file");
 		goto out_close;
 	}
 	if (st.st_size > SL_CONFIG_MAX_BYTES) {
-		sl_errf(err, EFBIG, "%s: too large: %lld bytes, more than the %d MiB a "
-			"configuration may have", path, (long long)st.st_size,
-			SL_CONFIG_MAX_BYTES >> 20);
+		e = -sl_errf(err, EFBIG, "%s: too large: %lld bytes, more than the %d MiB a "
+			     "configuration may have", path, (long long)st.st_size,
+			     SL_CONFIG_MAX_BYTES >> 20);
 		goto out_close;
 	}
 	buf = malloc((size_t)st.st_size + 1);
 	if (buf == NULL) {
-		sl_errf(err, ENOMEM, "%s: cannot read: out of memory", path);
+		e = -sl_errf(err, ENOMEM, "%s: cannot read: out of memory", path);
 		goto out_close;
 	}
 	for (;;) {
@@ -2337,21 +2335,24 @@ struct sl_config *sl_config_load(const char *path, struct sl_err *err)
 			break;
 		len += (size_t)got;
 		if (len > (size_t)st.st_size) {
-			sl_errf(err, EFBIG, "%s: grew while it was read; a configuration must not "
-				"change while it is loaded", path);
+			e = -sl_errf(err, EFBIG, "%s: grew while it was read; a configuration "
+				     "must not change while it is loaded", path);
 			goto out_free;
 		}
 	}
 	close(fd);
 
 	struct sl_config *cfg = sl_config_parse(path, buf, len, err);
+	e = errno;
 	free(buf);
+	errno = e;
 	return cfg;
 
 out_free:
 	free(buf);
 out_close:
 	close(fd);
+	errno = e;
 	return NULL;
 }
 

@@ -259,7 +259,7 @@ static int create_pool(struct engine *e, const struct sl_topology *topo, struct 
 			e->pool = rte_pktmbuf_pool_create("sluice_mbufs", p->mbufs, p->cache, 0,
 							  room, SOCKET_ID_ANY);
 		if (e->pool == NULL)
-			return sl_errf(err, rte_errno ? rte_errno : ENOMEM,
+			return sl_errf(err, rte_errno > 0 ? rte_errno : ENOMEM,
 				       "pool: cannot create %u mbufs of %u bytes: %s (raise dpdk.args -m?)",
 				       p->mbufs, p->data_room, rte_strerror(rte_errno));
 		return 0;

@@ -99,6 +99,8 @@ static int parse_mac(const char *text, uint8_t mac[6])
 	return 0;
 }
 
+/* Index of text among the '|'-separated choices, or -1 when it is none of
+ * them (a look-up: -1 is "not found", not an errno). */
 static int enum_index(const char *choices, const char *text)
 {
 	size_t len = strlen(text);

@@ -123,7 +123,8 @@ void sl_param_value_free(struct sl_param_value *v);
 int sl_param_defaults(const struct sl_param_spec *specs, unsigned n,
 		      struct sl_param_value *vals, unsigned *missing, struct sl_err *err);
 
-/* Index of name in specs[0..n), or -1. */
+/* Index of name in specs[0..n), or -1 when no spec has that name (a look-up:
+ * -1 is "not found", never an errno). */
 int sl_param_find(const struct sl_param_spec *specs, unsigned n, const char *name);
 
 /* Write a human-readable range/choices description of spec into buf

@@ -541,7 +541,7 @@ static int json_pool_epoch(const struct sl_report *r, json_t *root)
 		    json_object_set_new(starved, r->workers[w].name, json_real(r->starved_s[w])) < 0)
 			return -ENOMEM;
 	if (!epoch_values(r, &ev))
-		return json_object_set_new(root, "epoch", json_null());
+		return json_object_set_new(root, "epoch", json_null()) < 0 ? -ENOMEM : 0;
 	if ((epoch = child(root, "epoch")) == NULL ||
 	    json_object_set_new(epoch, "policy",
 				json_string(sl_epoch_policy_name(cfg->epoch_policy))) < 0 ||

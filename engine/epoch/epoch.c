@@ -385,7 +385,7 @@ static int qsbr_create(struct sl_epoch *e, const char *name, struct sl_err *err)
 		};
 		w->dq = rte_rcu_qsbr_dq_create(&p);
 		if (w->dq == NULL)
-			return sl_errf(err, rte_errno ? rte_errno : ENOMEM,
+			return sl_errf(err, rte_errno > 0 ? rte_errno : ENOMEM,
 				       "epoch '%s': policy 'qsbr' cannot create the defer queue of "
 				       "worker %u (it needs DPDK's EAL initialised): %s",
 				       name, i, rte_strerror(rte_errno));

@@ -68,7 +68,7 @@
  * ns, for the retire-to-free and grace-period histograms (CLOCK_MONOTONIC
  * instead when DPDK does not know the TSC's rate, before its EAL is up).
  *
- * Errors follow engine/core/err.h.
+ * Errors follow engine/err/err.h.
  */
 #ifndef SL_EPOCH_H
 #define SL_EPOCH_H

@@ -6,14 +6,24 @@
  *
  *  - Actions (functions that do something and can fail) return 0 on success
  *    or a negative errno value (-EINVAL, -ENOMEM...): never -1, never a
- *    positive errno.  A length of time an action measures goes through an
- *    out-parameter (seconds in a double, or nanoseconds in a uint64_t), never
- *    in the int it returns, where a long one would overflow into an error.
- *  - Predicates return bool.  Burst functions return a count.
- *  - Constructors (and look-ups that return an object) return a pointer, or
- *    NULL with errno set to the reason (a positive errno value, as libc and
- *    DPDK's rte_errno do), so that a caller can act on it (retry on another
- *    NUMA node after ENOMEM, ...).
+ *    positive errno, never a count or a flag mixed with the errno values.
+ *    What an action produces (a count, a length of time, "reached the end")
+ *    goes through an out-parameter: a time in seconds in a double or in
+ *    nanoseconds in a uint64_t, never in the int it returns, where a long
+ *    one would overflow into an error.  Static helpers keep this too.
+ *  - Predicates return bool.  Burst functions return a count (unsigned,
+ *    never an errno).
+ *  - A look-up of an index (a name in a table, a route, a NUMA node) may
+ *    return -1 for "not found" only where its header says so in words; it
+ *    then cannot fail otherwise.
+ *  - Constructors return a pointer, or NULL with errno set to the reason (a
+ *    positive errno value, as libc and DPDK's rte_errno do), so that a
+ *    caller can act on it (retry on another NUMA node after ENOMEM, ...);
+ *    sl_errf_null writes the sentence and sets errno in one call.  A
+ *    reason taken from errno or rte_errno after a library call is checked
+ *    to be > 0 first (some paths fail without setting it), with a sensible
+ *    fallback (ENOMEM, EINVAL), so that a failure never becomes 0.  Look-ups
+ *    that return an object return NULL for "not found" and say so.
  *  - Where a person will read the failure, the callee writes one sentence that
  *    names the object ("app 'fc': parameter 'entries' must be ...", "pool
  *    'sluice_mbufs': ...") into the struct sl_err the caller passed; callers

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
@@ -18,19 +19,21 @@ struct pingpong {
 	int ok;
 };
 
+/* Pin the calling thread to cpu.  Returns 0 or -errno (-EINVAL for a CPU
+ * this process may not use). */
 static int pin(int cpu)
 {
 	cpu_set_t set;
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
-	return pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	return -pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 }
 
 /* The responder: waits for each odd value and answers with the next even. */
 static void *responder(void *arg)
 {
 	struct pingpong *pp = arg;
-	if (pin(pp->cpu) != 0)
+	if (pin(pp->cpu) < 0)
 		return NULL;
 	__atomic_store_n(&pp->ok, 1, __ATOMIC_RELEASE);
 	for (uint64_t v = 1; v < 2ULL * pp->round_trips; v += 2) {
@@ -48,22 +51,27 @@ static double now_ns(void)
 	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-/* One sample: one-way latency in ns between a (this thread) and b, or < 0. */
-static double sample(int a, int b, unsigned round_trips)
+/* One sample: the one-way latency in ns between a (this thread) and b, in
+ * *ns.  Returns 0, or -errno when a thread cannot be started or pinned
+ * (-EINVAL for a CPU this process may not use). */
+static int sample(int a, int b, unsigned round_trips, double *ns)
 {
 	static struct pingpong pp;
 	pthread_t t;
 	memset((void *)&pp, 0, sizeof(pp));
 	pp.round_trips = round_trips;
 	pp.cpu = b;
-	if (pin(a) != 0 || pthread_create(&t, NULL, responder, &pp) != 0)
-		return -1;
+	int rc = pin(a);
+	if (rc == 0)
+		rc = -pthread_create(&t, NULL, responder, &pp);
+	if (rc < 0)
+		return rc;
 	/* Wait until the responder runs on its CPU, or has failed to pin. */
 	for (int i = 0; i < 1000000 && !__atomic_load_n(&pp.ok, __ATOMIC_ACQUIRE); i++)
 		sched_yield();
 	if (!__atomic_load_n(&pp.ok, __ATOMIC_ACQUIRE)) {
 		pthread_join(t, NULL);
-		return -1;
+		return -EINVAL;
 	}
 	double t0 = now_ns();
 	for (uint64_t v = 0; v < 2ULL * round_trips; v += 2) {
@@ -73,7 +81,8 @@ static double sample(int a, int b, unsigned round_trips)
 	}
 	double t1 = now_ns();
 	pthread_join(t, NULL);
-	return (t1 - t0) / round_trips / 2.0;
+	*ns = (t1 - t0) / round_trips / 2.0;
+	return 0;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -100,32 +109,31 @@ static struct sl_c2c *alloc_matrix(unsigned n)
 struct sl_c2c *sl_c2c_measure(const int *cpus, unsigned n, unsigned round_trips,
 			      unsigned samples, struct sl_err *err)
 {
-	if (n < 2) {
-		sl_errf(err, EINVAL, "measuring core-to-core latency needs at least 2 CPUs");
-		return NULL;
-	}
+	if (n < 2)
+		return sl_errf_null(err, EINVAL, "core-to-core latency: measuring needs at least "
+				    "2 CPUs, got %u", n);
 	struct sl_c2c *m = alloc_matrix(n);
 	double *s = calloc(samples + 1, sizeof(*s));
 	cpu_set_t old;
 	if (m == NULL || s == NULL) {
 		sl_c2c_free(m);
 		free(s);
-		sl_errf(err, ENOMEM, "out of memory");
-		return NULL;
+		return sl_errf_null(err, ENOMEM, "core-to-core latency: out of memory for a "
+				    "matrix of %u CPUs", n);
 	}
 	pthread_getaffinity_np(pthread_self(), sizeof(old), &old);
 	memcpy(m->cpus, cpus, n * sizeof(*cpus));
 	for (unsigned i = 0; i < n; i++)
 		for (unsigned j = i + 1; j < n; j++) {
 			for (unsigned k = 0; k < samples; k++) {
-				s[k] = sample(cpus[i], cpus[j], round_trips);
-				if (s[k] < 0) {
-					sl_errf(err, EINVAL, "cannot run threads on cpus %d and %d",
-						cpus[i], cpus[j]);
+				int rc = sample(cpus[i], cpus[j], round_trips, &s[k]);
+				if (rc < 0) {
 					pthread_setaffinity_np(pthread_self(), sizeof(old), &old);
 					sl_c2c_free(m);
 					free(s);
-					return NULL;
+					return sl_errf_null(err, -rc, "core-to-core latency: cannot "
+							    "run threads on cpus %d and %d: %s",
+							    cpus[i], cpus[j], strerror(-rc));
 				}
 			}
 			qsort(s, samples, sizeof(*s), cmp_double);
@@ -161,12 +169,14 @@ int sl_c2c_save(const struct sl_c2c *m, const char *path, struct sl_err *err)
 #define C2C_MAX_LINE (1u << 20)
 
 /* Read one line of f into *buf (grown as needed, at most C2C_MAX_LINE
- * bytes), without its '\n' or "\r\n".  Returns 1, 0 at the end of the file,
- * -E2BIG for a longer line (the rest of it unread), -EIO or -ENOMEM. */
-static int read_line(FILE *f, char **buf, size_t *cap, size_t *len)
+ * bytes), without its '\n' or "\r\n".  Returns 0 with *eof false and the
+ * line in *buf, 0 with *eof true at the end of the file, or -E2BIG for a
+ * longer line (the rest of it unread), -EIO or -ENOMEM. */
+static int read_line(FILE *f, char **buf, size_t *cap, size_t *len, bool *eof)
 {
 	int c;
 	*len = 0;
+	*eof = false;
 	while ((c = getc(f)) != EOF) {
 		/* room for this character or, for '\n', the terminating NUL */
 		if (*len + 1 >= *cap) {
@@ -185,12 +195,14 @@ static int read_line(FILE *f, char **buf, size_t *cap, size_t *len)
 	}
 	if (c == EOF && ferror(f))
 		return -EIO;
-	if (c == EOF && *len == 0)
-		return 0;     /* (so *buf is allocated below: *len > 0 or c was '\n') */
+	if (c == EOF && *len == 0) {
+		*eof = true;  /* (so *buf is allocated below: *len > 0 or c was '\n') */
+		return 0;
+	}
 	if (*len > 0 && (*buf)[*len - 1] == '\r')
 		(*len)--;
 	(*buf)[*len] = '\0';
-	return 1;
+	return 0;
 }
 
 /* A field for a message: its text in quotes, cut after 40 characters. */
@@ -203,34 +215,39 @@ static const char *quote(const char *s, size_t len, char *out, size_t size)
 	return out;
 }
 
-/* A CPU number: decimal digits only, below CPU_SETSIZE.  Returns it or -1. */
-static int parse_cpu(const char *s, size_t len)
+/* A CPU number: decimal digits only, below CPU_SETSIZE, into *cpu.  Returns
+ * 0 or -EINVAL. */
+static int parse_cpu(const char *s, size_t len, int *cpu)
 {
 	long v = 0;
 	if (len == 0 || len > 9)
-		return -1;
+		return -EINVAL;
 	for (size_t i = 0; i < len; i++) {
 		if (s[i] < '0' || s[i] > '9')
-			return -1;
+			return -EINVAL;
 		v = v * 10 + (s[i] - '0');
 	}
-	return v < CPU_SETSIZE ? (int)v : -1;
+	if (v >= CPU_SETSIZE)
+		return -EINVAL;
+	*cpu = (int)v;
+	return 0;
 }
 
 /* The largest latency a matrix may hold: a second, far above any cache
  * line transfer, and short enough that a saved value reads back whole. */
 #define C2C_MAX_NS 1e9
 
-/* A latency: a number in 0..C2C_MAX_NS, the whole field.  Returns 0 or -1. */
+/* A latency: a number in 0..C2C_MAX_NS, the whole field, into *ns.  Returns
+ * 0 or -EINVAL. */
 static int parse_ns(const char *s, size_t len, double *ns)
 {
 	char text[64], *end;
 	if (len == 0 || len >= sizeof(text))
-		return -1;
+		return -EINVAL;
 	memcpy(text, s, len);
 	text[len] = '\0';
 	*ns = strtod(text, &end);
-	return end == text + len && isfinite(*ns) && *ns >= 0 && *ns <= C2C_MAX_NS ? 0 : -1;
+	return end == text + len && isfinite(*ns) && *ns >= 0 && *ns <= C2C_MAX_NS ? 0 : -EINVAL;
 }
 
 /* The field that starts at *q: its length, up to the next ',' or the end. */
@@ -240,34 +257,29 @@ static size_t field(const char *q)
 }
 
 /* The header line "cpu,A,B,...": the matrix for its CPUs.  Returns it, or
- * NULL with a sentence in err. */
+ * NULL with errno set and a sentence in err. */
 static struct sl_c2c *parse_header(const char *path, const char *line, size_t len,
 				   struct sl_err *err)
 {
 	char shown[80];
 	unsigned n = 0;
-	if (strncmp(line, "cpu,", 4) != 0 || memchr(line, '\0', len) != NULL) {
-		sl_errf(err, EINVAL, "%s:1: not a core-to-core matrix (expected a 'cpu,...' header)",
-			path);
-		return NULL;
-	}
+	if (strncmp(line, "cpu,", 4) != 0 || memchr(line, '\0', len) != NULL)
+		return sl_errf_null(err, EINVAL, "%s:1: not a core-to-core matrix (expected a "
+				    "'cpu,...' header)", path);
 	for (const char *p = line; (p = strchr(p, ',')) != NULL; p++)
 		n++;
-	if (n > CPU_SETSIZE) {
-		sl_errf(err, EINVAL, "%s:1: %u CPUs in the header, at most %d", path, n,
-			CPU_SETSIZE);
-		return NULL;
-	}
+	if (n > CPU_SETSIZE)
+		return sl_errf_null(err, EINVAL, "%s:1: %u CPUs in the header, at most %d", path,
+				    n, CPU_SETSIZE);
 	struct sl_c2c *m = alloc_matrix(n);
-	if (m == NULL) {
-		sl_errf(err, ENOMEM, "out of memory");
-		return NULL;
-	}
+	if (m == NULL)
+		return sl_errf_null(err, ENOMEM, "%s:1: out of memory for a matrix of %u CPUs",
+				    path, n);
 	const char *q = line + 4;
 	for (unsigned j = 0; j < n; j++, q++) {
 		size_t flen = field(q);
-		int cpu = parse_cpu(q, flen);
-		if (cpu < 0) {
+		int cpu;
+		if (parse_cpu(q, flen, &cpu) < 0) {
 			sl_errf(err, EINVAL, "%s:1: column %u: %s is not a CPU number (0..%d)", path,
 				j + 2, quote(q, flen, shown, sizeof(shown)), CPU_SETSIZE - 1);
 			goto fail;
@@ -284,6 +296,7 @@ static struct sl_c2c *parse_header(const char *path, const char *line, size_t le
 	return m;
 fail:
 	sl_c2c_free(m);
+	errno = EINVAL;
 	return NULL;
 }
 
@@ -298,7 +311,8 @@ static int parse_row(const char *path, unsigned lineno, const char *line, struct
 	if (row >= n)
 		return sl_errf(err, EINVAL, "%s:%u: a row beyond the %u of the header's CPUs: %s",
 			       path, lineno, n, quote(line, flen, shown, sizeof(shown)));
-	if (parse_cpu(line, flen) != m->cpus[row])
+	int cpu;
+	if (parse_cpu(line, flen, &cpu) < 0 || cpu != m->cpus[row])
 		return sl_errf(err, EINVAL, "%s:%u: expected the row of cpu %d, found %s", path,
 			       lineno, m->cpus[row], quote(line, flen, shown, sizeof(shown)));
 	const char *q = line + flen;
@@ -328,23 +342,24 @@ struct sl_c2c *sl_c2c_load(const char *path, struct sl_err *err)
 	size_t cap = 0, len;
 	struct sl_c2c *m = NULL;
 	unsigned row = 0, lineno = 1;
-	int rc;
-	if (f == NULL) {
-		sl_errf(err, errno, "cannot read '%s': %s", path, strerror(errno));
-		return NULL;
-	}
-	rc = read_line(f, &line, &cap, &len);
+	bool eof;
+	int rc, e = EINVAL;     /* the errno to fail with */
+	if (f == NULL)
+		return sl_errf_null(err, errno, "cannot read '%s': %s", path, strerror(errno));
+	rc = read_line(f, &line, &cap, &len, &eof);
 	if (rc < 0)
 		goto read_fail;
-	if (rc == 0) {
+	if (eof) {
 		sl_errf(err, EINVAL, "%s:1: not a core-to-core matrix (expected a 'cpu,...' header)",
 			path);
 		goto fail;
 	}
 	m = parse_header(path, line, len, err);
-	if (m == NULL)
+	if (m == NULL) {
+		e = errno;
 		goto fail;
-	while ((rc = read_line(f, &line, &cap, &len)) > 0) {
+	}
+	while ((rc = read_line(f, &line, &cap, &len, &eof)) == 0 && !eof) {
 		lineno++;
 		if (len == 0)
 			continue;
@@ -373,11 +388,12 @@ read_fail:
 		sl_errf(err, EINVAL, "%s:%u: line longer than %u bytes", path, lineno,
 			C2C_MAX_LINE);
 	else
-		sl_errf(err, -rc, "%s:%u: %s", path, lineno, strerror(-rc));
+		e = -sl_errf(err, -rc, "%s:%u: %s", path, lineno, strerror(-rc));
 fail:
 	fclose(f);
 	free(line);
 	sl_c2c_free(m);
+	errno = e;
 	return NULL;
 }
 
@@ -432,7 +448,8 @@ unsigned sl_c2c_domains(const struct sl_c2c *m, double factor, int *domain)
 	return n_dom;
 }
 
-int sl_topology_apply_domains(struct sl_topology *t, const struct sl_c2c *m, double factor)
+int sl_topology_apply_domains(struct sl_topology *t, const struct sl_c2c *m, double factor,
+			      unsigned *n_domains)
 {
 	int *dom = calloc(m->n + 1, sizeof(*dom));
 	if (dom == NULL)
@@ -451,5 +468,7 @@ int sl_topology_apply_domains(struct sl_topology *t, const struct sl_c2c *m, dou
 	t->n_l3 = n;
 	snprintf(t->source + strlen(t->source), sizeof(t->source) - strlen(t->source),
 		 " + measured L3 domains");
-	return (int)n;
+	if (n_domains != NULL)
+		*n_domains = n;
+	return 0;
 }

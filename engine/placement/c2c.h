@@ -30,7 +30,9 @@ struct sl_c2c {
 };
 
 /* Measure every pair of the given CPUs.  round_trips per sample (e.g. 20000),
- * samples per pair (e.g. 5).  NULL with a sentence on error. */
+ * samples per pair (e.g. 5).  NULL on error, with errno set (EINVAL for fewer
+ * than 2 CPUs or a CPU this process cannot run a thread on, ENOMEM) and a
+ * sentence in err. */
 struct sl_c2c *sl_c2c_measure(const int *cpus, unsigned n, unsigned round_trips,
 			      unsigned samples, struct sl_err *err);
 
@@ -38,8 +40,10 @@ struct sl_c2c *sl_c2c_measure(const int *cpus, unsigned n, unsigned round_trips,
  * Returns 0 or -errno with a sentence. */
 int sl_c2c_save(const struct sl_c2c *m, const char *path, struct sl_err *err);
 
-/* Load a matrix saved by sl_c2c_save.  NULL with a sentence naming the file
- * and line ("FILE:LINE: ...") and quoting the offending text on error.  The
+/* Load a matrix saved by sl_c2c_save.  NULL on error, with errno set (the
+ * errno of fopen or a read error, ENOMEM, or EINVAL for a malformed file) and
+ * a sentence naming the file and line ("FILE:LINE: ...") and quoting the
+ * offending text.  The
  * header's CPUs are distinct numbers in 0..CPU_SETSIZE-1; each row starts
  * with its CPU, in header order, and holds one finite latency >= 0 per CPU;
  * blank lines are skipped; a line may not exceed 1 MiB. */
@@ -54,8 +58,9 @@ void sl_c2c_free(struct sl_c2c *m);
 unsigned sl_c2c_domains(const struct sl_c2c *m, double factor, int *domain);
 
 /* Replace the L3 domains of t by the measured ones for every CPU that m
- * covers.  Returns the number of domains applied, or -EINVAL if m covers no
- * CPU of t. */
-int sl_topology_apply_domains(struct sl_topology *t, const struct sl_c2c *m, double factor);
+ * covers, and store their number in *n_domains (may be NULL).  Returns 0,
+ * -EINVAL if m covers no CPU of t (t is then unchanged), or -ENOMEM. */
+int sl_topology_apply_domains(struct sl_topology *t, const struct sl_c2c *m, double factor,
+			      unsigned *n_domains);
 
 #endif

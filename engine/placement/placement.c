@@ -615,7 +615,8 @@ void sl_plan_print(const struct sl_config *cfg, const struct sl_topology *topo,
 }
 
 /* Where hwloc sees a single L3 domain and the config names a saved matrix,
- * the measured domains stand in.  Returns 0, 1 if applied, or -errno. */
+ * the measured domains stand in.  Returns 0 (whether they did or not) or
+ * -errno with a sentence in err. */
 static int measured_domains(const struct sl_config *cfg, struct sl_topology *t,
 			    struct sl_err *err)
 {
@@ -623,15 +624,19 @@ static int measured_domains(const struct sl_config *cfg, struct sl_topology *t,
 		return 0;
 	struct sl_c2c *m = sl_c2c_load(cfg->c2c_path, err);
 	if (m == NULL)
-		return sl_err_prefix(err, EINVAL, "%s:%u:%u: topology.c2c", cfg->path,
+		return sl_err_prefix(err, errno, "%s:%u:%u: topology.c2c", cfg->path,
 				     cfg->c2c_mark.line, cfg->c2c_mark.col);
-	int rc = sl_topology_apply_domains(t, m, SL_C2C_DOMAIN_FACTOR);
+	int rc = sl_topology_apply_domains(t, m, SL_C2C_DOMAIN_FACTOR, NULL);
 	sl_c2c_free(m);
-	if (rc < 0)
+	if (rc == -EINVAL)
 		return sl_errf(err, EINVAL, "%s:%u:%u: topology.c2c: '%s' covers no CPU of this "
 			       "machine", cfg->path, cfg->c2c_mark.line, cfg->c2c_mark.col,
 			       cfg->c2c_path);
-	return 1;
+	if (rc < 0)
+		return sl_errf(err, -rc, "%s:%u:%u: topology.c2c: '%s': %s", cfg->path,
+			       cfg->c2c_mark.line, cfg->c2c_mark.col, cfg->c2c_path,
+			       strerror(-rc));
+	return 0;
 }
 
 int sl_plan_here(const struct sl_config *cfg, struct sl_topology **topo,
@@ -641,7 +646,7 @@ int sl_plan_here(const struct sl_config *cfg, struct sl_topology **topo,
 	int rc;
 	*topo = sl_topology_load(err);
 	if (*topo == NULL)
-		return -EINVAL;
+		return -errno;
 	unsigned hw_l3 = (*topo)->n_l3;
 	rc = measured_domains(cfg, *topo, err);
 	if (rc >= 0 && !(*topo)->synthetic &&

@@ -55,7 +55,8 @@ void sl_plan_free(struct sl_plan *plan);
 
 /* Load the topology (sl_topology_load) and plan for this process: the CPUs
  * allowed are its affinity, unless the topology describes another machine
- * (then every CPU of it).  On success *topo is the caller's to free. */
+ * (then every CPU of it).  Returns 0, and *topo is the caller's to free; or
+ * -errno with a sentence in err (and *topo NULL). */
 int sl_plan_here(const struct sl_config *cfg, struct sl_topology **topo,
 		 struct sl_plan *plan, struct sl_err *err);
 

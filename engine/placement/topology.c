@@ -14,6 +14,8 @@ static int ancestor_index(hwloc_topology_t topo, hwloc_obj_type_t type, hwloc_ob
 	return o != NULL ? (int)o->logical_index : -1;
 }
 
+/* The logical index of the first NUMA node that set meets, or -1 when none
+ * does (the "unknown node" of struct sl_topo_pu and sl_topo_pci). */
 static int numa_of_cpuset(hwloc_topology_t topo, hwloc_const_cpuset_t set)
 {
 	int n = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE);
@@ -67,48 +69,42 @@ struct sl_topology *sl_topology_load(struct sl_err *err)
 {
 	hwloc_topology_t topo;
 	struct sl_topology *t = calloc(1, sizeof(*t));
-	if (t == NULL) {
-		sl_errf(err, ENOMEM, "out of memory");
-		return NULL;
-	}
+	if (t == NULL)
+		return sl_errf_null(err, ENOMEM, "topology: out of memory for the topology");
 	if (hwloc_topology_init(&topo) < 0) {
 		free(t);
-		sl_errf(err, ENOMEM, "hwloc: cannot initialise a topology");
-		return NULL;
+		return sl_errf_null(err, ENOMEM, "topology: hwloc cannot initialise a topology");
 	}
 	hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
 	const char *syn = getenv("HWLOC_SYNTHETIC");
 	const char *xml = getenv("HWLOC_XMLFILE");
-	int rc = 0;
+	int e = 0;      /* the errno to fail with, 0 while all is well */
 	if (syn != NULL && syn[0] != '\0') {
-		rc = hwloc_topology_set_synthetic(topo, syn);
 		snprintf(t->source, sizeof(t->source), "synthetic: %s", syn);
 		t->synthetic = true;
-		if (rc < 0)
-			sl_errf(err, EINVAL, "HWLOC_SYNTHETIC='%s' is not a valid hwloc synthetic "
-				"description (e.g. \"pack:1 l3:4 core:6 pu:1\")", syn);
+		if (hwloc_topology_set_synthetic(topo, syn) < 0)
+			e = -sl_errf(err, EINVAL, "topology: HWLOC_SYNTHETIC='%s' is not a valid "
+				     "hwloc synthetic description (e.g. \"pack:1 l3:4 core:6 "
+				     "pu:1\")", syn);
 	} else if (xml != NULL && xml[0] != '\0') {
-		rc = hwloc_topology_set_xml(topo, xml);
 		snprintf(t->source, sizeof(t->source), "xml: %s", xml);
 		t->synthetic = true;
-		if (rc < 0)
-			sl_errf(err, EINVAL, "HWLOC_XMLFILE='%s': cannot read it as an hwloc XML "
-				"export: %s", xml, strerror(errno));
+		if (hwloc_topology_set_xml(topo, xml) < 0)
+			e = -sl_errf(err, EINVAL, "topology: HWLOC_XMLFILE='%s': cannot read it as "
+				     "an hwloc XML export: %s", xml, strerror(errno));
 	} else {
 		snprintf(t->source, sizeof(t->source), "this machine");
 	}
-	if (rc == 0 && hwloc_topology_load(topo) < 0) {
-		rc = -1;
-		sl_errf(err, EIO, "hwloc: cannot load the topology (%s): %s", t->source,
-			strerror(errno));
-	}
-	if (rc < 0)
+	if (e == 0 && hwloc_topology_load(topo) < 0)
+		e = -sl_errf(err, EIO, "topology: hwloc cannot load the topology (%s): %s",
+			     t->source, strerror(errno));
+	if (e != 0)
 		goto out_destroy;
 
 	int n = count(topo, HWLOC_OBJ_PU);
 	t->pus = calloc((size_t)n + 1, sizeof(*t->pus));
 	if (t->pus == NULL) {
-		sl_errf(err, ENOMEM, "out of memory");
+		e = -sl_errf(err, ENOMEM, "topology: out of memory for %d processing units", n);
 		goto out_destroy;
 	}
 	for (int i = 0; i < n; i++) {
@@ -127,8 +123,9 @@ struct sl_topology *sl_topology_load(struct sl_err *err)
 	t->n_l3 = (unsigned)count(topo, HWLOC_OBJ_L3CACHE);
 	t->n_numa = (unsigned)count(topo, HWLOC_OBJ_NUMANODE);
 	t->n_packages = (unsigned)count(topo, HWLOC_OBJ_PACKAGE);
-	if (load_pci(t, topo) < 0) {
-		sl_errf(err, ENOMEM, "out of memory");
+	int rc = load_pci(t, topo);
+	if (rc < 0) {
+		e = -sl_errf(err, -rc, "topology: out of memory for the PCI devices");
 		goto out_destroy;
 	}
 	hwloc_topology_destroy(topo);
@@ -137,6 +134,7 @@ struct sl_topology *sl_topology_load(struct sl_err *err)
 out_destroy:
 	hwloc_topology_destroy(topo);
 	sl_topology_free(t);
+	errno = e;
 	return NULL;
 }
 

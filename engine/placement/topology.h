@@ -51,6 +51,10 @@ struct sl_topology {
 	char source[128];         /* "this machine", "synthetic: ...", "xml: ..." */
 };
 
+/* Load this machine's topology, or the one HWLOC_SYNTHETIC or HWLOC_XMLFILE
+ * describes.  Returns it (free with sl_topology_free), or NULL with errno set
+ * (EINVAL for a description hwloc refuses, EIO when hwloc cannot load it,
+ * ENOMEM) and a sentence starting "topology: " in err.  Control thread. */
 struct sl_topology *sl_topology_load(struct sl_err *err);
 void sl_topology_free(struct sl_topology *t);
 
@@ -63,8 +67,9 @@ enum sl_hop sl_topology_hop(const struct sl_topology *t, int a, int b);
 enum sl_hop sl_topology_hop_pus(const struct sl_topology *t, unsigned i, unsigned j);
 const char *sl_hop_name(enum sl_hop h);
 
-/* NUMA node of a PCI device given as "0000:03:00.0" or "03:00.0"; -1 if the
- * device is unknown or has no locality. */
+/* NUMA node of a PCI device given as "0000:03:00.0" or "03:00.0", or -1 if the
+ * device is unknown or has no locality (-1 means "no node", never an error:
+ * this look-up cannot fail). */
 int sl_topology_pci_numa(const struct sl_topology *t, const char *addr);
 
 /* Print the topology as a table (one row per PU, then PCI devices). */

@@ -15,6 +15,7 @@
  * a CPU of the machine.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 
 #include "config.h"
@@ -120,8 +121,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *path = fuzz_file(data, size);
 	struct sl_err err = { "" };
 	struct sl_config *cfg = sl_config_load(path, &err);
+	int load_errno = errno;
 
 	if (cfg == NULL) {
+		fuzz_require(load_errno > 0, "a rejected config with errno %d", load_errno);
 		fuzz_require(fuzz_has_message(err.msg, sizeof(err.msg)),
 			     "a rejected config without a message");
 		fuzz_require(has_file_line_col(err.msg, path),

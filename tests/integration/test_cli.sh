@@ -471,6 +471,12 @@ if try apps-md 0 apps --markdown; then
 fi
 try version 0 version && { grep -qE '^sluice [0-9]+\.[0-9]+\.[0-9]+$' "$T/version.out" || { bad "version: unexpected output"; show; }; }
 try help 0 help && { has out "usage: sluice COMMAND"; empty err; }
+# `bench latency --help` prints its usage and stops with status 0 (before it
+# looks at the machine); an unknown option is a usage error.
+try bench_help 0 bench latency --help && { has out "usage: sluice bench latency"; empty err; }
+try bench_h 0 bench latency -h && { has out "usage: sluice bench latency"; empty err; }
+try bench_unknown 2 bench latency --bogus && {
+  has err "sluice: bench latency: unknown option '--bogus'"; empty out; }
 
 if [[ $errors -gt 0 ]]; then
   echo "$errors case(s) failed" >&2

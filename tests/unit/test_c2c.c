@@ -4,6 +4,7 @@
  * loading, grouping into measured domains, load errors, and placement on a
  * flat machine using measured domains.
  */
+#include <errno.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,8 +63,37 @@ static void test_save_load(void)
 	CHECK(sl_c2c_load(path, &err) == NULL && strstr(err.msg, ":1: not a core-to-core matrix"),
 	      "bad header: %s", err.msg);
 	unlink(path);
-	CHECK(sl_c2c_load(path, &err) == NULL && strstr(err.msg, "cannot read"), "missing: %s",
-	      err.msg);
+	errno = 0;
+	CHECK(sl_c2c_load(path, &err) == NULL && errno == ENOENT &&
+	      strstr(err.msg, "cannot read"), "missing: errno %d, %s", errno, err.msg);
+}
+
+/* Measured domains written into a synthetic machine of 8 PUs: the count
+ * comes back through the out-parameter; a matrix of other CPUs is refused
+ * and leaves the machine as it was. */
+static void test_apply_domains(void)
+{
+	struct sl_err err;
+	setenv("HWLOC_SYNTHETIC", "pack:1 l3:1 core:8 pu:1", 1);
+	struct sl_topology *t = sl_topology_load(&err);
+	unsetenv("HWLOC_SYNTHETIC");
+	CHECK(t != NULL, "topology: %s", err.msg);
+	if (t == NULL)
+		return;
+	unsigned n = 99;
+	int rc = sl_topology_apply_domains(t, two_groups(), 1.5, &n);
+	CHECK(rc == 0 && n == 2 && t->n_l3 == 2, "apply: rc %d, %u domains, n_l3 %u", rc, n,
+	      t->n_l3);
+	CHECK(sl_topology_apply_domains(t, two_groups(), 1.5, NULL) == 0, "NULL count");
+
+	static int far_cpus[2] = { 100, 101 };
+	static double far_ns[4] = { 0, 20, 20, 0 };
+	struct sl_c2c far = { 2, far_cpus, far_ns };
+	n = 99;
+	rc = sl_topology_apply_domains(t, &far, 1.5, &n);
+	CHECK(rc == -EINVAL && n == 99 && t->n_l3 == 2, "no CPU covered: rc %d, n %u, n_l3 %u",
+	      rc, n, t->n_l3);
+	sl_topology_free(t);
 }
 
 /* Write text to path and load it: NULL expected, with a message equal to
@@ -75,9 +105,11 @@ static void load_error(const char *path, const char *text, size_t len, const cha
 	FILE *f = fopen(path, "w");
 	fwrite(text, 1, len, f);
 	fclose(f);
+	errno = 0;
 	struct sl_c2c *m = sl_c2c_load(path, &err);
 	snprintf(full, sizeof(full), "%s%s", path, want);
 	CHECK(m == NULL, "accepted: %.60s", text);
+	CHECK(errno == EINVAL, "errno %d, want EINVAL, for %.60s", errno, text);
 	CHECK(strcmp(err.msg, full) == 0, "message:\n  got  %s\n  want %s", err.msg, full);
 	sl_c2c_free(m);
 }
@@ -228,8 +260,9 @@ static void test_placement_with_matrix(void)
 	setenv("HWLOC_SYNTHETIC", "pack:1 l3:1 core:8 pu:1", 1);
 	unlink(path);
 	cfg = sl_config_parse("m.yaml", text, strlen(text), &err);
-	CHECK(sl_plan_here(cfg, &t, &p, &err) < 0 && strstr(err.msg, "m.yaml:1:18: topology.c2c: cannot read"),
-	      "missing matrix: %s", err.msg);
+	int rc = sl_plan_here(cfg, &t, &p, &err);
+	CHECK(rc == -ENOENT && strstr(err.msg, "m.yaml:1:18: topology.c2c: cannot read"),
+	      "missing matrix: rc %d, %s", rc, err.msg);
 	sl_config_free(cfg);
 	unsetenv("HWLOC_SYNTHETIC");
 }
@@ -248,6 +281,20 @@ static void test_measure(void)
 		return;
 	}
 	struct sl_err err;
+	errno = 0;
+	CHECK(sl_c2c_measure(cpus, 1, 500, 3, &err) == NULL && errno == EINVAL &&
+	      strcmp(err.msg, "core-to-core latency: measuring needs at least 2 CPUs, got 1") == 0,
+	      "one CPU: errno %d, '%s'", errno, err.msg);
+	/* A CPU this process may not use: pinning fails with EINVAL. */
+	if (!CPU_ISSET(CPU_SETSIZE - 1, &set)) {
+		int bad[2] = { CPU_SETSIZE - 1, cpus[0] };
+		char want[160];
+		snprintf(want, sizeof(want), "core-to-core latency: cannot run threads on cpus %d "
+			 "and %d: %s", CPU_SETSIZE - 1, cpus[0], strerror(EINVAL));
+		errno = 0;
+		CHECK(sl_c2c_measure(bad, 2, 500, 3, &err) == NULL && errno == EINVAL &&
+		      strcmp(err.msg, want) == 0, "unusable CPU: errno %d, '%s'", errno, err.msg);
+	}
 	struct sl_c2c *m = sl_c2c_measure(cpus, 2, 500, 3, &err);
 	CHECK(m != NULL, "measure: %s", err.msg);
 	if (m != NULL) {
@@ -262,6 +309,7 @@ int main(void)
 	test_domains();
 	test_save_load();
 	test_load_errors();
+	test_apply_domains();
 	test_placement_with_matrix();
 	test_measure();
 	printf("%s: %d checks, %d failed\n", failures ? "FAIL" : "ok", checks, failures);

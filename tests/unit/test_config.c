@@ -486,11 +486,12 @@ static void test_load_file(void)
 		check(false, "write temporary file", "%s", strerror(errno));
 	close(fd);
 
+	errno = 0;
 	struct sl_config *cfg = sl_config_load(path, &err);
 	char want[256];
 	snprintf(want, sizeof(want), "%s:3:22: app 's': unknown parameter 'sizee'", path);
-	check(cfg == NULL && strncmp(err.msg, want, strlen(want)) == 0,
-	      "load reports the file's path", "got '%s'", err.msg);
+	check(cfg == NULL && errno == EINVAL && strncmp(err.msg, want, strlen(want)) == 0,
+	      "load reports the file's path, errno EINVAL", "errno %d, got '%s'", errno, err.msg);
 	sl_config_free(cfg);
 
 	fd = open(path, O_WRONLY | O_TRUNC);
@@ -506,13 +507,17 @@ static void test_load_file(void)
 	sl_config_free(cfg);
 	unlink(path);
 
+	errno = 0;
 	cfg = sl_config_load("/nonexistent/sluice.yaml", &err);
-	check(cfg == NULL && strcmp(err.msg, "/nonexistent/sluice.yaml: cannot read: "
-				    "No such file or directory") == 0,
-	      "missing file", "got '%s'", err.msg);
+	check(cfg == NULL && errno == ENOENT &&
+	      strcmp(err.msg, "/nonexistent/sluice.yaml: cannot read: "
+			      "No such file or directory") == 0,
+	      "missing file, errno ENOENT", "errno %d, got '%s'", errno, err.msg);
+	errno = 0;
 	cfg = sl_config_load("/tmp", &err);
-	check(cfg == NULL && strcmp(err.msg, "/tmp: cannot read: Is a directory") == 0,
-	      "directory", "got '%s'", err.msg);
+	check(cfg == NULL && errno == EISDIR &&
+	      strcmp(err.msg, "/tmp: cannot read: Is a directory") == 0,
+	      "directory, errno EISDIR", "errno %d, got '%s'", errno, err.msg);
 }
 
 /* sl_config_order on a config built by hand, and called twice. */
@@ -769,7 +774,9 @@ static void test_table_errors(void)
 	for (unsigned i = 0; i < SL_ARRAY_LEN(table_cases); i++) {
 		const struct exact_case *b = &table_cases[i];
 		struct sl_err err;
+		errno = 0;
 		struct sl_config *cfg = parse(b->text, &err);
+		int e = errno;
 		char what[160];
 
 		snprintf(what, sizeof(what), "invalid list: %s", b->what);
@@ -778,6 +785,7 @@ static void test_table_errors(void)
 			sl_config_free(cfg);
 			continue;
 		}
+		check(e == EINVAL, what, "errno %d, want EINVAL (%d)", e, EINVAL);
 		check(strcmp(err.msg, b->want) == 0, what, "got '%s', want '%s'", err.msg, b->want);
 	}
 }
@@ -1121,7 +1129,9 @@ static void test_section_errors(void)
 	for (unsigned i = 0; i < SL_ARRAY_LEN(section_cases); i++) {
 		const struct exact_case *b = &section_cases[i];
 		struct sl_err err;
+		errno = 0;
 		struct sl_config *cfg = parse(b->text, &err);
+		int e = errno;
 		char what[160];
 
 		snprintf(what, sizeof(what), "invalid section: %s", b->what);
@@ -1130,6 +1140,7 @@ static void test_section_errors(void)
 			sl_config_free(cfg);
 			continue;
 		}
+		check(e == EINVAL, what, "errno %d, want EINVAL (%d)", e, EINVAL);
 		check(strcmp(err.msg, b->want) == 0, what, "got '%s', want '%s'", err.msg, b->want);
 	}
 }
@@ -1139,7 +1150,9 @@ static void test_value_errors(void)
 	for (unsigned i = 0; i < SL_ARRAY_LEN(value_cases); i++) {
 		const struct exact_case *b = &value_cases[i];
 		struct sl_err err;
+		errno = 0;
 		struct sl_config *cfg = parse(b->text, &err);
+		int e = errno;
 		char what[160];
 
 		snprintf(what, sizeof(what), "invalid value: %s", b->what);
@@ -1148,6 +1161,7 @@ static void test_value_errors(void)
 			sl_config_free(cfg);
 			continue;
 		}
+		check(e == EINVAL, what, "errno %d, want EINVAL (%d)", e, EINVAL);
 		check(strcmp(err.msg, b->want) == 0, what, "got '%s', want '%s'", err.msg, b->want);
 	}
 
@@ -1394,9 +1408,12 @@ static void test_deep_nesting(void)
 static void test_load_limits(void)
 {
 	struct sl_err err;
+	errno = 0;
 	struct sl_config *cfg = sl_config_load("/dev/zero", &err);
-	check(cfg == NULL && strcmp(err.msg, "/dev/zero: cannot read: it is a character device, not a regular file") == 0,
-	      "character device refused", "got '%s'", err.msg);
+	check(cfg == NULL && errno == EINVAL &&
+	      strcmp(err.msg, "/dev/zero: cannot read: it is a character device, not a regular "
+		     "file") == 0,
+	      "character device refused, errno EINVAL", "errno %d, got '%s'", errno, err.msg);
 	sl_config_free(cfg);
 
 	char path[] = "/tmp/sluice_test_config_XXXXXX";
@@ -1407,11 +1424,13 @@ static void test_load_limits(void)
 	if (ftruncate(fd, SL_CONFIG_MAX_BYTES + 1) != 0)
 		check(false, "ftruncate", "%s", strerror(errno));
 	close(fd);
+	errno = 0;
 	cfg = sl_config_load(path, &err);
 	char want[512];
 	snprintf(want, sizeof(want), "%s: too large: 16777217 bytes, more than the 16 MiB a "
 		 "configuration may have", path);
-	check(cfg == NULL && strcmp(err.msg, want) == 0, "oversized file refused", "got '%s'", err.msg);
+	check(cfg == NULL && errno == EFBIG && strcmp(err.msg, want) == 0,
+	      "oversized file refused, errno EFBIG", "errno %d, got '%s'", errno, err.msg);
 	sl_config_free(cfg);
 	unlink(path);
 
@@ -1436,7 +1455,9 @@ static void test_bad_cases(void)
 	for (unsigned i = 0; i < SL_ARRAY_LEN(bad_cases); i++) {
 		const struct bad_case *b = &bad_cases[i];
 		struct sl_err err;
+		errno = 0;
 		struct sl_config *cfg = parse(b->text, &err);
+		int e = errno;
 		char what[160];
 
 		snprintf(what, sizeof(what), "invalid: %s", b->what);
@@ -1445,6 +1466,7 @@ static void test_bad_cases(void)
 			sl_config_free(cfg);
 			continue;
 		}
+		check(e == EINVAL, what, "errno %d, want EINVAL (%d)", e, EINVAL);
 		bool ok = strstr(err.msg, b->want) != NULL &&
 			  (b->unwanted == NULL || strstr(err.msg, b->unwanted) == NULL) &&
 			  strchr(err.msg, '\n') == NULL;

@@ -3,6 +3,7 @@
  * Placement on hwloc synthetic machines: chosen CPUs, hop classes, warnings,
  * and the messages of impossible placements.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -357,6 +358,32 @@ static void test_scale(void)
 	sl_topology_free(t);
 }
 
+/* A machine description hwloc refuses: NULL, errno EINVAL, a sentence
+ * naming the topology and quoting the description. */
+static void test_bad_descriptions(void)
+{
+	struct sl_err err = { "" };
+	setenv("HWLOC_SYNTHETIC", "pack:1 bogus:3", 1);
+	errno = 0;
+	struct sl_topology *t = sl_topology_load(&err);
+	CHECK(t == NULL && errno == EINVAL &&
+	      strcmp(err.msg, "topology: HWLOC_SYNTHETIC='pack:1 bogus:3' is not a valid hwloc "
+		     "synthetic description (e.g. \"pack:1 l3:4 core:6 pu:1\")") == 0,
+	      "bad synthetic: errno %d, '%s'", errno, err.msg);
+	sl_topology_free(t);
+	unsetenv("HWLOC_SYNTHETIC");
+
+	setenv("HWLOC_XMLFILE", "/nonexistent/topo.xml", 1);
+	errno = 0;
+	t = sl_topology_load(&err);
+	CHECK(t == NULL && errno == EINVAL &&
+	      strstr(err.msg, "topology: HWLOC_XMLFILE='/nonexistent/topo.xml': cannot read it "
+		     "as an hwloc XML export: ") == err.msg,
+	      "bad XML file: errno %d, '%s'", errno, err.msg);
+	sl_topology_free(t);
+	unsetenv("HWLOC_XMLFILE");
+}
+
 int main(void)
 {
 	test_epyc();
@@ -366,6 +393,7 @@ int main(void)
 	test_smt();
 	test_tiny();
 	test_scale();
+	test_bad_descriptions();
 	unsetenv("HWLOC_SYNTHETIC");
 	printf("%s: %d checks, %d failed\n", failures ? "FAIL" : "ok", checks, failures);
 	return failures ? 1 : 0;

@@ -210,16 +210,27 @@ static void test_errors(void)
 	rc = sl_route_find_repeat(routes, 1, &first, &again);
 	CHECK(rc == 0, "no repeat in 1: rc %d", rc);
 
-	CHECK(sl_route_table_create("dup", routes, 6, SOCKET_ID_ANY, &err) == NULL,
-	      "a repeated prefix is refused");
+	errno = 0;
+	CHECK(sl_route_table_create("dup", routes, 6, SOCKET_ID_ANY, &err) == NULL &&
+	      errno == EEXIST, "a repeated prefix is refused with EEXIST (errno %d)", errno);
 	CHECK(strcmp(err.msg, "route table 'dup': route 2 repeats route 0 (10.0.0.0/8)") == 0,
 	      "message: '%s'", err.msg);
+	errno = 0;
 	CHECK(sl_route_table_create("none", routes, 0, SOCKET_ID_ANY, &err) == NULL &&
-	      strcmp(err.msg, "route table 'none': no routes") == 0, "no routes: '%s'", err.msg);
+	      errno == EINVAL && strcmp(err.msg, "route table 'none': no routes") == 0,
+	      "no routes: errno %d, '%s'", errno, err.msg);
 	struct sl_route host_bits = R(ip(10, 0, 0, 1), 8, 0);
+	errno = 0;
 	CHECK(sl_route_table_create("hb", &host_bits, 1, SOCKET_ID_ANY, &err) == NULL &&
+	      errno == EINVAL &&
 	      strcmp(err.msg, "route table 'hb': route 0 (10.0.0.1/8) is not a prefix with "
-		     "host bits zero") == 0, "host bits: '%s'", err.msg);
+		     "host bits zero") == 0, "host bits: errno %d, '%s'", errno, err.msg);
+	/* DPDK's LPM refuses a socket below -1 (rte_errno EINVAL): the table
+	 * fails with that errno, not with 0. */
+	errno = 0;
+	CHECK(sl_route_table_create("sock", routes, 1, -5, &err) == NULL && errno == EINVAL &&
+	      strstr(err.msg, "route table 'sock': cannot create an LPM of 1 routes: ") ==
+	      err.msg, "bad socket: errno %d, '%s'", errno, err.msg);
 }
 
 static void test_registry(void)
