@@ -761,7 +761,8 @@ static int read_control_cpu(const char *log)
 	return cpu;
 }
 
-/* The number at obj.key, or -1 with a sentence in err if there is none. */
+/* The number at obj.key into *v: 0, or -EINVAL with a sentence naming the
+ * file and the value ("where" + key) if obj has no number there. */
 static int summary_num(const char *path, const json_t *obj, const char *where,
 		       const char *key, double *v, struct sl_err *err)
 {
