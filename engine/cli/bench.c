@@ -20,8 +20,10 @@
  *
  * Every placement runs at every load with every pool ops, loads and ops
  * innermost so that the runs compared with each other are adjacent in time.
- * A run: DIR/runs/NNN.yaml, `sluice run NNN.yaml --duration S` with its
- * output in NNN.log, each sink's report in NNN-rxK.json.  Per run, the
+ * A run: DIR/runs/NNN.yaml, `sluice run NNN.yaml --duration S --summary-json
+ * NNN-summary.json` with its output in NNN.log, its JSON summary (the
+ * packets sent, the links' drops, every mbuf back: docs/summary.md) in
+ * NNN-summary.json, each sink's report in NNN-rxK.json.  Per run, the
  * receivers are aggregated: counts and Mpps are summed, the percentiles and
  * max are the worst receiver's, min the best's, and the histograms are summed
  * bucket by bucket.
@@ -77,7 +79,11 @@ static const char usage_text[] =
 	"  --ops LIST       pool ops to compare: sluice,dpdk (default both)\n"
 	"  --size BYTES     frame size, 60..9000 (default 64)\n"
 	"  --quick          one load, short runs (for tests)\n"
-	"  --dry-run        print the runs and exit\n";
+	"  --dry-run        print the runs and exit\n"
+	"\n"
+	"Each run leaves in runs/: NNN.yaml (its config), NNN.log (its output),\n"
+	"NNN-summary.json (its JSON summary, docs/summary.md: every mbuf back is\n"
+	"checked there) and NNN-rxK.json (receiver K's report).\n";
 
 enum { OPS_SLUICE, OPS_DPDK, OPS_N };
 static const char *const ops_names[OPS_N] = { "sluice", "dpdk" };
@@ -131,7 +137,7 @@ struct result {
 	int control_cpu;        /* -1: unknown */
 	double other_load;      /* CPUs busy with other work, on average; -1: unknown */
 	double steal;           /* CPUs taken by the hypervisor, on average; -1: unknown */
-	double sent, drops;     /* from the log's summary; -1: unknown */
+	double sent, drops;     /* from the run's JSON summary; -1: unknown */
 	double v[R_N];          /* aggregated over the receivers */
 	struct rx_result rx[BENCH_MAX_RX];
 	struct bucket *hist;
@@ -361,7 +367,8 @@ static void remove_runtime_dir(const char *prefix)
 	rmdir(dir);
 }
 
-/* DIR/runs/NNN then suffix (".yaml", ".log") or, with rx >= 0, "-rxK.json".
+/* DIR/runs/NNN then suffix (".yaml", ".log", "-summary.json") or, with
+ * rx >= 0, "-rxK.json".
  * The --out option is short enough (checked) for every such path to fit. */
 static void run_path(char *buf, size_t len, const char *dir, unsigned run, int rx,
 		     const char *suffix)
@@ -674,10 +681,11 @@ static double round2(double v)
 	return (double)(long long)(v * 100 + 0.5) / 100;
 }
 
-/* Run `sluice run CONFIG --duration S` with its output in log.  Returns the
- * wait status, or -ETIMEDOUT (killed), or -errno; *cpu_s: the CPU time the
- * child used (user + system, all threads). */
-static int run_child(const char *config, const char *log, double duration, double *cpu_s)
+/* Run `sluice run CONFIG --duration S --summary-json SUMMARY` with its
+ * output in log.  Returns the wait status, or -ETIMEDOUT (killed), or
+ * -errno; *cpu_s: the CPU time the child used (user + system, all threads). */
+static int run_child(const char *config, const char *log, const char *summary,
+		     double duration, double *cpu_s)
 {
 	*cpu_s = 0;
 	char dur[32];
@@ -697,7 +705,8 @@ static int run_child(const char *config, const char *log, double duration, doubl
 			dup2(null, 0);
 		dup2(fd, 1);
 		dup2(fd, 2);
-		char *argv[] = { "sluice", "run", (char *)config, "--duration", dur, NULL };
+		char *argv[] = { "sluice", "run", (char *)config, "--duration", dur,
+				 "--summary-json", (char *)summary, NULL };
 		execv("/proc/self/exe", argv);
 		dprintf(2, "sluice: bench latency: cannot execute /proc/self/exe: %s\n",
 			strerror(errno));
@@ -737,51 +746,93 @@ static int run_child(const char *config, const char *log, double duration, doubl
 	return termed ? -ETIMEDOUT : status;
 }
 
-/* From the summary in the log: the control thread's CPU, packets generated
- * by the source, drops on the source's links. */
-static void parse_log(const char *log, struct result *r)
+/* The control thread's CPU, from the log's start line ("...; control thread
+ * on cpu C"): the one value of a run that its JSON summary does not hold.
+ * -1: not found. */
+static int read_control_cpu(const char *log)
 {
-	r->control_cpu = -1;
-	r->sent = -1;
-	r->drops = -1;
+	static const char key[] = "; control thread on cpu ";
 	char *text = read_file(log, 1 << 22);
 	if (text == NULL)
-		return;
-	const char *c = strstr(text, "control thread on cpu ");
-	if (c != NULL)
-		r->control_cpu = atoi(c + strlen("control thread on cpu "));
-	enum { NONE, APPS, LINKS } table = NONE;
-	double drops = 0;
-	bool any = false;
-	for (char *line = strtok(text, "\n"); line != NULL; line = strtok(NULL, "\n")) {
-		if (strncmp(line, "apps", 4) == 0) {
-			table = APPS;
-			continue;
-		}
-		if (strncmp(line, "links", 5) == 0) {
-			table = LINKS;
-			continue;
-		}
-		if (line[0] != ' ') {
-			table = NONE;
-			continue;
-		}
-		char a[128], b[128], k[64];
-		double n1, n2, n3;
-		if (table == APPS && sscanf(line, " %127s %127s %63s %lf", a, b, k, &n1) == 4 &&
-		    strcmp(a, "probe") == 0) {
-			r->sent = n1;
-		} else if (table == LINKS &&
-			   sscanf(line, " %127s -> %127s %63s %lf %lf %lf", a, b, k, &n1, &n2, &n3) ==
-				   6 &&
-			   strncmp(a, "probe.output", 12) == 0) {
-			drops += n3;
-			any = true;
-		}
-	}
-	if (any)
-		r->drops = drops;
+		return -1;
+	const char *c = strstr(text, key);
+	int cpu = c != NULL ? atoi(c + strlen(key)) : -1;
 	free(text);
+	return cpu;
+}
+
+/* The number at obj.key into *v: 0, or -EINVAL with a sentence naming the
+ * file and the value ("where" + key) if obj has no number there. */
+static int summary_num(const char *path, const json_t *obj, const char *where,
+		       const char *key, double *v, struct sl_err *err)
+{
+	const json_t *x = json_object_get(obj, key);
+	if (!json_is_number(x))
+		return sl_errf(err, EINVAL, "%s: no number at \"%s%s\"", path, where, key);
+	*v = json_number_value(x);
+	return 0;
+}
+
+/* From a run's JSON summary doc (docs/summary.md): the packets the probe
+ * generated (its in_packets), the drops on its links (those from
+ * probe.outputK) and the mbuf check.  Returns 0 or -errno with a sentence. */
+static int summary_values(const char *path, const json_t *doc, struct result *r,
+			  struct sl_err *err)
+{
+	double schema = 0, total = 0, back = 0;
+	const json_t *mbufs = json_object_get(doc, "mbufs");
+	const json_t *counters = json_object_get(json_object_get(json_object_get(doc, "apps"),
+								 "probe"), "counters");
+	const json_t *links = json_object_get(doc, "links");
+	int rc = summary_num(path, doc, "", "schema", &schema, err);
+	if (rc == 0 && schema != 1)
+		return sl_errf(err, EINVAL, "%s: schema %g, expected 1", path, schema);
+	if (rc < 0 || (rc = summary_num(path, mbufs, "mbufs.", "total", &total, err)) < 0 ||
+	    (rc = summary_num(path, mbufs, "mbufs.", "back", &back, err)) < 0 ||
+	    (rc = summary_num(path, counters, "apps.probe.counters.", "in_packets", &r->sent,
+			      err)) < 0)
+		return rc;
+	if (back != total)
+		return sl_errf(err, EFAULT, "%s: %.0f of %.0f mbufs back in the pool", path, back,
+			       total);
+	if (!json_is_object(links))
+		return sl_errf(err, EINVAL, "%s: no object at \"links\"", path);
+	const char *name;
+	const json_t *l;
+	r->drops = 0;
+	json_object_foreach((json_t *)links, name, l) {
+		const char *from = json_string_value(json_object_get(l, "from"));
+		double d = 0;
+		if (from == NULL || strncmp(from, "probe.output", 12) != 0)
+			continue;
+		char where[160];
+		snprintf(where, sizeof(where), "links.%s.", name);
+		if ((rc = summary_num(path, l, where, "drops", &d, err)) < 0)
+			return rc;
+		r->drops += d;
+	}
+	return 0;
+}
+
+/* Read the run's JSON summary at path into r (sent, drops) and check that
+ * every mbuf came back.  Returns 0 or -errno with a sentence naming the
+ * file. */
+static int read_summary(const char *path, struct result *r, struct sl_err *err)
+{
+	FILE *f = fopen(path, "r");
+	if (f == NULL)
+		return sl_errf(err, ENOENT, "'sluice run' wrote no summary (%s: %s)", path,
+			       strerror(errno));
+	json_error_t je;
+	json_t *doc = json_loadf(f, 0, &je);
+	fclose(f);
+	if (doc == NULL)
+		return sl_errf(err, EINVAL, "%s:%d:%d: not a JSON summary: %s", path, je.line,
+			       je.column, je.text);
+	int rc = json_is_object(doc) ? summary_values(path, doc, r, err)
+				     : sl_errf(err, EINVAL, "%s: not a JSON object", path);
+	json_decref(doc);
+	return rc;
 }
 
 static void show_log_tail(const char *log)
@@ -1365,11 +1416,11 @@ static int open_outputs(struct sweep *s)
 /* Run r's child and measure the rest of the machine meanwhile (other_load,
  * steal).  Returns run_child's status. */
 static int run_measured(const struct sweep *s, struct result *r, const char *config,
-			const char *log)
+			const char *log, const char *summary)
 {
 	double busy0, steal0, busy1, steal1, t0 = now_s(), child_cpu;
 	bool times = cpu_times(&busy0, &steal0);
-	int st = run_child(config, log, s->o.duration, &child_cpu);
+	int st = run_child(config, log, summary, s->o.duration, &child_cpu);
 	double wall = now_s() - t0;
 	r->other_load = r->steal = -1;
 	if (times && cpu_times(&busy1, &steal1) && wall > 0) {
@@ -1381,10 +1432,11 @@ static int run_measured(const struct sweep *s, struct result *r, const char *con
 	return st;
 }
 
-/* What a finished child left: its exit status st, then the sinks' reports
- * read into r.  Leaves err empty if the run succeeded. */
-static void check_run(int st, const char *config, const char *dir, struct result *r,
-		      struct sl_err *err)
+/* What a finished child left: its exit status st, then its JSON summary
+ * (every mbuf back) and the sinks' reports read into r.  Leaves err empty if
+ * the run succeeded. */
+static void check_run(int st, const char *config, const char *summary, const char *dir,
+		      struct result *r, struct sl_err *err)
 {
 	if (st < 0)
 		sl_errf(err, -st, "%s",
@@ -1393,7 +1445,7 @@ static void check_run(int st, const char *config, const char *dir, struct result
 		sl_errf(err, EIO, "'sluice run' was killed by signal %d", WTERMSIG(st));
 	else if (WEXITSTATUS(st) != 0)
 		sl_errf(err, EIO, "'sluice run %s' exited %d", config, WEXITSTATUS(st));
-	else
+	else if (read_summary(summary, r, err) == 0)
 		read_reports(dir, r, err);
 }
 
@@ -1415,9 +1467,11 @@ static void print_progress(const struct result *r)
 static int run_one(struct sweep *s, struct result *r, const char *label)
 {
 	const char *dir = s->o.out;
-	char config[4096], log[4096], path[4096];
+	char config[4096], log[4096], summary[4096], path[4096];
 	run_path(config, sizeof(config), dir, r->run, -1, ".yaml");
 	run_path(log, sizeof(log), dir, r->run, -1, ".log");
+	run_path(summary, sizeof(summary), dir, r->run, -1, "-summary.json");
+	unlink(summary);
 	for (unsigned i = 0; i < r->p->n_rx; i++) {
 		run_path(path, sizeof(path), dir, r->run, (int)i, "");
 		unlink(path);
@@ -1429,20 +1483,20 @@ static int run_one(struct sweep *s, struct result *r, const char *label)
 			strerror(-rc));
 		return SL_EXIT_RUNTIME;
 	}
-	int st = run_measured(s, r, config, log);
+	int st = run_measured(s, r, config, log, summary);
 	if (bench_signalled) {
 		fprintf(stderr, "interrupted\n");
 		return SL_EXIT_RUNTIME;
 	}
 	struct sl_err err = { "" };
-	check_run(st, config, dir, r, &err);
+	check_run(st, config, summary, dir, r, &err);
 	if (err.msg[0] != '\0') {
 		fprintf(stderr, "failed\nsluice: bench latency: run %u (%s) failed: %s\n", r->run,
 			label, err.msg);
 		show_log_tail(log);
 		return SL_EXIT_RUNTIME;
 	}
-	parse_log(log, r);
+	r->control_cpu = read_control_cpu(log);
 	s->done = r->run;
 	print_progress(r);
 	csv_row(s->csv, r, &s->o);

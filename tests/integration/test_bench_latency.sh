@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # `sluice bench latency`: a short sweep on this machine produces well-formed
 # results (CSV with one row per run and ordered percentiles, JSON with the
-# machine and the runs, every run's config, log and sink reports, every mbuf
-# back), the runs planned for described machines cover their hop classes,
-# and bad options exit 2 with a message.  Nothing here depends on how fast
+# machine and the runs, every run's config, log, JSON summary and sink
+# reports, every mbuf back, the summaries' counts in the results), the runs
+# planned for described machines cover their hop classes, and bad options
+# exit 2 with a message.  Nothing here depends on how fast
 # the machine is: only the shape of the output and the accounting are checked.
 . "$(dirname "$0")/lib.sh"
 
@@ -78,17 +79,42 @@ for f in results.csv results.json machine.xml; do
 done
 for ((i = 1; i <= runs; i++)); do
   n=$(printf '%03d' "$i")
-  for f in "$n.yaml" "$n.log" "$n-rx0.json"; do
+  for f in "$n.yaml" "$n.log" "$n-summary.json" "$n-rx0.json"; do
     [[ -s "$B/runs/$f" ]] || fail "runs/$f is missing or empty"
   done
-  # The runner keeps each run's text output (it asks for no JSON summary):
-  # its last line is the mbuf check.
-  grep -qE '^pool: ([0-9]+) of \1 mbufs back in the pool$' "$B/runs/$n.log" ||
-    { cat "$B/runs/$n.log" >&2; fail "runs/$n.log: not every mbuf back in the pool"; }
   python3 -m json.tool "$B/runs/$n-rx0.json" >/dev/null || fail "runs/$n-rx0.json is not JSON"
 done
 grep -q "<topology" "$B/machine.xml" || fail "machine.xml is not hwloc XML"
-ok "every run left its config, log (every mbuf back) and sink report"
+ok "every run left its config, log, JSON summary and sink report"
+
+# Each run's JSON summary (docs/summary.md): schema 1, every mbuf back, the
+# probe and its sinks; the sent and drops that results.csv and results.json
+# report for the run are the summary's.
+python3 - "$B" "$runs" <<'PY' || fail "the runs' JSON summaries do not match the results"
+import csv, json, sys
+b, runs = sys.argv[1], int(sys.argv[2])
+rows = list(csv.DictReader(open(b + "/results.csv")))
+res = json.load(open(b + "/results.json"))["runs"]
+assert len(rows) == len(res) == runs, "run count"
+for i, (row, r) in enumerate(zip(rows, res), 1):
+    path = "%s/runs/%03d-summary.json" % (b, i)
+    s = json.load(open(path))
+    assert s["schema"] == 1, (path, "schema", s["schema"])
+    assert s["mbufs"]["back"] == s["mbufs"]["total"] > 0, (path, "mbufs", s["mbufs"])
+    assert s["apps"]["probe"]["type"] == "probe_source", (path, "probe")
+    sinks = [a for a in s["apps"] if a.startswith("sink")]
+    assert len(sinks) == r["receivers"], (path, "sinks", sinks)
+    assert all(s["apps"][k]["type"] == "probe_sink" for k in sinks), (path, "sink types")
+    sent = s["apps"]["probe"]["counters"]["in_packets"]
+    links = [l for l in s["links"].values() if l["from"].startswith("probe.output")]
+    assert len(links) == r["receivers"], (path, "probe links", len(links))
+    drops = sum(l["drops"] for l in links)
+    assert sent > 0 and sent >= r["packets"], (path, "sent", sent, r["packets"])
+    assert r["sent"] == sent and float(row["sent"]) == sent, (path, "sent", sent, r["sent"], row["sent"])
+    assert r["drops"] == drops and float(row["drops"]) == drops, (path, "drops", drops, r["drops"], row["drops"])
+    assert int(row["run"]) == r["run"] == i, (path, "run", row["run"], r["run"])
+PY
+ok "every run's JSON summary: schema 1, every mbuf back, its sent and drops in the results"
 
 header="run,kind,hop_class,tx_cpu,rx_cpus,receivers,load_pps,ops,size,packets,lost,reordered,mpps,p50_ns,p90_ns,p99_ns,p999_ns,max_ns"
 [[ $(head -n 1 "$B/results.csv") == "$header"* ]] ||
