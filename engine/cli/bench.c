@@ -746,21 +746,6 @@ static int run_child(const char *config, const char *log, const char *summary,
 	return termed ? -ETIMEDOUT : status;
 }
 
-/* The control thread's CPU, from the log's start line ("...; control thread
- * on cpu C"): the one value of a run that its JSON summary does not hold.
- * -1: not found. */
-static int read_control_cpu(const char *log)
-{
-	static const char key[] = "; control thread on cpu ";
-	char *text = read_file(log, 1 << 22);
-	if (text == NULL)
-		return -1;
-	const char *c = strstr(text, key);
-	int cpu = c != NULL ? atoi(c + strlen(key)) : -1;
-	free(text);
-	return cpu;
-}
-
 /* The number at obj.key into *v: 0, or -EINVAL with a sentence naming the
  * file and the value ("where" + key) if obj has no number there. */
 static int summary_num(const char *path, const json_t *obj, const char *where,
@@ -775,11 +760,11 @@ static int summary_num(const char *path, const json_t *obj, const char *where,
 
 /* From a run's JSON summary doc (docs/summary.md): the packets the probe
  * generated (its in_packets), the drops on its links (those from
- * probe.outputK) and the mbuf check.  Returns 0 or -errno with a sentence. */
+ * probe.outputK), the control thread's CPU and the mbuf check.  Returns 0 or -errno with a sentence. */
 static int summary_values(const char *path, const json_t *doc, struct result *r,
 			  struct sl_err *err)
 {
-	double schema = 0, total = 0, back = 0;
+	double schema = 0, total = 0, back = 0, control = -1;
 	const json_t *mbufs = json_object_get(doc, "mbufs");
 	const json_t *counters = json_object_get(json_object_get(json_object_get(doc, "apps"),
 								 "probe"), "counters");
@@ -790,8 +775,10 @@ static int summary_values(const char *path, const json_t *doc, struct result *r,
 	if (rc < 0 || (rc = summary_num(path, mbufs, "mbufs.", "total", &total, err)) < 0 ||
 	    (rc = summary_num(path, mbufs, "mbufs.", "back", &back, err)) < 0 ||
 	    (rc = summary_num(path, counters, "apps.probe.counters.", "in_packets", &r->sent,
-			      err)) < 0)
+			      err)) < 0 ||
+	    (rc = summary_num(path, doc, "", "control_cpu", &control, err)) < 0)
 		return rc;
+	r->control_cpu = (int)control;
 	if (back != total)
 		return sl_errf(err, EFAULT, "%s: %.0f of %.0f mbufs back in the pool", path, back,
 			       total);
@@ -1496,7 +1483,6 @@ static int run_one(struct sweep *s, struct result *r, const char *label)
 		show_log_tail(log);
 		return SL_EXIT_RUNTIME;
 	}
-	r->control_cpu = read_control_cpu(log);
 	s->done = r->run;
 	print_progress(r);
 	csv_row(s->csv, r, &s->o);

@@ -953,7 +953,7 @@ static int report(const struct engine *e, const struct watch *wt, double elapsed
 		.cfg = e->cfg, .apps = e->apps, .links = e->links, .workers = e->workers,
 		.pool = e->pool, .epoch = e->epoch, .epoch_drained = e->epoch_drained,
 		.drained = e->drained, .freed_at_stop = e->freed_at_stop,
-		.starved_s = wt->starved_s, .elapsed = elapsed,
+		.starved_s = wt->starved_s, .elapsed = elapsed, .control_cpu = e->plan->main_cpu,
 		.mbufs_total = e->pool->size, .mbufs_back = rte_mempool_avail_count(e->pool),
 	};
 	sl_report_summary(&r, e->opts->quiet);

@@ -555,6 +555,7 @@ static json_t *json_summary(const struct sl_report *r)
 	json_t *root = json_object(), *drained, *warnings, *mbufs;
 	if (root == NULL || json_object_set_new(root, "schema", json_integer(1)) < 0 ||
 	    json_object_set_new(root, "elapsed_s", json_real(r->elapsed)) < 0 ||
+	    json_object_set_new(root, "control_cpu", json_integer(r->control_cpu)) < 0 ||
 	    json_apps(r, root) < 0 || json_links_workers(r, root) < 0 ||
 	    json_pool_epoch(r, root) < 0 || (drained = child(root, "drained_at_stop")) == NULL ||
 	    json_object_set_new(drained, "delivered", json_integer((json_int_t)r->drained)) < 0 ||

@@ -93,6 +93,7 @@ struct sl_report {
 	uint64_t freed_at_stop;            /* packets freed from the links */
 	const double *starved_s;           /* per worker, or NULL */
 	double elapsed;                    /* seconds */
+	int control_cpu;                   /* the control thread's CPU */
 	unsigned mbufs_total, mbufs_back;
 };
 

@@ -113,8 +113,11 @@ for i, (row, r) in enumerate(zip(rows, res), 1):
     assert r["sent"] == sent and float(row["sent"]) == sent, (path, "sent", sent, r["sent"], row["sent"])
     assert r["drops"] == drops and float(row["drops"]) == drops, (path, "drops", drops, r["drops"], row["drops"])
     assert int(row["run"]) == r["run"] == i, (path, "run", row["run"], r["run"])
+    cpu = s["control_cpu"]
+    assert isinstance(cpu, int) and cpu >= 0, (path, "control_cpu", cpu)
+    assert r["control_cpu"] == cpu and int(row["control_cpu"]) == cpu, (path, "control_cpu", cpu, r["control_cpu"], row["control_cpu"])
 PY
-ok "every run's JSON summary: schema 1, every mbuf back, its sent and drops in the results"
+ok "every run's JSON summary: schema 1, every mbuf back, its sent, drops and control CPU in the results"
 
 header="run,kind,hop_class,tx_cpu,rx_cpus,receivers,load_pps,ops,size,packets,lost,reordered,mpps,p50_ns,p90_ns,p99_ns,p999_ns,max_ns"
 [[ $(head -n 1 "$B/results.csv") == "$header"* ]] ||

@@ -61,6 +61,8 @@ back=$(summary_get "$T/out/s.json" mbufs back) total=$(summary_get "$T/out/s.jso
 expect_in "$T/q.log" "pool: $back of $total mbufs back in the pool"
 out=$(summary_get "$T/out/s.json" apps out counters out_packets)
 grep -qE "^  out +sink +fwd +[0-9]+ +[0-9]+ +$out +" "$T/q.log" || { cat "$T/q.log" >&2; fail "the text summary's out_packets of 'out' is not $out"; }
+cpu=$(summary_get "$T/out/s.json" control_cpu)
+expect_in "$T/q.log" "; control thread on cpu $cpu"
 ok "quickstart: schema 1, every app with its counters, $back of $total mbufs back; text and JSON agree"
 
 # --- 2. declared counters: a flowcache between a source and a sink.
