@@ -960,9 +960,12 @@ static int report(const struct engine *e, const struct watch *wt, double elapsed
 	int rc = 0;
 	if (e->opts->summary_json != NULL)
 		rc = sl_report_json(&r, e->opts->summary_json, err);
-	if (rc == 0 && r.mbufs_back != r.mbufs_total)
+	if (r.mbufs_back != r.mbufs_total) {
+		if (rc < 0 && err != NULL)   /* the less important failure: say it */
+			sl_report_warn_err("%s", err->msg);
 		rc = sl_errf(err, EFAULT, "pool: %u mbufs were not returned at stop",
 			     r.mbufs_total - r.mbufs_back);
+	}
 	return rc;
 }
 
@@ -1026,6 +1029,7 @@ int sl_engine_run(const struct sl_config *cfg, const struct sl_topology *topo,
 out_teardown:
 	enter_cleanup();
 	teardown(&e);
+	sl_report_app_warnings(e.apps, cfg->n_apps);
 out_release:
 	step_to(NULL, "releasing memory");
 	release(&e);

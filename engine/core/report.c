@@ -52,13 +52,13 @@ const struct sl_counter_spec sl_pool_tier_counters[SL_POOL_N_TIER_COUNTERS] = {
 
 const struct sl_counter_spec sl_pool_event_counters[SL_POOL_N_EVENT_COUNTERS] = {
 	[SL_POOL_REBALANCES] = { "rebalances", SL_COUNTER,
-				 "Chunks a freelist moved to or from the shared tiers." },
+				 "Chunks the freelists moved out to the shared tiers (rebalance steps that moved one)." },
 	[SL_POOL_RECLAIMS] = { "reclaims", SL_COUNTER,
-			       "Chunks taken back from idle freelists." },
+			       "Chunks the freelists took in from the shared tiers (reclaim steps that moved one)." },
 	[SL_POOL_EMPTY] = { "empty", SL_COUNTER,
-			    "Gets that found the freelist and the shared tiers empty." },
+			    "Reclaim steps that found no chunk anywhere." },
 	[SL_POOL_FULL] = { "full", SL_COUNTER,
-			   "Chunk moves that found every shared queue full." },
+			   "Rebalance steps that found nowhere to put their chunk." },
 	[SL_POOL_REBALANCE_P999_NS] = { "rebalance_p999_ns", SL_GAUGE,
 					"99.9th percentile of a rebalance step, in ns." },
 	[SL_POOL_RECLAIM_P999_NS] = { "reclaim_p999_ns", SL_GAUGE,
@@ -411,17 +411,24 @@ static void text_starvation(const struct sl_report *r)
 		       "freelists): %s\n", line);
 }
 
+void sl_report_app_warnings(const struct sl_app *apps, unsigned n)
+{
+	for (unsigned i = 0; apps != NULL && i < n; i++)
+		if (apps[i].warning[0] != '\0')
+			printf("sluice: warning: app '%s': %s\n", apps[i].name, apps[i].warning);
+	fflush(stdout);
+}
+
 void sl_report_summary(const struct sl_report *r, bool quiet)
 {
-	for (unsigned i = 0; i < r->cfg->n_apps; i++)
-		if (r->apps[i].warning[0] != '\0')
-			printf("sluice: warning: app '%s': %s\n", r->apps[i].name,
-			       r->apps[i].warning);
+	sl_report_app_warnings(r->apps, r->cfg->n_apps);
 	if (!quiet) {
 		text_apps(r);
 		text_links(r);
 		text_workers(r);
-		text_app_counters(r);
+	}
+	text_app_counters(r);   /* also when quiet, as the apps' own lines were */
+	if (!quiet) {
 		text_pool_epoch(r);
 		printf("drained at stop: %" PRIu64 " packets delivered, %" PRIu64
 		       " freed from links\n", r->drained, r->freed_at_stop);
@@ -600,6 +607,7 @@ int sl_report_json(const struct sl_report *r, const char *path, struct sl_err *e
 	}
 	mode_t mask = umask(0);
 	umask(mask);
+	errno = 0;   /* jansson does not always set it: no stale reason below */
 	int rc = fchmod(fd, 0666 & ~mask);
 	if (rc == 0)
 		rc = json_dumpfd(root, fd, JSON_INDENT(2) | JSON_PRESERVE_ORDER);

@@ -126,8 +126,15 @@ void sl_report_take(const struct sl_config *cfg, const struct sl_app *apps,
 void sl_report_stats_line(const struct sl_config *cfg, const struct sl_app *apps,
 			  const struct sl_report_snapshot *a, const struct sl_report_snapshot *b);
 
+/* "sluice: warning: app 'NAME': TEXT" for every app of apps[0..n) that
+ * recorded a warning (sl_app_warn); the summary prints them too.  For a run
+ * that ends before its summary (a failed start), so that nothing an app
+ * noticed at stop is lost. */
+void sl_report_app_warnings(const struct sl_app *apps, unsigned n);
+
 /* The end of a run: the apps' warnings, then (unless quiet) the summary
- * tables, the pool's starvation verdict and the mbuf check line. */
+ * tables, the apps' own counters (also when quiet), the pool's starvation
+ * verdict and the mbuf check line. */
 void sl_report_summary(const struct sl_report *r, bool quiet);
 
 /* Write the JSON summary (docs/summary.md) to path: to a temporary file in

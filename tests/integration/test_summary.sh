@@ -89,6 +89,15 @@ grep -qE "^  fc \(flowcache\): lookups 2000, hits 1900, misses 100, inserted 100
 grep -q "^flowcache '" "$T/fc.log" && fail "the flowcache printed its own line"
 ok "flowcache: its declared counters in the JSON and text summaries, 2000 lookups, 100 flows"
 
+# --quiet leaves out the tables, not the apps' own counters.
+: >"$T/fcq.log"
+expect_exit 0 "$T/fcq.log" run "$T/fc.yaml" --summary-json "$T/fcq.log.json" --duration 2 --quiet
+grep -qE "^  fc \(flowcache\): lookups 2000, hits 1900," "$T/fcq.log" ||
+  { cat "$T/fcq.log" >&2; fail "--quiet: no 'app counters' line for fc"; }
+grep -q "^links " "$T/fcq.log" && fail "--quiet printed the links table"
+[[ $(app_counter "$T/fcq.log" fc lookups) == 2000 ]] || fail "--quiet: the JSON summary lost fc's lookups"
+ok "--quiet: the app counters line stays, the tables go, the JSON is whole"
+
 # --- 3. `sluice apps flowcache` lists the counters with their help.
 "$SLUICE" apps flowcache >"$T/apps.txt" 2>&1 || { cat "$T/apps.txt" >&2; fail "sluice apps flowcache"; }
 for k in $(python3 -c 'import json,sys; print(" ".join(list(json.load(open(sys.argv[1]))["apps"]["fc"]["counters"])[5:]))' "$T/fc.log.json"); do
