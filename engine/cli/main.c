@@ -416,8 +416,10 @@ static int cmd_apps(int argc, char **argv)
 		       "Ports named `name#` are numbered families (`output0`, `output1`, ...), "
 		       "connected from 0 without gaps.\n\n"
 		       "Every app has the common counters below; a type's own counters follow "
-		       "its parameters.  A counter only grows while the pipeline runs; a gauge "
-		       "is a level or a result, set at stop.  The JSON summary (docs/summary.md) "
+		       "its parameters.  A counter is a total that only grows while the pipeline "
+		       "runs; a gauge is a level or a result.  Values an app keeps outside its "
+		       "worker (a shared table's, a device's, a histogram's) are stored when "
+		       "the workers have stopped.  The JSON summary (docs/summary.md) "
 		       "lists them under `apps.NAME.counters`.\n\n"
 		       "| counter | kind | description |\n| --- | --- | --- |\n");
 	if (md) {
