@@ -29,6 +29,10 @@
  *    'sluice_mbufs': ...") into the struct sl_err the caller passed; callers
  *    may pass NULL when they want no sentence.  Callers on the way up may
  *    prefix it (sl_err_prefix).  The callee never prints and never exits.
+ *  - Only the command line (engine/cli) and the engine's report writer
+ *    (engine/core/report.c) print.  One exception: the engine's signal
+ *    handler, which must stay async-signal-safe, writes its one line with
+ *    write(2) and ends a stop that cannot finish with _exit (engine.c).
  *
  * Exit statuses of the sluice binary: 0 success, 1 runtime failure, 2 usage or
  * configuration error (SL_EXIT_*).
