@@ -24,26 +24,4 @@ sed -nE 's/^## (.*)$/\1/p' "$T/apps.md" >"$T/sections"
 diff -u "$T/types" "$T/sections" >&2 || fail "the sections of docs/apps.md are not the app types of 'sluice apps'"
 ok "one section per app type ($(wc -l <"$T/types") types)"
 
-# Tables: cells are separated by '|' not preceded by a backslash; every row
-# of a table has the header's number of cells.
-awk '
-  function cells(line,   s, n) {
-    s = line
-    gsub(/\\\|/, "", s)            # escaped pipes are cell content
-    sub(/^[ \t]*\|/, "", s); sub(/\|[ \t]*$/, "", s)
-    n = gsub(/\|/, "", s)
-    return n + 1
-  }
-  /^\|/ {
-    if (!intable) { intable = 1; want = cells($0); head = NR; next }
-    got = cells($0)
-    if (got != want) {
-      printf "docs/apps.md line %d: %d cells, the header (line %d) has %d: %s\n", NR, got, head, want, $0
-      bad = 1
-    }
-    next
-  }
-  { intable = 0 }
-  END { exit bad }
-' "$T/apps.md" >"$T/tables" || { cat "$T/tables" >&2; fail "malformed Markdown tables in 'sluice apps --markdown' (escape '|' in cells as '\\|')"; }
-ok "every Markdown table row has the header's number of cells"
+md_tables_ok "$T/apps.md" docs/apps.md "sluice apps --markdown"

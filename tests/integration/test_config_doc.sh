@@ -61,26 +61,4 @@ expect_exit 2 "$T/bad.log" config --mardown
 expect_in "$T/bad.log" "sluice: config: unknown argument '--mardown'"
 ok "an unknown argument is a usage error"
 
-# Tables: cells are separated by '|' not preceded by a backslash; every row
-# of a table has the header's number of cells.
-awk '
-  function cells(line,   s, n) {
-    s = line
-    gsub(/\\\|/, "", s)            # escaped pipes are cell content
-    sub(/^[ \t]*\|/, "", s); sub(/\|[ \t]*$/, "", s)
-    n = gsub(/\|/, "", s)
-    return n + 1
-  }
-  /^\|/ {
-    if (!intable) { intable = 1; want = cells($0); head = NR; next }
-    got = cells($0)
-    if (got != want) {
-      printf "docs/config.md line %d: %d cells, the header (line %d) has %d: %s\n", NR, got, head, want, $0
-      bad = 1
-    }
-    next
-  }
-  { intable = 0 }
-  END { exit bad }
-' "$T/config.md" >"$T/tables" || { cat "$T/tables" >&2; fail "malformed Markdown tables in 'sluice config --markdown' (escape '|' in cells as '\\|')"; }
-ok "every Markdown table row has the header's number of cells"
+md_tables_ok "$T/config.md" docs/config.md "sluice config --markdown"

@@ -715,6 +715,29 @@ struct exact_case {
 	const char *want;      /* the whole message */
 };
 
+/* Each case must fail to parse with errno EINVAL and exactly its message;
+ * label prefixes the case's name in the test's output. */
+static void run_exact_cases(const struct exact_case *cases, unsigned n, const char *label)
+{
+	for (unsigned i = 0; i < n; i++) {
+		const struct exact_case *b = &cases[i];
+		struct sl_err err;
+		errno = 0;
+		struct sl_config *cfg = parse(b->text, &err);
+		int e = errno;
+		char what[160];
+
+		snprintf(what, sizeof(what), "%s: %s", label, b->what);
+		if (cfg != NULL) {
+			check(false, what, "parsed without error");
+			sl_config_free(cfg);
+			continue;
+		}
+		check(e == EINVAL, what, "errno %d, want EINVAL (%d)", e, EINVAL);
+		check(strcmp(err.msg, b->want) == 0, what, "got '%s', want '%s'", err.msg, b->want);
+	}
+}
+
 #define ROUTER "apps:\n  r1:\n    type: t_router\n"
 
 static const struct exact_case table_cases[] = {
@@ -771,23 +794,7 @@ static const struct exact_case table_cases[] = {
 
 static void test_table_errors(void)
 {
-	for (unsigned i = 0; i < SL_ARRAY_LEN(table_cases); i++) {
-		const struct exact_case *b = &table_cases[i];
-		struct sl_err err;
-		errno = 0;
-		struct sl_config *cfg = parse(b->text, &err);
-		int e = errno;
-		char what[160];
-
-		snprintf(what, sizeof(what), "invalid list: %s", b->what);
-		if (cfg != NULL) {
-			check(false, what, "parsed without error");
-			sl_config_free(cfg);
-			continue;
-		}
-		check(e == EINVAL, what, "errno %d, want EINVAL (%d)", e, EINVAL);
-		check(strcmp(err.msg, b->want) == 0, what, "got '%s', want '%s'", err.msg, b->want);
-	}
+	run_exact_cases(table_cases, SL_ARRAY_LEN(table_cases), "invalid list");
 }
 
 /* ---- invalid configurations --------------------------------------------- */
@@ -1126,44 +1133,12 @@ static const struct exact_case section_cases[] = {
 
 static void test_section_errors(void)
 {
-	for (unsigned i = 0; i < SL_ARRAY_LEN(section_cases); i++) {
-		const struct exact_case *b = &section_cases[i];
-		struct sl_err err;
-		errno = 0;
-		struct sl_config *cfg = parse(b->text, &err);
-		int e = errno;
-		char what[160];
-
-		snprintf(what, sizeof(what), "invalid section: %s", b->what);
-		if (cfg != NULL) {
-			check(false, what, "parsed without error");
-			sl_config_free(cfg);
-			continue;
-		}
-		check(e == EINVAL, what, "errno %d, want EINVAL (%d)", e, EINVAL);
-		check(strcmp(err.msg, b->want) == 0, what, "got '%s', want '%s'", err.msg, b->want);
-	}
+	run_exact_cases(section_cases, SL_ARRAY_LEN(section_cases), "invalid section");
 }
 
 static void test_value_errors(void)
 {
-	for (unsigned i = 0; i < SL_ARRAY_LEN(value_cases); i++) {
-		const struct exact_case *b = &value_cases[i];
-		struct sl_err err;
-		errno = 0;
-		struct sl_config *cfg = parse(b->text, &err);
-		int e = errno;
-		char what[160];
-
-		snprintf(what, sizeof(what), "invalid value: %s", b->what);
-		if (cfg != NULL) {
-			check(false, what, "parsed without error");
-			sl_config_free(cfg);
-			continue;
-		}
-		check(e == EINVAL, what, "errno %d, want EINVAL (%d)", e, EINVAL);
-		check(strcmp(err.msg, b->want) == 0, what, "got '%s', want '%s'", err.msg, b->want);
-	}
+	run_exact_cases(value_cases, SL_ARRAY_LEN(value_cases), "invalid value");
 
 	/* What is allowed: agreeing sharers, a router named, durations of 0
 	 * and of 1ns, a fraction that comes to whole nanoseconds. */
