@@ -330,14 +330,7 @@ static const struct sl_param_spec source_params[] = {
 	  .doc = "packets per second; 0 means as fast as possible" },
 	{ .name = "count", .type = SL_PARAM_UINT, .def = "0",
 	  .doc = "packets to send before stopping; 0 means no limit" },
-	{ .name = "src_mac", .type = SL_PARAM_MAC, .def = "02:00:00:00:00:01",
-	  .doc = "Ethernet source address" },
-	{ .name = "dst_mac", .type = SL_PARAM_MAC, .def = "02:00:00:00:00:02",
-	  .doc = "Ethernet destination address" },
-	{ .name = "src_ip", .type = SL_PARAM_STRING, .def = "198.18.0.1",
-	  .doc = "first IPv4 source address (flows add to it)" },
-	{ .name = "dst_ip", .type = SL_PARAM_STRING, .def = "198.19.0.1",
-	  .doc = "IPv4 destination address" },
+	SL_GEN_ADDR_PARAMS("first IPv4 source address (flows add to it)"),
 };
 
 /* At config load: zipf_s is a string parameter; check that it is a number;

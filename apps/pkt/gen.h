@@ -81,6 +81,19 @@ static inline int sl_gen_ipv4(const char *param, const char *text, uint32_t *hos
 	return 0;
 }
 
+/* The generators' address parameters, in their tables' order: src_mac,
+ * dst_mac, src_ip (with the generator's own doc: a source adds flows to it)
+ * and dst_ip; sl_gen_check checks the two IPv4 addresses. */
+#define SL_GEN_ADDR_PARAMS(src_ip_doc)                                           \
+	{ .name = "src_mac", .type = SL_PARAM_MAC, .def = "02:00:00:00:00:01",     \
+	  .doc = "Ethernet source address" },                                     \
+	{ .name = "dst_mac", .type = SL_PARAM_MAC, .def = "02:00:00:00:00:02",     \
+	  .doc = "Ethernet destination address" },                                \
+	{ .name = "src_ip", .type = SL_PARAM_STRING, .def = "198.18.0.1",          \
+	  .doc = src_ip_doc },                                                    \
+	{ .name = "dst_ip", .type = SL_PARAM_STRING, .def = "198.19.0.1",          \
+	  .doc = "IPv4 destination address" }
+
 /* At config load (sl_app_type.check): the generator's src_ip and dst_ip in
  * params, parallel to specs[0..n). */
 static inline int sl_gen_check(const struct sl_param_spec *specs, unsigned n,

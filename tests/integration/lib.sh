@@ -187,3 +187,19 @@ md_tables_ok() {
   ' "$1" >"$1.tables" || { cat "$1.tables" >&2; fail "malformed Markdown tables in '$3' (escape '|' in cells as '\\|')"; }
   ok "every Markdown table row has the header's number of cells"
 }
+
+# doc_is_generated DOC OUT ARGS...: `sluice ARGS` succeeds, prints something
+# (kept in OUT), and DOC (relative to the source tree) equals it; else the
+# diff and the command that regenerates DOC.
+doc_is_generated() {
+  local dg_doc=$SRC/$1 dg_out=$2; shift 2
+  local dg_regen="$SLUICE $* > $dg_doc"
+  "$SLUICE" "$@" >"$dg_out" 2>"$T/err" || { cat "$T/err" >&2; fail "sluice $* failed"; }
+  [[ -s $dg_out ]] || fail "sluice $* printed nothing"
+  [[ -f $dg_doc ]] || fail "${dg_doc#"$SRC"/} is missing; generate it with: $dg_regen"
+  if ! diff -u "$dg_doc" "$dg_out" >"$T/diff"; then
+    cat "$T/diff" >&2
+    fail "${dg_doc#"$SRC"/} differs from 'sluice $*' (diff above: - the file, + the binary); regenerate it with: $dg_regen"
+  fi
+  ok "${dg_doc#"$SRC"/} equals 'sluice $*'"
+}

@@ -5,17 +5,7 @@
 # every app type that `sluice apps` lists has its section.
 . "$(dirname "$0")/lib.sh"
 
-doc="$SRC/docs/apps.md"
-regen="$SLUICE apps --markdown > $doc"
-
-"$SLUICE" apps --markdown >"$T/apps.md" 2>"$T/err" || { cat "$T/err" >&2; fail "sluice apps --markdown failed"; }
-[[ -s "$T/apps.md" ]] || fail "sluice apps --markdown printed nothing"
-[[ -f "$doc" ]] || fail "docs/apps.md is missing; generate it with: $regen"
-if ! diff -u "$doc" "$T/apps.md" >"$T/diff"; then
-  cat "$T/diff" >&2
-  fail "docs/apps.md differs from 'sluice apps --markdown' (diff above: - the file, + the binary); regenerate it with: $regen"
-fi
-ok "docs/apps.md equals 'sluice apps --markdown'"
+doc_is_generated docs/apps.md "$T/apps.md" apps --markdown
 
 # Each app type listed by `sluice apps` has a '## TYPE' section, in the same order.
 "$SLUICE" apps | sed -nE 's/^([A-Za-z0-9_-]+): .*/\1/p' >"$T/types"

@@ -6,17 +6,7 @@
 # the configuration accepts.
 . "$(dirname "$0")/lib.sh"
 
-doc="$SRC/docs/config.md"
-regen="$SLUICE config --markdown > $doc"
-
-"$SLUICE" config --markdown >"$T/config.md" 2>"$T/err" || { cat "$T/err" >&2; fail "sluice config --markdown failed"; }
-[[ -s "$T/config.md" ]] || fail "sluice config --markdown printed nothing"
-[[ -f "$doc" ]] || fail "docs/config.md is missing; generate it with: $regen"
-if ! diff -u "$doc" "$T/config.md" >"$T/diff"; then
-  cat "$T/diff" >&2
-  fail "docs/config.md differs from 'sluice config --markdown' (diff above: - the file, + the binary); regenerate it with: $regen"
-fi
-ok "docs/config.md equals 'sluice config --markdown'"
+doc_is_generated docs/config.md "$T/config.md" config --markdown
 
 # The same sections, in the same order, in the text and the Markdown.
 "$SLUICE" config >"$T/config.txt" 2>"$T/err" || { cat "$T/err" >&2; fail "sluice config failed"; }
