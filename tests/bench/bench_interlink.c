@@ -26,10 +26,14 @@
  * (getrusage(RUSAGE_THREAD)), and with --tries N repeats such a measurement up
  * to N times.
  * Reported: every run, then the median and range over runs, then
- *   summary: throughput_ratio=X latency_p50_ns=Y c2c_ns=Z latency_ratio=W
+ *   summary: throughput_ratio=X latency_p50_ns=Y c2c_ns=Z latency_ratio=W regime=R
  * where throughput_ratio is the median over runs of interlink Mpps / rte_ring
  * Mpps (each run's pair measured back to back), latency_p50_ns the median of
- * the interlink's p50, c2c_ns the median one-way hop, latency_ratio Y / Z.
+ * the interlink's p50, c2c_ns the median one-way hop, latency_ratio Y / Z,
+ * and R the pair's regime: near (c2c under 100 ns), far, or mixed when the
+ * runs' c2c straddle 100 ns (tests/bench/regime.h).  To measure the far
+ * regime on purpose, pick a distant pair from `sluice topology --measure`
+ * and pass it as --cores A,B.
  *
  * With --data DIR it also writes DIR/throughput.dat (run, interlink Mpps,
  * rte_ring Mpps) and DIR/latency.dat (percentile, interlink ns, rte_ring ns,
@@ -54,6 +58,7 @@
 
 #include "interlink.h"
 #include "interlink_worker.h"
+#include "regime.h"
 
 #define MAX_BURST 256
 #define MAX_RUNS 101
@@ -672,8 +677,9 @@ int main(int argc, char **argv)
 			p50[k][r] = cyc_ns(quantile_u64(kept, n, 0.50));
 			p99[k][r] = cyc_ns(quantile_u64(kept, n, 0.99));
 		}
-		printf("run %u: c2c %.1f ns | throughput interlink %.1f Mpps, rte_ring %.1f Mpps "
-		       "(x%.2f)", r + 1, c2c[r], mpps[T_IL][r], mpps[T_RING][r], ratio[r]);
+		printf("run %u: c2c %.1f ns (%s) | throughput interlink %.1f Mpps, rte_ring %.1f Mpps "
+		       "(x%.2f)", r + 1, c2c[r], bench_regime(c2c[r]), mpps[T_IL][r],
+		       mpps[T_RING][r], ratio[r]);
 		if (n_t == N_T)
 			printf(", interlink publishing every %u bursts %.1f Mpps (x%.2f)", opt.batch_alt,
 			       mpps[T_ALT][r], ratio_alt[r]);
@@ -692,6 +698,7 @@ int main(int argc, char **argv)
 	m = median(c2c, opt.runs, &lo, &hi);
 	printf("  %-36s %8.1f ns    (%.1f..%.1f)\n", "c2c one-way hop", m, lo, hi);
 	double c2c_med = m;
+	const char *regime = bench_regime2(lo, hi);   /* "mixed" if the runs straddle */
 	for (unsigned t = 0; t < n_t; t++) {
 		char label[64];
 		if (t == T_RING)
@@ -769,8 +776,8 @@ int main(int argc, char **argv)
 	if (n_t == N_T)
 		printf("batched: publishing every %u bursts, throughput_ratio=%.2f\n", opt.batch_alt,
 		       alt_ratio);
-	printf("summary: throughput_ratio=%.2f latency_p50_ns=%.0f c2c_ns=%.1f latency_ratio=%.2f\n",
-	       thr_ratio, il_p50, c2c_med, il_p50 / c2c_med);
+	printf("summary: throughput_ratio=%.2f latency_p50_ns=%.0f c2c_ns=%.1f latency_ratio=%.2f "
+	       "regime=%s\n", thr_ratio, il_p50, c2c_med, il_p50 / c2c_med, regime);
 
 	sl_il_detach(il, SL_IL_PRODUCER);
 	sl_il_detach(il, SL_IL_CONSUMER);

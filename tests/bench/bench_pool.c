@@ -42,13 +42,22 @@
  * --l3-cpus a,b,c,d puts A0, B0, A1, B1 on four CPUs of your choice (on a
  * machine with several L3 caches: A0, B0 in one, A1, B1 in another).
  *
+ * The pair's one-way core-to-core latency (c2c, engine/placement/c2c.h) is
+ * measured between the first two CPUs before the rounds and after them, and
+ * names the run's regime: near (under 100 ns), far, or mixed when the two
+ * disagree (tests/bench/regime.h).  To measure the far regime on purpose,
+ * pick a distant pair from `sluice topology --measure` and pass --cores A,B.
+ *
  * Ends with
  *   summary: oneway_speedup=X same_worker_ratio=Y step_p999_ns=Z
+ *            pool_only_ratio=P c2c_ns=C regime=R
  * X = median over rounds of (ring+cache one-way time / sluice one-way time),
  * Y = the same for sluice / ring+cache in the same-worker scenario (each
  * round measures the pools back to back, so a ratio within a round is less
  * exposed to a shared machine's drifts), Z = p99.9 of Sluice's step times
- * (rebalance and reclaim together, one-way rounds, the pool's telemetry).
+ * (rebalance and reclaim together, one-way rounds, the pool's telemetry),
+ * P = what ring+cache adds to the no-pool floor over what Sluice's pool adds
+ * (one-way medians), C = the larger of the two c2c measurements.
  * With --data DIR it writes the distributions for scripts/plot-pool.
  */
 #include <errno.h>
@@ -74,7 +83,9 @@
 #include <rte_pause.h>
 #include <rte_version.h>
 
+#include "c2c.h"
 #include "pool.h"
+#include "regime.h"
 
 #define MAX_BURST 256
 #define MAX_FANOUT 8
@@ -173,6 +184,21 @@ static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 	return x < y ? -1 : x > y;
+}
+
+/* The one-way core-to-core latency (median ns) between CPUs a and b. */
+static double pair_c2c(int a, int b)
+{
+	int cpus[2] = { a, b };
+	struct sl_err err = { "" };
+	struct sl_c2c *m = sl_c2c_measure(cpus, 2, 20000, 5, &err);
+	if (m == NULL) {
+		fprintf(stderr, "bench_pool: %s\n", err.msg);
+		exit(1);
+	}
+	double ns = m->ns[1];
+	sl_c2c_free(m);
+	return ns;
 }
 
 static double median(const double *v, unsigned n)
@@ -750,11 +776,12 @@ static void parse_cpus(const char *s, int *out, unsigned *n, unsigned max)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: bench_pool [--cpus A,B[,...]] [--runs N] [--objects N] [--burst N]\n"
+		"usage: bench_pool [--cores A,B[,...]] [--runs N] [--objects N] [--burst N]\n"
 		"                  [--mbufs N] [--chunk N] [--fanout N] [--l3] [--l3-cpus a,b,c,d]\n"
 		"                  [--data DIR]\n"
-		"  --cpus      CPUs: A (and same-worker) on the first, consumers on the others\n"
-		"              (default: the first two CPUs this process may use)\n"
+		"  --cores     CPUs: A (and same-worker) on the first, consumers on the others\n"
+		"              (default: the first two CPUs this process may use; --cpus is\n"
+		"              the same option)\n"
 		"  --runs      rounds; medians and ranges over them (default 5)\n"
 		"  --objects   buffers per measurement (default 4000000; same-worker: 10x)\n"
 		"  --burst     get/put burst (default 32)\n"
@@ -777,6 +804,7 @@ int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "cpus", required_argument, NULL, 'c' },
+		{ "cores", required_argument, NULL, 'c' },
 		{ "runs", required_argument, NULL, 'r' },
 		{ "objects", required_argument, NULL, 'o' },
 		{ "burst", required_argument, NULL, 'b' },
@@ -855,12 +883,17 @@ int main(int argc, char **argv)
 	       "%u runs, consumer back-off %u ns\n", opt.mbufs, opt.burst, opt.chunk,
 	       (unsigned long)opt.objects, opt.runs, opt.backoff_ns);
 	bool fan_shared = opt.n_cpus < opt.fanout + 1;
+	double c2c_before = opt.n_cpus > 1 ? pair_c2c(opt.cpu[0], opt.cpu[1]) : 0;
+	if (opt.n_cpus > 1)
+		printf("c2c of cpus %d and %d before the rounds: %.1f ns (%s)\n", opt.cpu[0],
+		       opt.cpu[1], c2c_before, bench_regime(c2c_before));
 
 	struct rte_mempool *pools[N_KINDS] = { NULL };
 	for (unsigned k = 0; k < N_POOLS; k++)
 		pools[k] = make_pool((enum kind)k);
 
 	static double ns[N_SCENS][N_KINDS][MAX_RUNS];
+	double oneway_pool_only = 0;   /* for the summary */
 	/* Sluice's step telemetry of the one-way rounds only. */
 	static struct sl_pool_stats before, after;
 	static struct sl_pool_hist ow_rebalance, ow_reclaim;
@@ -945,6 +978,8 @@ int main(int argc, char **argv)
 		med_ratio[s] = median(ratio[s], opt.runs);
 		/* what the pools add to the floor, compared */
 		double pool_only = (med[s][RING] - med[s][NONE]) / (med[s][SLUICE] - med[s][NONE]);
+		if (s == ONEWAY)
+			oneway_pool_only = pool_only;
 		printf("  %.2f [%.2f, %.2f]     %.2f%s\n", med_ratio[s], vmin(ratio[s], opt.runs),
 		       vmax(ratio[s], opt.runs), pool_only,
 		       s == FANOUT && fan_shared ? "   (threads share CPUs: not a timing)" : "");
@@ -1037,10 +1072,17 @@ int main(int argc, char **argv)
 
 	for (unsigned k = 0; k < N_POOLS; k++)
 		rte_mempool_free(pools[k]);
+	double c2c_after = opt.n_cpus > 1 ? pair_c2c(opt.cpu[0], opt.cpu[1]) : 0;
+	if (opt.n_cpus > 1)
+		printf("\nc2c of cpus %d and %d after the rounds: %.1f ns (%s)\n", opt.cpu[0],
+		       opt.cpu[1], c2c_after, bench_regime(c2c_after));
 	/* speedup: ring+cache / sluice; ratio: sluice / ring+cache (per-round medians) */
-	printf("\nsummary: oneway_speedup=%.2f same_worker_ratio=%.2f step_p999_ns=%lu\n",
+	printf("\nsummary: oneway_speedup=%.2f same_worker_ratio=%.2f step_p999_ns=%lu "
+	       "pool_only_ratio=%.2f c2c_ns=%.1f regime=%s\n",
 	       med_ratio[ONEWAY], med_ratio[SAME] > 0 ? 1 / med_ratio[SAME] : 0.0,
-	       (unsigned long)sl_pool_hist_quantile(&both, 0.999));
+	       (unsigned long)sl_pool_hist_quantile(&both, 0.999), oneway_pool_only,
+	       c2c_before > c2c_after ? c2c_before : c2c_after,
+	       opt.n_cpus > 1 ? bench_regime2(c2c_before, c2c_after) : "none");
 	rte_eal_cleanup();
 	return 0;
 }

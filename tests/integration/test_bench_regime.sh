@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The interlink and pool benchmarks name the regime of their pair of CPUs in
+# their summary lines: c2c_ns is measured, and regime is near below 100 ns,
+# far at or above (tests/bench/regime.h), or mixed when the measurements of
+# one invocation straddle 100 ns.  A tiny run of each; no timing is judged
+# (the ratios of so short a run may be anything, even inf), only that the
+# line is complete and the regime agrees with c2c_ns.
+. "$(dirname "$0")/lib.sh"
+BLD=${SLUICE_BUILD:?}
+
+mapfile -t cpus < <(python3 -c 'import os; print("\n".join(str(c) for c in sorted(os.sched_getaffinity(0))[:2]))')
+if ((${#cpus[@]} < 2)); then
+  echo "skip: the benchmarks need two CPUs; this process may use ${#cpus[@]}"
+  exit 77
+fi
+pair="${cpus[0]},${cpus[1]}"
+
+# regime_ok LOG: the summary line's regime agrees with its c2c_ns.
+regime_ok() {
+  python3 - "$1" <<'PY' || fail "$1: the summary's regime does not match its c2c_ns"
+import re, sys
+line = [l for l in open(sys.argv[1]) if l.startswith("summary:")][-1]
+kv = dict(re.findall(r"(\w+)=(\S+)", line))
+c2c, regime = float(kv["c2c_ns"]), kv["regime"]
+assert c2c > 0, line
+assert regime == "mixed" or regime == ("near" if c2c < 100 else "far"), line
+PY
+}
+
+"$BLD/tests/bench_interlink" --cores "$pair" --runs 1 --seconds 0.2 >"$T/il.log" 2>&1 ||
+  { cat "$T/il.log" >&2; fail "bench_interlink --cores $pair failed"; }
+grep -qE '^summary: throughput_ratio=\S+ latency_p50_ns=\S+ c2c_ns=[0-9.]+ latency_ratio=\S+ regime=(near|far|mixed)$' "$T/il.log" ||
+  { cat "$T/il.log" >&2; fail "bench_interlink: no complete summary line"; }
+grep -qE '^run 1: c2c [0-9.]+ ns \((near|far)\) \|' "$T/il.log" || fail "bench_interlink: the run line does not name its regime"
+regime_ok "$T/il.log"
+ok "bench_interlink: $(grep '^summary:' "$T/il.log")"
+
+"$BLD/tests/bench_pool" --cores "$pair" --runs 1 --objects 100000 --only one-way,same-worker >"$T/pool.log" 2>&1 ||
+  { cat "$T/pool.log" >&2; fail "bench_pool --cores $pair failed"; }
+grep -qE '^summary: oneway_speedup=\S+ same_worker_ratio=\S+ step_p999_ns=[0-9]+ pool_only_ratio=\S+ c2c_ns=[0-9.]+ regime=(near|far|mixed)$' "$T/pool.log" ||
+  { cat "$T/pool.log" >&2; fail "bench_pool: no complete summary line"; }
+for w in before after; do
+  grep -qE "^c2c of cpus ${cpus[0]} and ${cpus[1]} $w the rounds: [0-9.]+ ns \((near|far)\)$" "$T/pool.log" ||
+    { cat "$T/pool.log" >&2; fail "bench_pool: no c2c line $w the rounds"; }
+done
+regime_ok "$T/pool.log"
+ok "bench_pool: $(grep '^summary:' "$T/pool.log")"
