@@ -28,7 +28,7 @@
  *       does a link found down or a failed receive buffer allocation
  *       (rx_nombuf; reported, not counted: most drivers leave the frame in
  *       the ring, where imissed counts it if it is lost).  The device's
- *       counters behind the warning are the app's gauges (port_counters).
+ *       counters behind the warning are the app's counters (port_counters).
  *       fini closes it (freeing what its rings hold), and removes the
  *       device if this app probed it.
  *
@@ -67,7 +67,7 @@
 #define PORT_TX_ROUNDS 4
 #define PORT_RSS_HF (RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_TCP)
 
-/* The app's gauges, set at stop, in the order of port_counters. */
+/* The app's counters, read from the device at stop, in the order of port_counters. */
 enum {
 	PORT_LINK_DOWN, PORT_TX_UNSENT, PORT_TX_FILE_LOST, PORT_RX_MISSED, PORT_RX_ERRORS,
 	PORT_RX_NOMBUF, PORT_N_COUNTERS

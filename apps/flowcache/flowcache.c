@@ -44,7 +44,7 @@
  * lookup.
  *
  * Counters: fc_counters below (`sluice apps flowcache` lists them).  The
- * table's (lookups ... refiled) are the app's handle's statistics, gauges
+ * table's (lookups ... refiled) are the app's handle's statistics, which
  * the engine collects at stop; the rest are counted by the app's worker.
  */
 #include <arpa/inet.h>
@@ -530,7 +530,7 @@ static int fc_start(struct sl_app *app, struct sl_err *err)
 	return 0;
 }
 
-/* The table's statistics of this app's handle, as gauges. */
+/* The table's statistics of this app's handle, as the app's counters. */
 static void fc_collect(struct sl_app *app)
 {
 	struct fc_priv *p = app->priv;

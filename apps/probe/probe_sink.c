@@ -23,7 +23,7 @@
  *    mpps = packets / duration_s / 1e6 (0 if duration_s is 0).
  *
  * The results are the app's counters (psink_counters: packets, lost,
- * reordered, foreign, the percentiles; gauges collected at stop) in the
+ * reordered, foreign, the percentiles; stored at stop) in the
  * engine's summaries.  With `report` set, fini also writes a JSON object to
  * that file (opened, and truncated, at init so that a bad path stops the
  * start; a failed write is the app's warning in the summary):
@@ -283,7 +283,7 @@ static int write_report(const struct sl_app *app, const struct psink_result *r, 
 	return rc < 0 || ferror(f) ? -EIO : 0;
 }
 
-/* The results as the app's gauges. */
+/* The results as the app's counters and gauges. */
 static void psink_collect(struct sl_app *app)
 {
 	struct psink_result r;

@@ -433,31 +433,52 @@ static int report_histogram(const json_t *report, struct bucket **h, unsigned *n
 	return 0;
 }
 
+/* The number at obj.key into *v: 0, or -EINVAL with a sentence naming the
+ * file and the value ("where" + key) if obj has no number there. */
+static int json_num_at(const char *path, const json_t *obj, const char *where,
+		       const char *key, double *v, struct sl_err *err)
+{
+	const json_t *x = json_object_get(obj, key);
+	if (!json_is_number(x))
+		return sl_errf(err, EINVAL, "%s: no number at \"%s%s\"", path, where, key);
+	*v = json_number_value(x);
+	return 0;
+}
+
+/* The JSON document at path (what: "report", "summary"), written by
+ * writer; NULL with errno (ENOENT, EINVAL) and a sentence in err if the file
+ * is missing or is not JSON.  The caller decrefs it. */
+static json_t *load_json(const char *path, size_t flags, const char *what,
+			 const char *writer, struct sl_err *err)
+{
+	FILE *f = fopen(path, "r");
+	if (f == NULL)
+		return sl_errf_null(err, ENOENT, "%s wrote no %s (%s: %s)", writer, what, path,
+				    strerror(errno));
+	json_error_t je;
+	json_t *doc = json_loadf(f, flags, &je);
+	fclose(f);
+	if (doc == NULL)
+		return sl_errf_null(err, EINVAL, "%s:%d:%d: not a JSON %s: %s", path, je.line,
+				    je.column, what, je.text);
+	return doc;
+}
+
 /* Sink i's report at path (probe_sink's JSON object): its numbers into x,
  * its histogram appended to h[0..*n).  Returns 0 or -errno with a sentence
  * in err. */
 static int read_report(const char *path, unsigned i, struct rx_result *x, struct bucket **h,
 		       unsigned *n, struct sl_err *err)
 {
-	FILE *f = fopen(path, "r");
-	if (f == NULL)
-		return sl_errf(err, ENOENT, "sink%u wrote no report (%s: %s)", i, path,
-			       strerror(errno));
-	json_error_t je;
+	char writer[32];
+	snprintf(writer, sizeof(writer), "sink%u", i);
 	/* as real: a count or bound beyond json_int_t reads as a double */
-	json_t *doc = json_loadf(f, JSON_DECODE_INT_AS_REAL, &je);
-	fclose(f);
+	json_t *doc = load_json(path, JSON_DECODE_INT_AS_REAL, "report", writer, err);
 	if (doc == NULL)
-		return sl_errf(err, EINVAL, "%s:%d:%d: not a JSON report: %s", path, je.line,
-			       je.column, je.text);
+		return -errno;
 	int rc = 0;
-	for (unsigned k = 0; k < R_N && rc == 0; k++) {
-		const json_t *v = json_object_get(doc, report_keys[k]);
-		if (json_is_number(v))
-			x->v[k] = json_number_value(v);
-		else
-			rc = sl_errf(err, EINVAL, "%s: no number for \"%s\"", path, report_keys[k]);
-	}
+	for (unsigned k = 0; k < R_N && rc == 0; k++)
+		rc = json_num_at(path, doc, "", report_keys[k], &x->v[k], err);
 	if (rc == 0 && (rc = report_histogram(doc, h, n)) < 0)
 		rc = sl_errf(err, -rc, "%s: \"histogram\" is not a list of "
 			     "[lower_ns, upper_ns, count]", path);
@@ -746,17 +767,6 @@ static int run_child(const char *config, const char *log, const char *summary,
 	return termed ? -ETIMEDOUT : status;
 }
 
-/* The number at obj.key into *v: 0, or -EINVAL with a sentence naming the
- * file and the value ("where" + key) if obj has no number there. */
-static int summary_num(const char *path, const json_t *obj, const char *where,
-		       const char *key, double *v, struct sl_err *err)
-{
-	const json_t *x = json_object_get(obj, key);
-	if (!json_is_number(x))
-		return sl_errf(err, EINVAL, "%s: no number at \"%s%s\"", path, where, key);
-	*v = json_number_value(x);
-	return 0;
-}
 
 /* From a run's JSON summary doc (docs/summary.md): the packets the probe
  * generated (its in_packets), the drops on its links (those from
@@ -769,14 +779,14 @@ static int summary_values(const char *path, const json_t *doc, struct result *r,
 	const json_t *counters = json_object_get(json_object_get(json_object_get(doc, "apps"),
 								 "probe"), "counters");
 	const json_t *links = json_object_get(doc, "links");
-	int rc = summary_num(path, doc, "", "schema", &schema, err);
+	int rc = json_num_at(path, doc, "", "schema", &schema, err);
 	if (rc == 0 && schema != 1)
 		return sl_errf(err, EINVAL, "%s: schema %g, expected 1", path, schema);
-	if (rc < 0 || (rc = summary_num(path, mbufs, "mbufs.", "total", &total, err)) < 0 ||
-	    (rc = summary_num(path, mbufs, "mbufs.", "back", &back, err)) < 0 ||
-	    (rc = summary_num(path, counters, "apps.probe.counters.", "in_packets", &r->sent,
+	if (rc < 0 || (rc = json_num_at(path, mbufs, "mbufs.", "total", &total, err)) < 0 ||
+	    (rc = json_num_at(path, mbufs, "mbufs.", "back", &back, err)) < 0 ||
+	    (rc = json_num_at(path, counters, "apps.probe.counters.", "in_packets", &r->sent,
 			      err)) < 0 ||
-	    (rc = summary_num(path, doc, "", "control_cpu", &control, err)) < 0)
+	    (rc = json_num_at(path, doc, "", "control_cpu", &control, err)) < 0)
 		return rc;
 	r->control_cpu = (int)control;
 	if (back != total)
@@ -794,7 +804,7 @@ static int summary_values(const char *path, const json_t *doc, struct result *r,
 			continue;
 		char where[160];
 		snprintf(where, sizeof(where), "links.%s.", name);
-		if ((rc = summary_num(path, l, where, "drops", &d, err)) < 0)
+		if ((rc = json_num_at(path, l, where, "drops", &d, err)) < 0)
 			return rc;
 		r->drops += d;
 	}
@@ -806,16 +816,9 @@ static int summary_values(const char *path, const json_t *doc, struct result *r,
  * file. */
 static int read_summary(const char *path, struct result *r, struct sl_err *err)
 {
-	FILE *f = fopen(path, "r");
-	if (f == NULL)
-		return sl_errf(err, ENOENT, "'sluice run' wrote no summary (%s: %s)", path,
-			       strerror(errno));
-	json_error_t je;
-	json_t *doc = json_loadf(f, 0, &je);
-	fclose(f);
+	json_t *doc = load_json(path, 0, "summary", "'sluice run'", err);
 	if (doc == NULL)
-		return sl_errf(err, EINVAL, "%s:%d:%d: not a JSON summary: %s", path, je.line,
-			       je.column, je.text);
+		return -errno;
 	int rc = json_is_object(doc) ? summary_values(path, doc, r, err)
 				     : sl_errf(err, EINVAL, "%s: not a JSON object", path);
 	json_decref(doc);

@@ -172,7 +172,7 @@ struct engine {
 	uint64_t epoch_drained;
 	const struct sl_plan *plan;
 	bool stop;
-	bool ran;                       /* the workers ran: collect the apps' gauges */
+	bool ran;                       /* the workers ran: collect the apps' values */
 	uint64_t drained, freed_at_stop;
 };
 

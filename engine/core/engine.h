@@ -11,8 +11,8 @@
  *                    workers leave their loops; the control thread pushes what
  *                    is still in the links through the pipeline (drain), stops
  *                    the apps, frees what is left in the links, collects the
- *                    apps' gauges, finalises the apps, prints a summary
- *                    (engine/core/report.h), writes the JSON summary to
+ *                    apps' values kept outside their workers, finalises the
+ *                    apps, prints a summary (engine/core/report.h), writes the JSON summary to
  *                    opts->summary_json if set, and checks that every mbuf is
  *                    back in its pool.  The JSON summary is written only for
  *                    a run whose workers ran and stopped (by a signal or the

@@ -295,51 +295,77 @@ void sl_report_stats_line(const struct sl_config *cfg, const struct sl_app *apps
 
 /* ---------------------------------------------------------------- text */
 
+/* Table columns: a header cell per value of specs[0..n), then rows of the
+ * values present (absent ones end a row early: they are the trailing,
+ * interlink-only columns), each right-aligned in its width. */
+static void print_head(const struct sl_counter_spec *specs, const int *width, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		printf(" %*s", width[i], specs[i].name);
+	printf("\n");
+}
+
+static void print_row(const uint64_t *v, uint64_t absent, const int *width, unsigned n)
+{
+	for (unsigned i = 0; i < n && !(absent >> i & 1); i++)
+		printf(" %*" PRIu64, width[i], v[i]);
+	printf("\n");
+}
+
+/* " name value, name value" for the values of specs[0..n) present in v. */
+static void print_pairs(const struct sl_counter_spec *specs, unsigned n, const uint64_t *v,
+			uint64_t absent)
+{
+	const char *sep = " ";
+	for (unsigned i = 0; i < n; i++) {
+		if (absent >> i & 1)
+			continue;
+		printf("%s%s %" PRIu64, sep, specs[i].name, v[i]);
+		sep = ", ";
+	}
+}
+
 static void text_apps(const struct sl_report *r)
 {
+	static const int width[SL_APP_COMMON_COUNTERS] = { 14, 16, 14, 16, 12 };
 	const struct sl_config *cfg = r->cfg;
-	const struct sl_counter_spec *c = sl_app_common_counters;
 	uint64_t v[SL_APP_COMMON_COUNTERS + SL_APP_COUNTERS_MAX];
 	printf("\napps (in = from outside or generated, out = to outside or consumed):\n");
-	printf("  %-16s %-13s %-10s %14s %16s %14s %16s %12s\n", "app", "type", "worker",
-	       c[0].name, c[1].name, c[2].name, c[3].name, c[4].name);
+	printf("  %-16s %-13s %-10s", "app", "type", "worker");
+	print_head(sl_app_common_counters, width, SL_APP_COMMON_COUNTERS);
 	for (unsigned i = 0; i < cfg->n_apps; i++) {
 		const struct sl_app *a = &r->apps[i];
 		sl_app_counters_read(a, v);
-		printf("  %-16s %-13s %-10s %14" PRIu64 " %16" PRIu64 " %14" PRIu64
-		       " %16" PRIu64 " %12" PRIu64 "\n", a->name, a->type->name,
-		       cfg->workers[a->worker].name, v[0], v[1], v[2], v[3], v[4]);
+		printf("  %-16s %-13s %-10s", a->name, a->type->name, cfg->workers[a->worker].name);
+		print_row(v, 0, width, SL_APP_COMMON_COUNTERS);
 	}
 }
 
 static void text_links(const struct sl_report *r)
 {
+	static const int width[SL_LINK_N_COUNTERS] = { 14, 16, 12, 13, 14, 14 };
 	struct values lv;
-	printf("links (interlinks: occupancy high-water in slots, sampled sojourn p50/p99 in ns):\n"
-	       "  %-40s %-9s %14s %16s %12s %9s %9s %9s\n", "link", "kind", "packets", "bytes",
-	       "drops", "occ_hwm", "soj_p50", "soj_p99");
+	printf("links (interlinks only: occupancy high-water in slots, sampled sojourn):\n"
+	       "  %-40s %-9s", "link", "kind");
+	print_head(sl_link_counters, width, SL_LINK_N_COUNTERS);
 	for (unsigned i = 0; i < r->cfg->n_links; i++) {
 		const struct sl_link *l = &r->links[i];
 		link_values(l, &lv);
-		printf("  %-40s %-9s %14" PRIu64 " %16" PRIu64 " %12" PRIu64, l->name,
-		       l->il ? "interlink" : "local", lv.v[SL_LINK_PACKETS], lv.v[SL_LINK_BYTES],
-		       lv.v[SL_LINK_DROPS]);
-		if (l->il != NULL)
-			printf(" %9" PRIu64 " %9" PRIu64 " %9" PRIu64, lv.v[SL_LINK_OCCUPANCY_HWM],
-			       lv.v[SL_LINK_SOJOURN_P50_NS], lv.v[SL_LINK_SOJOURN_P99_NS]);
-		printf("\n");
+		printf("  %-40s %-9s", l->name, l->il ? "interlink" : "local");
+		print_row(lv.v, lv.absent, width, SL_LINK_N_COUNTERS);
 	}
 }
 
 static void text_workers(const struct sl_report *r)
 {
+	static const int width[SL_WORKER_N_COUNTERS] = { 5, 6, 14 };
 	struct values wv;
-	printf("workers:\n  %-16s %5s %6s %14s\n", "worker", sl_worker_counters[0].name,
-	       sl_worker_counters[1].name, sl_worker_counters[2].name);
+	printf("workers:\n  %-16s", "worker");
+	print_head(sl_worker_counters, width, SL_WORKER_N_COUNTERS);
 	for (unsigned w = 0; w < r->cfg->n_workers; w++) {
 		worker_values(&r->workers[w], &wv);
-		printf("  %-16s %5d %6u %14" PRIu64 "\n", r->workers[w].name, r->workers[w].cpu,
-		       r->workers[w].lcore, wv.v[SL_WORKER_BREATHS]);
+		printf("  %-16s", r->workers[w].name);
+		print_row(wv.v, wv.absent, width, SL_WORKER_N_COUNTERS);
 	}
 }
 
@@ -358,40 +384,30 @@ static void text_app_counters(const struct sl_report *r)
 		head = true;
 		sl_app_counters_read(a, v);
 		printf("  %s (%s):", a->name, t->name);
-		for (unsigned k = 0; k < t->n_counters; k++)
-			printf("%s %s %" PRIu64, k ? "," : "", t->counters[k].name,
-			       v[SL_APP_COMMON_COUNTERS + k]);
+		print_pairs(t->counters, t->n_counters, v + SL_APP_COMMON_COUNTERS, 0);
 		printf("\n");
 	}
 }
 
+/* "pool (chunk C) tiers: ...; events: ..." and "epoch (POLICY, cap N per
+ * breath): ..." (latencies left out when nothing was freed). */
 static void text_pool_epoch(const struct sl_report *r)
 {
 	const struct sl_config *cfg = r->cfg;
 	struct values t, ev;
-	if (pool_values(r, &t, &ev))
-		printf("pool tiers: workers %" PRIu64 ", l3 %" PRIu64 ", global %" PRIu64
-		       ", shared %" PRIu64 " (chunk %u); rebalances %" PRIu64 ", reclaims %" PRIu64
-		       ", empty %" PRIu64 ", full %" PRIu64 "; step p99.9: rebalance %" PRIu64
-		       " ns, reclaim %" PRIu64 " ns\n",
-		       t.v[SL_POOL_TIER_WORKERS], t.v[SL_POOL_TIER_L3], t.v[SL_POOL_TIER_GLOBAL],
-		       t.v[SL_POOL_TIER_SHARED], cfg->pool.chunk, ev.v[SL_POOL_REBALANCES],
-		       ev.v[SL_POOL_RECLAIMS], ev.v[SL_POOL_EMPTY], ev.v[SL_POOL_FULL],
-		       ev.v[SL_POOL_REBALANCE_P999_NS], ev.v[SL_POOL_RECLAIM_P999_NS]);
+	if (pool_values(r, &t, &ev)) {
+		printf("pool (chunk %u) tiers:", cfg->pool.chunk);
+		print_pairs(sl_pool_tier_counters, SL_POOL_N_TIER_COUNTERS, t.v, t.absent);
+		printf("; events:");
+		print_pairs(sl_pool_event_counters, SL_POOL_N_EVENT_COUNTERS, ev.v, ev.absent);
+		printf("\n");
+	}
 	if (!epoch_values(r, &ev))
 		return;
-	printf("epoch (%s, cap %u per breath): retired %" PRIu64 ", freed %" PRIu64
-	       " (%" PRIu64 " at stop), backlog high-water %" PRIu64 "\n",
-	       sl_epoch_policy_name(cfg->epoch_policy), cfg->reclaim_cap, ev.v[SL_EPOCH_RETIRED],
-	       ev.v[SL_EPOCH_FREED], ev.v[SL_EPOCH_FREED_AT_STOP], ev.v[SL_EPOCH_BACKLOG_HWM]);
-	if ((ev.absent & UINT64_C(1) << SL_EPOCH_FREE_NS_P50) == 0)
-		printf("epoch retire->free: p50 %" PRIu64 " p99 %" PRIu64 " max %" PRIu64
-		       " ns; p50 %" PRIu64 " p99 %" PRIu64 " max %" PRIu64
-		       " breaths; grace period p50 %" PRIu64 " p99 %" PRIu64 " ns\n",
-		       ev.v[SL_EPOCH_FREE_NS_P50], ev.v[SL_EPOCH_FREE_NS_P99],
-		       ev.v[SL_EPOCH_FREE_NS_MAX], ev.v[SL_EPOCH_FREE_BREATHS_P50],
-		       ev.v[SL_EPOCH_FREE_BREATHS_P99], ev.v[SL_EPOCH_FREE_BREATHS_MAX],
-		       ev.v[SL_EPOCH_GRACE_NS_P50], ev.v[SL_EPOCH_GRACE_NS_P99]);
+	printf("epoch (%s, cap %u per breath):", sl_epoch_policy_name(cfg->epoch_policy),
+	       cfg->reclaim_cap);
+	print_pairs(sl_epoch_counters, SL_EPOCH_N_COUNTERS, ev.v, ev.absent);
+	printf("\n");
 }
 
 /* The pool watch's verdict, one line (also when quiet): which workers went

@@ -63,6 +63,30 @@ out=$(summary_get "$T/out/s.json" apps out counters out_packets)
 grep -qE "^  out +sink +fwd +[0-9]+ +[0-9]+ +$out +" "$T/q.log" || { cat "$T/q.log" >&2; fail "the text summary's out_packets of 'out' is not $out"; }
 cpu=$(summary_get "$T/out/s.json" control_cpu)
 expect_in "$T/q.log" "; control thread on cpu $cpu"
+# The text names every value as the JSON does (both come from one table).
+python3 - "$T/q.log" "$T/out/s.json" <<'PY' || fail "the text summary's names or values differ from the JSON's"
+import json, sys
+text = open(sys.argv[1]).read().split("\n")
+s = json.load(open(sys.argv[2]))
+def line(prefix):
+    hits = [l for l in text if l.startswith(prefix)]
+    assert len(hits) == 1, (prefix, hits)
+    return hits[0]
+def pairs(l, obj):
+    for k, v in obj.items():
+        if v is not None:
+            assert " %s %d" % (k, v) in l, (k, v, l)
+pool = line("pool (chunk ")
+pairs(pool, s["pool"]["tiers"]); pairs(pool, s["pool"]["events"])
+pairs(line("epoch ("), {k: v for k, v in s["epoch"].items() if k not in ("policy", "reclaim_cap")})
+link = next(iter(s["links"].values()))
+head = text[text.index([l for l in text if l.startswith("links ")][0]) + 1].split()
+assert head[2:] == [k for k in link if k not in ("from", "to", "kind")], head
+wk = next(iter(s["workers"].values()))
+head = text[text.index("workers:") + 1].split()
+assert head[1:] == list(wk), head
+PY
+ok "the text summary's pool, epoch, links and workers names are the JSON's, with the same values"
 ok "quickstart: schema 1, every app with its counters, $back of $total mbufs back; text and JSON agree"
 
 # --- 2. declared counters: a flowcache between a source and a sink.
