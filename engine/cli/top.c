@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <curses.h>
 
@@ -487,17 +488,25 @@ int sl_cmd_top(int argc, char **argv)
 		return SL_EXIT_RUNTIME;
 	}
 	const char *prefix = sl_telc_prefix(c);
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "sluice: top: needs a terminal (for one snapshot as text or JSON: "
+			"sluice stats --prefix %s)\n", prefix);
+		sl_telc_close(c);
+		return SL_EXIT_RUNTIME;
+	}
+	/* newterm, not initscr: initscr ends the process when it fails. */
+	SCREEN *screen = newterm(NULL, stdout, stdin);
+	if (screen == NULL) {
+		fprintf(stderr, "sluice: top: cannot drive this terminal (TERM=%s)\n",
+			getenv("TERM") ? getenv("TERM") : "");
+		sl_telc_close(c);
+		return SL_EXIT_RUNTIME;
+	}
 	struct sigaction sa = { .sa_handler = on_signal };   /* no SA_RESTART: getch returns */
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	if (initscr() == NULL) {
-		fprintf(stderr, "sluice: top: cannot start the terminal (TERM=%s)\n",
-			getenv("TERM") ? getenv("TERM") : "");
-		sl_telc_close(c);
-		return SL_EXIT_RUNTIME;
-	}
 	cbreak();
 	noecho();
 	keypad(stdscr, TRUE);
@@ -505,6 +514,7 @@ int sl_cmd_top(int argc, char **argv)
 
 	int rc = SL_EXIT_OK;
 	bool ran = false, stopped = false;
+	double taken = 0;   /* when the snapshot in t.cur was asked for */
 	char failure[600] = "";
 	while (!interrupted) {
 		double start = now_s();
@@ -536,6 +546,9 @@ int sl_cmd_top(int argc, char **argv)
 		t.prev = t.cur;
 		t.cur = s;
 		t.dt = interval_of(t.prev, t.cur);
+		if (t.dt == 0 && t.prev != NULL)   /* no engine clock: ours */
+			t.dt = start - taken;
+		taken = start;
 		draw(&t);
 		if (!wait_keys(&t, start + t.interval))
 			break;
@@ -546,6 +559,7 @@ int sl_cmd_top(int argc, char **argv)
 		getch();
 	}
 	endwin();
+	delscreen(screen);
 	sl_telc_close(c);
 	json_decref(t.prev);
 	json_decref(t.cur);

@@ -48,8 +48,27 @@ wait_screen() {
   wait_event "$2" "$pid" "$T/screen" screen_has "$1" "$3"
 }
 
+# --- 0. usage errors (exit 2) and no engine (exit 1).
+usage() {
+  expect_exit 2 "$T/bad" top "${@:2}"
+  expect_in "$T/bad" "$1"
+}
+usage "sluice: top: unknown argument '--bogus'" --bogus
+usage "usage: sluice top [--prefix P] [--interval S] [--sort cycles|packets|drops]" --bogus
+usage "sluice: top: --sort takes cycles, packets or drops, got 'speed'" --sort speed
+usage "sluice: top: --interval needs seconds from 0.1 to 3600, got '0'" --interval 0
+usage "sluice: top: --prefix needs a value" --prefix
+ok "usage errors exit 2 with a message"
+expect_exit 1 "$T/nosuch" top --prefix "nosuch$PREFIX"
+expect_in "$T/nosuch" "sluice: top: "
+expect_in "$T/nosuch" "'nosuch$PREFIX'"
+ok "no engine with that prefix: exit 1, the prefix named"
+
 # --- 1. the live view.
 start_engine
+expect_exit 1 "$T/notty" top --prefix "$PREFIX"
+expect_in "$T/notty" "sluice: top: needs a terminal"
+ok "without a terminal: exit 1, says so"
 start_top top
 wait_screen top "top to show the apps" '^  src +source +gen +[0-9.]+ '
 for row in "swap +l2fwd +fwd" "out +sink +fwd"; do
