@@ -33,7 +33,6 @@
 #include "snapview.h"
 #include "topology.h"
 
-#define SL_VERSION "0.1.0"
 
 static const char usage_text[] =
 	"usage: sluice COMMAND [ARGS]\n"
