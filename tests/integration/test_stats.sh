@@ -65,8 +65,10 @@ expect_in "$T/nosuch" "sluice: stats: "
 expect_in "$T/nosuch" "'nosuch$PREFIX'"
 ok "no engine with that prefix: exit 1, the prefix named"
 
-setpriv --reuid=nobody --regid=nogroup --clear-groups "$SLUICE" stats --prefix "$PREFIX" \
-  >"$T/nobody" 2>&1
+# RUNTIME_DIRECTORY (DPDK's, as systemd sets it) points a user that is not
+# root at root's runtime directory, /var/run/dpdk.
+RUNTIME_DIRECTORY=/var/run setpriv --reuid=nobody --regid=nogroup --clear-groups \
+  "$SLUICE" stats --prefix "$PREFIX" >"$T/nobody" 2>&1
 rc=$?
 [[ $rc -eq 1 ]] || { cat "$T/nobody" >&2; fail "stats as nobody exited $rc, expected 1"; }
 expect_in "$T/nobody" "sluice: stats: "
