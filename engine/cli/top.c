@@ -351,10 +351,11 @@ static void draw_pool_epoch(const struct top *t, int row)
 	double ns = 0;
 	sl_snap_fmt_u64(backlog, sizeof(backlog), json_object_get(ep, "backlog"));
 	sl_snap_fmt_u64(hwm, sizeof(hwm), json_object_get(ep, "backlog_hwm"));
-	sl_snap_fmt_u64(p99, sizeof(p99), json_object_get(ep, "free_ns_p99"));
-	bool ok = sl_snap_num(json_object_get(ep, "stall_ns"), &ns);
+	bool ok = sl_snap_num(json_object_get(ep, "free_ns_p99"), &ns);
+	sl_snap_fmt(p99, sizeof(p99), ok, "%.0f ns", ns);
+	ok = sl_snap_num(json_object_get(ep, "stall_ns"), &ns);
 	sl_snap_fmt(stall, sizeof(stall), ok, "%.3f ms", ns / 1e6);
-	line(row, "epoch (%s): backlog %s, backlog_hwm %s, retire->free p99 %s ns, slowest "
+	line(row, "epoch (%s): backlog %s, backlog_hwm %s, retire->free p99 %s, slowest "
 	     "quiescent state %s ago", sl_snap_str(json_object_get(ep, "policy"), "-"), backlog,
 	     hwm, p99, stall);
 }
