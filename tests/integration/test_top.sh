@@ -4,7 +4,9 @@
 # captures and lies between the values `sluice stats` reads before and
 # after; its rate is the one stats measures (loosely: same order of
 # magnitude); a window too small shows one line asking for a bigger one; q
-# exits 0.  Then the engine stops under top: top says so and exits 0.
+# exits 0; usage errors exit 2, no engine or no terminal exit 1.  Then, with
+# --sort cycles, the apps are in the order of the cycles/packet shown, and
+# the engine stops under top: top says so and exits 0.
 # Every wait polls for what the screen or a file shows, with a long deadline.
 . "$(dirname "$0")/lib.sh"
 [[ $(id -u) -eq 0 ]] || skip "the telemetry socket is root's: run as root"
@@ -14,7 +16,17 @@ TMUX_SOCK="sluice-top-$$"
 tm() { tmux -L "$TMUX_SOCK" "$@"; }
 trap 'tmux -L "$TMUX_SOCK" kill-server 2>/dev/null; kill -KILL ${pid:-} 2>/dev/null; rm -rf "$T" "/var/run/dpdk/$PREFIX"' EXIT
 
-sed "s/sluice-quickstart/$PREFIX/" "$SRC/docs/examples/quickstart.yaml" >"$T/q.yaml"
+# The quick start under this test's prefix, its apps declared sink first, so
+# that the configuration's order (out, swap, src) is not the order of
+# cycles/packet (the rate-limited source spends the most per packet).
+python3 - "$SRC/docs/examples/quickstart.yaml" "$PREFIX" >"$T/q.yaml" <<'PY' || fail "the test's config"
+import sys
+lines = open(sys.argv[1]).read().replace("sluice-quickstart", sys.argv[2]).split("\n")
+apps = [i for i, l in enumerate(lines) if l.startswith(("  src:", "  swap:", "  out:"))]
+assert len(apps) == 3 and apps == list(range(apps[0], apps[0] + 3)), apps
+lines[apps[0]:apps[0] + 3] = reversed(lines[apps[0]:apps[0] + 3])
+print("\n".join(lines))
+PY
 grep -q -- "--file-prefix, $PREFIX," "$T/q.yaml" || fail "the quick start's prefix was not replaced"
 
 stats_json() { "$SLUICE" stats --prefix "$PREFIX" --json >"$1" 2>"$1.err"; }
@@ -28,13 +40,13 @@ start_engine() {
   wait_event "a snapshot" "$pid" "$T/run.log" stats_json "$T/before.json"
 }
 
-# start_top NAME: sluice top in a detached 160x50 tmux session NAME; its exit
+# start_top NAME [ARGS...]: sluice top in a detached 160x50 tmux session NAME; its exit
 # status goes to $T/NAME.rc and its stderr to $T/NAME.err; the pane stays
 # open afterwards (cat waits on the terminal) so that its last words remain.
 start_top() {
   rm -f "$T/$1.rc"
   tm new-session -d -s "$1" -x 160 -y 50 \
-    "'$SLUICE' top --prefix '$PREFIX' --interval 0.5 2>'$T/$1.err'; echo \$? >'$T/$1.rc'; exec cat" ||
+    "'$SLUICE' top --prefix '$PREFIX' --interval 0.5 ${*:2} 2>'$T/$1.err'; echo \$? >'$T/$1.rc'; exec cat" ||
     fail "tmux new-session"
 }
 capture() { tm capture-pane -p -t "$1" >"$2"; }
@@ -129,9 +141,19 @@ wait_event "top to exit after q" "$pid" "$T/top.err" test -s "$T/top.rc"
 [[ $(cat "$T/top.rc") == 0 ]] || { cat "$T/top.err" >&2; fail "top exited $(cat "$T/top.rc") after q"; }
 ok "q quits with status 0"
 
-# --- 2. the engine stops under top.
-start_top top2
+# --- 2. sorted by cycles/packet; then the engine stops under top.
+start_top top2 --sort cycles
 wait_screen top2 "top to show the apps" '^  src +source +gen +[0-9.]+ '
+expect_in "$T/screen" "apps by cycles/packet"
+awk '$3 ~ /^(gen|fwd)$/ && ($2 == "source" || $2 == "l2fwd" || $2 == "sink") { print $1, $7 }' "$T/screen" >"$T/order"
+python3 - "$T/order" <<'PY' || { cat "$T/screen" >&2; fail "the apps are not ordered by cycles/packet"; }
+import sys
+rows = [l.split() for l in open(sys.argv[1])]
+assert sorted(r[0] for r in rows) == ["out", "src", "swap"], rows
+keys = [float(v) if v != "-" else -1.0 for _, v in rows]
+assert keys == sorted(keys, reverse=True), rows
+PY
+ok "--sort cycles orders the apps by cycles/packet: $(tr '\n' ' ' <"$T/order")"
 interrupt "$pid" "$T/run.log" || { cat "$T/run.log" >&2; fail "sluice run exited $?"; }
 pid=
 wait_event "top to exit after the engine stopped" "" "$T/top2.err" test -s "$T/top2.rc"
