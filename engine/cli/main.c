@@ -9,6 +9,8 @@
  *   sluice topology
  *   sluice apps [TYPE] [--markdown]
  *   sluice config [--markdown]
+ *   sluice stats [--json] [--prefix P]
+ *   sluice top [--prefix P] [--interval S] [--sort cycles|packets|drops]
  *   sluice version
  *
  * Exit status: 0 success, 1 runtime failure, 2 usage or configuration error.
@@ -28,6 +30,7 @@
 #include "engine.h"
 #include "c2c.h"
 #include "placement.h"
+#include "snapview.h"
 #include "topology.h"
 
 
@@ -57,6 +60,13 @@ static const char usage_text[] =
 	"                     print the machine's PUs, cores, L2/L3 domains, NUMA nodes\n"
 	"                     and PCI devices (hwloc; honours HWLOC_SYNTHETIC, HWLOC_XMLFILE);\n"
 	"                     --measure adds a core-to-core latency matrix (median ns)\n"
+	"  stats [--json] [--prefix P]\n"
+	"                     one snapshot of a running engine (found by its DPDK file prefix,\n"
+	"                     or the only one running): tables, or JSON in the schema of\n"
+	"                     --summary-json plus \"live\" (docs/telemetry.md)\n"
+	"  top [--prefix P] [--interval S] [--sort cycles|packets|drops]\n"
+	"                     a running engine's workers, apps, links, pool and epoch, live\n"
+	"                     in the terminal, every S seconds (default 1); q quits\n"
 	"  bench latency ...  latency sweep over placements, loads, pools (bench latency --help)\n"
 	"  version            print the version\n"
 	"\n"
@@ -583,7 +593,7 @@ out:
 int main(int argc, char **argv)
 {
 	static const char *const commands[] = { "run", "check", "plan", "apps", "config", "topology",
-					       "bench", "version", "help" };
+					       "bench", "stats", "top", "version", "help" };
 	if (argc < 2) {
 		fputs(usage_text, stderr);
 		return SL_EXIT_CONFIG;
@@ -606,6 +616,10 @@ int main(int argc, char **argv)
 		return cmd_topology(argc - 2, argv + 2);
 	if (strcmp(cmd, "bench") == 0)
 		return sl_bench_main(argc - 2, argv + 2);
+	if (strcmp(cmd, "stats") == 0)
+		return sl_cmd_stats(argc - 2, argv + 2);
+	if (strcmp(cmd, "top") == 0)
+		return sl_cmd_top(argc - 2, argv + 2);
 	if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
 		printf("sluice %s\n", SL_VERSION);
 		return SL_EXIT_OK;
