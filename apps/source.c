@@ -31,8 +31,8 @@
  * zipf_s and seed are used only by zipf.
  *
  * Pacing: with rate > 0 a token bucket on the TSC admits packets; it holds
- * at most 10 ms of packets (at least 1), so a short stall of the worker is
- * made up for and a long one is not.  The source never sleeps.  With
+ * at most catch_up (default 10 ms) of packets (at least 1), so a stall of
+ * the worker up to that long is made up for and a longer one is not.  The source never sleeps.  With
  * count > 0 it stops after that many packets.
  *
  * A frame larger than one buffer of the app's pool is sent as a chain of
@@ -219,6 +219,7 @@ static int source_init(struct sl_app *app, struct sl_err *err)
 	rc = sl_gen_init(&p->gen, app, SRC_PORT_FIRST, SRC_DST_PORT, SL_GEN_HDR_LEN, err);
 	if (rc < 0)
 		return rc;
+	sl_gen_catch_up(&p->gen, sl_app_param_uint(app, "catch_up"));
 
 	p->flow = 0;
 	p->addr_off = 0;
@@ -330,6 +331,9 @@ static const struct sl_param_spec source_params[] = {
 	  .doc = "packets per second; 0 means as fast as possible" },
 	{ .name = "count", .type = SL_PARAM_UINT, .def = "0",
 	  .doc = "packets to send before stopping; 0 means no limit" },
+	{ .name = "catch_up", .type = SL_PARAM_DURATION, .def = "10ms", .max = 1000000000,
+	  .doc = "with rate: the longest stall of the worker the pacing makes up for (the "
+		 "bucket holds this much time's packets), at most 1s" },
 	SL_GEN_ADDR_PARAMS("first IPv4 source address (flows add to it)"),
 };
 

@@ -180,6 +180,17 @@ static inline int sl_gen_init(struct sl_gen *g, const struct sl_app *app,
 	return 0;
 }
 
+/* Let the bucket hold `ns` of packets (at least 1) instead of 10 ms: the
+ * longest stall of the worker the pacing makes up for.  After sl_gen_init;
+ * ns <= 1 s (so that depth x tsc_hz stays in 64 bits). */
+static inline void sl_gen_catch_up(struct sl_gen *g, uint64_t ns)
+{
+	if (g->rate == 0)
+		return;
+	uint64_t depth = RTE_MAX(UINT64_C(1), g->rate * ns / UINT64_C(1000000000));
+	g->credit_max = depth * g->tsc_hz;
+}
+
 /* How many frames count and rate allow now, 0..max_pkts.  With rate > 0 this
  * reads the TSC and refills the bucket, but charges nothing. */
 static inline unsigned sl_gen_want(struct sl_gen *g)

@@ -133,6 +133,12 @@ const char *sl_param_range_str(const struct sl_param_spec *spec, char *buf, size
 	case SL_PARAM_BOOL:
 		snprintf(buf, len, "true|false");
 		break;
+	case SL_PARAM_DURATION:   /* a bound is written in whole ms or ns */
+		if (spec->max != 0 && spec->max % 1000000 == 0)
+			snprintf(buf, len, "<= %" PRIu64 "ms", spec->max / 1000000);
+		else if (spec->max != 0)
+			snprintf(buf, len, "<= %" PRIu64 "ns", spec->max);
+		break;
 	case SL_PARAM_TABLE:
 		if (spec->max != 0)
 			snprintf(buf, len, "%" PRIu64 "..%" PRIu64 " rows", spec->min, spec->max);
@@ -228,6 +234,10 @@ int sl_param_parse(const struct sl_param_spec *spec, const char *text,
 			return sl_errf(err, EINVAL,
 				       "parameter '%s' must be a duration like 30s or 250ms, got '%s'",
 				       spec->name, text);
+		if (spec->max != 0 && v.u > spec->max)
+			return sl_errf(err, EINVAL, "parameter '%s' must be %s, got '%s'",
+				       spec->name, sl_param_range_str(spec, range, sizeof(range)),
+				       text);
 		break;
 	case SL_PARAM_TABLE:
 		if (strcmp(text, "[]") != 0)

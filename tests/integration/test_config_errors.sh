@@ -69,6 +69,12 @@ for v in 256.1.1.1 1.2.3.4.5 hello; do
   done
 done
 
+# --- a duration above its type's bound: the source's catch_up is at most 1s
+gen "source-catch-up" source "rate: 1000, catch_up: 1001ms" sink output input
+F="$T/source-catch-up.yaml"
+refused "source-catch-up" \
+  "sluice: $F:3:57: app 'src': parameter 'catch_up' must be <= 1000ms, got '1001ms'" "$F"
+
 # --- a flowcache's route and shared table (source -> tee -> f1, f2 -> sinks)
 two_caches() {   # two_caches NAME F1-PARAMS F2-PARAMS
   case_yaml "$1" "apps:
