@@ -9,6 +9,7 @@
  *   sluice topology
  *   sluice apps [TYPE] [--markdown]
  *   sluice config [--markdown]
+ *   sluice exporter [--listen ADDR:PORT] [--prefix P]
  *   sluice version
  *
  * Exit status: 0 success, 1 runtime failure, 2 usage or configuration error.
@@ -28,6 +29,7 @@
 #include "engine.h"
 #include "c2c.h"
 #include "placement.h"
+#include "promtext.h"
 #include "topology.h"
 
 #define SL_VERSION "0.1.0"
@@ -58,6 +60,9 @@ static const char usage_text[] =
 	"                     print the machine's PUs, cores, L2/L3 domains, NUMA nodes\n"
 	"                     and PCI devices (hwloc; honours HWLOC_SYNTHETIC, HWLOC_XMLFILE);\n"
 	"                     --measure adds a core-to-core latency matrix (median ns)\n"
+	"  exporter [--listen ADDR:PORT] [--prefix P]\n"
+	"                     serve a running engine's counters to Prometheus on\n"
+	"                     http://ADDR:PORT/metrics (default 127.0.0.1:9473)\n"
 	"  bench latency ...  latency sweep over placements, loads, pools (bench latency --help)\n"
 	"  version            print the version\n"
 	"\n"
@@ -584,7 +589,7 @@ out:
 int main(int argc, char **argv)
 {
 	static const char *const commands[] = { "run", "check", "plan", "apps", "config", "topology",
-					       "bench", "version", "help" };
+					       "bench", "exporter", "version", "help" };
 	if (argc < 2) {
 		fputs(usage_text, stderr);
 		return SL_EXIT_CONFIG;
@@ -607,6 +612,8 @@ int main(int argc, char **argv)
 		return cmd_topology(argc - 2, argv + 2);
 	if (strcmp(cmd, "bench") == 0)
 		return sl_bench_main(argc - 2, argv + 2);
+	if (strcmp(cmd, "exporter") == 0)
+		return sl_exporter_main(argc - 2, argv + 2, SL_VERSION);
 	if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
 		printf("sluice %s\n", SL_VERSION);
 		return SL_EXIT_OK;
