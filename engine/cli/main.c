@@ -32,7 +32,6 @@
 #include "promtext.h"
 #include "topology.h"
 
-#define SL_VERSION "0.1.0"
 
 static const char usage_text[] =
 	"usage: sluice COMMAND [ARGS]\n"

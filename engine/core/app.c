@@ -98,6 +98,22 @@ const struct sl_counter_spec sl_app_common_counters[SL_APP_COMMON_COUNTERS] = {
 	{ "drops", SL_COUNTER, "Packets the app dropped, for any reason (a full link's drops are the link's)." },
 };
 
+const struct sl_counter_spec sl_app_runtime_counters[SL_APP_RUNTIME_COUNTERS] = {
+	{ "pull_calls", SL_COUNTER, "Calls of the app's pull (engine.accounting)." },
+	{ "pull_packets", SL_COUNTER, "Packets its pull calls brought in." },
+	{ "pull_cycles", SL_COUNTER, "TSC cycles its pull calls took." },
+	{ "push_calls", SL_COUNTER, "Calls of the app's push (engine.accounting)." },
+	{ "push_packets", SL_COUNTER, "Packets its push calls took from the app's input links." },
+	{ "push_cycles", SL_COUNTER, "TSC cycles its push calls took." },
+};
+
+void sl_app_runtime_read(const struct sl_app *app, uint64_t *v)
+{
+	const uint64_t *rt = (const uint64_t *)&app->rt;
+	for (unsigned i = 0; i < SL_APP_RUNTIME_COUNTERS; i++)
+		v[i] = sl_counter_read(&rt[i]);
+}
+
 void sl_app_counters_read(const struct sl_app *app, uint64_t *v)
 {
 	const uint64_t *common = (const uint64_t *)&app->stats;
@@ -133,7 +149,8 @@ static bool snake_case(const char *s)
 }
 
 /* A type's counter table: at most SL_APP_COUNTERS_MAX, snake_case names
- * distinct from each other and from the common counters, help given. */
+ * distinct from each other, from the common and runtime counters and from
+ * "name", help given. */
 static int check_counters(const struct sl_app_type *t, struct sl_err *err)
 {
 	if (t->n_counters > SL_APP_COUNTERS_MAX)
@@ -156,6 +173,13 @@ static int check_counters(const struct sl_app_type *t, struct sl_err *err)
 			if (strcmp(c->name, sl_app_common_counters[k].name) == 0)
 				return sl_errf(err, EINVAL, "app type '%s': counter '%s' repeats a "
 					       "common counter", t->name, c->name);
+		for (unsigned k = 0; k < SL_APP_RUNTIME_COUNTERS; k++)
+			if (strcmp(c->name, sl_app_runtime_counters[k].name) == 0)
+				return sl_errf(err, EINVAL, "app type '%s': counter '%s' repeats a "
+					       "runtime counter", t->name, c->name);
+		if (strcmp(c->name, "name") == 0)   /* a telemetry column (docs/telemetry.md) */
+			return sl_errf(err, EINVAL, "app type '%s': a counter may not be called "
+				       "'name'", t->name);
 		for (unsigned k = 0; k < i; k++)
 			if (strcmp(c->name, t->counters[k].name) == 0)
 				return sl_errf(err, EINVAL, "app type '%s': counter '%s' declared "

@@ -86,6 +86,7 @@
 #define SL_BURST_MAX 256
 #define SL_APP_COUNTERS_MAX 64    /* declared by one type, besides the common ones */
 #define SL_APP_COMMON_COUNTERS 5
+#define SL_APP_RUNTIME_COUNTERS 6
 #define SL_APP_WARNING_MAX 768
 
 struct sl_app;
@@ -121,7 +122,7 @@ struct sl_app_type {
 
 	/* The type's own counters, indexed by the app's enum (app->ctr[i]);
 	 * at most SL_APP_COUNTERS_MAX, names unique and distinct from the
-	 * common ones. */
+	 * common and runtime ones. */
 	const struct sl_counter_spec *counters;
 	unsigned n_counters;
 
@@ -151,6 +152,27 @@ _Static_assert(sizeof(struct sl_app_stats) == SL_APP_COMMON_COUNTERS * sizeof(ui
 /* The common counters of every app, in the order of struct sl_app_stats. */
 extern const struct sl_counter_spec sl_app_common_counters[SL_APP_COMMON_COUNTERS];
 
+/* Where an app's worker spends its cycles (VPP's `show runtime`): kept by
+ * the worker around each pull and push call when engine.accounting is on
+ * (engine/core/worker.h), all zero when it is off.  A call's packets are
+ * for pull the app's in_packets that call added (what it brought in), for
+ * push the packets it took from its input links; its cycles are TSC cycles
+ * from the end of the previous call (or of the last breath, for the first
+ * call of a breath, which so also carries the breath's epoch step) to the
+ * end of the call.  In the order
+ * of sl_app_runtime_counters. */
+struct sl_app_runtime {
+	uint64_t pull_calls, pull_packets, pull_cycles;
+	uint64_t push_calls, push_packets, push_cycles;
+};
+_Static_assert(sizeof(struct sl_app_runtime) == SL_APP_RUNTIME_COUNTERS * sizeof(uint64_t),
+	       "one runtime counter spec per field of struct sl_app_runtime");
+
+extern const struct sl_counter_spec sl_app_runtime_counters[SL_APP_RUNTIME_COUNTERS];
+
+/* Every runtime counter of app (any thread, relaxed loads), in table order. */
+void sl_app_runtime_read(const struct sl_app *app, uint64_t *v);
+
 struct sl_app {
 	const struct sl_app_type *type;
 	void *priv;                          /* type->priv_size bytes, zeroed */
@@ -168,6 +190,7 @@ struct sl_app {
 	int socket;                          /* NUMA node of the app's worker */
 	struct sl_app_stats stats __rte_cache_aligned;
 	uint64_t ctr[SL_APP_COUNTERS_MAX];   /* type->counters, by index */
+	struct sl_app_runtime rt;            /* the worker's accounting */
 
 	/* control data */
 	const char *name;

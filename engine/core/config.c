@@ -317,7 +317,7 @@ static const struct sl_param_spec pool_keys[POOL_N] = {
 
 enum engine_key {
 	ENGINE_BURST, ENGINE_LINK_SIZE, ENGINE_EPOCH, ENGINE_RECLAIM_CAP, ENGINE_STOP_TIMEOUT,
-	ENGINE_N
+	ENGINE_ACCOUNTING, ENGINE_N
 };
 
 static const struct sl_param_spec engine_keys[ENGINE_N] = {
@@ -337,6 +337,9 @@ static const struct sl_param_spec engine_keys[ENGINE_N] = {
 	[ENGINE_STOP_TIMEOUT] = { .name = "stop_timeout", .type = SL_PARAM_DURATION, .def = "5s",
 		.doc = "how long a stop waits for the workers and a setup or clean-up step; "
 		       "0: no limit; sluice run --stop-timeout overrides it" },
+	[ENGINE_ACCOUNTING] = { .name = "accounting", .type = SL_PARAM_BOOL, .def = "true",
+		.doc = "count each app's pull and push calls, packets and TSC cycles, and each "
+		       "worker's busy and idle cycles (docs/telemetry.md)" },
 };
 
 /* A STRING key's doc is a noun phrase: messages say "KEY must be DOC". */
@@ -428,7 +431,13 @@ static const char doc_engine[] =
 	"`stop_timeout`: how long a stop (SIGINT, SIGTERM, the end of `--duration`)\n"
 	"waits for the workers, and a signal for the setup or clean-up step under\n"
 	"way, before the engine names what did not stop and exits 1; `sluice run\n"
-	"--stop-timeout S` overrides it ([architecture.md](architecture.md)).";
+	"--stop-timeout S` overrides it ([architecture.md](architecture.md)).\n"
+	"\n"
+	"`accounting`: where the cycles go, as VPP's `show runtime` shows it: each\n"
+	"app's pull and push calls, the packets they moved and the TSC cycles they\n"
+	"took, and each worker's busy and idle breaths and cycles.  `sluice stats`,\n"
+	"`sluice top`, the exporter and the summaries show them\n"
+	"([telemetry.md](telemetry.md)); [benchmarks.md](benchmarks.md) gives its cost.";
 
 static const char doc_workers[] =
 	"A mapping from worker name to `{ core: N }`, `{ core: auto }`, or the bare `N`\n"
@@ -545,7 +554,7 @@ static const struct sl_config_section sections[SEC_N] = {
 		       .doc = doc_dpdk },
 	[SEC_POOL] = { .name = "pool", .summary = "the packet buffer pool",
 		       .keys = pool_keys, .n_keys = POOL_N, .doc = doc_pool },
-	[SEC_ENGINE] = { .name = "engine", .summary = "bursts, links, reclamation and stopping",
+	[SEC_ENGINE] = { .name = "engine", .summary = "bursts, links, reclamation, stopping and accounting",
 			 .keys = engine_keys, .n_keys = ENGINE_N, .doc = doc_engine },
 	[SEC_WORKERS] = { .name = "workers",
 			  .summary = "worker threads: { NAME: { core: N | auto }, ... }",
@@ -752,6 +761,7 @@ static int parse_engine(struct ctx *c, const yaml_node_t *n)
 		cfg->epoch_policy = (enum sl_epoch_policy)v[ENGINE_EPOCH].u;
 		cfg->reclaim_cap = (unsigned)v[ENGINE_RECLAIM_CAP].u;
 		cfg->stop_timeout_ns = v[ENGINE_STOP_TIMEOUT].u;
+		cfg->accounting = v[ENGINE_ACCOUNTING].u != 0;
 	}
 	free_values(v, ENGINE_N);
 	if (rc < 0)

@@ -103,6 +103,7 @@ struct sl_config {
 	enum sl_epoch_policy epoch_policy;   /* engine.epoch */
 	unsigned reclaim_cap;    /* engine.reclaim_cap: frees per breath per worker */
 	uint64_t stop_timeout_ns; /* engine.stop_timeout: 0 = no limit */
+	bool accounting;         /* engine.accounting */
 	struct sl_worker_cfg *workers;
 	unsigned n_workers;
 	struct sl_app_cfg *apps;

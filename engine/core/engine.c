@@ -27,6 +27,7 @@
 #include "placement.h"
 #include "pool.h"
 #include "report.h"
+#include "telemetry.h"
 #include "worker.h"
 
 /* ---------------------------------------------------------------- signals
@@ -487,6 +488,7 @@ static int setup(struct engine *e, const struct sl_topology *topo, struct sl_err
 		e->workers[w].epoch = e->epoch;
 		e->workers[w].epoch_w = sl_epoch_worker(e->epoch, w);
 		e->workers[w].reclaim_cap = cfg->reclaim_cap;
+		e->workers[w].accounting = cfg->accounting;
 	}
 
 	for (unsigned i = 0; i < cfg->n_apps; i++) {
@@ -926,6 +928,7 @@ static int run_loop(struct engine *e, struct watch *wt, double *elapsed, struct 
 		}
 	}
 	fflush(stdout);
+	sl_tel_detach();   /* telemetry reads nothing from here on */
 	for (unsigned w = 0; w < nw; w++)
 		breaths[w] = sl_counter_read(&e->workers[w].breaths);
 	__atomic_store_n(&e->stop, true, __ATOMIC_RELEASE);
@@ -990,6 +993,9 @@ int sl_engine_run(const struct sl_config *cfg, const struct sl_topology *topo,
 	rc = eal_init(&e, err);
 	if (rc < 0)
 		return rc;
+	struct sl_err terr = { "" };
+	if (sl_tel_register(cfg->path, &terr) < 0)   /* the run goes on without */
+		sl_report_warn("%s", terr.msg);
 
 	step_to(NULL, "installing the signal handlers");
 	phase = PHASE_SETUP;
@@ -1009,6 +1015,13 @@ int sl_engine_run(const struct sl_config *cfg, const struct sl_topology *topo,
 	if (rc < 0)
 		goto out_teardown;
 
+	/* Telemetry answers from here (so a client that saw the start line
+	 * finds the pipeline) until the stop begins (run_loop). */
+	struct sl_tel_view tv = {
+		.cfg = cfg, .apps = e.apps, .links = e.links, .workers = e.workers,
+		.pool = e.pool, .epoch = e.epoch, .control_cpu = e.plan->main_cpu,
+	};
+	sl_tel_attach(&tv);
 	sl_report_start(cfg, e.workers, e.plan->main_cpu);
 
 	rc = run_loop(&e, &wt, &elapsed, err);

@@ -11,179 +11,12 @@
 
 #include <jansson.h>
 
+#include <rte_cycles.h>
+
 #include "histogram.h"
 #include "interlink.h"
 #include "pool.h"
 #include "report.h"
-
-/* ---------------------------------------------------------------- tables */
-
-const struct sl_counter_spec sl_link_counters[SL_LINK_N_COUNTERS] = {
-	[SL_LINK_PACKETS] = { "packets", SL_COUNTER,
-			      "Packets the link took from its producer." },
-	[SL_LINK_BYTES] = { "bytes", SL_COUNTER,
-			    "Bytes of the packets its consumer received." },
-	[SL_LINK_DROPS] = { "drops", SL_COUNTER,
-			    "Packets freed by transmit because the link was full." },
-	[SL_LINK_OCCUPANCY_HWM] = { "occupancy_hwm", SL_GAUGE,
-				    "Most slots seen in use, sampled (interlinks only)." },
-	[SL_LINK_SOJOURN_P50_NS] = { "sojourn_p50_ns", SL_GAUGE,
-				     "Median time a sampled packet spent in the ring, in ns "
-				     "(interlinks only)." },
-	[SL_LINK_SOJOURN_P99_NS] = { "sojourn_p99_ns", SL_GAUGE,
-				     "99th percentile of that time, in ns (interlinks only)." },
-};
-
-const struct sl_counter_spec sl_worker_counters[SL_WORKER_N_COUNTERS] = {
-	[SL_WORKER_CPU] = { "cpu", SL_GAUGE, "The CPU the worker's thread is pinned to." },
-	[SL_WORKER_LCORE] = { "lcore", SL_GAUGE, "The worker's DPDK lcore id." },
-	[SL_WORKER_BREATHS] = { "breaths", SL_COUNTER,
-				"Passes of the worker's loop (engine/core/worker.h)." },
-};
-
-const struct sl_counter_spec sl_pool_tier_counters[SL_POOL_N_TIER_COUNTERS] = {
-	[SL_POOL_TIER_WORKERS] = { "workers", SL_GAUGE,
-				   "Mbufs on the per-worker freelists at stop." },
-	[SL_POOL_TIER_L3] = { "l3", SL_GAUGE, "Mbufs in the L3-domain queues at stop." },
-	[SL_POOL_TIER_GLOBAL] = { "global", SL_GAUGE, "Mbufs in the global queue at stop." },
-	[SL_POOL_TIER_SHARED] = { "shared", SL_GAUGE,
-				  "Mbufs on the non-worker freelist at stop." },
-};
-
-const struct sl_counter_spec sl_pool_event_counters[SL_POOL_N_EVENT_COUNTERS] = {
-	[SL_POOL_REBALANCES] = { "rebalances", SL_COUNTER,
-				 "Chunks the freelists moved out to the shared tiers (rebalance steps that moved one)." },
-	[SL_POOL_RECLAIMS] = { "reclaims", SL_COUNTER,
-			       "Chunks the freelists took in from the shared tiers (reclaim steps that moved one)." },
-	[SL_POOL_EMPTY] = { "empty", SL_COUNTER,
-			    "Reclaim steps that found no chunk anywhere." },
-	[SL_POOL_FULL] = { "full", SL_COUNTER,
-			   "Rebalance steps that found nowhere to put their chunk." },
-	[SL_POOL_REBALANCE_P999_NS] = { "rebalance_p999_ns", SL_GAUGE,
-					"99.9th percentile of a rebalance step, in ns." },
-	[SL_POOL_RECLAIM_P999_NS] = { "reclaim_p999_ns", SL_GAUGE,
-				      "99.9th percentile of a reclaim step, in ns." },
-};
-
-const struct sl_counter_spec sl_epoch_counters[SL_EPOCH_N_COUNTERS] = {
-	[SL_EPOCH_RETIRED] = { "retired", SL_COUNTER, "Objects handed to the epoch for a deferred free." },
-	[SL_EPOCH_FREED] = { "freed", SL_COUNTER, "Retired objects freed after their grace period." },
-	[SL_EPOCH_FREED_AT_STOP] = { "freed_at_stop", SL_COUNTER,
-				     "Of those, freed by the drain after the workers stopped." },
-	[SL_EPOCH_BACKLOG_HWM] = { "backlog_hwm", SL_GAUGE,
-				   "Sum over the workers of their most objects retired and not yet freed." },
-	[SL_EPOCH_FREE_NS_P50] = { "free_ns_p50", SL_GAUGE, "Median retire-to-free time, in ns." },
-	[SL_EPOCH_FREE_NS_P99] = { "free_ns_p99", SL_GAUGE, "99th percentile retire-to-free time, in ns." },
-	[SL_EPOCH_FREE_NS_MAX] = { "free_ns_max", SL_GAUGE, "Longest retire-to-free time, in ns." },
-	[SL_EPOCH_FREE_BREATHS_P50] = { "free_breaths_p50", SL_GAUGE,
-					"Median retire-to-free time, in breaths of the retiring worker." },
-	[SL_EPOCH_FREE_BREATHS_P99] = { "free_breaths_p99", SL_GAUGE,
-					"99th percentile retire-to-free time, in breaths." },
-	[SL_EPOCH_FREE_BREATHS_MAX] = { "free_breaths_max", SL_GAUGE,
-					"Longest retire-to-free time, in breaths." },
-	[SL_EPOCH_GRACE_NS_P50] = { "grace_ns_p50", SL_GAUGE, "Median grace period, in ns." },
-	[SL_EPOCH_GRACE_NS_P99] = { "grace_ns_p99", SL_GAUGE, "99th percentile grace period, in ns." },
-};
-
-/* ---------------------------------------------------------------- values */
-
-/* Values of one object for its table; `absent` has bit i set where value i
- * does not exist for this object (JSON null, left out of the text). */
-struct values {
-	uint64_t v[SL_APP_COMMON_COUNTERS + SL_APP_COUNTERS_MAX];
-	uint64_t absent;
-};
-
-static void link_values(const struct sl_link *l, struct values *out)
-{
-	struct sl_link_stats s;
-	sl_link_stats_read(l, &s);
-	memset(out, 0, sizeof(*out));
-	out->v[SL_LINK_PACKETS] = s.tx_packets;
-	out->v[SL_LINK_BYTES] = s.rx_bytes;
-	out->v[SL_LINK_DROPS] = s.drops;
-	if (l->il == NULL) {
-		out->absent = 1u << SL_LINK_OCCUPANCY_HWM | 1u << SL_LINK_SOJOURN_P50_NS |
-			      1u << SL_LINK_SOJOURN_P99_NS;
-		return;
-	}
-	struct sl_il_stats is;
-	sl_il_stats_read(l->il, &is);
-	out->v[SL_LINK_OCCUPANCY_HWM] = is.occupancy_hwm;
-	out->v[SL_LINK_SOJOURN_P50_NS] = sl_il_sojourn_quantile_ns(&is, 0.5);
-	out->v[SL_LINK_SOJOURN_P99_NS] = sl_il_sojourn_quantile_ns(&is, 0.99);
-}
-
-static void worker_values(const struct sl_worker *w, struct values *out)
-{
-	memset(out, 0, sizeof(*out));
-	out->v[SL_WORKER_CPU] = (uint64_t)w->cpu;
-	out->v[SL_WORKER_LCORE] = w->lcore;
-	out->v[SL_WORKER_BREATHS] = sl_counter_read(&w->breaths);
-}
-
-/* The pool's tiers and events; false for a pool that is not Sluice's. */
-static bool pool_values(const struct sl_report *r, struct values *tiers, struct values *events)
-{
-	const struct sl_pool *sp = sl_pool_of(r->pool);
-	if (sp == NULL)
-		return false;
-	struct sl_pool_stats ps;
-	sl_pool_stats(sp, &ps);
-	memset(tiers, 0, sizeof(*tiers));
-	memset(events, 0, sizeof(*events));
-	tiers->v[SL_POOL_TIER_WORKERS] = ps.counts.workers;
-	tiers->v[SL_POOL_TIER_L3] = ps.counts.l3;
-	tiers->v[SL_POOL_TIER_GLOBAL] = ps.counts.global;
-	tiers->v[SL_POOL_TIER_SHARED] = ps.counts.shared;
-	events->v[SL_POOL_REBALANCES] = ps.sum.rebalances;
-	events->v[SL_POOL_RECLAIMS] = ps.sum.reclaims;
-	events->v[SL_POOL_EMPTY] = ps.sum.empty;
-	events->v[SL_POOL_FULL] = ps.sum.full;
-	events->v[SL_POOL_REBALANCE_P999_NS] = sl_pool_hist_quantile(&ps.sum.rebalance_ns, 0.999);
-	events->v[SL_POOL_RECLAIM_P999_NS] = sl_pool_hist_quantile(&ps.sum.reclaim_ns, 0.999);
-	return true;
-}
-
-/* The epoch's counters and latencies merged over the workers (latencies
- * absent when nothing was freed); false without an epoch. */
-static bool epoch_values(const struct sl_report *r, struct values *out)
-{
-	struct sl_epoch_stats es;
-	if (r->epoch == NULL || sl_epoch_stats(r->epoch, -1, &es) < 0)
-		return false;
-	memset(out, 0, sizeof(*out));
-	out->v[SL_EPOCH_RETIRED] = es.retired;
-	out->v[SL_EPOCH_FREED] = es.freed;
-	out->v[SL_EPOCH_FREED_AT_STOP] = r->epoch_drained;
-	out->v[SL_EPOCH_BACKLOG_HWM] = es.backlog_hwm;
-	struct sl_hist *h = malloc(3 * sizeof(*h));
-	if (h != NULL) {
-		for (unsigned k = 0; k < 3; k++) {
-			sl_hist_init(&h[k]);
-			for (unsigned w = 0; w < r->cfg->n_workers; w++)
-				sl_hist_merge(&h[k], sl_epoch_hist(r->epoch, w, (enum sl_epoch_hist)k));
-		}
-	}
-	const struct sl_hist *ns = h ? &h[SL_EPOCH_HIST_FREE_NS] : NULL;
-	if (ns == NULL || sl_hist_count(ns) == 0) {
-		for (unsigned i = SL_EPOCH_FREE_NS_P50; i < SL_EPOCH_N_COUNTERS; i++)
-			out->absent |= UINT64_C(1) << i;
-		free(h);
-		return true;
-	}
-	const struct sl_hist *br = &h[SL_EPOCH_HIST_FREE_BREATHS], *gp = &h[SL_EPOCH_HIST_GRACE_NS];
-	out->v[SL_EPOCH_FREE_NS_P50] = sl_hist_percentile(ns, 0.5);
-	out->v[SL_EPOCH_FREE_NS_P99] = sl_hist_percentile(ns, 0.99);
-	out->v[SL_EPOCH_FREE_NS_MAX] = sl_hist_max(ns);
-	out->v[SL_EPOCH_FREE_BREATHS_P50] = sl_hist_percentile(br, 0.5);
-	out->v[SL_EPOCH_FREE_BREATHS_P99] = sl_hist_percentile(br, 0.99);
-	out->v[SL_EPOCH_FREE_BREATHS_MAX] = sl_hist_max(br);
-	out->v[SL_EPOCH_GRACE_NS_P50] = sl_hist_percentile(gp, 0.5);
-	out->v[SL_EPOCH_GRACE_NS_P99] = sl_hist_percentile(gp, 0.99);
-	free(h);
-	return true;
-}
 
 /* ---------------------------------------------------------------- lines */
 
@@ -344,13 +177,13 @@ static void text_apps(const struct sl_report *r)
 static void text_links(const struct sl_report *r)
 {
 	static const int width[SL_LINK_N_COUNTERS] = { 14, 16, 12, 13, 14, 14 };
-	struct values lv;
+	struct sl_values lv;
 	printf("links (interlinks only: occupancy high-water in slots, sampled sojourn):\n"
 	       "  %-40s %-9s", "link", "kind");
 	print_head(sl_link_counters, width, SL_LINK_N_COUNTERS);
 	for (unsigned i = 0; i < r->cfg->n_links; i++) {
 		const struct sl_link *l = &r->links[i];
-		link_values(l, &lv);
+		sl_view_link(l, &lv);
 		printf("  %-40s %-9s", l->name, l->il ? "interlink" : "local");
 		print_row(lv.v, lv.absent, width, SL_LINK_N_COUNTERS);
 	}
@@ -358,14 +191,44 @@ static void text_links(const struct sl_report *r)
 
 static void text_workers(const struct sl_report *r)
 {
-	static const int width[SL_WORKER_N_COUNTERS] = { 5, 6, 14 };
-	struct values wv;
+	static const int width[SL_WORKER_N_COUNTERS] = { 5, 6, 14, 14, 14, 16, 16 };
+	struct sl_values wv;
 	printf("workers:\n  %-16s", "worker");
 	print_head(sl_worker_counters, width, SL_WORKER_N_COUNTERS);
 	for (unsigned w = 0; w < r->cfg->n_workers; w++) {
-		worker_values(&r->workers[w], &wv);
+		sl_view_worker(&r->workers[w], &wv);
 		printf("  %-16s", r->workers[w].name);
 		print_row(wv.v, wv.absent, width, SL_WORKER_N_COUNTERS);
+	}
+}
+
+/* Where the cycles went (engine.accounting), as VPP's `show runtime`: per
+ * app that was called, its calls, the packets they moved, cycles per packet
+ * and packets per call (the load: near the burst size means saturated). */
+static void text_runtime(const struct sl_report *r)
+{
+	if (!r->cfg->accounting)
+		return;
+	printf("runtime (pull and push calls; cycles are TSC cycles):\n"
+	       "  %-16s %14s %14s %16s %18s %12s %12s\n", "app", "pull_calls", "push_calls",
+	       "packets", "cycles", "cycles/pkt", "pkts/call");
+	for (unsigned i = 0; i < r->cfg->n_apps; i++) {
+		uint64_t v[SL_APP_RUNTIME_COUNTERS];
+		sl_app_runtime_read(&r->apps[i], v);
+		struct sl_app_runtime rt;
+		memcpy(&rt, v, sizeof(rt));
+		uint64_t calls = rt.pull_calls + rt.push_calls;
+		uint64_t pkts = rt.pull_packets + rt.push_packets;
+		uint64_t cyc = rt.pull_cycles + rt.push_cycles;
+		if (calls == 0)
+			continue;
+		printf("  %-16s %14" PRIu64 " %14" PRIu64 " %16" PRIu64 " %18" PRIu64, r->apps[i].name,
+		       rt.pull_calls, rt.push_calls, pkts, cyc);
+		if (pkts > 0)
+			printf(" %12.1f", (double)cyc / (double)pkts);
+		else
+			printf(" %12s", "-");
+		printf(" %12.2f\n", (double)pkts / (double)calls);
 	}
 }
 
@@ -394,15 +257,15 @@ static void text_app_counters(const struct sl_report *r)
 static void text_pool_epoch(const struct sl_report *r)
 {
 	const struct sl_config *cfg = r->cfg;
-	struct values t, ev;
-	if (pool_values(r, &t, &ev)) {
+	struct sl_values t, ev;
+	if (sl_view_pool(r->pool, &t, &ev)) {
 		printf("pool (chunk %u) tiers:", cfg->pool.chunk);
 		print_pairs(sl_pool_tier_counters, SL_POOL_N_TIER_COUNTERS, t.v, t.absent);
 		printf("; events:");
 		print_pairs(sl_pool_event_counters, SL_POOL_N_EVENT_COUNTERS, ev.v, ev.absent);
 		printf("\n");
 	}
-	if (!epoch_values(r, &ev))
+	if (!sl_view_epoch(r->epoch, r->cfg->n_workers, r->epoch_drained, &ev))
 		return;
 	printf("epoch (%s, cap %u per breath):", sl_epoch_policy_name(cfg->epoch_policy),
 	       cfg->reclaim_cap);
@@ -442,6 +305,7 @@ void sl_report_summary(const struct sl_report *r, bool quiet)
 		text_apps(r);
 		text_links(r);
 		text_workers(r);
+		text_runtime(r);
 	}
 	text_app_counters(r);   /* also when quiet, as the apps' own lines were */
 	if (!quiet) {
@@ -460,7 +324,7 @@ void sl_report_summary(const struct sl_report *r, bool quiet)
 /* Add each value of a table to obj: a number, or null where absent.
  * Returns 0 or -ENOMEM. */
 static int add_values(json_t *obj, const struct sl_counter_spec *specs, unsigned n,
-		      const struct values *v)
+		      const struct sl_values *v)
 {
 	for (unsigned i = 0; i < n; i++) {
 		json_t *x = (v->absent >> i & 1) ? json_null() : json_integer((json_int_t)v->v[i]);
@@ -487,7 +351,7 @@ static int json_apps(const struct sl_report *r, json_t *root)
 	for (unsigned i = 0; i < r->cfg->n_apps; i++) {
 		const struct sl_app *a = &r->apps[i];
 		const struct sl_app_type *t = a->type;
-		struct values v = { .absent = 0 };
+		struct sl_values v = { .absent = 0 };
 		sl_app_counters_read(a, v.v);
 		json_t *o = child(apps, a->name), *c;
 		if (o == NULL ||
@@ -497,9 +361,15 @@ static int json_apps(const struct sl_report *r, json_t *root)
 		    (c = child(o, "counters")) == NULL ||
 		    add_values(c, sl_app_common_counters, SL_APP_COMMON_COUNTERS, &v) < 0)
 			return -ENOMEM;
-		struct values own = { .absent = 0 };
+		struct sl_values own = { .absent = 0 }, rt = { .absent = 0 };
 		memcpy(own.v, v.v + SL_APP_COMMON_COUNTERS, t->n_counters * sizeof(uint64_t));
 		if (add_values(c, t->counters, t->n_counters, &own) < 0)
+			return -ENOMEM;
+		sl_app_runtime_read(a, rt.v);
+		if (!r->cfg->accounting)
+			rt.absent = (UINT64_C(1) << SL_APP_RUNTIME_COUNTERS) - 1;
+		if ((c = child(o, "runtime")) == NULL ||
+		    add_values(c, sl_app_runtime_counters, SL_APP_RUNTIME_COUNTERS, &rt) < 0)
 			return -ENOMEM;
 	}
 	return 0;
@@ -513,8 +383,8 @@ static int json_links_workers(const struct sl_report *r, json_t *root)
 	char end[2][160];
 	for (unsigned i = 0; i < r->cfg->n_links; i++) {
 		const struct sl_link *l = &r->links[i];
-		struct values v;
-		link_values(l, &v);
+		struct sl_values v;
+		sl_view_link(l, &v);
 		snprintf(end[0], sizeof(end[0]), "%s.%s", l->from->name, l->from_port);
 		snprintf(end[1], sizeof(end[1]), "%s.%s", l->to->name, l->to_port);
 		json_t *o = child(links, l->name);
@@ -525,8 +395,8 @@ static int json_links_workers(const struct sl_report *r, json_t *root)
 			return -ENOMEM;
 	}
 	for (unsigned w = 0; w < r->cfg->n_workers; w++) {
-		struct values v;
-		worker_values(&r->workers[w], &v);
+		struct sl_values v;
+		sl_view_worker(&r->workers[w], &v);
 		json_t *o = child(workers, r->workers[w].name);
 		if (o == NULL || add_values(o, sl_worker_counters, SL_WORKER_N_COUNTERS, &v) < 0)
 			return -ENOMEM;
@@ -538,10 +408,10 @@ static int json_pool_epoch(const struct sl_report *r, json_t *root)
 {
 	const struct sl_config *cfg = r->cfg;
 	json_t *pool = child(root, "pool"), *epoch, *starved;
-	struct values t, ev;
+	struct sl_values t, ev;
 	if (pool == NULL)
 		return -ENOMEM;
-	bool ours = pool_values(r, &t, &ev);
+	bool ours = sl_view_pool(r->pool, &t, &ev);
 	if (json_object_set_new(pool, "ops", json_string(ours ? "sluice" : "dpdk")) < 0 ||
 	    json_object_set_new(pool, "chunk", ours ? json_integer(cfg->pool.chunk)
 						    : json_null()) < 0)
@@ -563,7 +433,7 @@ static int json_pool_epoch(const struct sl_report *r, json_t *root)
 		if (r->starved_s[w] > 0 &&
 		    json_object_set_new(starved, r->workers[w].name, json_real(r->starved_s[w])) < 0)
 			return -ENOMEM;
-	if (!epoch_values(r, &ev))
+	if (!sl_view_epoch(r->epoch, r->cfg->n_workers, r->epoch_drained, &ev))
 		return json_object_set_new(root, "epoch", json_null()) < 0 ? -ENOMEM : 0;
 	if ((epoch = child(root, "epoch")) == NULL ||
 	    json_object_set_new(epoch, "policy",
@@ -579,6 +449,7 @@ static json_t *json_summary(const struct sl_report *r)
 	if (root == NULL || json_object_set_new(root, "schema", json_integer(1)) < 0 ||
 	    json_object_set_new(root, "elapsed_s", json_real(r->elapsed)) < 0 ||
 	    json_object_set_new(root, "control_cpu", json_integer(r->control_cpu)) < 0 ||
+	    json_object_set_new(root, "tsc_hz", json_integer((json_int_t)rte_get_tsc_hz())) < 0 ||
 	    json_apps(r, root) < 0 || json_links_workers(r, root) < 0 ||
 	    json_pool_epoch(r, root) < 0 || (drained = child(root, "drained_at_stop")) == NULL ||
 	    json_object_set_new(drained, "delivered", json_integer((json_int_t)r->drained)) < 0 ||

@@ -16,9 +16,10 @@
  *
  * The names of every value come from the descriptor tables (struct
  * sl_counter_spec, engine/core/counter.h): an app type's own table, the
- * common app counters (sl_app_common_counters, app.h) and the tables below
- * for links, workers, the pool and the epoch.  Those tables are the one
- * source of the names in both summaries and in `sluice apps`.
+ * common and runtime app counters (app.h) and the tables of engine/core/
+ * view.h for links, workers, the pool and the epoch, whose values view.h
+ * also reads.  Those tables are the one source of the names in both
+ * summaries, telemetry and `sluice apps`.
  *
  * Threads: the control thread only.  Nothing here blocks except on stdout
  * and on the summary file.
@@ -37,47 +38,8 @@
 #include "epoch.h"
 #include "err.h"
 #include "link.h"
+#include "view.h"
 #include "worker.h"
-
-/* A link's values, in the order of sl_link_counters. */
-enum sl_link_ctr {
-	SL_LINK_PACKETS,
-	SL_LINK_BYTES,
-	SL_LINK_DROPS,
-	SL_LINK_OCCUPANCY_HWM,     /* interlinks only */
-	SL_LINK_SOJOURN_P50_NS,    /* interlinks only */
-	SL_LINK_SOJOURN_P99_NS,    /* interlinks only */
-	SL_LINK_N_COUNTERS
-};
-extern const struct sl_counter_spec sl_link_counters[SL_LINK_N_COUNTERS];
-
-enum sl_worker_ctr { SL_WORKER_CPU, SL_WORKER_LCORE, SL_WORKER_BREATHS, SL_WORKER_N_COUNTERS };
-extern const struct sl_counter_spec sl_worker_counters[SL_WORKER_N_COUNTERS];
-
-/* The pool's (ops: sluice) objects by tier, at stop. */
-enum sl_pool_tier_ctr {
-	SL_POOL_TIER_WORKERS, SL_POOL_TIER_L3, SL_POOL_TIER_GLOBAL, SL_POOL_TIER_SHARED,
-	SL_POOL_N_TIER_COUNTERS
-};
-extern const struct sl_counter_spec sl_pool_tier_counters[SL_POOL_N_TIER_COUNTERS];
-
-/* The pool's (ops: sluice) events, summed over its freelists. */
-enum sl_pool_event_ctr {
-	SL_POOL_REBALANCES, SL_POOL_RECLAIMS, SL_POOL_EMPTY, SL_POOL_FULL,
-	SL_POOL_REBALANCE_P999_NS, SL_POOL_RECLAIM_P999_NS,
-	SL_POOL_N_EVENT_COUNTERS
-};
-extern const struct sl_counter_spec sl_pool_event_counters[SL_POOL_N_EVENT_COUNTERS];
-
-/* The epoch's values, over all workers. */
-enum sl_epoch_ctr {
-	SL_EPOCH_RETIRED, SL_EPOCH_FREED, SL_EPOCH_FREED_AT_STOP, SL_EPOCH_BACKLOG_HWM,
-	SL_EPOCH_FREE_NS_P50, SL_EPOCH_FREE_NS_P99, SL_EPOCH_FREE_NS_MAX,
-	SL_EPOCH_FREE_BREATHS_P50, SL_EPOCH_FREE_BREATHS_P99, SL_EPOCH_FREE_BREATHS_MAX,
-	SL_EPOCH_GRACE_NS_P50, SL_EPOCH_GRACE_NS_P99,
-	SL_EPOCH_N_COUNTERS
-};
-extern const struct sl_counter_spec sl_epoch_counters[SL_EPOCH_N_COUNTERS];
 
 /* What a run reports at stop: a view of the engine's objects, read after
  * the workers stopped and the apps were finalised. */

@@ -18,6 +18,16 @@
  *
  * No step blocks.  The loop ends when *stop becomes true.
  *
+ * Accounting (engine.accounting, on by default): the breath reads the TSC
+ * after each step and charges each pull and push call's cycles, calls and
+ * packets to its app (struct sl_app_runtime, app.h), and the whole breath's
+ * cycles to the worker as busy (the breath moved at least one packet: a
+ * pull brought one in or a push took one from a link) or idle.  One rdtsc
+ * per app call plus one per breath (a breath starts where the last ended,
+ * so its epoch step is charged to its first call); docs/benchmarks.md gives
+ * the cost.
+ * Off, only breaths are counted.
+ *
  * Ownership: a worker does not own its apps or links, it only runs them; the
  * engine creates and destroys both on the control thread while no worker runs.
  */
@@ -53,7 +63,11 @@ struct sl_push_entry {
 };
 
 struct sl_worker {
-	uint64_t breaths __rte_cache_aligned;   /* single-writer counter */
+	uint64_t breaths __rte_cache_aligned;   /* single-writer counters */
+	uint64_t busy_breaths, busy_cycles, idle_cycles;   /* accounting only;
+						* idle breaths = breaths - busy */
+	uint64_t tsc;                          /* accounting: where the last
+						* breath ended (worker only) */
 	uint64_t at;                           /* sl_worker_at(): step << 32 | app
 						* index; single writer, relaxed */
 
@@ -69,6 +83,7 @@ struct sl_worker {
 	struct sl_epoch *epoch;                /* NULL: no epoch reporting (drain) */
 	struct sl_epoch_worker *epoch_w;
 	unsigned reclaim_cap;                  /* frees per breath at most */
+	bool accounting;                       /* engine.accounting */
 	struct sl_il **il_prod;                /* interlinks this worker feeds */
 	unsigned n_il_prod;
 	struct sl_il **il_cons;                /* interlinks this worker drains */

@@ -35,13 +35,21 @@ for name, a in s["apps"].items():
     assert list(a["counters"]) == want, "app %s: counters %s, want %s" % (name, list(a["counters"]), want)
     assert all(isinstance(v, int) and v >= 0 for v in a["counters"].values()), "app %s: a counter is not a count" % name
     assert a["worker"] in s["workers"], "app %s: worker %s not in workers" % (name, a["worker"])
+    rt = a["runtime"]
+    assert list(rt) == ["pull_calls", "pull_packets", "pull_cycles", "push_calls", "push_packets", "push_cycles"], rt
+    assert all(isinstance(v, int) and v >= 0 for v in rt.values()), "app %s: runtime %s" % (name, rt)
+    # a call's packets: pull brings in what in_packets counts (a port's
+    # in_packets is the device's count, at least what pull brought)
+    assert rt["pull_packets"] <= a["counters"]["in_packets"], (name, rt, a["counters"])
+    assert (rt["pull_cycles"] > 0) == (rt["pull_calls"] > 0) and (rt["push_cycles"] > 0) == (rt["push_calls"] > 0), rt
 for name, l in s["links"].items():
     assert name == l["from"] + " -> " + l["to"], "link %s: from %s to %s" % (name, l["from"], l["to"])
     assert l["kind"] in ("local", "interlink"), "link %s: kind %s" % (name, l["kind"])
     for k in ("occupancy_hwm", "sojourn_p50_ns", "sojourn_p99_ns"):
         assert (l[k] is None) == (l["kind"] == "local"), "link %s: %s is %r for a %s link" % (name, k, l[k], l["kind"])
 for name, w in s["workers"].items():
-    assert set(w) == {"cpu", "lcore", "breaths"} and w["breaths"] > 0, "worker %s: %s" % (name, w)
+    assert list(w) == ["cpu", "lcore", "breaths", "busy_breaths", "idle_breaths", "busy_cycles", "idle_cycles"] and w["breaths"] > 0, "worker %s: %s" % (name, w)
+    assert w["busy_breaths"] + w["idle_breaths"] == w["breaths"], w
 assert s["mbufs"]["total"] > 0 and s["mbufs"]["back"] == s["mbufs"]["total"], "mbufs %s" % s["mbufs"]
 assert s["elapsed_s"] > 0 and isinstance(s["warnings"], list)
 assert set(s["drained_at_stop"]) == {"delivered", "freed"}

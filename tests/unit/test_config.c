@@ -264,6 +264,7 @@ static void test_overrides(void)
 		 "  burst: 64\n"
 		 "  link_size: 4Ki\n"
 		 "  stop_timeout: 1500ms\n"
+		 "  accounting: false\n"
 		 "workers:\n"
 		 "  rx: auto\n"
 		 "  fwd: { core: auto }\n"
@@ -290,6 +291,7 @@ static void test_overrides(void)
 			 "  burst: 64\n"
 			 "  link_size: 4Ki\n"
 			 "  stop_timeout: 1500ms\n"
+			 "  accounting: false\n"
 			 "workers:\n"
 			 "  rx: auto\n"
 			 "  fwd: { core: auto }\n"
@@ -316,6 +318,7 @@ static void test_overrides(void)
 	check_uint("engine.burst", cfg->burst, 64);
 	check_uint("engine.link_size 4Ki", cfg->link_size, 4096);
 	check_uint("engine.stop_timeout 1500ms", cfg->stop_timeout_ns, 1500000000ULL);
+	check_uint("engine.accounting false", cfg->accounting, 0);
 	check_uint("four workers", cfg->n_workers, 4);
 	check_str("worker 0 name", cfg->workers[0].name, "rx");
 	check(cfg->workers[0].core == SL_CORE_AUTO, "scalar auto core", "core %d",
@@ -326,7 +329,7 @@ static void test_overrides(void)
 	      cfg->workers[2].core, cpu);
 	check(cfg->workers[3].core == (two ? cpu + 1 : SL_CORE_AUTO), "scalar explicit core",
 	      "core %d", cfg->workers[3].core);
-	check_uint("worker mark line", cfg->workers[2].mark.line, 11);
+	check_uint("worker mark line", cfg->workers[2].mark.line, 12);
 	check_uint("app g on rx", cfg->apps[0].worker, 0);
 	check_uint("app f on fwd", cfg->apps[1].worker, 1);
 	check_uint("app f2 on bare", cfg->apps[2].worker, 3);
@@ -1114,7 +1117,9 @@ static const struct exact_case section_cases[] = {
 	  "t.yaml:1:25: engine.stop_timeout must be a duration like 30s or 250ms, got a mapping" },
 	{ "engine is a sequence", "engine: [1]\n" TWO_LINKED,
 	  "t.yaml:1:9: 'engine' must be a mapping with keys burst, link_size, epoch, "
-	  "reclaim_cap, stop_timeout, got a sequence" },
+	  "reclaim_cap, stop_timeout, accounting, got a sequence" },
+	{ "engine.accounting not a bool", "engine: { accounting: sometimes }\n" TWO_LINKED,
+	  "t.yaml:1:23: engine.accounting must be true or false, got 'sometimes'" },
 	{ "engine.burst too large", "engine:\n  burst: 257\n" TWO_LINKED,
 	  "t.yaml:2:10: engine.burst must be in 1..256, got 257" },
 	{ "engine duplicate key", "engine: { burst: 8, burst: 16 }\n" TWO_LINKED,
@@ -1509,6 +1514,7 @@ static bool config_value(const struct sl_config *cfg, const char *section, const
 		{ "engine", "burst", cfg->burst }, { "engine", "link_size", cfg->link_size },
 		{ "engine", "epoch", cfg->epoch_policy }, { "engine", "reclaim_cap", cfg->reclaim_cap },
 		{ "engine", "stop_timeout", cfg->stop_timeout_ns },
+		{ "engine", "accounting", cfg->accounting },
 		{ "topology", "c2c", cfg->c2c_path != NULL },
 	};
 	for (unsigned i = 0; i < SL_ARRAY_LEN(values); i++)

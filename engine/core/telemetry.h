@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Telemetry: the engine's answers on DPDK's telemetry socket (lib/telemetry,
+ * the v2 socket the EAL opens in its runtime directory).  The commands and
+ * their replies are specified in docs/telemetry.md: /sluice/info, /sluice/apps,
+ * /sluice/links, /sluice/workers, /sluice/pool, /sluice/epoch and one
+ * /sluice/TYPE per app type that declares counters.  Every value is read
+ * through engine/core/view.h or the apps' counter tables, by name from the
+ * declared tables.
+ *
+ * Threads.  DPDK runs each client's requests on a thread of its own; the
+ * callbacks here serialise on one mutex, which only sl_tel_attach() and
+ * sl_tel_detach() (control thread) also take.  Workers never take it: a
+ * reply is relaxed loads of single-writer counters.
+ *
+ * DPDK 22.11's limits are handled, not hit: names are values, never keys
+ * (keys only [A-Za-z0-9_/]); a list is cut between rows before a reply would
+ * pass 16 KiB, 512 array entries or 256 keys, and then says where to go on
+ * (`next`, `cut`); 64-bit values are u64.
+ */
+#ifndef SL_TELEMETRY_H
+#define SL_TELEMETRY_H
+
+#include <stdint.h>
+
+#include <rte_mempool.h>
+
+#include "app.h"
+#include "config.h"
+#include "epoch.h"
+#include "err.h"
+#include "link.h"
+#include "worker.h"
+
+/* The objects of a running pipeline, as the callbacks read them.  They
+ * must stay valid from sl_tel_attach() until sl_tel_detach() returns. */
+struct sl_tel_view {
+	const struct sl_config *cfg;
+	const struct sl_app *apps;         /* cfg->n_apps */
+	const struct sl_link *links;       /* cfg->n_links */
+	const struct sl_worker *workers;   /* cfg->n_workers */
+	struct rte_mempool *pool;
+	struct sl_epoch *epoch;            /* NULL: none */
+	int control_cpu;
+};
+
+/* Register the commands (after the EAL is up; once per process: DPDK keeps
+ * commands for the process's life).  config_path is copied for
+ * /sluice/info.  Returns 0, or -errno with a sentence (a command that DPDK
+ * refused). */
+int sl_tel_register(const char *config_path, struct sl_err *err);
+
+/* Make v readable (state "running"; elapsed time counts from here).
+ * Control thread.  v is copied; the objects it points to are not. */
+void sl_tel_attach(const struct sl_tel_view *v);
+
+/* Stop reading the objects (state "stopping"): returns once no callback
+ * reads them any more.  Control thread; call before tearing them down.
+ * Harmless when not attached. */
+void sl_tel_detach(void);
+
+#endif
