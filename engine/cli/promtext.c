@@ -10,7 +10,7 @@
 #include "app.h"
 #include "counter.h"
 #include "promtext.h"
-#include "report.h"
+#include "view.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -259,11 +259,11 @@ static const struct sl_counter_spec *spec_find(const struct sl_counter_spec *spe
 	return NULL;
 }
 
-/* Values that declarations split by one label: fields[i] of obj is the
- * sample with label key = values[i] of family `name`.  Its type is the
- * first declared field's kind, its help the declared sentences joined
- * ("key=value: sentence ...").  A field its table does not declare is
- * left out. */
+/* Values that declarations split by one label: field parts[i].field of
+ * obj is the sample with label key = parts[i].value of family `name`,
+ * scaled by scale.  Its type is the first declared field's kind, its help
+ * help_head (or nothing) then the declared sentences joined ("key=value:
+ * sentence ...").  A field its table does not declare is left out. */
 struct split {
 	const char *field;
 	const char *value;
@@ -272,10 +272,12 @@ struct split {
 static void emit_split(struct prom *p, const char *name, const char *key,
 		       const struct sl_counter_spec *specs, unsigned n_specs,
 		       const struct split *parts, unsigned n_parts, const json_t *obj,
-		       const struct str *labels, double scale)
+		       const struct str *labels, double scale, const char *help_head)
 {
 	struct str help = { 0 };
 	const struct sl_counter_spec *first = NULL;
+	if (help_head != NULL)
+		str_add(&help, help_head);
 	for (unsigned i = 0; i < n_parts; i++) {
 		const struct sl_counter_spec *s = spec_find(specs, n_specs, parts[i].field);
 		if (s == NULL)
@@ -320,8 +322,14 @@ static const char *string_of(const json_t *obj, const char *key)
 	return s != NULL ? s : "";
 }
 
-static void emit_apps(struct prom *p, const json_t *apps)
+/* Cycles as seconds: the help says so before the declared sentences. */
+static const char cycles_head[] = "In seconds: TSC cycles / the TSC's frequency (tsc_hz).";
+
+static void emit_apps(struct prom *p, const json_t *apps, double tsc_hz)
 {
+	static const struct split calls[] = { { "pull_calls", "pull" }, { "push_calls", "push" } };
+	static const struct split pkts[] = { { "pull_packets", "pull" }, { "push_packets", "push" } };
+	static const struct split cycles[] = { { "pull_cycles", "pull" }, { "push_cycles", "push" } };
 	const char *name;
 	const json_t *app;
 	json_object_foreach((json_t *)apps, name, app) {
@@ -332,6 +340,21 @@ static void emit_apps(struct prom *p, const json_t *apps)
 		label(&l, "type", type);
 		label(&l, "worker", string_of(app, "worker"));
 		emit_table(p, "sluice_app_", sl_app_common_counters, SL_APP_COMMON_COUNTERS, ctr, &l);
+		free(l.s);
+	}
+	/* Where the cycles go (engine.accounting; null when it is off). */
+	json_object_foreach((json_t *)apps, name, app) {
+		const json_t *rt = json_object_get(app, "runtime");
+		struct str l = { 0 };
+		label(&l, "app", name);
+		emit_split(p, "sluice_app_calls_total", "phase", sl_app_runtime_counters,
+			   SL_APP_RUNTIME_COUNTERS, calls, ARRAY_LEN(calls), rt, &l, 1.0, NULL);
+		emit_split(p, "sluice_app_call_packets_total", "phase", sl_app_runtime_counters,
+			   SL_APP_RUNTIME_COUNTERS, pkts, ARRAY_LEN(pkts), rt, &l, 1.0, NULL);
+		if (tsc_hz > 0)
+			emit_split(p, "sluice_app_cpu_seconds_total", "phase", sl_app_runtime_counters,
+				   SL_APP_RUNTIME_COUNTERS, cycles, ARRAY_LEN(cycles), rt, &l,
+				   1.0 / tsc_hz, cycles_head);
 		free(l.s);
 	}
 	/* The types' own counters, after the common ones: sluice_TYPE_NAME. */
@@ -368,8 +391,10 @@ static void emit_links(struct prom *p, const json_t *links)
 	}
 }
 
-static void emit_workers(struct prom *p, const json_t *workers)
+static void emit_workers(struct prom *p, const json_t *workers, double tsc_hz)
 {
+	static const struct split breaths[] = { { "busy_breaths", "busy" }, { "idle_breaths", "idle" } };
+	static const struct split cycles[] = { { "busy_cycles", "busy" }, { "idle_cycles", "idle" } };
 	const char *name;
 	const json_t *w;
 	json_object_foreach((json_t *)workers, name, w) {
@@ -393,9 +418,15 @@ static void emit_workers(struct prom *p, const json_t *workers)
 			free(info.s);
 			free(help.s);
 		}
-		for (unsigned i = 0; i < SL_WORKER_N_COUNTERS; i++)
-			if (i != SL_WORKER_CPU && i != SL_WORKER_LCORE)
-				emit_spec(p, "sluice_worker_", &sl_worker_counters[i], w, &l);
+		emit_spec(p, "sluice_worker_", &sl_worker_counters[SL_WORKER_BREATHS], w, &l);
+		/* Busy and idle (engine.accounting): a family of their own, so that
+		 * a sum over state does not count the breaths twice. */
+		emit_split(p, "sluice_worker_state_breaths_total", "state", sl_worker_counters,
+			   SL_WORKER_N_COUNTERS, breaths, ARRAY_LEN(breaths), w, &l, 1.0, NULL);
+		if (tsc_hz > 0)
+			emit_split(p, "sluice_worker_cpu_seconds_total", "state", sl_worker_counters,
+				   SL_WORKER_N_COUNTERS, cycles, ARRAY_LEN(cycles), w, &l,
+				   1.0 / tsc_hz, cycles_head);
 		free(l.s);
 	}
 }
@@ -406,12 +437,18 @@ static void emit_pool(struct prom *p, const json_t *pool, const json_t *mbufs)
 		{ "workers", "workers" }, { "l3", "l3" }, { "global", "global" }, { "shared", "shared" },
 	};
 	struct str none = { 0 };
+	/* The pool's size and what is in it now: /sluice/pool's mbufs and
+	 * available, which no counter table declares. */
+	sample(p, family(p, "sluice_pool_mbufs", "gauge", "Mbufs in the pool."), &none,
+	       json_object_get(mbufs, "total"), 1.0);
+	sample(p, family(p, "sluice_pool_available_mbufs", "gauge",
+			 "Mbufs in the pool now, not in use (on its freelists and tiers)."),
+	       &none, json_object_get(mbufs, "back"), 1.0);
 	emit_split(p, "sluice_pool_tier_mbufs", "tier", sl_pool_tier_counters,
 		   SL_POOL_N_TIER_COUNTERS, tiers, ARRAY_LEN(tiers), json_object_get(pool, "tiers"),
-		   &none, 1.0);
+		   &none, 1.0, NULL);
 	emit_table(p, "sluice_pool_", sl_pool_event_counters, SL_POOL_N_EVENT_COUNTERS,
 		   json_object_get(pool, "events"), &none);
-	(void)mbufs;
 }
 
 static void emit_epoch(struct prom *p, const json_t *epoch)
@@ -483,10 +520,12 @@ char *sl_prom_text(const json_t *snap, const struct sl_prom_self *self, size_t *
 	struct prom p = { 0 };
 	emit_self(&p, snap, self);
 	if (snap != NULL) {
-		emit_live(&p, json_object_get(snap, "live"));
-		emit_apps(&p, json_object_get(snap, "apps"));
+		const json_t *live = json_object_get(snap, "live");
+		double tsc_hz = json_number_value(json_object_get(live, "tsc_hz"));
+		emit_live(&p, live);
+		emit_apps(&p, json_object_get(snap, "apps"), tsc_hz);
 		emit_links(&p, json_object_get(snap, "links"));
-		emit_workers(&p, json_object_get(snap, "workers"));
+		emit_workers(&p, json_object_get(snap, "workers"), tsc_hz);
 		emit_pool(&p, json_object_get(snap, "pool"), json_object_get(snap, "mbufs"));
 		emit_epoch(&p, json_object_get(snap, "epoch"));
 	}

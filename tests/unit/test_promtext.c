@@ -26,12 +26,16 @@ static const char snapshot[] =
 	"   \"elapsed_ns\": 2017601479, \"tsc_hz\": 2000000000},"
 	" \"apps\": {"
 	"  \"src\": {\"type\": \"source\", \"worker\": \"gen\", \"counters\": {\"in_packets\": 1004750,"
-	"    \"in_bytes\": 64304000, \"out_packets\": 0, \"out_bytes\": 0, \"drops\": 0}},"
+	"    \"in_bytes\": 64304000, \"out_packets\": 0, \"out_bytes\": 0, \"drops\": 0},"
+	"    \"runtime\": {\"pull_calls\": null, \"pull_packets\": null, \"pull_cycles\": null,"
+	"     \"push_calls\": null, \"push_packets\": null, \"push_cycles\": null}},"
 	"  \"fc\": {\"type\": \"flowcache\", \"worker\": \"fwd\", \"counters\": {\"in_packets\": 0,"
 	"    \"in_bytes\": 0, \"out_packets\": 0, \"out_bytes\": 0, \"drops\": 0,"
 	"    \"lookups\": 2000, \"hits\": 1900, \"misses\": 100}},"
 	"  \"out\": {\"type\": \"sink\", \"worker\": \"fwd\", \"counters\": {\"in_packets\": 0,"
-	"    \"in_bytes\": 0, \"out_packets\": 1004750, \"out_bytes\": 64304000, \"drops\": 3}}},"
+	"    \"in_bytes\": 0, \"out_packets\": 1004750, \"out_bytes\": 64304000, \"drops\": 3},"
+	"    \"runtime\": {\"pull_calls\": 10, \"pull_packets\": 0, \"pull_cycles\": 3000,"
+	"     \"push_calls\": 20, \"push_packets\": 1004750, \"push_cycles\": 4000000000}}},"
 	" \"links\": {"
 	"  \"src.output -> fc.input\": {\"from\": \"src.output\", \"to\": \"fc.input\", \"kind\": \"interlink\","
 	"    \"packets\": 1004750, \"bytes\": 64304000, \"drops\": 0, \"occupancy_hwm\": 119,"
@@ -42,13 +46,15 @@ static const char snapshot[] =
 	"  \"odd \\\"name\\\" \\\\ with\\nnewline\": {\"kind\": \"local\", \"packets\": 1, \"bytes\": 2,"
 	"    \"drops\": 0}},"
 	" \"workers\": {\"gen\": {\"cpu\": 1, \"lcore\": 1, \"breaths\": 46670434},"
-	"   \"fwd\": {\"cpu\": 0, \"lcore\": 2, \"breaths\": 60324672}},"
+	"   \"fwd\": {\"cpu\": 0, \"lcore\": 2, \"breaths\": 60324672, \"busy_breaths\": 60000000,"
+	"     \"idle_breaths\": 324672, \"busy_cycles\": 3000000000, \"idle_cycles\": 1000000000}},"
 	" \"pool\": {\"ops\": \"sluice\", \"chunk\": 512,"
 	"   \"tiers\": {\"workers\": 1024, \"l3\": 0, \"global\": 14848, \"shared\": 511},"
 	"   \"events\": {\"rebalances\": 1992, \"reclaims\": 1963, \"empty\": 0, \"full\": 0,"
 	"     \"rebalance_p999_ns\": 24576, \"reclaim_p999_ns\": 4608}, \"starved_s\": {}},"
 	" \"epoch\": {\"policy\": \"immediate\", \"reclaim_cap\": 256, \"retired\": 7, \"freed\": 5,"
-	"   \"freed_at_stop\": 0, \"backlog_hwm\": 2, \"free_ns_p50\": null, \"free_ns_p99\": null,"
+	"   \"freed_at_stop\": 0, \"backlog\": 1, \"backlog_hwm\": 2, \"stall_ns\": 20000000,"
+	"   \"free_ns_p50\": null, \"free_ns_p99\": null,"
 	"   \"free_ns_max\": null, \"free_breaths_p50\": null, \"free_breaths_p99\": null,"
 	"   \"free_breaths_max\": null, \"grace_ns_p50\": 1500, \"grace_ns_p99\": null},"
 	" \"drained_at_stop\": {\"delivered\": 0, \"freed\": 0}, \"warnings\": [],"
@@ -168,6 +174,20 @@ int main(void)
 		"sluice_epoch_retired_total 7",
 		"sluice_epoch_backlog_hwm 2",
 		"sluice_epoch_grace_p50_seconds 1.5e-06",
+		"sluice_epoch_backlog 1",
+		"sluice_epoch_stall_seconds 0.02",
+		"sluice_pool_mbufs 16383",
+		"sluice_pool_available_mbufs 16000",
+		"# TYPE sluice_app_calls_total counter",
+		"sluice_app_calls_total{app=\"out\",phase=\"pull\"} 10",
+		"sluice_app_calls_total{app=\"out\",phase=\"push\"} 20",
+		"sluice_app_call_packets_total{app=\"out\",phase=\"push\"} 1004750",
+		"sluice_app_cpu_seconds_total{app=\"out\",phase=\"pull\"} 1.5e-06",
+		"sluice_app_cpu_seconds_total{app=\"out\",phase=\"push\"} 2",
+		"sluice_worker_state_breaths_total{worker=\"fwd\",state=\"busy\"} 60000000",
+		"sluice_worker_state_breaths_total{worker=\"fwd\",state=\"idle\"} 324672",
+		"sluice_worker_cpu_seconds_total{worker=\"fwd\",state=\"busy\"} 1.5",
+		"sluice_worker_cpu_seconds_total{worker=\"fwd\",state=\"idle\"} 0.5",
 	};
 	for (unsigned i = 0; i < ARRAY_LEN(lines); i++)
 		CHECK(has_line(t, lines[i]), "line '%s'", lines[i]);
@@ -180,6 +200,8 @@ int main(void)
 	CHECK(strstr(t, "_ns") == NULL, "no metric named in ns");
 	CHECK(count(t, "sluice_app_out_packets_total{") == 3, "one out_packets sample per app");
 	CHECK(strstr(t, "sluice_source_") == NULL, "no own counters for a type without them");
+	CHECK(strstr(t, "{app=\"src\",phase=") == NULL, "no runtime samples while they are null");
+	CHECK(strstr(t, "{worker=\"gen\",state=") == NULL, "no busy/idle samples where absent");
 
 	/* HELP: the declared sentences, read from the tables. */
 	check_help(t, "sluice_app_out_packets_total", sl_app_common_counters[2].help);
@@ -198,6 +220,9 @@ int main(void)
 		 sl_pool_tier_counters[0].help, sl_pool_tier_counters[1].help);
 	CHECK(strstr(t, tiers) != NULL, "the tiers' help joins their sentences");
 	CHECK(count(t, "# HELP sluice_pool_tier_mbufs ") == 1, "one HELP for the tiers");
+	snprintf(tiers, sizeof(tiers), "# HELP sluice_app_cpu_seconds_total %s phase=pull: %s phase=push: %s",
+		 cycles_head, sl_app_runtime_counters[2].help, sl_app_runtime_counters[5].help);
+	CHECK(has_line(t, tiers), "line '%s'", tiers);
 
 	check_grouped(t);
 	check_promtool(t);
