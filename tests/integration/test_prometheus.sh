@@ -43,7 +43,7 @@ links:
   - { link: "src.output -> swap.input", size: 16384 }
   - swap.output -> out.input
 EOF
-"$SLUICE" run "$T/p.yaml" >"$T/run.log" 2>&1 &
+"$SLUICE" run "$T/p.yaml" --stats 1 >"$T/run.log" 2>&1 &
 engine=$!
 pids+=("$engine")
 
@@ -120,26 +120,49 @@ except (ValueError, KeyError, IndexError, TypeError):
     print("")'
 }
 
-# The rate, once Prometheus holds more than a window of samples taken
-# after the workers started (so that the start is not in it).
-promql='rate(sluice_app_out_packets_total{app="out"}[5s])'
-settled() {
-  local up
-  up=$(query 'sluice_uptime_seconds')
-  [[ -n $up ]] && python3 -c "import sys; sys.exit(0 if float('$up') > 7 else 1)" &&
-    [[ -n $(query "$promql") ]]
+# within FRACTION A B: A is within FRACTION of B.
+within() {
+  python3 -c "import sys; a, b = float('$2'), float('$3'); sys.exit(0 if abs(a - b) <= $1 * b else 1)"
 }
+
+# src_rate: the source's mean rate over the engine's last five stats lines
+# (its own --stats output, not read through the exporter), packets/s.
+src_rate() {
+  grep -E '^\[ *[0-9.]+s\] src in ' "$T/run.log" | tail -5 | awk '
+    { v = $4; u = $5; n++
+      sum += v * (u == "Mpps" ? 1e6 : u == "kpps" ? 1e3 : 1) }
+    END { if (n) printf "%.0f\n", sum / n }'
+}
+
+# The rate, polled once a second, once Prometheus holds more than a window
+# of samples taken after the workers started (so that the start is not in
+# it), until it is within 10% of RATE.  The source is paced by a token
+# bucket that makes up stalls of its worker up to 10 ms only: on a machine
+# loaded by other programs it may send less than RATE.  Then (judged from
+# the engine's own stats lines) the test is skipped, not failed, provided
+# Prometheus saw what the source did send.
+promql='rate(sluice_app_out_packets_total{app="out"}[5s])'
 end=$((SECONDS + 120))
-until settled; do
+got=
+while :; do
   kill -0 "$engine" 2>/dev/null || { cat "$T/run.log" >&2; fail "the engine ended"; }
   kill -0 "$prom" 2>/dev/null || { cat "$T/prom.log" >&2; fail "Prometheus ended"; }
-  ((SECONDS < end)) || { cat "$T/prom.log" "$T/exp.log" >&2; fail "no value for $promql within 120 s"; }
-  sleep 0.2
+  up=$(query 'sluice_uptime_seconds')
+  if [[ -n $up ]] && python3 -c "import sys; sys.exit(float('$up') <= 7)"; then
+    got=$(query "$promql")
+    [[ -n $got ]] && within 0.1 "$got" "$RATE" && break
+  fi
+  if ((SECONDS >= end)); then
+    [[ -n $got ]] || { cat "$T/prom.log" "$T/exp.log" >&2; fail "no value for $promql within 120 s"; }
+    sent=$(src_rate)
+    tail -6 "$T/run.log" >&2
+    if [[ -n $sent ]] && ! within 0.1 "$sent" "$RATE" && within 0.1 "$got" "$sent"; then
+      skip "the source sent $sent/s, not the $RATE/s it was told (the machine is loaded); Prometheus's $promql = $got agrees with that"
+    fi
+    fail "$promql = $got, not within 10% of the source's rate $RATE (the engine's stats: $sent/s)"
+  fi
+  sleep 1
 done
-got=$(query "$promql")
-[[ -n $got ]] || fail "no value for $promql"
-python3 -c "import sys; g, r = float('$got'), $RATE; sys.exit(0 if abs(g - r) <= 0.1 * r else 1)" ||
-  fail "$promql = $got, not within 10% of the source's rate $RATE"
 ok "Prometheus: $promql = $got (the source sends $RATE/s)"
 
 [[ $(query 'up{job="sluice"}') == 1 ]] || fail "Prometheus does not see the exporter up"
