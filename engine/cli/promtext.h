@@ -26,9 +26,15 @@
  * link (with kind), worker, tier, phase (pull/push), state (busy/idle).
  * Values that several declarations split by one of those labels (the
  * pool's tiers, busy and idle, pull and push) are one family whose help
- * joins the declarations' sentences.  Percentiles stay gauges of their own
- * (sluice_link_sojourn_p99_seconds): one declared sentence each.  A JSON
- * null (a local link's sojourn) is left out, not written as 0.
+ * joins the declarations' sentences; busy and idle breaths are
+ * sluice_worker_state_breaths_total, apart from all breaths, so that a sum
+ * counts each breath once.  Percentiles stay gauges of their own
+ * (sluice_link_sojourn_p99_seconds: one declared sentence each; promtool
+ * allows a quantile label on summaries only).  A JSON null (a local
+ * link's sojourn, the runtime counters with engine.accounting off) is left
+ * out, not written as 0.  Values that no table declares (sluice_up, the
+ * info gauges, the uptime, the pool's size and available mbufs) have
+ * their help in promtext.c.
  */
 #ifndef SL_PROMTEXT_H
 #define SL_PROMTEXT_H
