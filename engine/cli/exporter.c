@@ -226,7 +226,7 @@ int sl_exporter_main(int argc, char **argv, const char *version)
 		if (strcmp(a, "--listen") == 0 || strcmp(a, "--prefix") == 0) {
 			if (i + 1 >= argc || argv[i + 1][0] == '\0')
 				return usage_error("%s needs a value", a);
-			if (a[2] == 'l')
+			if (strcmp(a, "--listen") == 0)
 				listen_text = argv[++i];
 			else
 				e.prefix = argv[++i];
