@@ -521,6 +521,19 @@ static uint64_t tx_unsent(const struct sl_app *app, const struct port_priv *p,
 	return st->opackets < took ? took - st->opackets : 0;
 }
 
+/* While running (telemetry): the device's error counters, which only the
+ * device keeps.  rte_eth_stats_get reads them as DPDK's own telemetry does. */
+static void port_sample(struct sl_app *app)
+{
+	struct port_priv *p = app->priv;
+	struct rte_eth_stats st;
+	if (!p->started || rte_eth_stats_get(p->port_id, &st) != 0)
+		return;
+	sl_app_ctr_set(app, PORT_RX_MISSED, st.imissed);
+	sl_app_ctr_set(app, PORT_RX_ERRORS, st.ierrors);
+	sl_app_ctr_set(app, PORT_RX_NOMBUF, st.rx_nombuf);
+}
+
 static void port_stop(struct sl_app *app)
 {
 	struct port_priv *p = app->priv;
@@ -661,6 +674,7 @@ static const struct sl_app_type port_app = {
 	.pull = port_pull,
 	.push = port_push,
 	.stop = port_stop,
+	.sample = port_sample,
 	.fini = port_fini,
 };
 

@@ -45,7 +45,8 @@
  *
  * Counters: fc_counters below (`sluice apps flowcache` lists them).  The
  * table's (lookups ... refiled) are the app's handle's statistics, which
- * the engine collects at stop; the rest are counted by the app's worker.
+ * telemetry samples while running and the engine collects at stop; the
+ * rest are counted by the app's worker.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -661,6 +662,7 @@ static const struct sl_app_type flowcache_app = {
 	.push = fc_push,
 	.tick = fc_tick,
 	.collect = fc_collect,
+	.sample = fc_collect,      /* the handle's statistics: any thread */
 	.fini = fc_fini,
 };
 

@@ -9,6 +9,8 @@
  *   sluice topology
  *   sluice apps [TYPE] [--markdown]
  *   sluice config [--markdown]
+ *   sluice stats [--json] [--prefix P]
+ *   sluice top [--prefix P] [--interval S] [--sort cycles|packets|drops]
  *   sluice exporter [--listen ADDR:PORT] [--prefix P]
  *   sluice version
  *
@@ -30,6 +32,7 @@
 #include "c2c.h"
 #include "placement.h"
 #include "promtext.h"
+#include "snapview.h"
 #include "topology.h"
 
 
@@ -59,6 +62,13 @@ static const char usage_text[] =
 	"                     print the machine's PUs, cores, L2/L3 domains, NUMA nodes\n"
 	"                     and PCI devices (hwloc; honours HWLOC_SYNTHETIC, HWLOC_XMLFILE);\n"
 	"                     --measure adds a core-to-core latency matrix (median ns)\n"
+	"  stats [--json] [--prefix P]\n"
+	"                     one snapshot of a running engine (found by its DPDK file prefix,\n"
+	"                     or the only one running): tables, or JSON in the schema of\n"
+	"                     --summary-json plus \"live\" (docs/telemetry.md)\n"
+	"  top [--prefix P] [--interval S] [--sort cycles|packets|drops]\n"
+	"                     a running engine's workers, apps, links, pool and epoch, live\n"
+	"                     in the terminal, every S seconds (default 1); q quits\n"
 	"  exporter [--listen ADDR:PORT] [--prefix P]\n"
 	"                     serve a running engine's counters to Prometheus on\n"
 	"                     http://ADDR:PORT/metrics (default 127.0.0.1:9473)\n"
@@ -588,7 +598,7 @@ out:
 int main(int argc, char **argv)
 {
 	static const char *const commands[] = { "run", "check", "plan", "apps", "config", "topology",
-					       "bench", "exporter", "version", "help" };
+					       "bench", "stats", "top", "exporter", "version", "help" };
 	if (argc < 2) {
 		fputs(usage_text, stderr);
 		return SL_EXIT_CONFIG;
@@ -611,6 +621,10 @@ int main(int argc, char **argv)
 		return cmd_topology(argc - 2, argv + 2);
 	if (strcmp(cmd, "bench") == 0)
 		return sl_bench_main(argc - 2, argv + 2);
+	if (strcmp(cmd, "stats") == 0)
+		return sl_cmd_stats(argc - 2, argv + 2);
+	if (strcmp(cmd, "top") == 0)
+		return sl_cmd_top(argc - 2, argv + 2);
 	if (strcmp(cmd, "exporter") == 0)
 		return sl_exporter_main(argc - 2, argv + 2, SL_VERSION);
 	if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {

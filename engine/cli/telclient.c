@@ -143,12 +143,41 @@ static struct sl_telc *open_prefix(const char *base, const char *prefix, struct 
 			    "'%s': %s", path, prefix, strerror(-rc));
 }
 
+/* For a user who is not root and found nothing in its own runtime
+ * directory: is there a root's engine (prefix, or any when NULL) it cannot
+ * read?  Then say so. */
+static struct sl_telc *roots_engine(const char *prefix, struct sl_err *err)
+{
+	static const char root_base[] = "/var/run/dpdk";
+	char path[PATH_MAX];
+	struct stat st;
+	int saved = errno;
+	if (getuid() == 0)
+		return NULL;
+	if (prefix != NULL) {
+		snprintf(path, sizeof(path), "%s/%s/%s", root_base, prefix, SOCKET_NAME);
+		if (stat(path, &st) == 0 || errno == EACCES)
+			return sl_errf_null(err, EACCES, "cannot read the telemetry socket %s of the "
+					    "engine with file prefix '%s': it is root's; run as root",
+					    path, prefix);
+	} else if (stat(root_base, &st) == 0 && access(root_base, R_OK | X_OK) < 0) {
+		return sl_errf_null(err, EACCES, "cannot look for engines run by root in %s: it "
+				    "is root's; run as root", root_base);
+	}
+	errno = saved;
+	return NULL;
+}
+
 struct sl_telc *sl_telc_open(const char *prefix, struct sl_err *err)
 {
 	char base[PATH_MAX / 2];
 	runtime_base(base, sizeof(base));
-	if (prefix != NULL)
-		return open_prefix(base, prefix, err);
+	struct sl_telc *c = prefix != NULL ? open_prefix(base, prefix, err) : NULL;
+	if (prefix != NULL) {
+		if (c == NULL && errno == ENOENT)
+			(void)roots_engine(prefix, err);   /* a better sentence, if root's */
+		return c;
+	}
 
 	/* The only engine running: every prefix whose socket answers. */
 	DIR *d = opendir(base);
@@ -156,7 +185,8 @@ struct sl_telc *sl_telc_open(const char *prefix, struct sl_err *err)
 		if (errno == EACCES)
 			return sl_errf_null(err, EACCES, "cannot read %s, where running engines are "
 					    "found: it is root's; run as root", base);
-		return sl_errf_null(err, ENOENT, "no engine is running (nothing in %s)", base);
+		sl_errf_null(err, ENOENT, "no engine is running (nothing in %s)", base);
+		return roots_engine(NULL, err);
 	}
 	struct sl_telc *found = NULL;
 	char names[512] = "";
@@ -194,8 +224,9 @@ struct sl_telc *sl_telc_open(const char *prefix, struct sl_err *err)
 	if (n_denied > 0)
 		return sl_errf_null(err, EACCES, "cannot read the telemetry sockets in %s: they are "
 				    "root's; run as root", base);
-	return sl_errf_null(err, ENOENT, "no engine is running (no telemetry socket in %s "
-			    "answers /sluice/info)", base);
+	sl_errf_null(err, ENOENT, "no engine is running (no telemetry socket in %s answers "
+		     "/sluice/info)", base);
+	return roots_engine(NULL, err);
 }
 
 json_t *sl_telc_call(struct sl_telc *c, const char *cmd, struct sl_err *err)

@@ -46,6 +46,13 @@
  *                   app's worker (a shared table's statistics, a
  *                   histogram's percentiles) with sl_app_ctr_set.  A fini that changes them (a table
  *                   closed, ending its live flows) stores them again.
+ *   sample(app)     optional, the telemetry thread (engine/core/telemetry.h)
+ *                   while the workers run, one call at a time: store, as
+ *                   collect does at stop, the values kept outside the
+ *                   worker that can be read without a lock (a shared
+ *                   table's statistics, a device's error counters), with
+ *                   sl_app_ctr_set, into counters the worker never writes.
+ *                   Must not block.
  *   fini(app)       control thread, after all stops and after the links have
  *                   been drained: free every packet and resource the app holds.
  *                   Must be safe after a failed init.
@@ -134,6 +141,7 @@ struct sl_app_type {
 	void (*tick)(struct sl_app *app);
 	void (*stop)(struct sl_app *app);
 	void (*collect)(struct sl_app *app);
+	void (*sample)(struct sl_app *app);
 	void (*fini)(struct sl_app *app);
 };
 

@@ -23,8 +23,9 @@ enum sl_counter_kind {
 	SL_COUNTER,    /* a total: only grows while the engine runs */
 	SL_GAUGE,      /* a level or a result: may go up and down */
 	/* The kind says what a value means, not when it is known: an app's
-	 * value kept outside its worker (app.h, collect) is stored once the
-	 * workers have stopped and reads 0 before. */
+	 * value kept outside its worker (app.h, collect and sample) is stored
+	 * when telemetry asks for it (sample) and once the workers have
+	 * stopped (collect), and reads 0 before. */
 };
 
 struct sl_counter_spec {

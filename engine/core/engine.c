@@ -24,6 +24,7 @@
 #include "engine.h"
 #include "epoch.h"
 #include "interlink.h"
+#include "notify.h"
 #include "placement.h"
 #include "pool.h"
 #include "report.h"
@@ -901,6 +902,11 @@ static int run_loop(struct engine *e, struct watch *wt, double *elapsed, struct 
 	 * below stops at once instead. */
 	phase = PHASE_RUN;
 	alarm(0);
+	if (rc == 0) {
+		char status[64];
+		snprintf(status, sizeof(status), "running %u apps on %u workers", n, nw);
+		sl_notify_ready(status);
+	}
 
 	double t0 = now_s(), next = e->opts->stats;
 	take(e, &prev, t0);
@@ -908,6 +914,7 @@ static int run_loop(struct engine *e, struct watch *wt, double *elapsed, struct 
 		struct timespec nap = { 0, 20 * 1000 * 1000 };
 		nanosleep(&nap, NULL);
 		double t = now_s() - t0;
+		sl_notify_watchdog_tick(t);
 		watch_laggards(e, wt, t, true);
 		watch_pool(e, wt, t);
 		if (signalled) {
@@ -928,6 +935,7 @@ static int run_loop(struct engine *e, struct watch *wt, double *elapsed, struct 
 		}
 	}
 	fflush(stdout);
+	sl_notify_stopping();
 	sl_tel_detach();   /* telemetry reads nothing from here on */
 	for (unsigned w = 0; w < nw; w++)
 		breaths[w] = sl_counter_read(&e->workers[w].breaths);

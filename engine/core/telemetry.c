@@ -191,6 +191,14 @@ static struct row *list_rows(struct rte_tel_data *d, const char *params, unsigne
 
 /* ---------------------------------------------------------------- commands */
 
+/* An app's values kept outside its worker, stored by its type's sample
+ * hook (app.h) before they are read (under lock: one sample at a time). */
+static void sample(const struct sl_app *a)
+{
+	if (a->type->sample != NULL && a->inited)
+		a->type->sample((struct sl_app *)a);
+}
+
 static int cmd_info(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	pthread_mutex_lock(&lock);
@@ -248,6 +256,7 @@ static int cmd_apps(const char *cmd, const char *params, struct rte_tel_data *d)
 		rows[k].s[0] = a->name;
 		rows[k].s[1] = a->type->name;
 		rows[k].s[2] = cfg->workers[a->worker].name;
+		sample(a);
 		sl_app_counters_read(a, v);
 		memcpy(rows[k].u, v, SL_APP_COMMON_COUNTERS * sizeof(uint64_t));
 		sl_app_runtime_read(a, rows[k].u + SL_APP_COMMON_COUNTERS);
@@ -270,6 +279,7 @@ static int type_one(struct rte_tel_data *d, const struct sl_app_type *t, const c
 			return reply_error(d, "app '%.64s' is a %s, not a %s", name, a->type->name,
 					   t->name);
 		uint64_t v[SL_APP_COMMON_COUNTERS + SL_APP_COUNTERS_MAX];
+		sample(a);
 		sl_app_counters_read(a, v);
 		rte_tel_data_start_dict(d);
 		rte_tel_data_add_dict_string(d, "name", a->name);
@@ -312,6 +322,7 @@ static int cmd_type(const char *cmd, const char *params, struct rte_tel_data *d)
 		if (a->type != t || seen++ < offset)
 			continue;
 		rows[k].s[0] = a->name;
+		sample(a);
 		sl_app_counters_read(a, v);
 		memcpy(rows[k].u, v + SL_APP_COMMON_COUNTERS, t->n_counters * sizeof(uint64_t));
 		k++;

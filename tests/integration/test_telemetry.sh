@@ -76,9 +76,43 @@ assert e[5]["total"] == 0 and e[5]["name"] == [], e[5]
 PY
 ok "bad parameters get errors that name them"
 
-kill -INT "$pid"
-wait "$pid" || { cat "$T/log" >&2; fail "the quick start did not stop cleanly"; }
+interrupt "$pid" "$T/log" || { cat "$T/log" >&2; fail "the quick start did not stop cleanly"; }
 pid=""
+
+# An app type's own counters, also those kept outside the worker (a flow
+# cache's table statistics, sampled when asked): they grow while it runs.
+cat >"$T/fc.yaml" <<YAML
+dpdk: { args: $EAL_ARGS }
+apps:
+  src: { type: source, flows: 100, rate: 200k }
+  fc:  { type: flowcache, entries: 1024 }
+  snk: { type: sink }
+links:
+  - src.output -> fc.input
+  - fc.output -> snk.input
+YAML
+"$SLUICE" run "$T/fc.yaml" >"$T/fc.log" 2>&1 &
+pid=$!
+wait_event "the start line" "$pid" "$T/fc.log" log_lines "$T/fc.log" '^sluice: running'
+tel /sluice/flowcache,fc /sluice/flowcache >"$T/fc1.out"
+tel /sluice/flowcache,fc /sluice/info >"$T/fc2.out"
+python3 - "$T/fc1.out" "$T/fc2.out" "$SLUICE" <<'PY' || { cat "$T/fc1.out" "$T/fc2.out" >&2; fail "flowcache counters"; }
+import json, subprocess, sys
+a = [json.loads(l) for l in open(sys.argv[1])]
+b = [json.loads(l) for l in open(sys.argv[2])]
+one, cols, later = a[0]["/sluice/flowcache"], a[1]["/sluice/flowcache"], b[0]["/sluice/flowcache"]
+declared = [l.split()[0] for l in subprocess.run([sys.argv[3], "apps", "flowcache"],
+            capture_output=True, text=True).stdout.split("  counters")[1].split("\n")
+            if l.startswith("    ") and l.split()]
+assert list(one) == ["name"] + declared, (list(one), declared)
+assert cols["name"] == ["fc"] and all(len(cols[k]) == 1 for k in declared), cols
+assert later["lookups"] > one["lookups"] > 0, (one, later)
+assert one["hits"] + one["misses"] == one["lookups"] and one["inserted"] == 100, one
+assert b[1]["/sluice/info"]["types"] == ["flowcache"], b[1]
+PY
+interrupt "$pid" "$T/fc.log" || { cat "$T/fc.log" >&2; fail "the flowcache pipeline did not stop cleanly"; }
+pid=""
+ok "a flow cache's own counters, sampled from its table, grow while it runs"
 
 # A pipeline too big for one reply: 300 source -> sink pairs on one worker.
 {
@@ -91,9 +125,9 @@ pid=""
   echo "links:"
   for i in $(seq 300); do echo "  - generator_number_$i.output -> sink_number_$i.input"; done
 } >"$T/big.yaml"
-"$SLUICE" run "$T/big.yaml" >"$T/log" 2>&1 &
+"$SLUICE" run "$T/big.yaml" >"$T/big.log" 2>&1 &
 pid=$!
-wait_event "the start line" "$pid" "$T/log" log_lines "$T/log" '^sluice: running'
+wait_event "the start line" "$pid" "$T/big.log" log_lines "$T/big.log" '^sluice: running'
 # Read every page of links and apps, as a client would.
 python3 - "$PREFIX" <<'PY' || fail "paging"
 import json, socket, sys
@@ -123,6 +157,6 @@ for cmd, total in (("/sluice/links", 300), ("/sluice/apps", 600)):
     print(cmd, "pages", pages)
 PY
 ok "a 300-link pipeline is read whole in pages under 16 KiB"
-interrupt "$pid" "$T/log" || { cat "$T/log" >&2; fail "the big pipeline did not stop cleanly"; }
+interrupt "$pid" "$T/big.log" || { cat "$T/big.log" >&2; fail "the big pipeline did not stop cleanly"; }
 pid=""
 ok "telemetry"
