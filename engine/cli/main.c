@@ -11,6 +11,7 @@
  *   sluice config [--markdown]
  *   sluice stats [--json] [--prefix P]
  *   sluice top [--prefix P] [--interval S] [--sort cycles|packets|drops]
+ *   sluice exporter [--listen ADDR:PORT] [--prefix P]
  *   sluice version
  *
  * Exit status: 0 success, 1 runtime failure, 2 usage or configuration error.
@@ -30,6 +31,7 @@
 #include "engine.h"
 #include "c2c.h"
 #include "placement.h"
+#include "promtext.h"
 #include "snapview.h"
 #include "topology.h"
 
@@ -67,6 +69,9 @@ static const char usage_text[] =
 	"  top [--prefix P] [--interval S] [--sort cycles|packets|drops]\n"
 	"                     a running engine's workers, apps, links, pool and epoch, live\n"
 	"                     in the terminal, every S seconds (default 1); q quits\n"
+	"  exporter [--listen ADDR:PORT] [--prefix P]\n"
+	"                     serve a running engine's counters to Prometheus on\n"
+	"                     http://ADDR:PORT/metrics (default 127.0.0.1:9473)\n"
 	"  bench latency ...  latency sweep over placements, loads, pools (bench latency --help)\n"
 	"  version            print the version\n"
 	"\n"
@@ -593,7 +598,7 @@ out:
 int main(int argc, char **argv)
 {
 	static const char *const commands[] = { "run", "check", "plan", "apps", "config", "topology",
-					       "bench", "stats", "top", "version", "help" };
+					       "bench", "stats", "top", "exporter", "version", "help" };
 	if (argc < 2) {
 		fputs(usage_text, stderr);
 		return SL_EXIT_CONFIG;
@@ -620,6 +625,8 @@ int main(int argc, char **argv)
 		return sl_cmd_stats(argc - 2, argv + 2);
 	if (strcmp(cmd, "top") == 0)
 		return sl_cmd_top(argc - 2, argv + 2);
+	if (strcmp(cmd, "exporter") == 0)
+		return sl_exporter_main(argc - 2, argv + 2, SL_VERSION);
 	if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
 		printf("sluice %s\n", SL_VERSION);
 		return SL_EXIT_OK;

@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# A real Prometheus server scrapes sluice exporter: a pipeline whose source
+# sends at a fixed rate (RATE packets/s) into a sink, the exporter on
+# loopback, Prometheus (Debian's prometheus) on loopback scraping it every
+# second with the sample alerting rules of docs/operations.md loaded.  Its
+# HTTP API must answer rate(sluice_app_out_packets_total{app="out"}[5s])
+# within 10% of RATE, and list the rules.
+# The telemetry socket is root's: the test needs root.
+source "$(dirname "$0")/lib.sh"
+[[ $(id -u) -eq 0 ]] || skip "the engine's telemetry socket is root's: run as root"
+command -v prometheus >/dev/null || skip "prometheus not installed (Debian package prometheus; scripts/setup)"
+command -v promtool >/dev/null || skip "promtool not installed (Debian package prometheus; scripts/setup)"
+command -v curl >/dev/null || skip "curl not installed (scripts/setup)"
+
+RATE=100000
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
+  rm -rf "$T" "/var/run/dpdk/$PREFIX"
+}
+trap cleanup EXIT
+
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# The source on its own worker, paced; a sink behind a forwarder on the
+# other.  The link and the pool hold a few hundred ms of packets, so that
+# the forwarder's worker, which shares a CPU with the control thread, the
+# exporter and Prometheus on a 2-CPU machine, loses nothing while it waits.
+cat >"$T/p.yaml" <<EOF
+dpdk:
+  args: $EAL_ARGS
+pool: { mbufs: 32767 }
+workers:
+  gen: { core: auto }
+  fwd: { core: auto }
+apps:
+  src:  { type: source, worker: gen, size: 64, flows: 64, rate: $RATE }
+  swap: { type: l2fwd, worker: fwd, mode: swap }
+  out:  { type: sink, worker: fwd }
+links:
+  - { link: "src.output -> swap.input", size: 16384 }
+  - swap.output -> out.input
+EOF
+"$SLUICE" run "$T/p.yaml" --stats 1 >"$T/run.log" 2>&1 &
+engine=$!
+pids+=("$engine")
+
+for attempt in 1 2 3 4 5; do
+  eport=$(free_port)
+  "$SLUICE" exporter --listen "127.0.0.1:$eport" --prefix "$PREFIX" >"$T/exp.log" 2>&1 &
+  exporter=$!
+  pids+=("$exporter")
+  wait_event "the exporter's 'serving' line" "" "$T/exp.log" \
+    grep -qE 'serving|Address already in use' "$T/exp.log"
+  grep -q serving "$T/exp.log" && break
+  wait "$exporter"
+done
+expect_in "$T/exp.log" "serving http://127.0.0.1:$eport/metrics"
+
+# The sample alerting rules of docs/operations.md.
+cat >"$T/sluice.rules.yml" <<'EOF'
+groups:
+  - name: sluice
+    rules:
+      - alert: SluiceDropsRising
+        expr: rate(sluice_app_drops_total[1m]) > 0 or rate(sluice_link_drops_total[1m]) > 0
+        for: 1m
+        labels: { severity: warning }
+        annotations:
+          summary: "{{ $labels.app }}{{ $labels.link }} drops packets"
+      - alert: SluiceEpochLaggard
+        expr: sluice_epoch_stall_seconds > 0.01
+        for: 30s
+        labels: { severity: warning }
+        annotations:
+          summary: "a worker has not passed a quiescent state for {{ $value }} s"
+EOF
+promtool check rules "$T/sluice.rules.yml" >"$T/rules.log" 2>&1 ||
+  { cat "$T/rules.log" >&2; fail "promtool check rules rejects the sample rules"; }
+ok "promtool check rules accepts the sample alerting rules"
+
+# Prometheus on loopback, on a free port (retried if another program takes it).
+for attempt in 1 2 3 4 5; do
+  pport=$(free_port)
+  cat >"$T/prometheus.yml" <<EOF
+global: { scrape_interval: 1s, evaluation_interval: 1s }
+rule_files: [ "$T/sluice.rules.yml" ]
+scrape_configs:
+  - job_name: sluice
+    static_configs: [ { targets: [ "127.0.0.1:$eport" ] } ]
+EOF
+  promtool check config "$T/prometheus.yml" >"$T/config.log" 2>&1 ||
+    { cat "$T/config.log" >&2; fail "promtool check config rejects the scrape config"; }
+  rm -rf "$T/tsdb"
+  prometheus --config.file="$T/prometheus.yml" --storage.tsdb.path="$T/tsdb" \
+    --web.listen-address="127.0.0.1:$pport" >"$T/prom.log" 2>&1 &
+  prom=$!
+  pids+=("$prom")
+  ready() { curl -sf --max-time 10 -o /dev/null "http://127.0.0.1:$pport/-/ready"; }
+  wait_event "Prometheus to be ready or to fail" "" "$T/prom.log" \
+    bash -c "curl -sf --max-time 10 -o /dev/null http://127.0.0.1:$pport/-/ready || ! kill -0 $prom 2>/dev/null"
+  ready && break
+  grep -q 'address already in use' "$T/prom.log" || { cat "$T/prom.log" >&2; fail "Prometheus did not start"; }
+  wait "$prom"
+done
+ready || { cat "$T/prom.log" >&2; fail "Prometheus did not start"; }
+ok "Prometheus on 127.0.0.1:$pport scrapes the exporter on 127.0.0.1:$eport every second"
+
+# query PROMQL: the first result's value, or nothing.
+query() {
+  curl -s --max-time 10 --data-urlencode "query=$1" "http://127.0.0.1:$pport/api/v1/query" |
+    python3 -c '
+import json, sys
+try:
+    r = json.load(sys.stdin)["data"]["result"]
+    print(r[0]["value"][1] if r else "")
+except (ValueError, KeyError, IndexError, TypeError):
+    print("")'
+}
+
+# within FRACTION A B: A is within FRACTION of B.
+within() {
+  python3 -c "import sys; a, b = float('$2'), float('$3'); sys.exit(0 if abs(a - b) <= $1 * b else 1)"
+}
+
+# src_rate: the source's mean rate over the engine's last five stats lines
+# (its own --stats output, not read through the exporter), packets/s.
+src_rate() {
+  grep -E '^\[ *[0-9.]+s\] src in ' "$T/run.log" | tail -5 | awk '
+    { v = $4; u = $5; n++
+      sum += v * (u == "Mpps" ? 1e6 : u == "kpps" ? 1e3 : 1) }
+    END { if (n) printf "%.0f\n", sum / n }'
+}
+
+# The rate, polled once a second, once Prometheus holds more than a window
+# of samples taken after the workers started (so that the start is not in
+# it), until it is within 10% of RATE.  The source is paced by a token
+# bucket that makes up stalls of its worker up to 10 ms only: on a machine
+# loaded by other programs it may send less than RATE.  Then (judged from
+# the engine's own stats lines) the test is skipped, not failed, provided
+# Prometheus saw what the source did send.
+promql='rate(sluice_app_out_packets_total{app="out"}[5s])'
+end=$((SECONDS + 120))
+got=
+while :; do
+  kill -0 "$engine" 2>/dev/null || { cat "$T/run.log" >&2; fail "the engine ended"; }
+  kill -0 "$prom" 2>/dev/null || { cat "$T/prom.log" >&2; fail "Prometheus ended"; }
+  up=$(query 'sluice_uptime_seconds')
+  if [[ -n $up ]] && python3 -c "import sys; sys.exit(float('$up') <= 7)"; then
+    got=$(query "$promql")
+    [[ -n $got ]] && within 0.1 "$got" "$RATE" && break
+  fi
+  if ((SECONDS >= end)); then
+    [[ -n $got ]] || { cat "$T/prom.log" "$T/exp.log" >&2; fail "no value for $promql within 120 s"; }
+    sent=$(src_rate)
+    tail -6 "$T/run.log" >&2
+    if [[ -n $sent ]] && ! within 0.1 "$sent" "$RATE" && within 0.1 "$got" "$sent"; then
+      skip "the source sent $sent/s, not the $RATE/s it was told (the machine is loaded); Prometheus's $promql = $got agrees with that"
+    fi
+    fail "$promql = $got, not within 10% of the source's rate $RATE (the engine's stats: $sent/s)"
+  fi
+  sleep 1
+done
+ok "Prometheus: $promql = $got (the source sends $RATE/s)"
+
+[[ $(query 'up{job="sluice"}') == 1 ]] || fail "Prometheus does not see the exporter up"
+[[ $(query 'sluice_up') == 1 ]] || fail "sluice_up is not 1 in Prometheus"
+rules=$(curl -s --max-time 10 "http://127.0.0.1:$pport/api/v1/rules")
+for r in SluiceDropsRising SluiceEpochLaggard; do
+  [[ $rules == *"\"$r\""* ]] || { echo "$rules" >&2; fail "Prometheus did not load the rule $r"; }
+done
+ok "up{job=\"sluice\"} 1, sluice_up 1, and both alerting rules loaded"
+
+kill -TERM "$prom"
+wait "$prom"
+kill -TERM "$exporter"
+wait "$exporter" || fail "the exporter did not exit 0 after SIGTERM"
+interrupt "$engine" "$T/run.log" || { cat "$T/run.log" >&2; fail "the engine did not stop cleanly"; }
+ok "Prometheus, the exporter and the engine stopped"
