@@ -12,7 +12,6 @@
 #include "promtext.h"
 #include "view.h"
 
-#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 /* A metric family: one # HELP, one # TYPE, its samples in the order
  * they were added. */
@@ -323,7 +322,7 @@ static const char *string_of(const json_t *obj, const char *key)
 }
 
 /* Cycles as seconds: the help says so before the declared sentences. */
-static const char cycles_head[] = "In seconds: TSC cycles / the TSC's frequency (tsc_hz).";
+const char sl_prom_cycles_help[] = "In seconds: TSC cycles / the TSC's frequency (tsc_hz).";
 
 static void emit_apps(struct prom *p, const json_t *apps, double tsc_hz)
 {
@@ -348,13 +347,13 @@ static void emit_apps(struct prom *p, const json_t *apps, double tsc_hz)
 		struct str l = { 0 };
 		label(&l, "app", name);
 		emit_split(p, "sluice_app_calls_total", "phase", sl_app_runtime_counters,
-			   SL_APP_RUNTIME_COUNTERS, calls, ARRAY_LEN(calls), rt, &l, 1.0, NULL);
+			   SL_APP_RUNTIME_COUNTERS, calls, SL_ARRAY_LEN(calls), rt, &l, 1.0, NULL);
 		emit_split(p, "sluice_app_call_packets_total", "phase", sl_app_runtime_counters,
-			   SL_APP_RUNTIME_COUNTERS, pkts, ARRAY_LEN(pkts), rt, &l, 1.0, NULL);
+			   SL_APP_RUNTIME_COUNTERS, pkts, SL_ARRAY_LEN(pkts), rt, &l, 1.0, NULL);
 		if (tsc_hz > 0)
 			emit_split(p, "sluice_app_cpu_seconds_total", "phase", sl_app_runtime_counters,
-				   SL_APP_RUNTIME_COUNTERS, cycles, ARRAY_LEN(cycles), rt, &l,
-				   1.0 / tsc_hz, cycles_head);
+				   SL_APP_RUNTIME_COUNTERS, cycles, SL_ARRAY_LEN(cycles), rt, &l,
+				   1.0 / tsc_hz, sl_prom_cycles_help);
 		free(l.s);
 	}
 	/* The types' own counters, after the common ones: sluice_TYPE_NAME. */
@@ -422,11 +421,11 @@ static void emit_workers(struct prom *p, const json_t *workers, double tsc_hz)
 		/* Busy and idle (engine.accounting): a family of their own, so that
 		 * a sum over state does not count the breaths twice. */
 		emit_split(p, "sluice_worker_state_breaths_total", "state", sl_worker_counters,
-			   SL_WORKER_N_COUNTERS, breaths, ARRAY_LEN(breaths), w, &l, 1.0, NULL);
+			   SL_WORKER_N_COUNTERS, breaths, SL_ARRAY_LEN(breaths), w, &l, 1.0, NULL);
 		if (tsc_hz > 0)
 			emit_split(p, "sluice_worker_cpu_seconds_total", "state", sl_worker_counters,
-				   SL_WORKER_N_COUNTERS, cycles, ARRAY_LEN(cycles), w, &l,
-				   1.0 / tsc_hz, cycles_head);
+				   SL_WORKER_N_COUNTERS, cycles, SL_ARRAY_LEN(cycles), w, &l,
+				   1.0 / tsc_hz, sl_prom_cycles_help);
 		free(l.s);
 	}
 }
@@ -445,7 +444,7 @@ static void emit_pool(struct prom *p, const json_t *pool, const json_t *mbufs)
 			 "Mbufs in the pool now, not in use (on its freelists and tiers)."),
 	       &none, json_object_get(mbufs, "back"), 1.0);
 	emit_split(p, "sluice_pool_tier_mbufs", "tier", sl_pool_tier_counters,
-		   SL_POOL_N_TIER_COUNTERS, tiers, ARRAY_LEN(tiers), json_object_get(pool, "tiers"),
+		   SL_POOL_N_TIER_COUNTERS, tiers, SL_ARRAY_LEN(tiers), json_object_get(pool, "tiers"),
 		   &none, 1.0, NULL);
 	emit_table(p, "sluice_pool_", sl_pool_event_counters, SL_POOL_N_EVENT_COUNTERS,
 		   json_object_get(pool, "events"), &none);

@@ -49,6 +49,10 @@ struct sl_prom_self {
 	const char *prefix;    /* the file prefix asked for, or NULL */
 };
 
+/* The first sentence of the help of every cycles family turned into
+ * seconds (the rest is the declared help of the counters it holds). */
+extern const char sl_prom_cycles_help[];
+
 /* The text of one scrape: sluice_up (1 when snap is a snapshot, 0 when it
  * is NULL: no engine to read), sluice_exporter_info, and with a snapshot
  * every value in it (telclient.h: the JSON summary's schema plus "live").

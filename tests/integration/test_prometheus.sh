@@ -54,24 +54,10 @@ for attempt in 1 2 3 4 5; do
 done
 expect_in "$T/exp.log" "serving http://127.0.0.1:$eport/metrics"
 
-# The sample alerting rules of docs/operations.md.
-cat >"$T/sluice.rules.yml" <<'EOF'
-groups:
-  - name: sluice
-    rules:
-      - alert: SluiceDropsRising
-        expr: rate(sluice_app_drops_total[1m]) > 0 or rate(sluice_link_drops_total[1m]) > 0
-        for: 1m
-        labels: { severity: warning }
-        annotations:
-          summary: "{{ $labels.app }}{{ $labels.link }} drops packets"
-      - alert: SluiceEpochLaggard
-        expr: sluice_epoch_stall_seconds > 0.01
-        for: 30s
-        labels: { severity: warning }
-        annotations:
-          summary: "a worker has not passed a quiescent state for {{ $value }} s"
-EOF
+# The sample alerting rules and scrape config of docs/operations.md.
+cp "$SRC/docs/examples/prometheus/sluice.rules.yml" "$T/sluice.rules.yml"
+promtool check config "$SRC/docs/examples/prometheus/prometheus.yml" >"$T/sample.log" 2>&1 ||
+  { cat "$T/sample.log" >&2; fail "promtool check config rejects docs/examples/prometheus/prometheus.yml"; }
 promtool check rules "$T/sluice.rules.yml" >"$T/rules.log" 2>&1 ||
   { cat "$T/rules.log" >&2; fail "promtool check rules rejects the sample rules"; }
 ok "promtool check rules accepts the sample alerting rules"

@@ -11,14 +11,20 @@
  *   - a null (a local link's sojourn, an epoch latency before any free) is
  *     left out; no engine: sluice_up 0 and the exporter's own info only;
  *   - promtool (Debian's prometheus package), when installed, accepts it.
- * promtext.c is compiled into this test (the CLI is not a library).
+ * promtext.c comes from the CLI's library (sluice_cli).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
-#include "../../engine/cli/promtext.c"
+#include <stdbool.h>
+
+#include <jansson.h>
+
+#include "app.h"
+#include "promtext.h"
+#include "view.h"
 
 static const char snapshot[] =
 	"{\"schema\": 1, \"elapsed_s\": 2.0, \"control_cpu\": 0,"
@@ -189,7 +195,7 @@ int main(void)
 		"sluice_worker_cpu_seconds_total{worker=\"fwd\",state=\"busy\"} 1.5",
 		"sluice_worker_cpu_seconds_total{worker=\"fwd\",state=\"idle\"} 0.5",
 	};
-	for (unsigned i = 0; i < ARRAY_LEN(lines); i++)
+	for (unsigned i = 0; i < SL_ARRAY_LEN(lines); i++)
 		CHECK(has_line(t, lines[i]), "line '%s'", lines[i]);
 
 	/* Left out: nulls, and a local link's interlink-only values. */
@@ -221,7 +227,7 @@ int main(void)
 	CHECK(strstr(t, tiers) != NULL, "the tiers' help joins their sentences");
 	CHECK(count(t, "# HELP sluice_pool_tier_mbufs ") == 1, "one HELP for the tiers");
 	snprintf(tiers, sizeof(tiers), "# HELP sluice_app_cpu_seconds_total %s phase=pull: %s phase=push: %s",
-		 cycles_head, sl_app_runtime_counters[2].help, sl_app_runtime_counters[5].help);
+		 sl_prom_cycles_help, sl_app_runtime_counters[2].help, sl_app_runtime_counters[5].help);
 	CHECK(has_line(t, tiers), "line '%s'", tiers);
 
 	check_grouped(t);
