@@ -17,6 +17,7 @@
  * Exit status: 0 success, 1 runtime failure, 2 usage or configuration error.
  */
 #include <errno.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -31,7 +32,6 @@
 #include "engine.h"
 #include "c2c.h"
 #include "placement.h"
-#include "promtext.h"
 #include "snapview.h"
 #include "topology.h"
 
@@ -595,6 +595,29 @@ out:
 	return rc;
 }
 
+/* `sluice exporter ARGS`: run sluice-exporter, the binary beside this one
+ * (engine/cli/exporter_main.c says why it is separate), with ARGS. */
+static int run_exporter(char **argv)
+{
+	char self[PATH_MAX], path[PATH_MAX + 32];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n < 0) {
+		fprintf(stderr, "sluice: exporter: cannot find this program's directory: %s\n",
+			strerror(errno));
+		return SL_EXIT_RUNTIME;
+	}
+	self[n] = '\0';
+	char *slash = strrchr(self, '/');
+	if (slash != NULL)
+		*slash = '\0';
+	snprintf(path, sizeof(path), "%s/sluice-exporter", self);
+	argv[1] = (char *)"sluice-exporter";
+	execv(path, argv + 1);
+	fprintf(stderr, "sluice: exporter: cannot run %s: %s (it is installed beside sluice)\n",
+		path, strerror(errno));
+	return SL_EXIT_RUNTIME;
+}
+
 int main(int argc, char **argv)
 {
 	static const char *const commands[] = { "run", "check", "plan", "apps", "config", "topology",
@@ -626,7 +649,7 @@ int main(int argc, char **argv)
 	if (strcmp(cmd, "top") == 0)
 		return sl_cmd_top(argc - 2, argv + 2);
 	if (strcmp(cmd, "exporter") == 0)
-		return sl_exporter_main(argc - 2, argv + 2, SL_VERSION);
+		return run_exporter(argv);
 	if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
 		printf("sluice %s\n", SL_VERSION);
 		return SL_EXIT_OK;
