@@ -101,10 +101,10 @@ const struct sl_counter_spec sl_app_common_counters[SL_APP_COMMON_COUNTERS] = {
 const struct sl_counter_spec sl_app_runtime_counters[SL_APP_RUNTIME_COUNTERS] = {
 	{ "pull_calls", SL_COUNTER, "Calls of the app's pull (engine.accounting)." },
 	{ "pull_packets", SL_COUNTER, "Packets its pull calls brought in." },
-	{ "pull_cycles", SL_COUNTER, "TSC cycles its pull calls took." },
+	{ "pull_cycles", SL_COUNTER, "TSC cycles its pull calls took (estimated from one breath in 16)." },
 	{ "push_calls", SL_COUNTER, "Calls of the app's push (engine.accounting)." },
 	{ "push_packets", SL_COUNTER, "Packets its push calls took from the app's input links." },
-	{ "push_cycles", SL_COUNTER, "TSC cycles its push calls took." },
+	{ "push_cycles", SL_COUNTER, "TSC cycles its push calls took (estimated from one breath in 16)." },
 };
 
 void sl_app_runtime_read(const struct sl_app *app, uint64_t *v)

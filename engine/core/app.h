@@ -164,11 +164,13 @@ extern const struct sl_counter_spec sl_app_common_counters[SL_APP_COMMON_COUNTER
  * the worker around each pull and push call when engine.accounting is on
  * (engine/core/worker.h), all zero when it is off.  A call's packets are
  * for pull the app's in_packets that call added (what it brought in), for
- * push the packets it took from its input links; its cycles are TSC cycles
- * from the end of the previous call (or of the last breath, for the first
- * call of a breath, which so also carries the breath's epoch step) to the
- * end of the call.  In the order
- * of sl_app_runtime_counters. */
+ * push the packets it took from its input links.  Calls and packets are
+ * exact; cycles are TSC cycles from the end of the previous call (or the
+ * breath's start, for its first call, which so also carries the breath's
+ * epoch step) to the end of the call, summed over the breaths the worker
+ * times (one in SL_ACCT_SAMPLE): readers scale them to the worker's time
+ * (sl_view_app_runtime, engine/core/view.h).  In the order of
+ * sl_app_runtime_counters. */
 struct sl_app_runtime {
 	uint64_t pull_calls, pull_packets, pull_cycles;
 	uint64_t push_calls, push_packets, push_cycles;
@@ -178,7 +180,8 @@ _Static_assert(sizeof(struct sl_app_runtime) == SL_APP_RUNTIME_COUNTERS * sizeof
 
 extern const struct sl_counter_spec sl_app_runtime_counters[SL_APP_RUNTIME_COUNTERS];
 
-/* Every runtime counter of app (any thread, relaxed loads), in table order. */
+/* Every runtime counter of app (any thread, relaxed loads), in table order;
+ * the cycles as timed, unscaled (sl_view_app_runtime scales them). */
 void sl_app_runtime_read(const struct sl_app *app, uint64_t *v);
 
 struct sl_app {

@@ -213,10 +213,10 @@ static void text_runtime(const struct sl_report *r)
 	       "  %-16s %14s %14s %16s %18s %12s %12s\n", "app", "pull_calls", "push_calls",
 	       "packets", "cycles", "cycles/pkt", "pkts/call");
 	for (unsigned i = 0; i < r->cfg->n_apps; i++) {
-		uint64_t v[SL_APP_RUNTIME_COUNTERS];
-		sl_app_runtime_read(&r->apps[i], v);
+		struct sl_values v;
+		sl_view_app_runtime(&r->apps[i], &r->workers[r->apps[i].worker], &v);
 		struct sl_app_runtime rt;
-		memcpy(&rt, v, sizeof(rt));
+		memcpy(&rt, v.v, sizeof(rt));
 		uint64_t calls = rt.pull_calls + rt.push_calls;
 		uint64_t pkts = rt.pull_packets + rt.push_packets;
 		uint64_t cyc = rt.pull_cycles + rt.push_cycles;
@@ -361,13 +361,11 @@ static int json_apps(const struct sl_report *r, json_t *root)
 		    (c = child(o, "counters")) == NULL ||
 		    add_values(c, sl_app_common_counters, SL_APP_COMMON_COUNTERS, &v) < 0)
 			return -ENOMEM;
-		struct sl_values own = { .absent = 0 }, rt = { .absent = 0 };
+		struct sl_values own = { .absent = 0 }, rt;
 		memcpy(own.v, v.v + SL_APP_COMMON_COUNTERS, t->n_counters * sizeof(uint64_t));
 		if (add_values(c, t->counters, t->n_counters, &own) < 0)
 			return -ENOMEM;
-		sl_app_runtime_read(a, rt.v);
-		if (!r->cfg->accounting)
-			rt.absent = (UINT64_C(1) << SL_APP_RUNTIME_COUNTERS) - 1;
+		sl_view_app_runtime(a, &r->workers[a->worker], &rt);
 		if ((c = child(o, "runtime")) == NULL ||
 		    add_values(c, sl_app_runtime_counters, SL_APP_RUNTIME_COUNTERS, &rt) < 0)
 			return -ENOMEM;

@@ -199,6 +199,14 @@ static void sample(const struct sl_app *a)
 		a->type->sample((struct sl_app *)a);
 }
 
+/* An absent value (a local link's interlink-only ones) reads 0 here; the
+ * link's kind says which exist (docs/telemetry.md). */
+static void copy_values(uint64_t *dst, const struct sl_values *v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		dst[i] = (v->absent >> i & 1) ? 0 : v->v[i];
+}
+
 static int cmd_info(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	pthread_mutex_lock(&lock);
@@ -259,7 +267,9 @@ static int cmd_apps(const char *cmd, const char *params, struct rte_tel_data *d)
 		sample(a);
 		sl_app_counters_read(a, v);
 		memcpy(rows[k].u, v, SL_APP_COMMON_COUNTERS * sizeof(uint64_t));
-		sl_app_runtime_read(a, rows[k].u + SL_APP_COMMON_COUNTERS);
+		struct sl_values rt;
+		sl_view_app_runtime(a, &view.workers[a->worker], &rt);
+		copy_values(rows[k].u + SL_APP_COMMON_COUNTERS, &rt, SL_APP_RUNTIME_COUNTERS);
 	}
 	rc = reply_list(d, cmd, &l, rows, offset, n, cfg->n_apps);
 	free(rows);
@@ -334,13 +344,6 @@ out:
 	return rc;
 }
 
-/* An absent value (a local link's interlink-only ones) reads 0 here; the
- * link's kind says which exist (docs/telemetry.md). */
-static void copy_values(uint64_t *dst, const struct sl_values *v, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++)
-		dst[i] = (v->absent >> i & 1) ? 0 : v->v[i];
-}
 
 static int cmd_links(const char *cmd, const char *params, struct rte_tel_data *d)
 {

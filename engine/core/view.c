@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,9 +34,9 @@ const struct sl_counter_spec sl_worker_counters[SL_WORKER_N_COUNTERS] = {
 	[SL_WORKER_IDLE_BREATHS] = { "idle_breaths", SL_COUNTER,
 				     "Breaths that moved none (engine.accounting)." },
 	[SL_WORKER_BUSY_CYCLES] = { "busy_cycles", SL_COUNTER,
-				    "TSC cycles of the busy breaths (engine.accounting)." },
+				    "TSC cycles of the busy breaths (engine.accounting; estimated from one breath in 16)." },
 	[SL_WORKER_IDLE_CYCLES] = { "idle_cycles", SL_COUNTER,
-				    "TSC cycles of the idle breaths (engine.accounting)." },
+				    "TSC cycles of the idle breaths (engine.accounting; estimated from one breath in 16)." },
 };
 
 const struct sl_counter_spec sl_pool_tier_counters[SL_POOL_N_TIER_COUNTERS] = {
@@ -109,6 +110,23 @@ void sl_view_link(const struct sl_link *l, struct sl_values *out)
 	out->v[SL_LINK_SOJOURN_P99_NS] = sl_il_sojourn_quantile_ns(&is, 0.99);
 }
 
+void sl_view_app_runtime(const struct sl_app *a, const struct sl_worker *w, struct sl_values *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!w->accounting) {
+		out->absent = (UINT64_C(1) << SL_APP_RUNTIME_COUNTERS) - 1;
+		return;
+	}
+	sl_app_runtime_read(a, out->v);
+	struct sl_app_runtime rt;
+	_Static_assert(offsetof(struct sl_app_runtime, pull_cycles) == 2 * sizeof(uint64_t) &&
+		       offsetof(struct sl_app_runtime, push_cycles) == 5 * sizeof(uint64_t),
+		       "cycles at indices 2 and 5 of the runtime table");
+	(void)rt;
+	out->v[2] = sl_worker_cycles(w, out->v[2]);
+	out->v[5] = sl_worker_cycles(w, out->v[5]);
+}
+
 void sl_view_worker(const struct sl_worker *w, struct sl_values *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -116,8 +134,8 @@ void sl_view_worker(const struct sl_worker *w, struct sl_values *out)
 	out->v[SL_WORKER_LCORE] = w->lcore;
 	out->v[SL_WORKER_BREATHS] = sl_counter_read(&w->breaths);
 	out->v[SL_WORKER_BUSY_BREATHS] = sl_counter_read(&w->busy_breaths);
-	out->v[SL_WORKER_BUSY_CYCLES] = sl_counter_read(&w->busy_cycles);
-	out->v[SL_WORKER_IDLE_CYCLES] = sl_counter_read(&w->idle_cycles);
+	out->v[SL_WORKER_BUSY_CYCLES] = sl_worker_cycles(w, sl_counter_read(&w->busy_cycles));
+	out->v[SL_WORKER_IDLE_CYCLES] = sl_worker_cycles(w, sl_counter_read(&w->idle_cycles));
 	/* breaths is read first and only grows past busy_breaths */
 	out->v[SL_WORKER_IDLE_BREATHS] = out->v[SL_WORKER_BREATHS] > out->v[SL_WORKER_BUSY_BREATHS]
 		? out->v[SL_WORKER_BREATHS] - out->v[SL_WORKER_BUSY_BREATHS] : 0;

@@ -81,6 +81,11 @@ struct sl_values {
 
 void sl_view_link(const struct sl_link *l, struct sl_values *out);
 
+/* An app's runtime counters (sl_app_runtime_counters), the cycles scaled
+ * to its worker w's time (sl_worker_cycles); all absent when w does not
+ * account (engine.accounting off). */
+void sl_view_app_runtime(const struct sl_app *a, const struct sl_worker *w, struct sl_values *out);
+
 void sl_view_worker(const struct sl_worker *w, struct sl_values *out);
 
 /* The pool's tiers and events; false (outputs untouched) for a pool that is

@@ -23,10 +23,35 @@ static inline uint64_t taken(const struct sl_push_entry *e)
 	return n;
 }
 
-/* The push rounds; with `acct` (a constant where inlined) each call's
- * cycles from *t and its packets are charged to its app, and *moved gets
- * the packets taken. */
-static inline unsigned push_rounds(struct sl_worker *w, bool acct, uint64_t *t, uint64_t *moved)
+/* What a breath accounts (each a constant in its inlined copy). */
+enum acct {
+	ACCT_OFF,      /* breaths only */
+	ACCT_COUNT,    /* calls and packets */
+	ACCT_TIMED,    /* and cycles, scaled by SL_ACCT_SAMPLE */
+};
+
+/* Cycles from *t to now (a timed breath's interval), unscaled. */
+static inline uint64_t timed(uint64_t *t)
+{
+	uint64_t now = rte_rdtsc(), d = now - *t;
+	*t = now;
+	return d;
+}
+
+/* Charge a call: its packets always, its cycles since *t on a timed breath. */
+static inline void charge(enum acct acct, uint64_t *calls, uint64_t *pkts, uint64_t *cycles,
+			  uint64_t n, uint64_t *t)
+{
+	sl_counter_add(calls, 1);
+	sl_counter_add(pkts, n);
+	if (acct == ACCT_TIMED)
+		sl_counter_add(cycles, timed(t));
+}
+
+/* The push rounds; with accounting each call is charged to its app and
+ * *moved gets the packets taken. */
+static inline unsigned push_rounds(struct sl_worker *w, enum acct acct, uint64_t *t,
+				   uint64_t *moved)
 {
 	unsigned rounds = 0;
 	for (unsigned r = 0; r < SL_PUSH_ROUNDS; r++) {
@@ -37,15 +62,13 @@ static inline unsigned push_rounds(struct sl_worker *w, bool acct, uint64_t *t, 
 				continue;
 			struct sl_app *a = e->app;
 			sl_worker_at(w, SL_STEP_PUSH, a->index);
-			uint64_t before = acct ? taken(e) : 0;
+			uint64_t before = acct != ACCT_OFF ? taken(e) : 0;
 			a->type->push(a);
 			progress = true;
-			if (acct) {
-				uint64_t now = rte_rdtsc(), n = taken(e) - before;
-				sl_counter_add(&a->rt.push_calls, 1);
-				sl_counter_add(&a->rt.push_packets, n);
-				sl_counter_add(&a->rt.push_cycles, now - *t);
-				*t = now;
+			if (acct != ACCT_OFF) {
+				uint64_t n = taken(e) - before;
+				charge(acct, &a->rt.push_calls, &a->rt.push_packets,
+				       &a->rt.push_cycles, n, t);
 				*moved += n;
 			}
 		}
@@ -58,7 +81,7 @@ static inline unsigned push_rounds(struct sl_worker *w, bool acct, uint64_t *t, 
 
 unsigned sl_worker_push(struct sl_worker *w)
 {
-	return push_rounds(w, false, NULL, NULL);
+	return push_rounds(w, ACCT_OFF, NULL, NULL);
 }
 
 void sl_worker_flush(struct sl_worker *w)
@@ -84,12 +107,16 @@ const char *sl_worker_step_name(enum sl_worker_step step)
 	return "unknown";
 }
 
-/* One breath, with or without accounting (acct is a constant in each of
- * the two inlined copies, so the loop without it carries no test). */
-static inline __attribute__((always_inline)) bool breathe(struct sl_worker *w, bool acct)
+/* One breath (acct is a constant in each inlined copy, so the loop without
+ * accounting carries no test of it). */
+static inline __attribute__((always_inline)) bool breathe(struct sl_worker *w, enum acct acct)
 {
-	/* A breath starts where the last one ended (one rdtsc fewer). */
-	uint64_t start = acct ? w->tsc : 0, t = start, moved = 0;
+	uint64_t start = acct == ACCT_TIMED ? rte_rdtsc() : 0, t = start, moved = 0;
+	if (acct == ACCT_TIMED) {   /* the span: from the first timed breath */
+		if (w->win_start != 0)
+			sl_counter_add(&w->span_cycles, start - w->win_start);
+		w->win_start = start;
+	}
 	if (w->epoch != NULL) {
 		sl_worker_at(w, SL_STEP_EPOCH, 0);
 		sl_epoch_quiesce(w->epoch, w->epoch_w);
@@ -98,14 +125,12 @@ static inline __attribute__((always_inline)) bool breathe(struct sl_worker *w, b
 	for (unsigned i = 0; i < w->n_pull; i++) {
 		struct sl_app *a = w->pull[i];
 		sl_worker_at(w, SL_STEP_PULL, a->index);
-		uint64_t before = acct ? a->stats.in_packets : 0;
+		uint64_t before = acct != ACCT_OFF ? a->stats.in_packets : 0;
 		a->type->pull(a);
-		if (acct) {
-			uint64_t now = rte_rdtsc(), n = a->stats.in_packets - before;
-			sl_counter_add(&a->rt.pull_calls, 1);
-			sl_counter_add(&a->rt.pull_packets, n);
-			sl_counter_add(&a->rt.pull_cycles, now - t);
-			t = now;
+		if (acct != ACCT_OFF) {
+			uint64_t n = a->stats.in_packets - before;
+			charge(acct, &a->rt.pull_calls, &a->rt.pull_packets, &a->rt.pull_cycles,
+			       n, &t);
 			moved += n;
 		}
 	}
@@ -120,25 +145,28 @@ static inline __attribute__((always_inline)) bool breathe(struct sl_worker *w, b
 		sl_worker_at(w, SL_STEP_TICK, w->tick[i]->index);
 		w->tick[i]->type->tick(w->tick[i]);
 	}
-	if (acct) {
-		w->tsc = rte_rdtsc();
-		uint64_t cycles = w->tsc - start;
-		if (moved > 0) {
-			sl_counter_add(&w->busy_breaths, 1);
-			sl_counter_add(&w->busy_cycles, cycles);
-		} else {
-			sl_counter_add(&w->idle_cycles, cycles);
-		}
+	if (acct != ACCT_OFF && moved > 0)
+		sl_counter_add(&w->busy_breaths, 1);
+	if (acct == ACCT_TIMED) {
+		uint64_t len = timed(&start);
+		sl_counter_add(moved > 0 ? &w->busy_cycles : &w->idle_cycles, len);
+		sl_counter_add(&w->timed_cycles, len);
 	}
 	sl_counter_add(&w->breaths, 1);
 	return rounds > 0;
 }
 
+/* A breath with accounting: timed once every SL_ACCT_SAMPLE breaths. */
+static inline __attribute__((always_inline)) bool breathe_counted(struct sl_worker *w)
+{
+	if ((sl_counter_read(&w->breaths) & (SL_ACCT_SAMPLE - 1)) != 0)
+		return breathe(w, ACCT_COUNT);
+	return breathe(w, ACCT_TIMED);
+}
+
 bool sl_worker_breathe(struct sl_worker *w)
 {
-	if (w->accounting && w->tsc == 0)
-		w->tsc = rte_rdtsc();
-	return w->accounting ? breathe(w, true) : breathe(w, false);
+	return w->accounting ? breathe_counted(w) : breathe(w, ACCT_OFF);
 }
 
 /* Bind the worker thread's memory policy to its NUMA node, so that what it
@@ -163,12 +191,11 @@ int sl_worker_main(void *arg)
 	if (w->epoch != NULL)
 		sl_epoch_online(w->epoch_w);
 	if (w->accounting) {
-		w->tsc = rte_rdtsc();
 		while (!__atomic_load_n(w->stop, __ATOMIC_ACQUIRE))
-			breathe(w, true);
+			breathe_counted(w);
 	} else {
 		while (!__atomic_load_n(w->stop, __ATOMIC_ACQUIRE))
-			breathe(w, false);
+			breathe(w, ACCT_OFF);
 	}
 	if (w->epoch != NULL)
 		sl_epoch_offline(w->epoch_w);
