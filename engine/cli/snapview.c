@@ -95,7 +95,7 @@ bool sl_snap_moved(const struct sl_snap_runtime *a, const struct sl_snap_runtime
 bool sl_snap_cycles_per_packet(const struct sl_snap_runtime *a, const struct sl_snap_runtime *b,
 			       double *out)
 {
-	uint64_t cycles, packets;
+	uint64_t cycles = 0, packets = 0;
 	bool ok = sl_snap_moved(a, b, &packets) &&
 		  delta2(a->pull_cycles, a->push_cycles, b->pull_cycles, b->push_cycles, &cycles);
 	return ratio(ok, cycles, packets, 1, out);
@@ -104,7 +104,7 @@ bool sl_snap_cycles_per_packet(const struct sl_snap_runtime *a, const struct sl_
 bool sl_snap_packets_per_call(const struct sl_snap_runtime *a, const struct sl_snap_runtime *b,
 			      double *out)
 {
-	uint64_t calls, packets;
+	uint64_t calls = 0, packets = 0;
 	bool ok = sl_snap_moved(a, b, &packets) &&
 		  delta2(a->pull_calls, a->push_calls, b->pull_calls, b->push_calls, &calls);
 	return ratio(ok, packets, calls, 1, out);
@@ -113,7 +113,7 @@ bool sl_snap_packets_per_call(const struct sl_snap_runtime *a, const struct sl_s
 bool sl_snap_busy_pct(const struct sl_snap_worker *a, const struct sl_snap_worker *b,
 		      double *out)
 {
-	uint64_t all, busy;
+	uint64_t all = 0, busy = 0;
 	bool ok = a->ok && b->ok &&
 		  delta2(a->busy_cycles, a->idle_cycles, b->busy_cycles, b->idle_cycles, &all) &&
 		  delta2(a->busy_cycles, 0, b->busy_cycles, 0, &busy);
@@ -122,7 +122,7 @@ bool sl_snap_busy_pct(const struct sl_snap_worker *a, const struct sl_snap_worke
 
 bool sl_snap_rate(const json_t *a, const json_t *b, double dt_s, double *out)
 {
-	uint64_t x, y;
+	uint64_t x = 0, y = 0;
 	if (!sl_snap_u64(a, &x) || !sl_snap_u64(b, &y) || y < x || !(dt_s > 0))
 		return false;
 	*out = (double)(y - x) / dt_s;

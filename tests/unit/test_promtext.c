@@ -95,8 +95,9 @@ static void check_grouped(const char *text)
 			return;
 		size_t len = (size_t)(eol - p);
 		if (strncmp(p, "# TYPE ", 7) == 0) {
-			size_t w = strcspn(p + 7, " ");
-			snprintf(fam, sizeof(fam), "%.*s", (int)w, p + 7);
+			const char *name = p + 7, *end = memchr(name, ' ', len - 7);
+			size_t w = end != NULL ? (size_t)(end - name) : len - 7;
+			snprintf(fam, sizeof(fam), "%.*s", (int)w, name);
 			for (unsigned i = 0; i < n_seen; i++)
 				CHECK(strcmp(seen[i], fam) != 0, "family %s declared twice", fam);
 			if (n_seen < 64)
