@@ -499,9 +499,11 @@ json_t *sl_telc_snapshot(struct sl_telc *c, struct sl_err *err)
 		return NULL;
 	const char *st = json_string_value(json_object_get(info, "state"));
 	if (st == NULL || strcmp(st, "running") != 0) {
-		json_decref(info);
-		return sl_errf_null(err, EAGAIN, "engine '%s' is %s: no pipeline to read",
-				    c->prefix, st != NULL ? st : "in an unknown state");
+		sl_errf(err, EAGAIN, "engine '%s' is %s: no pipeline to read", c->prefix,
+			st != NULL ? st : "in an unknown state");
+		json_decref(info);   /* st is info's */
+		errno = EAGAIN;
+		return NULL;
 	}
 	json_t *root = json_object(), *live = json_object();
 	json_int_t elapsed = json_integer_value(json_object_get(info, "elapsed_ns"));
