@@ -203,3 +203,27 @@ doc_is_generated() {
   fi
   ok "${dg_doc#"$SRC"/} equals 'sluice $*'"
 }
+
+# free_port: a TCP port on loopback that was free a moment ago.
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# start_exporter: `sluice exporter` for $PREFIX on a free loopback port,
+# logging to $T/exp.log; another program may take the port between
+# free_port and the bind, then another is tried.  Sets port and exporter
+# (its pid, also appended to the caller's pids array).
+start_exporter() {
+  local attempt
+  for attempt in 1 2 3 4 5; do
+    port=$(free_port)
+    "$SLUICE" exporter --listen "127.0.0.1:$port" --prefix "$PREFIX" >"$T/exp.log" 2>&1 &
+    exporter=$!
+    pids+=("$exporter")
+    wait_event "the exporter's 'serving' line" "" "$T/exp.log" \
+      grep -qE 'serving|Address already in use' "$T/exp.log"
+    grep -q serving "$T/exp.log" && break
+    wait "$exporter"
+  done
+  expect_in "$T/exp.log" "serving http://127.0.0.1:$port/metrics"
+}

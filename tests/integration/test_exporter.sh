@@ -23,9 +23,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 
 sed "s/sluice-quickstart/$PREFIX/" "$SRC/docs/examples/quickstart.yaml" >"$T/q.yaml"
 grep -q -- "$PREFIX" "$T/q.yaml" || fail "the quick start's --file-prefix was not replaced"
@@ -36,19 +33,8 @@ start_engine() {
   pids+=("$engine")
 }
 
-# The exporter on a free port; another program may take the port between
-# free_port and the bind: then try another.
-for attempt in 1 2 3 4 5; do
-  port=$(free_port)
-  "$SLUICE" exporter --listen "127.0.0.1:$port" --prefix "$PREFIX" >"$T/exp.log" 2>&1 &
-  exporter=$!
-  pids+=("$exporter")
-  wait_event "the exporter's 'serving' line" "" "$T/exp.log" \
-    grep -qE 'serving|Address already in use' "$T/exp.log"
-  grep -q serving "$T/exp.log" && break
-  wait "$exporter"
-done
-expect_in "$T/exp.log" "serving http://127.0.0.1:$port/metrics"
+# The exporter on a free port (lib.sh).
+start_exporter
 url="http://127.0.0.1:$port"
 
 # scrape FILE: GET /metrics into FILE (headers in FILE.h); fails unless 200.

@@ -20,9 +20,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 
 # The source and the sink on one worker, so that nothing is lost between
 # them.  The source's pacing makes up any stall of its worker shorter than
@@ -42,17 +39,8 @@ EOF
 engine=$!
 pids+=("$engine")
 
-for attempt in 1 2 3 4 5; do
-  eport=$(free_port)
-  "$SLUICE" exporter --listen "127.0.0.1:$eport" --prefix "$PREFIX" >"$T/exp.log" 2>&1 &
-  exporter=$!
-  pids+=("$exporter")
-  wait_event "the exporter's 'serving' line" "" "$T/exp.log" \
-    grep -qE 'serving|Address already in use' "$T/exp.log"
-  grep -q serving "$T/exp.log" && break
-  wait "$exporter"
-done
-expect_in "$T/exp.log" "serving http://127.0.0.1:$eport/metrics"
+start_exporter
+eport=$port
 
 # The sample alerting rules and scrape config of docs/operations.md.
 cp "$SRC/docs/examples/prometheus/sluice.rules.yml" "$T/sluice.rules.yml"
