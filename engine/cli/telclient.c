@@ -266,7 +266,7 @@ json_t *sl_telc_call(struct sl_telc *c, const char *cmd, struct sl_err *err)
 	json_t *e = json_is_object(v) ? json_object_get(v, "error") : NULL;
 	if (e != NULL) {
 		const char *msg = json_string_value(e);
-		bool idle = msg != NULL && strstr(msg, "no pipeline to read") != NULL;
+		bool idle = json_object_get(v, "state") != NULL;   /* starting or stopping */
 		sl_errf(err, idle ? EAGAIN : EINVAL, "engine '%s': %s: %s", c->prefix, cmd,
 			msg != NULL ? msg : "error");
 		json_decref(v);

@@ -62,6 +62,7 @@ static bool attached(struct rte_tel_data *d)
 	if (view.cfg != NULL)
 		return true;
 	reply_error(d, "the engine is %s: no pipeline to read", state);
+	rte_tel_data_add_dict_string(d, "state", state);   /* a client waits, then */
 	return false;
 }
 

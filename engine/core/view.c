@@ -117,12 +117,10 @@ void sl_view_app_runtime(const struct sl_app *a, const struct sl_worker *w, stru
 		out->absent = (UINT64_C(1) << SL_APP_RUNTIME_COUNTERS) - 1;
 		return;
 	}
-	sl_app_runtime_read(a, out->v);
-	struct sl_app_runtime rt;
 	_Static_assert(offsetof(struct sl_app_runtime, pull_cycles) == 2 * sizeof(uint64_t) &&
 		       offsetof(struct sl_app_runtime, push_cycles) == 5 * sizeof(uint64_t),
 		       "cycles at indices 2 and 5 of the runtime table");
-	(void)rt;
+	sl_app_runtime_read(a, out->v);
 	out->v[2] = sl_worker_cycles(w, out->v[2]);
 	out->v[5] = sl_worker_cycles(w, out->v[5]);
 }

@@ -89,17 +89,6 @@ PY
   wait_event "the listener's socket" "$lpid" "" test -f "$T/listen.up"
 }
 stop_listening() { touch "$T/listen.stop"; wait "$lpid"; lpid=; }
-# term PID LOG: SIGTERM to the run and its exit status (in $?); one that has
-# not ended a minute later is killed and fails the test.
-term() {
-  kill -TERM "$1"
-  local end=$((SECONDS + 60))
-  while kill -0 "$1" 2>/dev/null; do
-    ((SECONDS < end)) || { cat "$2" >&2; kill -KILL "$1"; fail "sluice still runs a minute after SIGTERM"; }
-    sleep 0.01
-  done
-  wait "$1"
-}
 in_file() { grep -qE -- "$2" "$1" 2>/dev/null; }
 pings() { grep -c '^WATCHDOG=1$' "$T/notify" 2>/dev/null; }
 at_least_pings() { (( $(pings) >= $1 )); }
@@ -115,7 +104,7 @@ rm -f "$T/log.json"
 pid=$!
 wait_event "READY=1" "$pid" "$T/log" in_file "$T/notify" '^READY=1'
 wait_event "three WATCHDOG=1" "$pid" "$T/log" at_least_pings 3
-term "$pid" "$T/log"; rc=$?
+signal_run TERM "$pid" "$T/log"; rc=$?
 pid=
 [[ $rc -eq 0 ]] || { cat "$T/log" >&2; fail "the run exited $rc after SIGTERM, expected 0"; }
 wait_event "STOPPING=1" "" "$T/log" in_file "$T/notify" '^STOPPING=1$'
@@ -148,7 +137,7 @@ NOTIFY_SOCKET=$T/notify.sock "$SLUICE" run "$T/q.yaml" --stats 1 --summary-json 
 pid=$!
 wait_event "READY=1" "$pid" "$T/log" in_file "$T/notify" '^READY=1'
 wait_event "two stats lines" "$pid" "$T/log" log_lines "$T/log" '^\[' 2
-term "$pid" "$T/log"; rc=$?
+signal_run TERM "$pid" "$T/log"; rc=$?
 pid=
 [[ $rc -eq 0 ]] || { cat "$T/log" >&2; fail "the run exited $rc after SIGTERM, expected 0"; }
 wait_event "STOPPING=1" "" "$T/log" in_file "$T/notify" '^STOPPING=1$'
