@@ -388,6 +388,47 @@ static int snap_apps(struct sl_telc *c, json_t *root, json_t *info, struct sl_er
 	return 0;
 }
 
+/* "replicated", as the summary has it: the apps /sluice/replicated names,
+ * their counters summed over the replicas' in root's apps (the type's own
+ * counters too; gauges left out). */
+static int snap_replicated(struct sl_telc *c, json_t *root, struct sl_err *err)
+{
+	json_t *cols = call_list(c, "/sluice/replicated", err);
+	if (cols == NULL)
+		return -errno;
+	json_t *rep = json_object(), *apps = json_object_get(root, "apps");
+	size_t n = json_array_size(json_object_get(cols, "name"));
+	for (size_t r = 0; r < n; r++) {
+		const char *base = col_str(cols, "name", r);
+		const struct sl_app_type *type = sl_app_type_find(col_str(cols, "type", r));
+		json_int_t count = json_integer_value(json_array_get(json_object_get(cols, "replicas"), r));
+		json_t *o = json_object(), *names = json_array();
+		json_t *sum = row_of(cols, r, sl_app_common_counters, SL_APP_COMMON_COUNTERS, 0);
+		json_object_set_new(o, "type", json_string(col_str(cols, "type", r)));
+		json_object_set_new(o, "group", json_string(col_str(cols, "group", r)));
+		for (json_int_t k = 0; k < count; k++) {
+			char name[160];
+			snprintf(name, sizeof(name), "%s@%lld", base, (long long)k);
+			json_array_append_new(names, json_string(name));
+			json_t *ctr = json_object_get(json_object_get(apps, name), "counters");
+			for (unsigned i = 0; type != NULL && i < type->n_counters; i++) {
+				const char *key = type->counters[i].name;
+				if (type->counters[i].kind == SL_GAUGE)
+					continue;
+				json_int_t v = json_integer_value(json_object_get(sum, key)) +
+					       json_integer_value(json_object_get(ctr, key));
+				json_object_set_new(sum, key, json_integer(v));
+			}
+		}
+		json_object_set_new(o, "replicas", names);
+		json_object_set_new(o, "counters", sum);
+		json_object_set_new(rep, base, o);
+	}
+	json_object_set_new(root, "replicated", rep);
+	json_decref(cols);
+	return 0;
+}
+
 static int snap_links_workers(struct sl_telc *c, json_t *root, json_t *info, struct sl_err *err)
 {
 	json_t *cols = call_list(c, "/sluice/links", err);
@@ -515,6 +556,8 @@ json_t *sl_telc_snapshot(struct sl_telc *c, struct sl_err *err)
 	for (unsigned k = 0; k < SL_ARRAY_LEN(keys); k++)
 		json_object_set(live, keys[k], json_object_get(info, keys[k]));
 	int rc = snap_apps(c, root, info, err);
+	if (rc == 0)
+		rc = snap_replicated(c, root, err);
 	if (rc == 0)
 		rc = snap_links_workers(c, root, info, err);
 	if (rc == 0)
