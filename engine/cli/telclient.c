@@ -389,8 +389,9 @@ static int snap_apps(struct sl_telc *c, json_t *root, json_t *info, struct sl_er
 }
 
 /* "replicated", as the summary has it: the apps /sluice/replicated names,
- * their counters summed over the replicas' in root's apps (the type's own
- * counters too; gauges left out). */
+ * their counters summed over the replicas' in root's apps (the common and
+ * the type's own, gauges left out), so that the totals and the replicas
+ * come from one reading. */
 static int snap_replicated(struct sl_telc *c, json_t *root, struct sl_err *err)
 {
 	json_t *cols = call_list(c, "/sluice/replicated", err);
@@ -403,7 +404,7 @@ static int snap_replicated(struct sl_telc *c, json_t *root, struct sl_err *err)
 		const struct sl_app_type *type = sl_app_type_find(col_str(cols, "type", r));
 		json_int_t count = json_integer_value(json_array_get(json_object_get(cols, "replicas"), r));
 		json_t *o = json_object(), *names = json_array();
-		json_t *sum = row_of(cols, r, sl_app_common_counters, SL_APP_COMMON_COUNTERS, 0);
+		json_t *sum = json_object();
 		json_object_set_new(o, "type", json_string(col_str(cols, "type", r)));
 		json_object_set_new(o, "group", json_string(col_str(cols, "group", r)));
 		for (json_int_t k = 0; k < count; k++) {
@@ -411,9 +412,13 @@ static int snap_replicated(struct sl_telc *c, json_t *root, struct sl_err *err)
 			snprintf(name, sizeof(name), "%s@%lld", base, (long long)k);
 			json_array_append_new(names, json_string(name));
 			json_t *ctr = json_object_get(json_object_get(apps, name), "counters");
-			for (unsigned i = 0; type != NULL && i < type->n_counters; i++) {
-				const char *key = type->counters[i].name;
-				if (type->counters[i].kind == SL_GAUGE)
+			unsigned n_own = type != NULL ? type->n_counters : 0;
+			for (unsigned i = 0; i < SL_APP_COMMON_COUNTERS + n_own; i++) {
+				const struct sl_counter_spec *spec = i < SL_APP_COMMON_COUNTERS ?
+					&sl_app_common_counters[i] :
+					&type->counters[i - SL_APP_COMMON_COUNTERS];
+				const char *key = spec->name;
+				if (spec->kind == SL_GAUGE)
 					continue;
 				json_int_t v = json_integer_value(json_object_get(sum, key)) +
 					       json_integer_value(json_object_get(ctr, key));
