@@ -51,6 +51,31 @@ static int check_workers(const char *name, const struct sl_pool_opts *o, struct 
 	return 0;
 }
 
+/*
+ * The workers' front caches: when the creator asked for a DPDK cache
+ * (sl_pool_mbuf_create does when there are workers), a worker lcore's cache
+ * holds up to the pool's high mark (at most what DPDK's cache array takes)
+ * and is refilled to the chunk (at most RTE_MEMPOOL_CACHE_MAX_SIZE); every
+ * other lcore's cache is switched off (size and threshold 0: its gets and
+ * puts go straight to the ops, as without a cache).  DPDK's cache code reads
+ * both fields on every call, so they may differ per lcore.
+ */
+static void set_fronts(struct rte_mempool *mp, struct mbuf_pool *d)
+{
+	const struct sl_pool *p = d->pool;
+	unsigned size = mp->cache_size;
+	unsigned thresh = RTE_MIN(p->high, 2u * RTE_MEMPOOL_CACHE_MAX_SIZE);
+	thresh = RTE_MIN(thresh, mp->size);
+	for (unsigned l = 0; l < RTE_MAX_LCORE; l++) {
+		struct rte_mempool_cache *c = &mp->local_cache[l];
+		c->len = 0;
+		c->size = d->by_lcore[l] != NULL ? size : 0;
+		c->flushthresh = d->by_lcore[l] != NULL ? thresh : 0;
+		if (d->by_lcore[l] != NULL)
+			sl_pool_worker_set_front(d->by_lcore[l], &c->len);
+	}
+}
+
 /* mp->pool_config is the caller's struct sl_pool_opts, or NULL. */
 static int ops_alloc(struct rte_mempool *mp)
 {
@@ -75,6 +100,8 @@ static int ops_alloc(struct rte_mempool *mp)
 	}
 	for (unsigned w = 0; w < opts.n_workers; w++)
 		d->by_lcore[opts.workers[w].lcore] = sl_pool_worker(d->pool, w);
+	if (mp->cache_size > 0 && opts.n_workers > 0)
+		set_fronts(mp, d);
 	mp->pool_data = d;
 	return 0;
 }
@@ -107,10 +134,14 @@ static int ops_dequeue(struct rte_mempool *mp, void **objs, unsigned n)
 	return sl_pool_get(d->pool, caller(d), objs, n);
 }
 
+/* DPDK adds what its per-lcore caches hold: leave out the workers' fronts. */
 static unsigned ops_get_count(const struct rte_mempool *mp)
 {
 	const struct mbuf_pool *d = mp->pool_data;
-	return sl_pool_avail(d->pool);
+	struct sl_pool_counts c;
+	sl_pool_count(d->pool, &c);
+	uint64_t own = c.total - c.cached;
+	return own > mp->size ? mp->size : (unsigned)own;
 }
 
 static const struct rte_mempool_ops sl_pool_ops = {
@@ -150,8 +181,16 @@ struct rte_mempool *sl_pool_mbuf_create(const char *name, unsigned n,
 		return NULL;
 	}
 
+	/* With workers, DPDK's per-lcore cache is their front (set_fronts):
+	 * sized to the chunk, within what DPDK accepts for n objects. */
+	unsigned cache = 0;
+	if (opts != NULL && opts->n_workers > 0) {
+		cache = opts->chunk ? opts->chunk : SL_POOL_CHUNK_DEFAULT;
+		cache = RTE_MIN(cache, RTE_MEMPOOL_CACHE_MAX_SIZE);
+		cache = RTE_MIN(cache, n * 2 / 3);
+	}
 	struct rte_mempool *mp = rte_mempool_create_empty(name, n,
-		sizeof(struct rte_mbuf) + data_room, 0,
+		sizeof(struct rte_mbuf) + data_room, cache,
 		sizeof(struct rte_pktmbuf_pool_private), socket, 0);
 	if (mp == NULL) {
 		int e = rte_errno ? rte_errno : ENOMEM;

@@ -617,13 +617,29 @@ unsigned sl_pool_n_workers(const struct sl_pool *p)
 	return p->n_workers;
 }
 
+void sl_pool_worker_set_front(struct sl_pool_worker *w, const uint32_t *len)
+{
+	w->front = len;
+	w->high = w->chunk - 1;
+}
+
 /* ------------------------------------------------------------ accounting */
+
+/* The fill of worker w's front cache (0 without one): a recent value, read
+ * while its own thread may be changing it. */
+static uint32_t front_len(const struct sl_pool_worker *w)
+{
+	return w->front != NULL ? __atomic_load_n(w->front, __ATOMIC_RELAXED) : 0;
+}
 
 void sl_pool_count(const struct sl_pool *p, struct sl_pool_counts *c)
 {
 	memset(c, 0, sizeof(*c));
-	for (unsigned w = 0; w < p->n_workers; w++)
-		c->workers += atomic_load_explicit(&p->workers[w].depth, memory_order_relaxed);
+	for (unsigned w = 0; w < p->n_workers; w++) {
+		uint32_t f = front_len(&p->workers[w]);
+		c->cached += f;
+		c->workers += atomic_load_explicit(&p->workers[w].depth, memory_order_relaxed) + f;
+	}
 	for (unsigned d = 0; d < p->n_domains; d++)
 		c->l3 += sl_chunkq_count(&p->domains[d]) * p->chunk;
 	c->global = sl_chunkq_count(&p->global) * p->chunk;
@@ -705,7 +721,7 @@ int sl_pool_tier_stats(const struct sl_pool *p, unsigned w, struct sl_pool_tier_
 	live_read(&h->st, out);
 	out->gets = atomic_load_explicit(&h->gets, memory_order_relaxed);
 	out->puts = atomic_load_explicit(&h->puts, memory_order_relaxed);
-	out->depth = atomic_load_explicit(&h->depth, memory_order_relaxed);
+	out->depth = atomic_load_explicit(&h->depth, memory_order_relaxed) + front_len(h);
 	return 0;
 }
 

@@ -177,7 +177,9 @@ static inline int sl_pool_house(struct sl_pool_worker *worker);
 /* Objects in each tier.  Exact when no call is in progress; otherwise each
  * field is a recent value and an object in a step may be missed. */
 struct sl_pool_counts {
-	uint64_t workers;   /* in worker freelists */
+	uint64_t workers;   /* in worker freelists, with the caches in front of them */
+	uint64_t cached;    /*   of which in those caches (mbuf pools: DPDK's
+				 per-lcore caches of the workers' lcores) */
 	uint64_t l3;        /* in L3-domain queues */
 	uint64_t global;    /* in the global queue */
 	uint64_t shared;    /* in the non-worker freelist */
@@ -225,7 +227,8 @@ struct sl_pool_tier_stats {
 				       because every queue looked full */
 	uint64_t empty;             /* reclaim steps that found nothing anywhere */
 	uint64_t full;              /* rebalance steps that found nowhere to go */
-	uint64_t depth;             /* objects in this tier's freelist now */
+	uint64_t depth;             /* objects in this tier's freelist now (a
+				       worker's: with the cache in front of it) */
 	struct sl_pool_hist rebalance_ns, reclaim_ns;   /* time of each step */
 };
 

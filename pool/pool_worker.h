@@ -52,6 +52,10 @@ struct sl_pool_worker {
 	uint32_t domain;                           /* dense L3 domain index */
 	/* Slow path only. */
 	alignas(SL_POOL_CACHE_LINE) struct sl_pool_live_stats st;
+	/* The fill of a cache in front of this freelist (DPDK's per-lcore
+	 * mempool cache of the worker's lcore, mbuf pools only), or NULL.
+	 * Written by the worker's thread, read by accounting. */
+	const uint32_t *front;
 };
 
 _Static_assert(sizeof(struct sl_pool_worker) % SL_POOL_CACHE_LINE == 0,

@@ -2,7 +2,8 @@
 /*
  * The buffer pool without DPDK's EAL: the chunk queue (order, full, empty,
  * 64-bit sequence wrap-around), options, chunk boundaries of rebalance and
- * reclaim, all-or-nothing gets, full and empty events, the L3 tier, threads
+ * reclaim, a cache in front of a worker, all-or-nothing gets, full and
+ * empty events, the L3 tier, threads
  * that are not workers, the histograms, and that the tiers always account for
  * every object exactly once.
  */
@@ -263,6 +264,56 @@ static void test_chunk_boundaries(void)
 	CHECK(sl_pool_put(p, w, (void *const *)b, 1000) == -ENOSPC, "over capacity (worker)");
 	CHECK(sl_pool_put(p, NULL, (void *const *)b, 1000) == -ENOSPC, "over capacity (non-worker)");
 	check_all_once(p, 1000, "after refused puts");
+	sl_pool_free(p);
+}
+
+/* A cache in front of a worker (as mempool.c puts DPDK's per-lcore cache):
+ * its fill counts in the worker tier, and the freelist behind it keeps only
+ * what whole chunks leave over (high mark chunk - 1). */
+static void test_front(void)
+{
+	struct sl_pool_opts o = base;
+	o.n_workers = 1;
+	struct sl_pool *p = sl_pool_create("front", 1000, &o, NULL);
+	struct sl_pool_worker *w = sl_pool_worker(p, 0);
+	fill(p, 1000);
+	uint32_t front = 0;
+	sl_pool_worker_set_front(w, &front);
+
+	/* A refill of chunk + 10 (as DPDK asks): two chunks in, 54 left over. */
+	void *b[300];
+	CHECK(sl_pool_get(p, w, b, 74) == 0, "refill 74");
+	struct sl_pool_tier_stats t;
+	sl_pool_tier_stats(p, 0, &t);
+	CHECK(t.reclaims == 2 && t.depth == 54, "refill: %lu chunks, depth %lu",
+	      (unsigned long)t.reclaims, (unsigned long)t.depth);
+	/* The objects now in the cache count in the worker tier. */
+	front = 74;
+	struct sl_pool_counts c;
+	sl_pool_count(p, &c);
+	CHECK(c.workers == 54 + 74 && c.cached == 74 && c.total == 1000,
+	      "workers %lu (cached %lu), total %lu", (unsigned long)c.workers,
+	      (unsigned long)c.cached, (unsigned long)c.total);
+	sl_pool_tier_stats(p, 0, &t);
+	CHECK(t.depth == 54 + 74, "tier depth with its front: %lu", (unsigned long)t.depth);
+	/* A flush of 74: 128 behind the cache, two whole chunks go out. */
+	front = 0;
+	CHECK(sl_pool_put(p, w, b, 74) == 0, "flush 74");
+	sl_pool_tier_stats(p, 0, &t);
+	CHECK(t.rebalances == 2 && t.depth == 0, "flush: %lu chunks, depth %lu",
+	      (unsigned long)t.rebalances, (unsigned long)t.depth);
+	/* What does not make a whole chunk stays behind the cache; the put
+	 * that completes one moves it. */
+	CHECK(sl_pool_get(p, w, b, 10) == 0 && sl_pool_put(p, w, b, 5) == 0, "get 10, put 5");
+	sl_pool_tier_stats(p, 0, &t);
+	CHECK(t.rebalances == 2 && t.reclaims == 3 && t.depth == 59,
+	      "less than a chunk: depth %lu", (unsigned long)t.depth);
+	CHECK(sl_pool_put(p, w, b + 5, 5) == 0, "put 5");
+	sl_pool_tier_stats(p, 0, &t);
+	CHECK(t.rebalances == 3 && t.depth == 0, "a whole chunk: %lu, depth %lu",
+	      (unsigned long)t.rebalances, (unsigned long)t.depth);
+	CHECK(sl_pool_put(p, w, b, 0) == 0 && sl_pool_house(w) == 0, "house: nothing to do");
+	check_all_once(p, 1000, "front");
 	sl_pool_free(p);
 }
 
@@ -573,6 +624,7 @@ int main(void)
 	test_chunkq();
 	test_options();
 	test_chunk_boundaries();
+	test_front();
 	test_empty();
 	test_full();
 	test_l3_tier();
