@@ -207,37 +207,63 @@ static unsigned reclaim_one(struct sl_pool *p, struct sl_pool_worker *w, void **
 	return k;
 }
 
+/* One timed reclaim step for worker w into dst (room for a chunk).  Returns
+ * the number of objects brought in; 0 is counted as an empty event. */
+static unsigned reclaim_step(struct sl_pool *p, struct sl_pool_worker *w, void **dst,
+			     struct sl_chunkq **from)
+{
+	uint64_t t0 = sl_pool_ticks();
+	unsigned k = reclaim_one(p, w, dst, from);
+	hist_record(&w->st.reclaim_ns, step_ns(p, t0));
+	if (k == 0)
+		sl_pool_stat_add(&w->st.empty, 1);
+	else
+		sl_pool_stat_add(&w->st.reclaims, 1);
+	return k;
+}
+
 int sl_pool_worker_get_slow(struct sl_pool_worker *w, void **objs, unsigned n)
 {
 	struct sl_pool *p = w->pool;
 	uint32_t d = atomic_load_explicit(&w->depth, memory_order_relaxed);
-	unsigned steps = chunks_for(n - d, p->chunk);
+	unsigned steps = chunks_for(n - d, p->chunk), s = 0;
 	struct sl_chunkq *from = NULL;
-	for (unsigned s = 0; s < steps && d < n; s++) {
-		if ((uint64_t)d + p->chunk > w->capacity)
-			break;   /* only if objects from outside were put in */
-		uint64_t t0 = sl_pool_ticks();
-		unsigned k = reclaim_one(p, w, w->objs + d, &from);
-		hist_record(&w->st.reclaim_ns, step_ns(p, t0));
+	bool dry = false;
+	/* While the caller still needs a whole chunk beyond the freelist,
+	 * chunks go straight into objs (a large get, or the refill of a front
+	 * cache): one copy instead of two. */
+	unsigned got = 0;
+	while (s < steps && n - got >= (uint64_t)d + p->chunk) {
+		s++;
+		unsigned k = reclaim_step(p, w, objs + got, &from);
 		if (k == 0) {
-			sl_pool_stat_add(&w->st.empty, 1);
+			dry = true;
 			break;
 		}
+		got += k;
+	}
+	for (; !dry && s < steps && d < n - got; s++) {
+		if ((uint64_t)d + p->chunk > w->capacity)
+			break;   /* only if objects from outside were put in */
+		unsigned k = reclaim_step(p, w, w->objs + d, &from);
+		if (k == 0)
+			break;
 		d += k;
-		sl_pool_stat_add(&w->st.reclaims, 1);
 	}
 	/* The next reclaim will most likely read the next slot of the same
 	 * queue, filled long ago by another CPU: start moving it here now, so
 	 * that the misses overlap with the work until then. */
 	if (from != NULL)
 		sl_chunkq_prefetch_pop(from);
-	if (d < n) {
-		atomic_store_explicit(&w->depth, d, memory_order_relaxed);
+	if (d < n - got) {
+		/* All or nothing: what came straight in joins the freelist. */
+		memcpy(w->objs + d, objs, got * sizeof(void *));
+		atomic_store_explicit(&w->depth, d + got, memory_order_relaxed);
 		sl_pool_stat_add(&w->st.get_fails, 1);
 		return -ENOBUFS;
 	}
-	d -= n;
-	memcpy(objs, w->objs + d, n * sizeof(void *));
+	d -= n - got;
+	memcpy(objs + got, w->objs + d, (n - got) * sizeof(void *));
 	atomic_store_explicit(&w->depth, d, memory_order_relaxed);
 	sl_pool_stat_add(&w->gets, n);
 	return 0;
@@ -260,33 +286,40 @@ static bool push_shared(struct sl_pool *p, void *const *objs)
 	return fits;
 }
 
+/* One timed rebalance step for worker w: move the chunk at src to the
+ * worker's L3 queue, else the global queue, else (both looked full: a
+ * consumer was still copying out the slot) the non-worker freelist.
+ * Returns whether it moved; false is counted as a full event. */
+static bool rebalance_step(struct sl_pool *p, struct sl_pool_worker *w, void *const *src)
+{
+	uint64_t t0 = sl_pool_ticks();
+	bool moved = (w->home != NULL && sl_chunkq_push(w->home, src) == 0) ||
+		     sl_chunkq_push(&p->global, src) == 0;
+	if (!moved && push_shared(p, src)) {
+		moved = true;
+		sl_pool_stat_add(&w->st.rebalances_shared, 1);
+	}
+	hist_record(&w->st.rebalance_ns, step_ns(p, t0));
+	if (moved)
+		sl_pool_stat_add(&w->st.rebalances, 1);
+	else
+		sl_pool_stat_add(&w->st.full, 1);
+	return moved;
+}
+
 /*
  * Up to `steps` rebalance steps for worker w whose freelist holds d objects:
- * while above the high mark, move the top chunk to the worker's L3 queue,
- * else the global queue, else (both looked full: a consumer was still copying
- * out the slot) the non-worker freelist.  Returns the new depth.
+ * while above the high mark, move the top chunk out.  A chunk that finds
+ * nowhere to go stays, above the mark; the next put or sl_pool_house() tries
+ * again.  Returns the new depth.
  */
 static uint32_t rebalance(struct sl_pool *p, struct sl_pool_worker *w, uint32_t d,
 			  unsigned steps)
 {
 	for (unsigned s = 0; s < steps && d > w->high; s++) {
-		void **top = w->objs + d - p->chunk;
-		uint64_t t0 = sl_pool_ticks();
-		bool moved = (w->home != NULL && sl_chunkq_push(w->home, top) == 0) ||
-			     sl_chunkq_push(&p->global, top) == 0;
-		if (!moved && push_shared(p, top)) {
-			moved = true;
-			sl_pool_stat_add(&w->st.rebalances_shared, 1);
-		}
-		hist_record(&w->st.rebalance_ns, step_ns(p, t0));
-		if (!moved) {
-			/* Nowhere to go right now: keep the chunk, above the
-			 * mark; the next put or sl_pool_house() tries again. */
-			sl_pool_stat_add(&w->st.full, 1);
+		if (!rebalance_step(p, w, w->objs + d - p->chunk))
 			break;
-		}
 		d -= p->chunk;
-		sl_pool_stat_add(&w->st.rebalances, 1);
 	}
 	return d;
 }
@@ -297,10 +330,23 @@ int sl_pool_worker_put_slow(struct sl_pool_worker *w, void *const *objs, unsigne
 	uint32_t d = atomic_load_explicit(&w->depth, memory_order_relaxed);
 	if ((uint64_t)d + n > w->capacity)
 		return -ENOSPC;
-	memcpy(w->objs + d, objs, n * sizeof(void *));
-	d += n;
+	unsigned steps = chunks_for(n, p->chunk);
+	/* While what is left would still take the freelist above its mark,
+	 * whole chunks go straight from objs (a large put, or the flush of a
+	 * front cache): one copy instead of two. */
+	unsigned i = 0;
+	while (steps > 0 && n - i >= p->chunk && d + (n - i) > w->high) {
+		steps--;
+		if (!rebalance_step(p, w, objs + i)) {
+			steps = 0;   /* nowhere to go: no more tries in this call */
+			break;
+		}
+		i += p->chunk;
+	}
+	memcpy(w->objs + d, objs + i, (n - i) * sizeof(void *));
+	d += n - i;
 	sl_pool_stat_add(&w->puts, n);
-	d = rebalance(p, w, d, chunks_for(n, p->chunk));
+	d = rebalance(p, w, d, steps);
 	atomic_store_explicit(&w->depth, d, memory_order_relaxed);
 	return 0;
 }
