@@ -12,7 +12,11 @@
  *
  * How it is built (three tiers, one optional)
  *   - one freelist per worker: a LIFO array owned by that worker; get and put
- *     are plain loads and stores (pool_worker.h, inline);
+ *     are plain loads and stores (pool_worker.h, inline).  In an mbuf pool
+ *     (sl_pool_mbuf_create) DPDK's per-lcore cache of the worker's lcore
+ *     stands in front of it, so that single-object gets and puts stay in
+ *     DPDK's inline code; the freelist then only keeps what a refill or
+ *     flush of that cache leaves over once whole chunks have moved;
  *   - optionally one queue per L3 domain (opts.l3_tier): chunks freed by the
  *     workers of a domain are reused inside that domain first;
  *   - the global tier: a bounded MPMC queue (one compare-and-swap per chunk)
@@ -25,7 +29,10 @@
  * Guarantees
  *   - Bounded work: a call moves at most one chunk when it asks for at most
  *     opts.chunk objects (every burst in Sluice does); a larger request moves
- *     at most ceil(n / chunk) chunks.  No worker call waits for another
+ *     at most ceil(n / chunk) chunks (so a front cache's refill of chunk +
+ *     burst objects or flush of up to the high mark moves at most two with
+ *     the defaults; chunks go straight between the cache's array and the
+ *     queues).  No worker call waits for another
  *     thread: a queue that is momentarily full or empty fails the attempt
  *     instead, and workers only ever try the non-worker lock.  A non-worker
  *     call may spin briefly on that lock.
@@ -43,8 +50,10 @@
  *     calls (worker == NULL) are safe from any number of threads but are
  *     serialised among themselves: they are for control paths, not data paths.
  *   - A get can fail while objects sit in other workers' freelists (up to the
- *     high mark each, more after a full event) or in another thread's step in
- *     progress: size the pool for that, as for DPDK's per-lcore caches.
+ *     high mark each, more after a full event; in an mbuf pool up to the high
+ *     mark in the front cache plus less than a chunk behind it) or in another
+ *     thread's step in progress: size the pool for that, as for DPDK's
+ *     per-lcore caches.
  *   - A thread descheduled in the middle of a step (between claiming a queue
  *     slot and publishing it) holds up that one slot: until it runs again,
  *     others may see the queue as full or empty at that position (counted,
@@ -189,7 +198,8 @@ struct sl_pool_counts {
 /* Fill *c.  Any thread; never blocks. */
 void sl_pool_count(const struct sl_pool *pool, struct sl_pool_counts *c);
 
-/* c.total of sl_pool_count(): what rte_mempool_avail_count() reports. */
+/* c.total of sl_pool_count(): what rte_mempool_avail_count() reports (the
+ * ops' get_count is c.total - c.cached; DPDK adds its caches itself). */
 unsigned sl_pool_avail(const struct sl_pool *pool);
 
 /* ------------------------------------------------------------ telemetry */
@@ -216,8 +226,13 @@ void sl_pool_hist_add(struct sl_pool_hist *a, const struct sl_pool_hist *b);
 
 /* Counters of one tier: a worker, or the non-worker callers. */
 struct sl_pool_tier_stats {
-	uint64_t gets, puts;        /* objects handed out / taken back */
-	uint64_t get_fails;         /* get calls that failed (-ENOBUFS) */
+	uint64_t gets, puts;        /* objects handed out / taken back (behind a
+				       front cache: those of its refills and
+				       flushes, not those the cache served) */
+	uint64_t get_fails;         /* get calls that failed (-ENOBUFS; DPDK
+				       retries a failed refill with the part
+				       the caller asked for: two per
+				       rte_mempool_get that finds nothing) */
 	uint64_t rebalances;        /* chunks moved out (rebalance steps that moved) */
 	uint64_t reclaims;          /* chunks moved in (reclaim steps that moved) */
 	uint64_t reclaims_l3;       /*   of which from the own L3 domain's queue */
@@ -259,22 +274,30 @@ void sl_pool_stats(const struct sl_pool *pool, struct sl_pool_stats *out);
 /*
  * The mempool ops driver.  Registered under SL_POOL_OPS_NAME by a
  * constructor in the same object as sl_pool_mbuf_create(), so linking that
- * function links the driver.  A mempool that uses these ops must have
- * cache_size 0: every get and put (PMD rx refill, tx completion,
- * rte_pktmbuf_free) then reaches this pool.  DPDK gives ops no per-thread
- * state, so the calling EAL lcore (rte_lcore_id(), a thread-local) picks the
- * tier: an lcore named in opts->workers uses that worker's freelist; any
- * other lcore and non-EAL threads use the global tier.  (Sluice's own code
- * can pass the handle explicitly: sl_pool_worker(sl_pool_of(mp), w).)
- * A mempool set to these ops by other means (rte_mempool_set_ops_byname with
- * a NULL config) gets the defaults and no workers.
+ * function links the driver.  DPDK gives ops no per-thread state, so the
+ * calling EAL lcore (rte_lcore_id(), a thread-local) picks the tier: an lcore
+ * named in opts->workers uses that worker's freelist; any other lcore and
+ * non-EAL threads use the global tier.  (Sluice's own code can pass the
+ * handle explicitly: sl_pool_worker(sl_pool_of(mp), w); that bypasses the
+ * front cache.)  When the mempool has a DPDK cache and workers are named
+ * (sl_pool_mbuf_create), each worker lcore's cache is that worker's front:
+ * it is refilled to min(chunk, RTE_MEMPOOL_CACHE_MAX_SIZE) objects and
+ * flushed once a put would take it above min(high, 2 x
+ * RTE_MEMPOOL_CACHE_MAX_SIZE, n); every other lcore's cache is switched off
+ * (size and threshold 0), so its gets and puts reach the non-worker tier as
+ * they come.  A mempool set to these ops by other means
+ * (rte_pktmbuf_pool_create_by_ops, rte_mempool_set_ops_byname with a NULL
+ * config) gets the defaults and no workers, and keeps whatever DPDK cache
+ * its creator asked for, in front of the non-worker tier.
  */
 #define SL_POOL_OPS_NAME "sluice"
 
 /*
- * Create and populate a pktmbuf pool of n mbufs with these ops and no DPDK
- * cache: data_room is the data room including RTE_PKTMBUF_HEADROOM (as for
- * rte_pktmbuf_pool_create), no private area.  opts->workers[i].lcore must be
+ * Create and populate a pktmbuf pool of n mbufs with these ops: data_room is
+ * the data room including RTE_PKTMBUF_HEADROOM (as for
+ * rte_pktmbuf_pool_create), no private area.  With workers, the mempool gets
+ * a DPDK cache of min(chunk, RTE_MEMPOOL_CACHE_MAX_SIZE, 2n/3) objects, used
+ * only on the workers' lcores (above); without, none.  opts->workers[i].lcore must be
  * distinct EAL lcore ids below RTE_MAX_LCORE.  The mapping from lcores to
  * workers is fixed here: create the pool before the workers start.
  * Returns the mempool (free it with rte_mempool_free), or NULL with errno set
