@@ -54,8 +54,8 @@ static int check_workers(const char *name, const struct sl_pool_opts *o, struct 
 /*
  * The workers' front caches: when the creator asked for a DPDK cache
  * (sl_pool_mbuf_create does when there are workers), a worker lcore's cache
- * holds up to the pool's high mark (at most what DPDK's cache array takes)
- * and is refilled to the chunk (at most RTE_MEMPOOL_CACHE_MAX_SIZE); every
+ * holds up to the pool's high mark (at most what DPDK's cache array takes,
+ * the freelist behind it the rest of the mark) and is refilled to the chunk (at most RTE_MEMPOOL_CACHE_MAX_SIZE); every
  * other lcore's cache is switched off (size and threshold 0: its gets and
  * puts go straight to the ops, as without a cache).  DPDK's cache code reads
  * both fields on every call, so they may differ per lcore.
@@ -71,8 +71,11 @@ static void set_fronts(struct rte_mempool *mp, struct mbuf_pool *d)
 		c->len = 0;
 		c->size = d->by_lcore[l] != NULL ? size : 0;
 		c->flushthresh = d->by_lcore[l] != NULL ? thresh : 0;
+		/* The cache and the freelist behind it hold up to the high
+		 * mark together, as the freelist alone would. */
 		if (d->by_lcore[l] != NULL)
-			sl_pool_worker_set_front(d->by_lcore[l], &c->len);
+			sl_pool_worker_set_front(d->by_lcore[l], &c->len,
+						 p->high > thresh ? p->high - thresh : 0);
 	}
 }
 

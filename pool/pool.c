@@ -663,10 +663,10 @@ unsigned sl_pool_n_workers(const struct sl_pool *p)
 	return p->n_workers;
 }
 
-void sl_pool_worker_set_front(struct sl_pool_worker *w, const uint32_t *len)
+void sl_pool_worker_set_front(struct sl_pool_worker *w, const uint32_t *len, unsigned high)
 {
 	w->front = len;
-	w->high = w->chunk - 1;
+	w->high = high > w->chunk - 1 ? high : w->chunk - 1;
 }
 
 /* ------------------------------------------------------------ accounting */

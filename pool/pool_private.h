@@ -139,11 +139,12 @@ unsigned sl_pool_snapshot(const struct sl_pool *pool, void **out);
 /*
  * Put a cache in front of worker w (mempool.c: DPDK's per-lcore cache of the
  * worker's lcore): `len` is its fill, counted in the worker tier from now on.
- * The freelist behind it then only keeps what is left of a refill or flush
- * once whole chunks have moved: its high mark becomes chunk - 1.  Before any
- * thread uses the pool.
+ * The freelist behind it then keeps what is left of a refill or flush once
+ * whole chunks have moved, up to `high` (at least chunk - 1: the cache's
+ * threshold and this mark together make the worker tier's high mark).
+ * Before any thread uses the pool.
  */
-void sl_pool_worker_set_front(struct sl_pool_worker *w, const uint32_t *len);
+void sl_pool_worker_set_front(struct sl_pool_worker *w, const uint32_t *len, unsigned high);
 
 /* Step timing: TSC ticks to ns for this pool. */
 uint64_t sl_pool_ticks(void);

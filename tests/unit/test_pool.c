@@ -278,7 +278,7 @@ static void test_front(void)
 	struct sl_pool_worker *w = sl_pool_worker(p, 0);
 	fill(p, 1000);
 	uint32_t front = 0;
-	sl_pool_worker_set_front(w, &front);
+	sl_pool_worker_set_front(w, &front, 0);
 
 	/* A refill of chunk + 10 (as DPDK asks): two chunks in, 54 left over. */
 	void *b[300];
