@@ -8,9 +8,26 @@
  * the EAL arguments; the ethdev name is the part of `device` before the first
  * comma (a PCI address in its full 0000:bb:dd.f form).  The app takes
  * ownership of the port (rte_eth_dev_owner_*), so two apps cannot drive one
- * device.  The port gets rx_queues rx queues, spread by RSS over IP/UDP/TCP
- * where the device has RSS; without it (vhost-user, af_packet) the peer picks
- * the queue, and all are polled either way.  It transmits on tx queue 0 only.
+ * device.
+ *
+ * Queues.  An app on one worker gets rx_queues rx queues and polls them all,
+ * and transmits on tx queue 0.  An app on a worker group of n members runs as
+ * n replicas (engine/core/config.h); the device gets n x rx_queues rx queues
+ * and n tx queues, and replica k polls rx queues k x rx_queues ..
+ * (k + 1) x rx_queues - 1 and transmits on tx queue k: no two threads touch
+ * one queue, and nothing is locked.  Replica 0 opens, configures and starts
+ * the device for all (init runs in replica order), the last replica's stop
+ * stops it, and replica 0's fini closes it.  A device with fewer queues than
+ * that is a configuration error (init returns -EDOM: exit 2, the app's
+ * FILE:LINE:COL).  Other workers reach the port over links (interlinks).
+ *
+ * RSS.  With more than one rx queue and a device that has RSS, receive-side
+ * scaling hashes the fields `rss` names (default ip,udp,tcp), with rss_key
+ * or the device's own key, or with the symmetric key (rss_symmetric: both
+ * directions of a flow on one queue, which a flow cache wants), and the
+ * redirection table spreads evenly over every rx queue of the port.  Without
+ * RSS (vhost-user, af_packet) the peer picks the queue: a virtio driver by
+ * its own queue choice, af_packet by the kernel's fanout (a hash of the flow).
  *
  * pull  receives a burst from every rx queue and transmits it on "output"
  *       (counting packets; in_bytes is the device's own byte counter, read
@@ -19,7 +36,9 @@
  * push  sends what "input" holds on tx queue 0.  Packets the device does
  *       not take are dropped (counted in the app's drops); sent packets are
  *       counted as the app's out_packets/out_bytes.
- * stop  reads the device's counters and link status, then stops it.
+ * stop  reads the device's counters and link status, then stops it (for a
+ *       replicated port: each replica reads its queues' counters; replica 0
+ *       the device's own, which so count on replica 0 only).
  *       Frames the device reports as not delivered are not counted as
  *       delivered: frames it took for transmission but did not send
  *       (out_packets less its opackets) move from out_packets to drops;
@@ -44,6 +63,7 @@
  * the frames missing (estimated from the average frame length when part of
  * them arrived) move from out_packets to drops, with a warning.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -65,12 +85,12 @@
 #include "topology.h"
 
 #define PORT_TX_ROUNDS 4
-#define PORT_RSS_HF (RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_TCP)
 
 /* The app's counters, read from the device at stop, in the order of port_counters. */
 enum {
 	PORT_LINK_DOWN, PORT_TX_UNSENT, PORT_TX_FILE_LOST, PORT_RX_MISSED, PORT_RX_ERRORS,
-	PORT_RX_NOMBUF, PORT_N_COUNTERS
+	PORT_RX_NOMBUF, PORT_RX_QUEUE, PORT_TX_QUEUE, PORT_Q_IPACKETS, PORT_Q_IBYTES,
+	PORT_Q_OPACKETS, PORT_Q_OBYTES, PORT_Q_ERRORS, PORT_N_COUNTERS
 };
 
 static const struct sl_counter_spec port_counters[PORT_N_COUNTERS] = {
@@ -80,11 +100,21 @@ static const struct sl_counter_spec port_counters[PORT_N_COUNTERS] = {
 	[PORT_RX_MISSED] = { "rx_missed", SL_COUNTER, "Frames the device lost on receive for want of room (imissed); counted as drops." },
 	[PORT_RX_ERRORS] = { "rx_errors", SL_COUNTER, "Frames received with errors (ierrors); counted as drops." },
 	[PORT_RX_NOMBUF] = { "rx_nombuf", SL_COUNTER, "Receive buffer allocations that failed (the pool ran empty)." },
+	[PORT_RX_QUEUE] = { "rx_queue", SL_GAUGE, "The first rx queue this app (replica) polls." },
+	[PORT_TX_QUEUE] = { "tx_queue", SL_GAUGE, "The tx queue this app (replica) transmits on." },
+	[PORT_Q_IPACKETS] = { "q_ipackets", SL_COUNTER, "Frames received on this app's rx queues, by the device's per-queue statistics (0 where it keeps none)." },
+	[PORT_Q_IBYTES] = { "q_ibytes", SL_COUNTER, "Bytes received on this app's rx queues, by the device's per-queue statistics." },
+	[PORT_Q_OPACKETS] = { "q_opackets", SL_COUNTER, "Frames sent on this app's tx queue, by the device's per-queue statistics." },
+	[PORT_Q_OBYTES] = { "q_obytes", SL_COUNTER, "Bytes sent on this app's tx queue, by the device's per-queue statistics." },
+	[PORT_Q_ERRORS] = { "q_errors", SL_COUNTER, "Receive errors on this app's rx queues, by the device's per-queue statistics." },
 };
 
 struct port_priv {
 	uint16_t port_id;
-	uint16_t n_rxq;
+	uint16_t n_rxq;          /* rx queues this app polls, from rxq0 */
+	uint16_t rxq0;           /* the first of them */
+	uint16_t txq;            /* the tx queue it transmits on */
+	bool leader;             /* opened the device (replica 0, or not replicated) */
 	bool is_pci;             /* name is a PCI address (else a vdev) */
 	bool probed;             /* this app hot-plugged the device: fini removes it */
 	bool configured;         /* fini closes the port */
@@ -275,22 +305,164 @@ static int port_attach(struct sl_app *app, const char *device, struct sl_err *er
 	return 0;
 }
 
-/* The device configuration for n_rxq rx queues and mtu (0: the device's
- * default, at most 1500): RSS where the device has it, scattered rx where
- * a frame does not fit in one pool buffer, multi-segment tx. */
-static int port_conf(const struct sl_app *app, const struct rte_eth_dev_info *info,
-		     unsigned n_rxq, uint16_t mtu, struct rte_eth_conf *conf, struct sl_err *err)
+/* The hash fields `rss` may name, and what each means to ethdev. */
+static const struct {
+	const char *name;
+	uint64_t hf;
+} rss_fields[] = {
+	{ "ip", RTE_ETH_RSS_IP },
+	{ "ipv4", RTE_ETH_RSS_IPV4 | RTE_ETH_RSS_FRAG_IPV4 | RTE_ETH_RSS_NONFRAG_IPV4_OTHER },
+	{ "ipv6", RTE_ETH_RSS_IPV6 | RTE_ETH_RSS_FRAG_IPV6 | RTE_ETH_RSS_NONFRAG_IPV6_OTHER |
+		  RTE_ETH_RSS_IPV6_EX },
+	{ "udp", RTE_ETH_RSS_UDP },
+	{ "tcp", RTE_ETH_RSS_TCP },
+	{ "sctp", RTE_ETH_RSS_SCTP },
+	{ "l2", RTE_ETH_RSS_ETH },
+	{ "none", 0 },
+};
+
+#define RSS_KEY_MAX 128    /* bytes; devices take 40 or 52 */
+
+/* The hash fields of an `rss` value ("ip,udp,tcp"); 0, or -EINVAL with a
+ * sentence naming the word that is not a field. */
+static int parse_rss(const char *text, uint64_t *hf, struct sl_err *err)
+{
+	*hf = 0;
+	const char *s = text;
+	while (*s != '\0') {
+		size_t len = strcspn(s, ",");
+		while (len > 0 && s[0] == ' ')
+			s++, len--;
+		size_t n = len;
+		while (n > 0 && s[n - 1] == ' ')
+			n--;
+		unsigned i = 0;
+		while (i < SL_ARRAY_LEN(rss_fields) &&
+		       (strlen(rss_fields[i].name) != n || strncmp(rss_fields[i].name, s, n) != 0))
+			i++;
+		if (i == SL_ARRAY_LEN(rss_fields))
+			return sl_errf(err, EINVAL, "parameter 'rss': '%.*s' is not a hash field "
+				       "(fields: ip, ipv4, ipv6, udp, tcp, sctp, l2, or none)", (int)n, s);
+		*hf |= rss_fields[i].hf;
+		s += len;
+		if (*s == ',')
+			s++;
+	}
+	return 0;
+}
+
+/* rss_key's bytes (hex, two digits a byte, ':' allowed between bytes). */
+static int parse_rss_key(const char *text, uint8_t *key, unsigned *len, struct sl_err *err)
+{
+	*len = 0;
+	if (strcmp(text, "none") == 0)
+		return 0;
+	for (const char *s = text; *s != '\0';) {
+		if (*s == ':') {
+			s++;
+			continue;
+		}
+		if (!isxdigit((unsigned char)s[0]) || !isxdigit((unsigned char)s[1]))
+			return sl_errf(err, EINVAL, "parameter 'rss_key' must be hex bytes "
+				       "(6d5a6d5a... or 6d:5a:...), got '%s'", text);
+		if (*len == RSS_KEY_MAX)
+			return sl_errf(err, EINVAL, "parameter 'rss_key' is longer than %u bytes",
+				       RSS_KEY_MAX);
+		char byte[3] = { s[0], s[1], '\0' };
+		key[(*len)++] = (uint8_t)strtoul(byte, NULL, 16);
+		s += 2;
+	}
+	return 0;
+}
+
+/* Parameters by index, for check (parallel to port_params). */
+enum { P_DEVICE, P_RX_QUEUES, P_RX_DESC, P_TX_DESC, P_PROMISC, P_MTU, P_RSS, P_RSS_KEY,
+       P_RSS_SYMMETRIC, P_N };
+
+static int port_check(const struct sl_param_value *params, unsigned n_out, struct sl_err *err)
+{
+	uint64_t hf;
+	uint8_t key[RSS_KEY_MAX];
+	unsigned len;
+	int rc = parse_rss(params[P_RSS].s, &hf, err);
+	if (rc == 0)
+		rc = parse_rss_key(params[P_RSS_KEY].s, key, &len, err);
+	if (rc == 0 && len > 0 && params[P_RSS_SYMMETRIC].u)
+		rc = sl_errf(err, EINVAL, "give rss_key or rss_symmetric, not both: "
+			     "rss_symmetric uses a key of its own");
+	return rc;
+}
+
+/* RSS over total_rxq queues: the fields asked for that the device hashes,
+ * with the key asked for (rss_key, the symmetric key, or the device's own:
+ * NULL).  key[] must outlive the configure call. */
+static int port_rss(struct sl_app *app, const struct rte_eth_dev_info *info, unsigned total_rxq,
+		    uint8_t *key, struct rte_eth_conf *conf, struct sl_err *err)
 {
 	const struct port_priv *p = app->priv;
-
-	/* Several rx queues: spread by RSS where the device has it; otherwise
-	 * (vhost, af_packet qpairs) the peer chooses the queue, and every
-	 * queue is polled all the same. */
-	uint64_t hf = PORT_RSS_HF & info->flow_type_rss_offloads;
-	if (n_rxq > 1 && hf != 0) {
-		conf->rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
-		conf->rx_adv_conf.rss_conf.rss_hf = hf;
+	uint64_t want;
+	unsigned key_len;
+	if (total_rxq < 2 || info->flow_type_rss_offloads == 0 ||
+	    parse_rss(sl_app_param_str(app, "rss"), &want, err) < 0 || want == 0)
+		return 0;   /* (the config checked the value) */
+	uint64_t hf = want & info->flow_type_rss_offloads;
+	if (hf == 0) {
+		sl_app_warn(app, "device '%s' hashes none of the fields rss names ('%s'): "
+			    "packets are not spread by RSS", p->name, sl_app_param_str(app, "rss"));
+		return 0;
 	}
+	conf->rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+	conf->rx_adv_conf.rss_conf.rss_hf = hf;
+	parse_rss_key(sl_app_param_str(app, "rss_key"), key, &key_len, NULL);
+	if (sl_app_param_bool(app, "rss_symmetric")) {
+		/* A key of one 16-bit pattern repeated makes the Toeplitz hash
+		 * of (src, dst) equal that of (dst, src). */
+		key_len = info->hash_key_size != 0 ? info->hash_key_size : 40;
+		for (unsigned i = 0; i < key_len; i++)
+			key[i] = i % 2 == 0 ? 0x6d : 0x5a;
+	}
+	if (key_len == 0)
+		return 0;
+	if (info->hash_key_size != 0 && key_len != info->hash_key_size)
+		return sl_errf(err, EDOM, "rss_key has %u bytes but device '%s' takes %u",
+			       key_len, p->name, info->hash_key_size);
+	conf->rx_adv_conf.rss_conf.rss_key = key;
+	conf->rx_adv_conf.rss_conf.rss_key_len = (uint8_t)key_len;
+	return 0;
+}
+
+/* The redirection table, spread evenly over every rx queue of the port
+ * (most drivers start so; not all). */
+static int port_reta(struct sl_app *app, const struct rte_eth_dev_info *info, unsigned total_rxq,
+		     struct sl_err *err)
+{
+	const struct port_priv *p = app->priv;
+	if (total_rxq < 2 || info->reta_size == 0 || info->flow_type_rss_offloads == 0)
+		return 0;
+	unsigned groups = (info->reta_size + RTE_ETH_RETA_GROUP_SIZE - 1) / RTE_ETH_RETA_GROUP_SIZE;
+	struct rte_eth_rss_reta_entry64 *reta = calloc(groups, sizeof(*reta));
+	if (reta == NULL)
+		return sl_errf(err, ENOMEM, "out of memory");
+	for (unsigned i = 0; i < info->reta_size; i++) {
+		reta[i / RTE_ETH_RETA_GROUP_SIZE].mask |= UINT64_C(1) << (i % RTE_ETH_RETA_GROUP_SIZE);
+		reta[i / RTE_ETH_RETA_GROUP_SIZE].reta[i % RTE_ETH_RETA_GROUP_SIZE] =
+			(uint16_t)(i % total_rxq);
+	}
+	int rc = rte_eth_dev_rss_reta_update(p->port_id, reta, info->reta_size);
+	free(reta);
+	if (rc < 0 && rc != -ENOTSUP)
+		return sl_errf(err, errnum(rc), "cannot set the RSS redirection table of device '%s': %s",
+			       p->name, why(rc));
+	return 0;
+}
+
+/* The device configuration for mtu (0: the device's default, at most 1500):
+ * scattered rx where a frame does not fit in one pool buffer, multi-segment
+ * tx. */
+static int port_conf(const struct sl_app *app, const struct rte_eth_dev_info *info,
+		     uint16_t mtu, struct rte_eth_conf *conf, struct sl_err *err)
+{
+	const struct port_priv *p = app->priv;
 
 	/* Frame overhead beyond the MTU, by ethdev's own rule. */
 	uint32_t overhead = info->max_mtu != UINT16_MAX && info->max_rx_pktlen > info->max_mtu ?
@@ -320,10 +492,10 @@ static int port_conf(const struct sl_app *app, const struct rte_eth_dev_info *in
 	return 0;
 }
 
-/* Set up the configured port's rx queues (from app->pool) and n_txq tx
- * queues, on the device's NUMA node (else the app's). */
-static int port_queues(struct sl_app *app, uint16_t n_txq, uint16_t rx_desc, uint16_t tx_desc,
-		       struct sl_err *err)
+/* Set up the configured port's n_rxq rx queues (from app->pool) and n_txq
+ * tx queues, on the device's NUMA node (else the app's). */
+static int port_queues(struct sl_app *app, uint16_t n_rxq, uint16_t n_txq, uint16_t rx_desc,
+		       uint16_t tx_desc, struct sl_err *err)
 {
 	struct port_priv *p = app->priv;
 	int rc;
@@ -336,7 +508,7 @@ static int port_queues(struct sl_app *app, uint16_t n_txq, uint16_t rx_desc, uin
 	int socket = rte_eth_dev_socket_id(p->port_id);
 	if (socket < 0)
 		socket = app->socket;
-	for (uint16_t q = 0; q < p->n_rxq; q++) {
+	for (uint16_t q = 0; q < n_rxq; q++) {
 		rc = rte_eth_rx_queue_setup(p->port_id, q, rx_desc, (unsigned)socket,
 					    NULL, app->pool);
 		if (rc < 0)
@@ -354,6 +526,25 @@ static int port_queues(struct sl_app *app, uint16_t n_txq, uint16_t rx_desc, uin
 	return 0;
 }
 
+/* Replica k > 0 of a replicated port: replica 0 (the app k places before
+ * this one: replicas are consecutive) has opened the device for all. */
+static int port_join(struct sl_app *app)
+{
+	struct port_priv *p = app->priv;
+	const struct port_priv *lead = (app - app->replica)->priv;
+	p->port_id = lead->port_id;
+	p->is_pci = lead->is_pci;
+	p->dev = lead->dev;
+	memcpy(p->name, lead->name, sizeof(p->name));
+	p->n_rxq = lead->n_rxq;
+	p->rxq0 = (uint16_t)(app->replica * p->n_rxq);
+	p->txq = (uint16_t)app->replica;
+	p->started = lead->started;
+	sl_app_ctr_set(app, PORT_RX_QUEUE, p->rxq0);
+	sl_app_ctr_set(app, PORT_TX_QUEUE, p->txq);
+	return 0;
+}
+
 static int port_init(struct sl_app *app, struct sl_err *err)
 {
 	struct port_priv *p = app->priv;
@@ -362,10 +553,17 @@ static int port_init(struct sl_app *app, struct sl_err *err)
 	uint16_t rx_desc = (uint16_t)sl_app_param_uint(app, "rx_desc");
 	uint16_t tx_desc = (uint16_t)sl_app_param_uint(app, "tx_desc");
 	uint16_t mtu = (uint16_t)sl_app_param_uint(app, "mtu");
+	unsigned members = RTE_MAX(app->n_replicas, 1u);
+	unsigned total_rxq = members * n_rxq;
 	struct rte_eth_conf conf = { 0 };
 	struct rte_eth_dev_info info;
+	uint8_t key[RSS_KEY_MAX];
 	int rc;
 
+	p->n_rxq = (uint16_t)n_rxq;
+	if (app->replica > 0)
+		return port_join(app);
+	p->leader = true;
 	rc = port_attach(app, device, err);
 	if (rc < 0)
 		return rc;
@@ -376,38 +574,50 @@ static int port_init(struct sl_app *app, struct sl_err *err)
 			       why(rc));
 	p->dev = info.device;
 
-	if (n_rxq > info.max_rx_queues)
-		return sl_errf(err, EINVAL,
-			       "rx_queues is %u but device '%s' has at most %u rx queues",
+	if (total_rxq > info.max_rx_queues && app->n_replicas > 0)
+		return sl_errf(err, EDOM, "device '%s' has at most %u rx queues; its %u replicas "
+			       "(one per member of the group) x rx_queues %u need %u",
+			       p->name, info.max_rx_queues, members, n_rxq, total_rxq);
+	if (total_rxq > info.max_rx_queues)
+		return sl_errf(err, EDOM, "rx_queues is %u but device '%s' has at most %u rx queues",
 			       n_rxq, p->name, info.max_rx_queues);
-	rc = port_conf(app, &info, n_rxq, mtu, &conf, err);
+	if (members > info.max_tx_queues)
+		return sl_errf(err, EDOM, "device '%s' has at most %u tx queues; its %u replicas "
+			       "need one each", p->name, info.max_tx_queues, members);
+	rc = port_conf(app, &info, mtu, &conf, err);
+	if (rc == 0)
+		rc = port_rss(app, &info, total_rxq, key, &conf, err);
 	if (rc < 0)
 		return rc;
 
-	/* Only tx queue 0 is used, but some drivers (tap) insist on as many tx
-	 * queues as rx queues; idle extra ones cost a few descriptors. */
-	uint16_t n_txq = (uint16_t)RTE_MAX(1u, RTE_MIN(n_rxq, (unsigned)info.max_tx_queues));
+	/* One tx queue per replica; some drivers (tap) insist on as many tx
+	 * queues as rx queues, and idle extra ones cost a few descriptors. */
+	uint16_t n_txq = (uint16_t)RTE_MAX(members, RTE_MIN(total_rxq, (unsigned)info.max_tx_queues));
 
-	rc = rte_eth_dev_configure(p->port_id, (uint16_t)n_rxq, n_txq, &conf);
+	rc = rte_eth_dev_configure(p->port_id, (uint16_t)total_rxq, n_txq, &conf);
 	if (rc < 0)
 		return sl_errf(err, errnum(rc), "cannot configure device '%s': %s", p->name,
 			       why(rc));
 	p->configured = true;
-	p->n_rxq = (uint16_t)n_rxq;
 
-	rc = port_queues(app, n_txq, rx_desc, tx_desc, err);
+	rc = port_queues(app, (uint16_t)total_rxq, n_txq, rx_desc, tx_desc, err);
 	if (rc < 0)
 		return rc;
 
 	rc = rte_eth_dev_start(p->port_id);
 	if (rc < 0) {
 		const char *hint = rc == -ENOMEM ?
-			" (the pool must hold at least rx_queues x rx_desc mbufs)" : "";
+			" (the pool must hold at least rx_queues x rx_desc mbufs per replica)" : "";
 		return sl_errf(err, errnum(rc), "cannot start device '%s': %s%s",
 			       p->name, why(rc), hint);
 	}
 	p->started = true;
+	sl_app_ctr_set(app, PORT_RX_QUEUE, 0);
+	sl_app_ctr_set(app, PORT_TX_QUEUE, 0);
 
+	rc = port_reta(app, &info, total_rxq, err);
+	if (rc < 0)
+		return rc;
 	if (sl_app_param_bool(app, "promiscuous"))
 		rc = rte_eth_promiscuous_enable(p->port_id);
 	else
@@ -426,7 +636,7 @@ static void port_pull(struct sl_app *app)
 
 	if (out == NULL)
 		return;
-	for (uint16_t q = 0; q < p->n_rxq; q++) {
+	for (uint16_t q = p->rxq0; q < p->rxq0 + p->n_rxq; q++) {
 		uint16_t n = rte_eth_rx_burst(p->port_id, q, pkts, (uint16_t)app->burst);
 		if (n == 0)
 			continue;
@@ -451,7 +661,7 @@ static void port_push(struct sl_app *app)
 		if (n == 0)
 			break;
 		/* Lengths are read before the tx: a PMD may free what it sent. */
-		uint16_t sent = rte_eth_tx_burst(p->port_id, 0, pkts, (uint16_t)n);
+		uint16_t sent = rte_eth_tx_burst(p->port_id, p->txq, pkts, (uint16_t)n);
 		if (sent < n)
 			bytes -= sl_pkts_bytes(pkts + sent, n - sent);
 		sl_app_count_out_n(app, sent, bytes);
@@ -500,16 +710,14 @@ static uint64_t tx_file_lost(const struct sl_app *app, const struct port_priv *p
 }
 
 /* Frames the device took from tx_burst but did not send: what it took
- * (out_packets) less what it counts as sent (opackets).  Drivers differ in
- * what oerrors holds (frames taken but not sent, as af_packet counts them,
- * or frames refused by tx_burst, which were already counted as drops, as
- * vhost and ring count them), so opackets is the measure; a driver that
- * counts neither is taken at its word.  A hardware queue may still be
- * sending at stop: give it up to 100 ms. */
-static uint64_t tx_unsent(const struct sl_app *app, const struct port_priv *p,
-			  struct rte_eth_stats *st)
+ * (took: the out_packets of every replica) less what it counts as sent
+ * (opackets).  Drivers differ in what oerrors holds (frames taken but not
+ * sent, as af_packet counts them, or frames refused by tx_burst, which were
+ * already counted as drops, as vhost and ring count them), so opackets is
+ * the measure; a driver that counts neither is taken at its word.  A
+ * hardware queue may still be sending at stop: give it up to 100 ms. */
+static uint64_t tx_unsent(const struct port_priv *p, uint64_t took, struct rte_eth_stats *st)
 {
-	uint64_t took = app->stats.out_packets;
 	if (st->opackets == 0 && st->oerrors == 0)
 		return 0;
 	for (unsigned i = 0; i < 100 && st->opackets < took; i++) {
@@ -521,19 +729,77 @@ static uint64_t tx_unsent(const struct sl_app *app, const struct port_priv *p,
 	return st->opackets < took ? took - st->opackets : 0;
 }
 
+/* The device's per-queue statistics for the app's queues (drivers keep
+ * them for the first RTE_ETHDEV_QUEUE_STAT_CNTRS queues, if at all). */
+static void queue_counters(struct sl_app *app, const struct port_priv *p,
+			   const struct rte_eth_stats *st)
+{
+	uint64_t ip = 0, ib = 0, er = 0;
+	for (unsigned q = p->rxq0; q < (unsigned)p->rxq0 + p->n_rxq; q++)
+		if (q < RTE_ETHDEV_QUEUE_STAT_CNTRS) {
+			ip += st->q_ipackets[q];
+			ib += st->q_ibytes[q];
+			er += st->q_errors[q];
+		}
+	sl_app_ctr_set(app, PORT_Q_IPACKETS, ip);
+	sl_app_ctr_set(app, PORT_Q_IBYTES, ib);
+	sl_app_ctr_set(app, PORT_Q_ERRORS, er);
+	if (p->txq < RTE_ETHDEV_QUEUE_STAT_CNTRS) {
+		sl_app_ctr_set(app, PORT_Q_OPACKETS, st->q_opackets[p->txq]);
+		sl_app_ctr_set(app, PORT_Q_OBYTES, st->q_obytes[p->txq]);
+	}
+}
+
 /* While running (telemetry): the device's error counters, which only the
- * device keeps.  rte_eth_stats_get reads them as DPDK's own telemetry does. */
+ * device keeps (on replica 0 of a replicated port), and the per-queue
+ * statistics.  rte_eth_stats_get reads them as DPDK's own telemetry does. */
 static void port_sample(struct sl_app *app)
 {
 	struct port_priv *p = app->priv;
 	struct rte_eth_stats st;
 	if (!p->started || rte_eth_stats_get(p->port_id, &st) != 0)
 		return;
+	queue_counters(app, p, &st);
+	if (!p->leader)
+		return;
 	sl_app_ctr_set(app, PORT_RX_MISSED, st.imissed);
 	sl_app_ctr_set(app, PORT_RX_ERRORS, st.ierrors);
 	sl_app_ctr_set(app, PORT_RX_NOMBUF, st.rx_nombuf);
 }
 
+/* Frames the device did not send, moved from out_packets to drops: per
+ * replica where the device counts what each tx queue sent (the sum of
+ * q_opackets is opackets), else all on replica 0 (app).  Returns the total. */
+static uint64_t undelivered(struct sl_app *app, const struct port_priv *p,
+			    struct rte_eth_stats *st)
+{
+	unsigned n = RTE_MAX(app->n_replicas, 1u);
+	uint64_t took = 0, per_queue = 0;
+	for (unsigned r = 0; r < n; r++) {
+		const struct sl_app *x = app + r;
+		took += x->stats.out_packets;
+		if (r < RTE_ETHDEV_QUEUE_STAT_CNTRS)
+			per_queue += st->q_opackets[r];
+	}
+	uint64_t lost = tx_unsent(p, took, st);
+	sl_app_ctr_set(app, PORT_TX_UNSENT, lost);
+	if (lost == 0 || n == 1 || n > RTE_ETHDEV_QUEUE_STAT_CNTRS || per_queue != st->opackets) {
+		not_delivered(app, lost);
+		return lost;
+	}
+	for (unsigned r = 0; r < n; r++) {
+		struct sl_app *x = app + r;
+		uint64_t sent = st->q_opackets[r];
+		uint64_t l = x->stats.out_packets > sent ? x->stats.out_packets - sent : 0;
+		sl_app_ctr_set(x, PORT_TX_UNSENT, l);
+		not_delivered(x, l);
+	}
+	return lost;
+}
+
+/* Stops run in reverse config order, so replica 0 (the leader) stops last:
+ * the others read their queues' counters, and the leader reads the
+ * device's, checks what it lost, and stops it. */
 static void port_stop(struct sl_app *app)
 {
 	struct port_priv *p = app->priv;
@@ -545,25 +811,36 @@ static void port_stop(struct sl_app *app)
 	char text[512];
 	size_t off = 0;
 	uint64_t tx_lost = 0, rx_lost = 0;
+	bool have = rte_eth_stats_get(p->port_id, &st) == 0;
+	if (have)
+		queue_counters(app, p, &st);
+	/* Bytes received: the device's count (per queue for a replica). */
+	if (have)
+		app->stats.in_bytes = app->n_replicas > 0 ? app->ctr[PORT_Q_IBYTES] : st.ibytes;
+	if (!p->leader) {
+		p->started = false;
+		return;
+	}
 	memset(&link, 0, sizeof(link));
 	if (rte_eth_link_get_nowait(p->port_id, &link) == 0 &&
 	    link.link_status == RTE_ETH_LINK_DOWN) {
 		off += (size_t)snprintf(text + off, sizeof(text) - off, "; the link is down");
 		sl_app_ctr_set(app, PORT_LINK_DOWN, 1);
 	}
-	if (rte_eth_stats_get(p->port_id, &st) == 0) {
+	if (have) {
 		sl_app_ctr_set(app, PORT_RX_MISSED, st.imissed);
 		sl_app_ctr_set(app, PORT_RX_ERRORS, st.ierrors);
 		sl_app_ctr_set(app, PORT_RX_NOMBUF, st.rx_nombuf);
-		app->stats.in_bytes = st.ibytes;
-		tx_lost = tx_unsent(app, p, &st);
-		sl_app_ctr_set(app, PORT_TX_UNSENT, tx_lost);
+		uint64_t out = 0;
+		for (unsigned r = 0; r < RTE_MAX(app->n_replicas, 1u); r++)
+			out += app[r].stats.out_packets;
+		tx_lost = undelivered(app, p, &st);
 		if (tx_lost > 0 && off < sizeof(text))
 			off += (size_t)snprintf(text + off, sizeof(text) - off,
 						"; %" PRIu64 " of the %" PRIu64 " frames it took for "
 						"transmission were not sent (opackets %" PRIu64
-						", oerrors %" PRIu64 ")", tx_lost,
-						app->stats.out_packets, st.opackets, st.oerrors);
+						", oerrors %" PRIu64 ")", tx_lost, out, st.opackets,
+						st.oerrors);
 		rx_lost = st.imissed + st.ierrors;
 		if (rx_lost > 0 && off < sizeof(text))
 			off += (size_t)snprintf(text + off, sizeof(text) - off,
@@ -577,7 +854,7 @@ static void port_stop(struct sl_app *app)
 						"the frame)", st.rx_nombuf);
 	}
 	/* A regular tx_pcap file tells what reached it, whatever the driver
-	 * counted. */
+	 * counted (queue 0's file: the leader's). */
 	uint64_t size = 0, want = 0;
 	uint64_t file_lost = tx_file_lost(app, p, &size, &want);
 	sl_app_ctr_set(app, PORT_TX_FILE_LOST, file_lost);
@@ -588,8 +865,9 @@ static void port_stop(struct sl_app *app)
 					p->tx_file, size, want,
 					file_lost < app->stats.out_packets ? "about " : "all ",
 					file_lost);
+	if (file_lost > tx_lost)
+		not_delivered(app, file_lost - tx_lost);
 	tx_lost = RTE_MAX(tx_lost, file_lost);
-	not_delivered(app, tx_lost);
 	app->stats.drops += rx_lost;
 	if (off > 0)
 		sl_app_warn(app, "device '%s':%s%s", p->name, text + 1, tx_lost + rx_lost > 0 ?
@@ -634,10 +912,10 @@ static int port_numa(const struct sl_param_value *params, const struct sl_topolo
 }
 
 static const struct sl_param_spec port_params[] = {
-	{ .name = "device", .type = SL_PARAM_STRING, .def = NULL,
+	{ .name = "device", .type = SL_PARAM_STRING, .def = NULL, .exclusive = true,
 	  .doc = "PCI address (0000:03:00.0) or vdev string (net_pcap0,rx_pcap=in.pcap)" },
 	{ .name = "rx_queues", .type = SL_PARAM_UINT, .def = "1", .min = 1, .max = 16,
-	  .doc = "rx queues, all polled; spread by RSS over IP/UDP/TCP where the device has it" },
+	  .doc = "rx queues the app polls (per replica on a worker group); spread by RSS where the device has it" },
 	{ .name = "rx_desc", .type = SL_PARAM_UINT, .def = "1024", .min = 64, .max = 16384,
 	  .doc = "descriptors per rx queue (fitted to the device's limits)" },
 	{ .name = "tx_desc", .type = SL_PARAM_UINT, .def = "1024", .min = 64, .max = 16384,
@@ -646,7 +924,14 @@ static const struct sl_param_spec port_params[] = {
 	  .doc = "receive frames for any MAC address (ignored where unsupported)" },
 	{ .name = "mtu", .type = SL_PARAM_UINT, .def = "0", .max = 9600,
 	  .doc = "MTU in bytes; 0 keeps the device's default" },
+	{ .name = "rss", .type = SL_PARAM_STRING, .def = "ip,udp,tcp",
+	  .doc = "RSS hash fields, comma-separated: ip, ipv4, ipv6, udp, tcp, sctp, l2, or none" },
+	{ .name = "rss_key", .type = SL_PARAM_STRING, .def = "none",
+	  .doc = "RSS key in hex (the device's size, often 40 bytes); none: the device's own" },
+	{ .name = "rss_symmetric", .type = SL_PARAM_BOOL, .def = "false",
+	  .doc = "hash both directions of a flow to one queue (a symmetric key)" },
 };
+_Static_assert(SL_ARRAY_LEN(port_params) == P_N, "port_params in the order of P_*");
 
 static const struct sl_port_spec port_inputs[] = {
 	{ .name = "input", .required = false, .doc = "packets to transmit" },
@@ -670,6 +955,7 @@ static const struct sl_app_type port_app = {
 	.n_counters = PORT_N_COUNTERS,
 	.boundary = true,
 	.numa = port_numa,
+	.check = port_check,
 	.init = port_init,
 	.pull = port_pull,
 	.push = port_push,

@@ -219,6 +219,10 @@ static int cmd_run(int argc, char **argv)
 	sl_plan_free(&plan);
 	sl_topology_free(topo);
 	sl_config_free(cfg);
+	if (rc == -EDOM) {      /* a configuration the device cannot carry out */
+		fprintf(stderr, "sluice: %s\n", err.msg);
+		return SL_EXIT_CONFIG;
+	}
 	if (rc < 0) {
 		fprintf(stderr, "sluice: error: %s\n", err.msg);
 		return SL_EXIT_RUNTIME;

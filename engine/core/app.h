@@ -25,7 +25,13 @@
  *   init(app, err)  control thread, before any worker runs, after the links
  *                   are connected (app->in/out are valid).  May allocate,
  *                   probe devices, block.  Returns 0 or -errno with a sentence
- *                   in err (the engine prefixes "app 'NAME': ").
+ *                   in err (the engine prefixes "app 'NAME': ").  -EDOM says
+ *                   that the configuration asks what the hardware cannot
+ *                   give (more queues than the device has): the engine then
+ *                   prefixes the app's FILE:LINE:COL and the run exits with
+ *                   the configuration status (2).  The apps of a replicated
+ *                   app (replica, n_replicas) are initialised in replica
+ *                   order, one after the other.
  *   start(app, err) control thread, after every app's init succeeded and
  *                   before any worker runs: resolve references to other
  *                   apps' objects (a flowcache finds its router's table).
@@ -207,6 +213,12 @@ struct sl_app {
 	const char *name;
 	unsigned index;                      /* position in the config */
 	unsigned worker;                     /* index of its worker */
+	/* An app on a worker group runs once per member (config.h): name is
+	 * BASE@k; base is the name as written (NULL for an app that is not
+	 * replicated), replica k, n_replicas the group's size (0 if not
+	 * replicated).  Replicas of one app are consecutive in the config. */
+	const char *base;
+	unsigned replica, n_replicas;
 	const struct sl_param_value *params; /* parallel to type->params */
 	bool inited;
 	char warning[SL_APP_WARNING_MAX];    /* sl_app_warn; "" if none */

@@ -42,7 +42,9 @@ struct ctx {
 	yaml_document_t *doc;
 	struct sl_config *cfg;
 	struct sl_err *err;
-	struct name_ref *workers_by_name;   /* n_workers, sorted by name */
+	struct name_ref *workers_by_name;   /* n_worker_refs, sorted by name: a worker's
+					     * name, or a group's (its first member) */
+	unsigned n_worker_refs;
 	struct name_ref *apps_by_name;      /* n_apps, sorted by name */
 	uint64_t *ports_used;               /* per app: inputs' words, then outputs' */
 	unsigned *ports_base;               /* per app: index of its first word */
@@ -350,11 +352,16 @@ static const struct sl_param_spec topology_keys[] = {
 };
 
 /* The keys of one worker; `core: N` may be written `N`, and `core: auto`
- * `auto`. */
+ * `auto`.  `cores` and `count` make the entry a group (parse_group). */
+#define SL_GROUP_MAX 256
 static const struct sl_param_spec worker_keys[] = {
 	{ .name = "core", .type = SL_PARAM_UINT, .def = "auto", .min = 0,
 	  .max = CPU_SETSIZE - 1,
 	  .doc = "a CPU number, or auto: placed by L3 domain (see sluice plan)" },
+	{ .name = "cores", .type = SL_PARAM_STRING, .def = "[]",
+	  .doc = "a worker group: a list of CPU numbers, one member per CPU (GROUP@0, GROUP@1, ...)" },
+	{ .name = "count", .type = SL_PARAM_UINT, .def = "0", .max = SL_GROUP_MAX,
+	  .doc = "a worker group of this many members, each placed as core: auto; 0: not a group" },
 };
 
 static const char doc_intro[] =
@@ -441,8 +448,29 @@ static const char doc_engine[] =
 
 static const char doc_workers[] =
 	"A mapping from worker name to `{ core: N }`, `{ core: auto }`, or the bare `N`\n"
-	"or `auto`. Names start with a letter and use letters, digits, `_` and `-`.\n"
+	"or `auto`; or to a worker group, `{ cores: [N, ...] }` or `{ count: N }`.\n"
+	"Names start with a letter and use letters, digits, `_` and `-`.\n"
 	"Without a `workers` section there is one worker, `main`, with `core: auto`.\n"
+	"\n"
+	"A worker group is several workers, its members, named `GROUP@0`, `GROUP@1`,\n"
+	"...: one per CPU of `cores`, or `count` of them placed as `core: auto`. An app\n"
+	"placed on a group (`worker: GROUP`) runs once per member: replica *k* is named\n"
+	"`APP@k` and runs on `GROUP@k`, with the app's parameters (a parameter naming\n"
+	"another app of the group names that app's replica *k*). A `port` on a group\n"
+	"gets a queue pair per member (see [apps.md](apps.md), `port`). Links are\n"
+	"written once, between the apps as named in the file:\n"
+	"\n"
+	"- between two apps of one group (or of two groups of the same size), member\n"
+	"  *k*'s replica links to member *k*'s: links stay inside a replica;\n"
+	"- from an app on a group to an app on a single worker, each replica gets an\n"
+	"  interlink into a `join` inserted on that worker, named `DEST@PORT`;\n"
+	"- from an app on a single worker into a group, a `split` (mode `hash`: a flow\n"
+	"  stays on one replica) inserted on that worker, named `SRC@PORT`, sends one\n"
+	"  interlink to each replica. With one member, neither is inserted.\n"
+	"\n"
+	"Two groups of different sizes cannot be linked, and an app outside a group\n"
+	"cannot name an app inside it. `sluice plan` lists every member and replica;\n"
+	"the summaries count per replica and, under `replicated`, in total.\n"
 	"\n"
 	"- An explicit core is honoured. It must exist on the machine and be one this\n"
 	"  process may run on (its CPU affinity); two workers may not name the same\n"
@@ -557,7 +585,7 @@ static const struct sl_config_section sections[SEC_N] = {
 	[SEC_ENGINE] = { .name = "engine", .summary = "bursts, links, reclamation, stopping and accounting",
 			 .keys = engine_keys, .n_keys = ENGINE_N, .doc = doc_engine },
 	[SEC_WORKERS] = { .name = "workers",
-			  .summary = "worker threads: { NAME: { core: N | auto }, ... }",
+			  .summary = "worker threads and groups: { NAME: { core: N | auto } | { cores: [N, ...] } | { count: N }, ... }",
 			  .keys = worker_keys, .n_keys = SL_ARRAY_LEN(worker_keys),
 			  .entry = "worker", .doc = doc_workers },
 	[SEC_APPS] = { .name = "apps",
@@ -858,27 +886,151 @@ static int parse_dpdk(struct ctx *c, const yaml_node_t *n)
 
 /* ---- workers ------------------------------------------------------------ */
 
+/* Room for n more workers. */
+static int grow_workers(struct ctx *c, unsigned n)
+{
+	struct sl_config *cfg = c->cfg;
+	struct sl_worker_cfg *w = realloc(cfg->workers, (cfg->n_workers + n) * sizeof(*w));
+	if (w == NULL)
+		return out_of_memory(c);
+	memset(w + cfg->n_workers, 0, n * sizeof(*w));
+	cfg->workers = w;
+	return 0;
+}
+
 static int add_worker(struct ctx *c, const char *name, int core, struct sl_mark mark)
 {
 	struct sl_config *cfg = c->cfg;
+	int rc = grow_workers(c, 1);
+	if (rc < 0)
+		return rc;
 	struct sl_worker_cfg *w = &cfg->workers[cfg->n_workers];
-
 	w->name = strdup(name);
 	if (w->name == NULL)
 		return out_of_memory(c);
 	w->core = core;
 	w->mark = mark;
 	cfg->n_workers++;
+	c->workers_by_name[c->n_worker_refs++] = (struct name_ref){ w->name, cfg->n_workers - 1 };
 	return 0;
 }
 
-/* The value of one worker: `auto`, a CPU number, or { core: ... }. */
+/* Take CPU cpu for worker `name` (the config's index `owner`), unless another
+ * worker has it. */
+static int claim_core(struct ctx *c, const yaml_node_t *at, const char *name, uint64_t cpu,
+		      unsigned owner)
+{
+	int owner_idx = c->core_owner[cpu] - 1;
+	if (owner_idx >= 0)
+		return fail_at(c, node_mark(at),
+			       "worker '%s': core %" PRIu64 " is already used by worker '%s'",
+			       name, cpu, c->cfg->workers[owner_idx].name);
+	c->core_owner[cpu] = (int)owner + 1;
+	return 0;
+}
+
+/* A CPU number of worker `name` written at n (any number parses; the range
+ * is checked in words that name the CPU set). */
+static int parse_cpu(struct ctx *c, const char *name, const char *what, const yaml_node_t *n,
+		     uint64_t *cpu)
+{
+	struct sl_param_spec any_cpu = worker_keys[0];
+	struct sl_param_value val;
+	any_cpu.max = 0;
+	if (n->type != YAML_SCALAR_NODE || sl_param_parse(&any_cpu, text_of(n), &val, NULL) < 0)
+		return fail_at(c, node_mark(n), "worker '%s': %s must be a CPU number%s, got %s%s%s",
+			       name, what, strcmp(what, "core") == 0 ? " or 'auto'" : "",
+			       n->type == YAML_SCALAR_NODE ? "'" : "",
+			       n->type == YAML_SCALAR_NODE ? text_of(n) : kind_name(n),
+			       n->type == YAML_SCALAR_NODE ? "'" : "");
+	/* Whether the core exists and may be used is the placement's question
+	 * (engine/placement/placement.c): it depends on the machine, not on the file. */
+	if (val.u > worker_keys[0].max)
+		return fail_at(c, node_mark(n), "worker '%s': %s must be below %" PRIu64 ", got %" PRIu64,
+			       name, what, worker_keys[0].max + 1, val.u);
+	*cpu = val.u;
+	return 0;
+}
+
+/* A group: `cores: [N, ...]` (one member per CPU) or `count: N` (members
+ * placed as core: auto).  Members are workers NAME@0, NAME@1, ...; the name
+ * itself refers to the group (its first member, n_members of them). */
+static int parse_group(struct ctx *c, const yaml_node_t *k, const yaml_node_t *cores,
+		       const yaml_node_t *count)
+{
+	struct sl_config *cfg = c->cfg;
+	const char *name = text_of(k);
+	const yaml_node_t *at = cores != NULL ? cores : count;
+	unsigned n;
+	if (cores != NULL && count != NULL)
+		return fail_at(c, node_mark(count),
+			       "worker '%s': give either cores (a list of CPUs) or count, not both",
+			       name);
+	if (cores != NULL) {
+		if (cores->type != YAML_SEQUENCE_NODE)
+			return fail_at(c, node_mark(cores),
+				       "worker '%s': cores must be a list of CPU numbers like [2, 3], got %s",
+				       name, kind_name(cores));
+		n = n_items(cores);
+		if (n == 0)
+			return fail_at(c, node_mark(cores),
+				       "worker '%s': cores is empty; a group needs at least one core",
+				       name);
+	} else {
+		struct sl_param_value val;
+		struct sl_err perr;
+		if (count->type != YAML_SCALAR_NODE ||
+		    sl_param_parse(&worker_keys[2], text_of(count), &val, &perr) < 0 || val.u == 0)
+			return fail_at(c, node_mark(count),
+				       "worker '%s': count must be a number of members from 1 to %u, got %s%s%s",
+				       name, (unsigned)SL_GROUP_MAX, count->type == YAML_SCALAR_NODE ? "'" : "",
+				       count->type == YAML_SCALAR_NODE ? text_of(count) : kind_name(count),
+				       count->type == YAML_SCALAR_NODE ? "'" : "");
+		n = (unsigned)val.u;
+	}
+	if (n > SL_GROUP_MAX)
+		return fail_at(c, node_mark(at), "worker '%s': a group has at most %u members, got %u",
+			       name, (unsigned)SL_GROUP_MAX, n);
+	unsigned first = cfg->n_workers;
+	int rc = grow_workers(c, n);
+	if (rc < 0)
+		return rc;
+	for (unsigned m = 0; m < n; m++) {
+		struct sl_worker_cfg *w = &cfg->workers[first + m];
+		uint64_t cpu = 0;
+		w->core = SL_CORE_AUTO;
+		if (cores != NULL) {
+			const yaml_node_t *cn = node_at(c, cores->data.sequence.items.start[m]);
+			rc = parse_cpu(c, name, "each of cores", cn, &cpu);
+			if (rc == 0)
+				rc = claim_core(c, cn, name, cpu, first + m);
+			if (rc < 0)
+				return rc;
+			w->core = (int)cpu;
+		}
+		char member[160];
+		snprintf(member, sizeof(member), "%s@%u", name, m);
+		w->name = strdup(member);
+		w->group = strdup(name);
+		if (w->name == NULL || w->group == NULL)
+			return out_of_memory(c);
+		w->member = m;
+		w->n_members = n;
+		w->mark = node_mark(k);
+		cfg->n_workers++;
+	}
+	c->workers_by_name[c->n_worker_refs++] = (struct name_ref){ cfg->workers[first].group, first };
+	return 0;
+}
+
+/* The value of one worker: `auto`, a CPU number, { core: ... }, or a group:
+ * { cores: [...] } or { count: N }. */
 static int parse_worker(struct ctx *c, const yaml_node_t *k, const yaml_node_t *v)
 {
-	static const char *const known[] = { "core" };
+	static const char *const known[] = { "core", "cores", "count" };
 	const struct sl_param_spec *core_spec = &worker_keys[0];
 	const char *name = text_of(k);
-	const yaml_node_t *core = v;
+	const yaml_node_t *core = v, *cores = NULL, *count = NULL;
 	char owner[128];
 	int rc;
 
@@ -895,51 +1047,40 @@ static int parse_worker(struct ctx *c, const yaml_node_t *k, const yaml_node_t *
 		for (const yaml_node_pair_t *p = v->data.mapping.pairs.start;
 		     p < v->data.mapping.pairs.top; p++) {
 			const yaml_node_t *key = node_at(c, p->key);
-			if (strcmp(text_of(key), "core") != 0)
-				return unknown_key(c, key, owner, "key", known, 1);
-			core = node_at(c, p->value);
+			const yaml_node_t **slot = strcmp(text_of(key), "core") == 0 ? &core :
+						   strcmp(text_of(key), "cores") == 0 ? &cores :
+						   strcmp(text_of(key), "count") == 0 ? &count : NULL;
+			if (slot == NULL)
+				return unknown_key(c, key, owner, "key", known, SL_ARRAY_LEN(known));
+			*slot = node_at(c, p->value);
 		}
+		if ((cores != NULL || count != NULL) && core != NULL)
+			return fail_at(c, node_mark(core),
+				       "worker '%s': core names one CPU for one worker; a group gives cores or count instead",
+				       name);
+		if (cores != NULL || count != NULL)
+			return parse_group(c, k, cores, count);
 	} else if (v->type != YAML_SCALAR_NODE) {
 		return fail_at(c, node_mark(v),
-			       "worker '%s' must be a core number, 'auto' or { core: N | auto }, got %s",
+			       "worker '%s' must be a core number, 'auto', { core: N | auto }, { cores: [N, ...] } or { count: N }, got %s",
 			       name, kind_name(v));
 	}
 
 	/* The default, core_spec->def, is read as if it had been written. */
-	const char *text = core == NULL || is_null(core) ? core_spec->def :
-			   core->type == YAML_SCALAR_NODE ? text_of(core) : NULL;
-	if (text != NULL && strcmp(text, "auto") == 0)
+	if (core == NULL || is_null(core) ||
+	    (core->type == YAML_SCALAR_NODE && strcmp(text_of(core), core_spec->def) == 0))
 		return add_worker(c, name, SL_CORE_AUTO, node_mark(k));
-
-	/* Any number parses here; the range is checked below, in words that
-	 * name the CPU set. */
-	struct sl_param_spec any_cpu = *core_spec;
-	struct sl_param_value val;
-	any_cpu.max = 0;
-	if (text == NULL || sl_param_parse(&any_cpu, text, &val, NULL) < 0)
-		return fail_at(c, node_mark(core),
-			       "worker '%s': core must be a CPU number or 'auto', got %s%s%s",
-			       name, core->type == YAML_SCALAR_NODE ? "'" : "",
-			       core->type == YAML_SCALAR_NODE ? text_of(core) : kind_name(core),
-			       core->type == YAML_SCALAR_NODE ? "'" : "");
-	/* Whether the core exists and may be used is the placement's question
-	 * (engine/placement/placement.c): it depends on the machine, not on the file. */
-	if (val.u > core_spec->max)
-		return fail_at(c, node_mark(core),
-			       "worker '%s': core must be below %" PRIu64 ", got %" PRIu64, name,
-			       core_spec->max + 1, val.u);
-	int owner_idx = c->core_owner[val.u] - 1;
-	if (owner_idx >= 0)
-		return fail_at(c, node_mark(core),
-			       "worker '%s': core %" PRIu64 " is already used by worker '%s'",
-			       name, val.u, c->cfg->workers[owner_idx].name);
-	c->core_owner[val.u] = (int)c->cfg->n_workers + 1;
-	return add_worker(c, name, (int)val.u, node_mark(k));
+	uint64_t cpu;
+	rc = parse_cpu(c, name, "core", core, &cpu);
+	if (rc == 0)
+		rc = claim_core(c, core, name, cpu, c->cfg->n_workers);
+	if (rc < 0)
+		return rc;
+	return add_worker(c, name, (int)cpu, node_mark(k));
 }
 
 static int parse_workers(struct ctx *c, const yaml_node_t *n)
 {
-	struct sl_config *cfg = c->cfg;
 	unsigned count = 1;
 	int rc;
 
@@ -953,10 +1094,9 @@ static int parse_workers(struct ctx *c, const yaml_node_t *n)
 			return fail_at(c, node_mark(n),
 				       "'workers' names no worker; leave it out to run every app on one worker");
 	}
-	cfg->workers = calloc(count, sizeof(*cfg->workers));
 	c->workers_by_name = calloc(count, sizeof(*c->workers_by_name));
 	c->core_owner = calloc(CPU_SETSIZE, sizeof(*c->core_owner));
-	if (cfg->workers == NULL || c->workers_by_name == NULL || c->core_owner == NULL)
+	if (c->workers_by_name == NULL || c->core_owner == NULL)
 		return out_of_memory(c);
 	if (section_absent(n)) {
 		rc = add_worker(c, "main", SL_CORE_AUTO, (struct sl_mark){ 1, 1 });
@@ -968,9 +1108,7 @@ static int parse_workers(struct ctx *c, const yaml_node_t *n)
 	}
 	if (rc < 0)
 		return rc;
-	for (unsigned i = 0; i < cfg->n_workers; i++)
-		c->workers_by_name[i] = (struct name_ref){ cfg->workers[i].name, i };
-	qsort(c->workers_by_name, cfg->n_workers, sizeof(*c->workers_by_name), cmp_name_ref);
+	qsort(c->workers_by_name, c->n_worker_refs, sizeof(*c->workers_by_name), cmp_name_ref);
 	return 0;
 }
 
@@ -1018,7 +1156,7 @@ static const char *worker_list(const struct sl_config *cfg, char *buf, size_t le
 
 static int find_worker(const struct ctx *c, const char *name)
 {
-	return find_ref(c->workers_by_name, c->cfg->n_workers, name);
+	return find_ref(c->workers_by_name, c->n_worker_refs, name);
 }
 
 /* Once every app is parsed (apps_by_name is filled at the end of parse_apps). */
@@ -1382,14 +1520,17 @@ static int parse_apps(struct ctx *c, const yaml_node_t *n, const yaml_node_t *ro
 	}
 	for (unsigned i = 0; i < cfg->n_apps; i++) {
 		c->apps_by_name[i] = (struct name_ref){ cfg->apps[i].name, i };
-		busy[cfg->apps[i].worker] = true;
+		const struct sl_worker_cfg *w = &cfg->workers[cfg->apps[i].worker];
+		for (unsigned m = 0; m < (w->n_members > 0 ? w->n_members : 1); m++)
+			busy[cfg->apps[i].worker + m] = true;
 	}
 	qsort(c->apps_by_name, cfg->n_apps, sizeof(*c->apps_by_name), cmp_name_ref);
 	rc = 0;
 	for (unsigned w = 0; w < cfg->n_workers && rc == 0; w++)
 		if (!busy[w])
 			rc = fail_at(c, cfg->workers[w].mark, "worker '%s' has no apps",
-				     cfg->workers[w].name);
+				     cfg->workers[w].group != NULL ? cfg->workers[w].group
+							       : cfg->workers[w].name);
 	free(busy);
 	return rc;
 }
@@ -2158,6 +2299,71 @@ static int check_refs(struct ctx *c)
 	return rc;
 }
 
+/* Resources one app alone may hold (sl_param_spec.exclusive: a port's
+ * device): sorted by type, parameter and value up to its first comma, so
+ * that two apps asking for one are neighbours. */
+struct claim {
+	const char *type, *param, *value;
+	size_t len;
+	unsigned app;
+};
+
+static int cmp_claim(const void *x, const void *y)
+{
+	const struct claim *a = x, *b = y;
+	int d = strcmp(a->type, b->type);
+	if (d == 0)
+		d = strcmp(a->param, b->param);
+	if (d == 0)
+		d = strncmp(a->value, b->value, a->len < b->len ? a->len : b->len);
+	if (d == 0)
+		d = a->len < b->len ? -1 : a->len > b->len;
+	if (d == 0)
+		d = a->app < b->app ? -1 : a->app > b->app;
+	return d;
+}
+
+static int check_exclusive(struct ctx *c)
+{
+	const struct sl_config *cfg = c->cfg;
+	unsigned n = 0;
+	for (unsigned i = 0; i < cfg->n_apps; i++)
+		for (unsigned p = 0; p < cfg->apps[i].type->n_params; p++)
+			n += cfg->apps[i].type->params[p].exclusive;
+	if (n < 2)
+		return 0;
+	struct claim *cl = calloc(n, sizeof(*cl));
+	if (cl == NULL)
+		return out_of_memory(c);
+	n = 0;
+	for (unsigned i = 0; i < cfg->n_apps; i++) {
+		const struct sl_app_cfg *a = &cfg->apps[i];
+		for (unsigned p = 0; p < a->type->n_params; p++) {
+			const char *v = a->params[p].s;
+			if (!a->type->params[p].exclusive || v == NULL)
+				continue;
+			cl[n++] = (struct claim){ a->type->name, a->type->params[p].name, v,
+						  strcspn(v, ","), i };
+		}
+	}
+	qsort(cl, n, sizeof(*cl), cmp_claim);
+	int rc = 0;
+	for (unsigned i = 1; i < n && rc == 0; i++) {
+		const struct claim *x = &cl[i - 1], *y = &cl[i];
+		if (strcmp(x->type, y->type) != 0 || strcmp(x->param, y->param) != 0 ||
+		    x->len != y->len || strncmp(x->value, y->value, x->len) != 0)
+			continue;
+		const struct sl_app_cfg *first = &cfg->apps[x->app], *second = &cfg->apps[y->app];
+		rc = fail_at(c, second->mark,
+			     "app '%s': %s '%.*s' is already served by app '%s' (line %u); one %s app "
+			     "serves a %s: to spread it over several workers, run that app on a "
+			     "worker group ({ cores: [...] })", second->name, x->param, (int)x->len,
+			     x->value, first->name, first->mark.line, x->type, x->param);
+	}
+	free(cl);
+	return rc;
+}
+
 static int parse_root(struct ctx *c, const yaml_node_t *root)
 {
 	const char *top[SEC_N];
@@ -2210,6 +2416,10 @@ static int parse_root(struct ctx *c, const yaml_node_t *root)
 		rc = check_apps(c);
 	if (rc == 0)
 		rc = check_refs(c);
+	if (rc == 0)
+		rc = check_exclusive(c);
+	if (rc == 0)
+		rc = sl_config_replicate(c->cfg, c->err);
 	if (rc == 0)
 		rc = sl_config_order(c->cfg, c->err);
 	return rc;
@@ -2374,8 +2584,10 @@ void sl_config_free(struct sl_config *cfg)
 		free(cfg->eal_args[i]);
 	free(cfg->eal_args);
 	free(cfg->c2c_path);
-	for (unsigned i = 0; i < cfg->n_workers; i++)
+	for (unsigned i = 0; i < cfg->n_workers; i++) {
 		free(cfg->workers[i].name);
+		free(cfg->workers[i].group);
+	}
 	free(cfg->workers);
 	for (unsigned i = 0; i < cfg->n_apps; i++) {
 		struct sl_app_cfg *a = &cfg->apps[i];
@@ -2384,6 +2596,7 @@ void sl_config_free(struct sl_config *cfg)
 				sl_param_value_free(&a->params[p]);
 		free(a->params);
 		free(a->name);
+		free(a->base);
 	}
 	free(cfg->apps);
 	for (unsigned i = 0; i < cfg->n_links; i++) {

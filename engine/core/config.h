@@ -6,7 +6,7 @@
  *   dpdk:    { args: [EAL arguments...] }
  *   pool:    { KEY: VALUE ... }
  *   engine:  { KEY: VALUE ... }
- *   workers: { NAME: { core: N | auto } ... }
+ *   workers: { NAME: { core: N | auto } | { cores: [N, ...] } | { count: N } ... }
  *   apps:    { NAME: { type: T, worker: W, PARAM: VALUE ... } ... }
  *   links:   [ "a.output -> b.input", { link: "b.output -> c.input", size: N }, ... ]
  *   topology: { c2c: FILE | none }
@@ -50,10 +50,16 @@ struct sl_mark {
 	unsigned line, col;      /* 1-based */
 };
 
+/* A worker group ({ cores: [...] } or { count: N }) is loaded as its members,
+ * consecutive workers named GROUP@0, GROUP@1, ...; an app placed on the group
+ * runs once per member (see sl_config_replicate below). */
 struct sl_worker_cfg {
 	char *name;
 	int core;                /* CPU number, or SL_CORE_AUTO */
 	struct sl_mark mark;
+	char *group;             /* a member's group name; NULL for a worker of its own */
+	unsigned member;         /* a member's number in its group, 0.. */
+	unsigned n_members;      /* the group's size; 0 for a worker of its own */
 };
 
 struct sl_app_cfg {
@@ -62,6 +68,16 @@ struct sl_app_cfg {
 	unsigned worker;         /* index into workers */
 	struct sl_param_value *params;  /* parallel to type->params */
 	struct sl_mark mark;
+	/* Replication: an app on a worker group becomes one replica per member,
+	 * named BASE@k and placed on member k.  base is the name as written
+	 * (NULL for an app that is not replicated); replica is k; n_replicas
+	 * the group's size (0 for an app that is not replicated).  implicit
+	 * marks a join or split that replication inserted between a group and
+	 * a single worker (named DEST@PORT or SRC@PORT); mark is then its
+	 * link's. */
+	char *base;
+	unsigned replica, n_replicas;
+	bool implicit;
 };
 
 struct sl_endpoint {
@@ -155,6 +171,20 @@ struct sl_config *sl_config_parse(const char *name, const char *text, size_t len
 				  struct sl_err *err);
 
 void sl_config_free(struct sl_config *cfg);
+
+/* Replace every app on a worker group by one replica per member, and every
+ * link by the links between replicas: within a group (or between groups of
+ * the same size) member k to member k; from a group to a single worker
+ * through a join inserted on that worker; from a single worker into a group
+ * through a split (hash: a flow stays on one replica) inserted on that
+ * worker.  A parameter naming another app (spec->app_type) names, in a
+ * replica, the same member's replica of that app.  Called by
+ * sl_config_load after every other check, before the push order; a config
+ * without groups is left as it is.  Returns 0, or -EINVAL (-ENOMEM) with a
+ * FILE:LINE:COL sentence in err (a link between groups of different sizes,
+ * a reference into a group from outside it, more than SL_MAX_PORTS
+ * members behind one join or split). */
+int sl_config_replicate(struct sl_config *cfg, struct sl_err *err);
 
 /* Compute the deterministic push order of cfg's apps: Kahn's algorithm, taking
  * among the ready apps the one declared first.  Fills cfg->order.  Returns 0, or

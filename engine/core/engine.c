@@ -432,6 +432,11 @@ static int init_apps(struct engine *e, struct sl_err *err)
 			return rc;
 		rc = a->type->init(a, err);
 		a->inited = true;    /* fini must run even after a failed init */
+		if (rc == -EDOM) {   /* the configuration asks too much of the device */
+			const struct sl_mark *m = &cfg->apps[i].mark;
+			return sl_err_prefix(err, EDOM, "%s:%u:%u: app '%s'", cfg->path, m->line,
+					     m->col, a->base != NULL ? a->base : a->name);
+		}
 		if (rc < 0)
 			return sl_err_prefix(err, -rc, "app '%s'", a->name);
 	}
@@ -499,6 +504,9 @@ static int setup(struct engine *e, const struct sl_topology *topo, struct sl_err
 		a->name = ac->name;
 		a->index = i;
 		a->worker = ac->worker;
+		a->base = ac->base;
+		a->replica = ac->replica;
+		a->n_replicas = ac->n_replicas;
 		a->params = ac->params;
 		a->burst = cfg->burst;
 		a->pool = e->pool;

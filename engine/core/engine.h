@@ -31,7 +31,8 @@
  * Thread: the process's main thread, once per process (DPDK's EAL can be
  * initialised once).  Returns 0, or -errno with a sentence in err: EBUSY (the
  * DPDK file prefix is in use by another process, named), another EAL failure,
- * an app's init failure, EINTR (a signal during setup; nothing ran), mbufs
+ * an app's init failure (EDOM: the configuration asks what a device cannot
+ * give; the sentence starts with the app's FILE:LINE:COL), EINTR (a signal during setup; nothing ran), mbufs
  * missing at the end (EFAULT), the summary file not written (its errno,
  * named in the sentence), or ETIMEDOUT: a worker did not stop.  After
  * ETIMEDOUT that worker's thread still runs and may read cfg, topo and plan:

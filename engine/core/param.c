@@ -276,6 +276,37 @@ void sl_param_value_free(struct sl_param_value *v)
 	v->n_rows = 0;
 }
 
+int sl_param_value_copy(struct sl_param_value *dst, const struct sl_param_value *src)
+{
+	*dst = *src;
+	dst->s = NULL;
+	dst->rows = NULL;
+	dst->n_rows = 0;
+	if (src->s != NULL && (dst->s = strdup(src->s)) == NULL)
+		return -ENOMEM;
+	if (src->n_rows == 0)
+		return 0;
+	dst->rows = calloc(src->n_rows, sizeof(*dst->rows));
+	if (dst->rows == NULL)
+		goto nomem;
+	for (unsigned r = 0; r < src->n_rows; r++) {
+		const struct sl_param_row *from = &src->rows[r];
+		struct sl_param_row *to = &dst->rows[r];
+		dst->n_rows = r + 1;
+		to->v = calloc(src->n_fields > 0 ? src->n_fields : 1, sizeof(*to->v));
+		to->where = from->where != NULL ? strdup(from->where) : NULL;
+		if (to->v == NULL || (from->where != NULL && to->where == NULL))
+			goto nomem;
+		for (unsigned f = 0; f < src->n_fields; f++)
+			if (sl_param_value_copy(&to->v[f], &from->v[f]) < 0)
+				goto nomem;
+	}
+	return 0;
+nomem:
+	sl_param_value_free(dst);
+	return -ENOMEM;
+}
+
 int sl_param_defaults(const struct sl_param_spec *specs, unsigned n,
 		      struct sl_param_value *vals, unsigned *missing, struct sl_err *err)
 {

@@ -70,6 +70,10 @@ struct sl_param_spec {
 	 * object of its own, named after the app, which no other app may name.
 	 * Checked at config load.  NULL: no sharing. */
 	const char *share_agree;
+	/* STRING naming a resource that one app alone may hold (a port's
+	 * device): no two apps of the type may give the same value, compared
+	 * up to its first comma.  Checked at config load. */
+	bool exclusive;
 };
 
 struct sl_param_row;
@@ -112,6 +116,11 @@ int sl_param_rows_check(const struct sl_param_spec *spec, unsigned n, struct sl_
  * leave v without rows or string.  Safe on a zeroed value and on a TABLE
  * whose last row is only partly filled (zeroed values, NULL where). */
 void sl_param_value_free(struct sl_param_value *v);
+
+/* Make *dst a deep copy of *src (its string, a list's rows with their
+ * values and `where`).  Returns 0, or -ENOMEM with *dst left holding
+ * nothing (safe to free). */
+int sl_param_value_copy(struct sl_param_value *dst, const struct sl_param_value *src);
 
 /* Give each value of vals[0..n) (parallel to specs) that is not set the
  * default of its spec, parsed as if it had been written (.set stays false):

@@ -63,6 +63,19 @@ static const struct sl_app_type t_dev = {
 };
 SL_APP_REGISTER(t_dev)
 
+/* A device that one app alone may drive (as a port's). */
+static const struct sl_param_spec xdev_params[] = {
+	{ .name = "device", .type = SL_PARAM_STRING, .def = NULL, .exclusive = true,
+	  .doc = "device" },
+};
+static const struct sl_app_type t_xdev = {
+	.name = "t_xdev", .doc = "test exclusive device",
+	.params = xdev_params, .n_params = SL_ARRAY_LEN(xdev_params),
+	.inputs = opt_in, .n_inputs = 1,
+	.outputs = opt_out, .n_outputs = 1,
+};
+SL_APP_REGISTER(t_xdev)
+
 static const struct sl_app_type t_split = {
 	.name = "t_split", .doc = "test splitter",
 	.inputs = in_port, .n_inputs = 1,
@@ -423,6 +436,80 @@ static void test_numbered_ports_and_diamond(void)
 	      cfg->order[0], cfg->order[1], cfg->order[2], cfg->order[3], cfg->order[4],
 	      cfg->order[5]);
 	sl_config_free(cfg);
+}
+
+/* Worker groups: members, replicas, links within a group, and the join and
+ * split inserted towards single workers. */
+static void test_groups(void)
+{
+	struct sl_config *cfg = parse_ok("a replicated chain parses",
+		"workers:\n"
+		"  rx: auto\n"
+		"  fwd: { count: 2 }\n"
+		"  tx: auto\n"
+		"apps:\n"
+		"  gen: { type: t_gen, worker: rx }\n"
+		"  f: { type: t_fwd, worker: fwd, size: 128 }\n"
+		"  g: { type: t_fwd, worker: fwd }\n"
+		"  out: { type: t_sink, worker: tx }\n"
+		"links:\n"
+		"  - gen.output -> f.input\n"
+		"  - f.output -> g.input\n"
+		"  - { link: g.output -> out.input, size: 256 }\n");
+	if (cfg == NULL)
+		return;
+	check_uint("four workers (two members)", cfg->n_workers, 4);
+	check_str("member 0's name", cfg->workers[1].name, "fwd@0");
+	check_str("member 1's name", cfg->workers[2].name, "fwd@1");
+	check_str("member's group", cfg->workers[2].group, "fwd");
+	check_uint("member number", cfg->workers[2].member, 1);
+	check_uint("group size", cfg->workers[2].n_members, 2);
+	check(cfg->workers[0].group == NULL, "a single worker has no group", "group %s",
+	      cfg->workers[0].group);
+	/* gen, f@0, f@1, g@0, g@1, out, then gen@output (split), out@input (join) */
+	check_uint("eight apps", cfg->n_apps, 8);
+	if (cfg->n_apps == 8) {
+		check_str("replica name", cfg->apps[2].name, "f@1");
+		check_str("replica base", cfg->apps[2].base, "f");
+		check_uint("replica number", cfg->apps[2].replica, 1);
+		check_uint("replica count", cfg->apps[2].n_replicas, 2);
+		check_uint("replica 1 on member 1", cfg->apps[2].worker, 2);
+		check_uint("replica keeps its parameters", cfg->apps[2].params[0].u, 128);
+		check_str("split inserted", cfg->apps[6].name, "gen@output");
+		check_str("split's type", cfg->apps[6].type->name, "split");
+		check_uint("split on the source's worker", cfg->apps[6].worker, 0);
+		check_str("join inserted", cfg->apps[7].name, "out@input");
+		check_str("join's type", cfg->apps[7].type->name, "join");
+		check_uint("join on the sink's worker", cfg->apps[7].worker, 3);
+		check(cfg->apps[7].implicit && !cfg->apps[2].implicit, "implicit marks", "wrong");
+	}
+	/* gen->split, split->f@0, split->f@1, f@k->g@k (2), g@k->join (2), join->out */
+	check_uint("eight links", cfg->n_links, 8);
+	if (cfg->n_links == 8) {
+		const struct sl_link_cfg *l = &cfg->links[2];
+		check_str("split output 1", l->from.port, "output1");
+		check_uint("split output 1's number", l->from.number, 1);
+		check_uint("to replica 1", l->to.app, 2);
+		l = &cfg->links[4];
+		check_uint("f@1 -> g@1 from", l->from.app, 2);
+		check_uint("f@1 -> g@1 to", l->to.app, 4);
+		l = &cfg->links[6];
+		check_str("join input 1", l->to.port, "input1");
+		check_uint("join link keeps its size", l->size, 256);
+		check_uint("join -> out", cfg->links[7].to.app, 5);
+	}
+	sl_config_free(cfg);
+
+	cfg = parse_ok("a group of one needs no join",
+		"workers:\n  one: { cores: [0] }\n  s: auto\n"
+		"apps:\n  g: { type: t_gen, worker: one }\n  o: { type: t_sink, worker: s }\n"
+		"links: [g.output -> o.input]\n");
+	if (cfg != NULL) {
+		check_uint("two apps", cfg->n_apps, 2);
+		check_str("still a replica", cfg->apps[0].name, "g@0");
+		check_uint("one link", cfg->n_links, 1);
+		sl_config_free(cfg);
+	}
 }
 
 static void test_order_out_of_declaration(void)
@@ -911,13 +998,54 @@ static const struct bad_case bad_cases[] = {
 	{ "worker core not a number", "workers:\n  rx: { core: first }\n"
 	  "apps:\n  g: { type: t_gen }\n  s: { type: t_sink }\nlinks: [g.output -> s.input]\n",
 	  "t.yaml:2:15: worker 'rx': core must be a CPU number or 'auto', got 'first'", NULL },
-	{ "worker unknown key", "workers:\n  rx: { cores: auto }\n"
+	{ "worker unknown key", "workers:\n  rx: { coer: auto }\n"
 	  "apps:\n  g: { type: t_gen }\n  s: { type: t_sink }\nlinks: [g.output -> s.input]\n",
-	  "t.yaml:2:9: worker 'rx': unknown key 'cores' (did you mean 'core'?)", NULL },
+	  "t.yaml:2:9: worker 'rx': unknown key 'coer' (did you mean 'core'?)", NULL },
 	{ "worker is a sequence", "workers:\n  rx: [1]\n"
 	  "apps:\n  g: { type: t_gen }\n  s: { type: t_sink }\nlinks: [g.output -> s.input]\n",
-	  "t.yaml:2:7: worker 'rx' must be a core number, 'auto' or { core: N | auto }, got a sequence",
+	  "t.yaml:2:7: worker 'rx' must be a core number, 'auto', { core: N | auto }, { cores: [N, ...] } or { count: N }, got a sequence",
 	  NULL },
+	{ "group cores not a list", "workers:\n  rx: { cores: auto }\n"
+	  "apps:\n  g: { type: t_gen }\n  s: { type: t_sink }\nlinks: [g.output -> s.input]\n",
+	  "t.yaml:2:16: worker 'rx': cores must be a list of CPU numbers like [2, 3], got a single value", NULL },
+	{ "group with no cores", "workers:\n  fwd: { cores: [] }\n"
+	  "apps:\n  g: { type: t_gen }\n  s: { type: t_sink }\nlinks: [g.output -> s.input]\n",
+	  "t.yaml:2:17: worker 'fwd': cores is empty; a group needs at least one core", NULL },
+	{ "group count 0", "workers:\n  fwd: { count: 0 }\n"
+	  "apps:\n  g: { type: t_gen }\n  s: { type: t_sink }\nlinks: [g.output -> s.input]\n",
+	  "t.yaml:2:17: worker 'fwd': count must be a number of members from 1 to 256, got '0'", NULL },
+	{ "group cores and count", "workers:\n  fwd: { cores: [0], count: 2 }\n"
+	  "apps:\n  g: { type: t_gen }\n  s: { type: t_sink }\nlinks: [g.output -> s.input]\n",
+	  "t.yaml:2:29: worker 'fwd': give either cores (a list of CPUs) or count, not both", NULL },
+	{ "group and core", "workers:\n  fwd: { core: 1, count: 2 }\n"
+	  "apps:\n  g: { type: t_gen }\n  s: { type: t_sink }\nlinks: [g.output -> s.input]\n",
+	  "t.yaml:2:16: worker 'fwd': core names one CPU for one worker; a group gives cores or count instead", NULL },
+	{ "group core not a number", "workers:\n  fwd: { cores: [0, x] }\n"
+	  "apps:\n  g: { type: t_gen }\n  s: { type: t_sink }\nlinks: [g.output -> s.input]\n",
+	  "t.yaml:2:21: worker 'fwd': each of cores must be a CPU number, got 'x'", NULL },
+	{ "group core taken twice", "workers:\n  fwd: { cores: [1, 1] }\n"
+	  "apps:\n  g: { type: t_gen }\n  s: { type: t_sink }\nlinks: [g.output -> s.input]\n",
+	  "t.yaml:2:21: worker 'fwd': core 1 is already used by worker 'fwd@0'", NULL },
+	{ "group without apps", "workers:\n  a: auto\n  fwd: { count: 2 }\n"
+	  "apps:\n  g: { type: t_gen, worker: a }\n  s: { type: t_sink, worker: a }\nlinks: [g.output -> s.input]\n",
+	  "t.yaml:3:3: worker 'fwd' has no apps", NULL },
+	{ "links between groups of different sizes",
+	  "workers:\n  x: { count: 2 }\n  y: { count: 3 }\n"
+	  "apps:\n  g: { type: t_gen, worker: x }\n  s: { type: t_sink, worker: y }\nlinks: [g.output -> s.input]\n",
+	  "t.yaml:7:9: link 'g.output -> s.input' joins group 'x' (2 members) to group 'y' (3 members); "
+	  "links between groups join member k to member k, so the groups must be the same size", NULL },
+	{ "a group too large for a join",
+	  "workers:\n  x: { count: 17 }\n  y: auto\n"
+	  "apps:\n  g: { type: t_gen, worker: x }\n  s: { type: t_sink, worker: y }\nlinks: [g.output -> s.input]\n",
+	  "t.yaml:7:9: link 'g.output -> s.input': app 's' runs on one worker and the other end on a group of 17; "
+	  "a group linked to a single worker has at most 16 members", NULL },
+	{ "one device on two apps",
+	  "workers:\n  x: { count: 2 }\n  y: auto\n"
+	  "apps:\n  a: { type: t_xdev, worker: x, device: \"nic0,queues=2\" }\n"
+	  "  b: { type: t_xdev, worker: y, device: nic0 }\n",
+	  "t.yaml:6:3: app 'b': device 'nic0' is already served by app 'a' (line 5); one t_xdev app "
+	  "serves a device: to spread it over several workers, run that app on a worker group "
+	  "({ cores: [...] })", NULL },
 	{ "bad worker name", "workers:\n  1rx: auto\n"
 	  "apps:\n  g: { type: t_gen }\n  s: { type: t_sink }\nlinks: [g.output -> s.input]\n",
 	  "t.yaml:2:3: worker name '1rx' is not valid", NULL },
@@ -1697,6 +1825,7 @@ int main(void)
 	test_overrides();
 	test_params();
 	test_numbered_ports_and_diamond();
+	test_groups();
 	test_order_out_of_declaration();
 	test_optional_sections();
 	test_load_file();
