@@ -911,6 +911,22 @@ static int port_numa(const struct sl_param_value *params, const struct sl_topolo
 	return sl_topology_pci_numa(topo, name);
 }
 
+/* For `sluice plan`: the queues a replica serves. */
+static void port_describe(const struct sl_param_value *params, unsigned replica,
+			  unsigned n_replicas, char *buf, size_t len)
+{
+	unsigned n = (unsigned)params[P_RX_QUEUES].u;
+	unsigned members = n_replicas > 0 ? n_replicas : 1;
+	if (n == 1)
+		snprintf(buf, len, "rx queue %u, tx queue %u of %u pairs; rss %s%s", replica,
+			 replica, members, params[P_RSS].s,
+			 params[P_RSS_SYMMETRIC].u ? " (symmetric)" : "");
+	else
+		snprintf(buf, len, "rx queues %u-%u of %u, tx queue %u; rss %s%s", replica * n,
+			 replica * n + n - 1, members * n, replica, params[P_RSS].s,
+			 params[P_RSS_SYMMETRIC].u ? " (symmetric)" : "");
+}
+
 static const struct sl_param_spec port_params[] = {
 	{ .name = "device", .type = SL_PARAM_STRING, .def = NULL, .exclusive = true,
 	  .doc = "PCI address (0000:03:00.0) or vdev string (net_pcap0,rx_pcap=in.pcap)" },
@@ -956,6 +972,7 @@ static const struct sl_app_type port_app = {
 	.boundary = true,
 	.numa = port_numa,
 	.check = port_check,
+	.describe = port_describe,
 	.init = port_init,
 	.pull = port_pull,
 	.push = port_push,

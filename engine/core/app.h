@@ -140,6 +140,11 @@ struct sl_app_type {
 	unsigned n_counters;
 
 	int (*check)(const struct sl_param_value *params, unsigned n_out, struct sl_err *err);
+	/* Optional, config time (`sluice plan`, no DPDK): one line on what
+	 * replica `replica` of n_replicas (0: not replicated) will use, such
+	 * as a port's queues, into buf. */
+	void (*describe)(const struct sl_param_value *params, unsigned replica,
+			 unsigned n_replicas, char *buf, size_t len);
 	int (*init)(struct sl_app *app, struct sl_err *err);
 	int (*start)(struct sl_app *app, struct sl_err *err);
 	void (*pull)(struct sl_app *app);

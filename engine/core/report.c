@@ -174,6 +174,32 @@ static void text_apps(const struct sl_report *r)
 	}
 }
 
+/* Apps on worker groups: the common counters summed over each app's
+ * replicas. */
+static void text_replicated(const struct sl_report *r)
+{
+	static const int width[SL_APP_COMMON_COUNTERS] = { 14, 16, 14, 16, 12 };
+	const struct sl_config *cfg = r->cfg;
+	bool head = false;
+	for (unsigned i = 0; i < cfg->n_apps; i++) {
+		const struct sl_app *a = &r->apps[i];
+		if (a->n_replicas == 0 || a->replica != 0)
+			continue;
+		if (!head)
+			printf("replicated apps (totals over their replicas):\n  %-16s %-13s %-10s",
+			       "app", "type", "group");
+		if (!head)
+			print_head(sl_app_common_counters, width, SL_APP_COMMON_COUNTERS);
+		head = true;
+		struct sl_values v;
+		sl_view_replicated(a, &v);
+		char name[64];
+		snprintf(name, sizeof(name), "%s x%u", a->base, a->n_replicas);
+		printf("  %-16s %-13s %-10s", name, a->type->name, cfg->workers[a->worker].group);
+		print_row(v.v, 0, width, SL_APP_COMMON_COUNTERS);
+	}
+}
+
 static void text_links(const struct sl_report *r)
 {
 	static const int width[SL_LINK_N_COUNTERS] = { 14, 16, 12, 13, 14, 14 };
@@ -303,6 +329,7 @@ void sl_report_summary(const struct sl_report *r, bool quiet)
 	sl_report_app_warnings(r->apps, r->cfg->n_apps);
 	if (!quiet) {
 		text_apps(r);
+		text_replicated(r);
 		text_links(r);
 		text_workers(r);
 		text_runtime(r);
@@ -369,6 +396,44 @@ static int json_apps(const struct sl_report *r, json_t *root)
 		if ((c = child(o, "runtime")) == NULL ||
 		    add_values(c, sl_app_runtime_counters, SL_APP_RUNTIME_COUNTERS, &rt) < 0)
 			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* "replicated": { BASE: { group, replicas: [names], counters: { sums } } }
+ * for every app on a worker group; an empty object without groups. */
+static int json_replicated(const struct sl_report *r, json_t *root)
+{
+	json_t *rep = child(root, "replicated");
+	if (rep == NULL)
+		return -ENOMEM;
+	for (unsigned i = 0; i < r->cfg->n_apps; i++) {
+		const struct sl_app *a = &r->apps[i];
+		if (a->n_replicas == 0 || a->replica != 0)
+			continue;
+		const struct sl_app_type *t = a->type;
+		struct sl_values v, own = { .absent = 0 };
+		sl_view_replicated(a, &v);
+		json_t *o = child(rep, a->base), *names = json_array(), *c;
+		if (o == NULL || names == NULL ||
+		    json_object_set_new(o, "type", json_string(t->name)) < 0 ||
+		    json_object_set_new(o, "group",
+					json_string(r->cfg->workers[a->worker].group)) < 0 ||
+		    json_object_set_new(o, "replicas", names) < 0)
+			return -ENOMEM;
+		for (unsigned k = 0; k < a->n_replicas; k++)
+			if (json_array_append_new(names, json_string(a[k].name)) < 0)
+				return -ENOMEM;
+		if ((c = child(o, "counters")) == NULL ||
+		    add_values(c, sl_app_common_counters, SL_APP_COMMON_COUNTERS, &v) < 0)
+			return -ENOMEM;
+		memcpy(own.v, v.v + SL_APP_COMMON_COUNTERS, t->n_counters * sizeof(uint64_t));
+		own.absent = v.absent >> SL_APP_COMMON_COUNTERS;
+		for (unsigned k = 0; k < t->n_counters; k++)   /* gauges: left out */
+			if (!(own.absent >> k & 1) &&
+			    json_object_set_new(c, t->counters[k].name,
+						json_integer((json_int_t)own.v[k])) < 0)
+				return -ENOMEM;
 	}
 	return 0;
 }
@@ -448,7 +513,8 @@ static json_t *json_summary(const struct sl_report *r)
 	    json_object_set_new(root, "elapsed_s", json_real(r->elapsed)) < 0 ||
 	    json_object_set_new(root, "control_cpu", json_integer(r->control_cpu)) < 0 ||
 	    json_object_set_new(root, "tsc_hz", json_integer((json_int_t)rte_get_tsc_hz())) < 0 ||
-	    json_apps(r, root) < 0 || json_links_workers(r, root) < 0 ||
+	    json_apps(r, root) < 0 || json_replicated(r, root) < 0 ||
+	    json_links_workers(r, root) < 0 ||
 	    json_pool_epoch(r, root) < 0 || (drained = child(root, "drained_at_stop")) == NULL ||
 	    json_object_set_new(drained, "delivered", json_integer((json_int_t)r->drained)) < 0 ||
 	    json_object_set_new(drained, "freed", json_integer((json_int_t)r->freed_at_stop)) < 0)

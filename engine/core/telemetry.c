@@ -279,6 +279,47 @@ out:
 	return rc;
 }
 
+/* /sluice/replicated: each app on a worker group, its common counters
+ * summed over its replicas (sl_view_replicated). */
+static int cmd_replicated(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	int rc = 0;
+	pthread_mutex_lock(&lock);
+	if (!attached(d))
+		goto out;
+	const struct sl_config *cfg = view.cfg;
+	unsigned total = 0, offset, n;
+	for (unsigned i = 0; i < cfg->n_apps; i++)
+		total += view.apps[i].n_replicas > 0 && view.apps[i].replica == 0;
+	struct row *rows = list_rows(d, params, total, &offset, &n);
+	if (rows == NULL)
+		goto out;
+	struct list l = { .s_keys = { "name", "type", "group" }, .n_s = 3,
+			  .u_keys = { "replicas" }, .n_u = 1 };
+	list_add_u(&l, sl_app_common_counters, SL_APP_COMMON_COUNTERS);
+	unsigned row = 0, k = 0;
+	for (unsigned i = 0; i < cfg->n_apps && k < n; i++) {
+		const struct sl_app *a = &view.apps[i];
+		if (a->n_replicas == 0 || a->replica != 0 || row++ < offset)
+			continue;
+		for (unsigned r = 0; r < a->n_replicas; r++)
+			sample(a + r);
+		struct sl_values v;
+		sl_view_replicated(a, &v);
+		rows[k].s[0] = a->base;
+		rows[k].s[1] = a->type->name;
+		rows[k].s[2] = cfg->workers[a->worker].group;
+		rows[k].u[0] = a->n_replicas;
+		memcpy(rows[k].u + 1, v.v, SL_APP_COMMON_COUNTERS * sizeof(uint64_t));
+		k++;
+	}
+	rc = reply_list(d, cmd, &l, rows, offset, n, total);
+	free(rows);
+out:
+	pthread_mutex_unlock(&lock);
+	return rc;
+}
+
 /* /sluice/TYPE,APP: one app's own counters. */
 static int type_one(struct rte_tel_data *d, const struct sl_app_type *t, const char *name)
 {
@@ -467,6 +508,7 @@ int sl_tel_register(const char *path, struct sl_err *err)
 	} cmds[] = {
 		{ "/sluice/info", cmd_info, "Sluice: version, state, pid, config, elapsed time. No parameters." },
 		{ "/sluice/apps", cmd_apps, "Sluice: every app's counters, as columns. Parameter: a row offset." },
+		{ "/sluice/replicated", cmd_replicated, "Sluice: every app on a worker group, its counters summed over its replicas, as columns. Parameter: a row offset." },
 		{ "/sluice/links", cmd_links, "Sluice: every link's counters, as columns. Parameter: a row offset." },
 		{ "/sluice/workers", cmd_workers, "Sluice: every worker's counters, as columns. Parameter: a row offset." },
 		{ "/sluice/pool", cmd_pool, "Sluice: the mbuf pool's tiers and events. No parameters." },

@@ -210,3 +210,19 @@ bool sl_view_epoch(struct sl_epoch *epoch, unsigned n_workers, uint64_t freed_at
 	free(h);
 	return true;
 }
+
+void sl_view_replicated(const struct sl_app *first, struct sl_values *out)
+{
+	const struct sl_app_type *t = first->type;
+	unsigned n = SL_APP_COMMON_COUNTERS + t->n_counters;
+	uint64_t v[SL_APP_COMMON_COUNTERS + SL_APP_COUNTERS_MAX];
+	memset(out, 0, sizeof(*out));
+	for (unsigned r = 0; r < first->n_replicas; r++) {
+		sl_app_counters_read(first + r, v);
+		for (unsigned i = 0; i < n; i++)
+			out->v[i] += v[i];
+	}
+	for (unsigned i = 0; i < t->n_counters; i++)
+		if (t->counters[i].kind == SL_GAUGE && SL_APP_COMMON_COUNTERS + i < 64)
+			out->absent |= UINT64_C(1) << (SL_APP_COMMON_COUNTERS + i);
+}

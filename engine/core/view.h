@@ -81,6 +81,14 @@ struct sl_values {
 
 void sl_view_link(const struct sl_link *l, struct sl_values *out);
 
+/* A replicated app's totals (config.h, worker groups): every counter of
+ * sl_app_counters_read's order summed over the replicas of first, which must
+ * be replica 0 of its app (first->replica == 0, first->n_replicas > 0; its
+ * replicas follow it in the array).  Gauges are absent (among the first 64
+ * values, which `absent` can mark): a sum of levels (a queue number, a link
+ * state) means nothing. */
+void sl_view_replicated(const struct sl_app *first, struct sl_values *out);
+
 /* An app's runtime counters (sl_app_runtime_counters), the cycles scaled
  * to its worker w's time (sl_worker_cycles); all absent when w does not
  * account (engine.accounting off). */

@@ -344,15 +344,19 @@ static int cmp_edge(const void *a, const void *b)
 }
 
 /* The links between workers as adjacency lists with link counts: each link
- * joining two workers adds one to both directions. */
+ * joining two workers adds one to both directions.  Members k and k + 1 of
+ * a worker group count as linked once, so that a group is packed into as
+ * few L3 domains as its links to other workers allow (its replicas share
+ * the pool's L3 tier and, for a port, the device). */
 static int build_adjacency(struct state *s)
 {
 	const struct sl_config *cfg = s->cfg;
 	unsigned n = cfg->n_workers, n_edges = 0;
-	unsigned (*edges)[2] = calloc(2 * (size_t)cfg->n_links + 1, sizeof(*edges));
+	size_t max_edges = 2 * ((size_t)cfg->n_links + n) + 1;
+	unsigned (*edges)[2] = calloc(max_edges, sizeof(*edges));
 	s->adj_start = calloc(n + 1, sizeof(*s->adj_start));
-	s->adj_v = calloc(2 * (size_t)cfg->n_links + 1, sizeof(*s->adj_v));
-	s->adj_w = calloc(2 * (size_t)cfg->n_links + 1, sizeof(*s->adj_w));
+	s->adj_v = calloc(max_edges, sizeof(*s->adj_v));
+	s->adj_w = calloc(max_edges, sizeof(*s->adj_w));
 	if (edges == NULL || s->adj_start == NULL || s->adj_v == NULL || s->adj_w == NULL) {
 		free(edges);
 		return -ENOMEM;
@@ -368,6 +372,14 @@ static int build_adjacency(struct state *s)
 			s->plan->cross[l] = true;
 		}
 	}
+	for (unsigned w = 0; w + 1 < n; w++)
+		if (cfg->workers[w].group != NULL &&
+		    cfg->workers[w].member + 1 < cfg->workers[w].n_members) {
+			edges[n_edges][0] = w;
+			edges[n_edges++][1] = w + 1;
+			edges[n_edges][0] = w + 1;
+			edges[n_edges++][1] = w;
+		}
 	qsort(edges, n_edges, sizeof(*edges), cmp_edge);
 	unsigned k = 0;
 	for (unsigned e = 0; e < n_edges; e++) {
@@ -601,6 +613,22 @@ void sl_plan_print(const struct sl_config *cfg, const struct sl_topology *topo,
 	}
 	const struct sl_topo_pu *m = sl_topology_pu(topo, plan->main_cpu);
 	fprintf(out, "%-16s %5d %5d %4d %5d\n", "(control)", m->cpu, m->core, m->l3, m->numa);
+	bool head = false;
+	for (unsigned a = 0; a < cfg->n_apps; a++) {
+		const struct sl_app_cfg *ac = &cfg->apps[a];
+		char note[160] = "";
+		if (ac->n_replicas == 0 && !ac->implicit)
+			continue;
+		if (!head)
+			fprintf(out, "replicas:\n");
+		head = true;
+		if (ac->implicit)
+			snprintf(note, sizeof(note), "inserted between a group and a single worker");
+		else if (ac->type->describe != NULL)
+			ac->type->describe(ac->params, ac->replica, ac->n_replicas, note, sizeof(note));
+		fprintf(out, "  %-16s %-10s %-16s %s\n", ac->name, ac->type->name,
+			cfg->workers[ac->worker].name, note);
+	}
 	fprintf(out, "links:\n");
 	for (unsigned l = 0; l < cfg->n_links; l++) {
 		const struct sl_link_cfg *lc = &cfg->links[l];

@@ -206,6 +206,39 @@ static void test_flat(void)
 	sl_topology_free(t);
 }
 
+/* Worker groups: two groups of five on four L3 domains of six cores: each
+ * group packed into one domain, none shared by the two. */
+static void test_groups(void)
+{
+	struct sl_topology *t = machine("pack:1 l3:4 core:6 pu:1");
+	static const char text[] =
+		"workers:\n  a: { count: 5 }\n  b: { count: 5 }\n"
+		"apps:\n  g: { type: source, worker: a }\n  s: { type: sink, worker: a }\n"
+		"  g2: { type: source, worker: b }\n  s2: { type: sink, worker: b }\n"
+		"links: [g.output -> s.input, g2.output -> s2.input]\n";
+	struct sl_err err;
+	struct sl_plan p;
+	struct sl_config *cfg = sl_config_parse("groups.yaml", text, strlen(text), &err);
+	CHECK(cfg != NULL, "%s", err.msg);
+	if (cfg == NULL)
+		return;
+	CHECK(cfg->n_workers == 10, "%u workers, expected 10 members", cfg->n_workers);
+	CHECK(sl_place(cfg, t, NULL, &p, &err) == 0, "%s", err.msg);
+	int l3[2] = { -1, -1 };
+	for (unsigned w = 0; w < cfg->n_workers; w++) {
+		int d = sl_topology_pu(t, p.cpus[w])->l3;
+		unsigned g = w / 5;
+		if (l3[g] < 0)
+			l3[g] = d;
+		CHECK(d == l3[g], "%s in L3 domain %d, its group's first member in %d",
+		      cfg->workers[w].name, d, l3[g]);
+	}
+	CHECK(l3[0] != l3[1], "both groups in L3 domain %d", l3[0]);
+	sl_plan_free(&p);
+	sl_config_free(cfg);
+	sl_topology_free(t);
+}
+
 /* SMT: two hardware threads per core; busy workers avoid sharing a core. */
 static void test_smt(void)
 {
@@ -390,6 +423,7 @@ int main(void)
 	test_two_sockets();
 	test_numa();
 	test_flat();
+	test_groups();
 	test_smt();
 	test_tiny();
 	test_scale();
