@@ -67,7 +67,19 @@ for rxq in 1 2; do
   config "$name" "$rxq"
   expect_exit 0 "$T/$name.check" check "$T/$name.yaml"
   expect_exit 0 "$T/$name.plan" plan "$T/$name.yaml"
-  for r in fwd@0 fwd@1 nic@0 nic@1 fc@0 fc@1 out@0 out@1; do expect_in "$T/$name.plan" "$r"; done
+  # The plan lists every replica with its queues, and its links.
+  for k in 0 1; do
+    if ((rxq == 1)); then
+      q="rx queue $k, tx queue $k of 2 pairs"
+    else
+      q="rx queues $((k * rxq))-$((k * rxq + rxq - 1)) of $((2 * rxq)), tx queue $k"
+    fi
+    grep -qE "^ +nic@$k +port +fwd@$k +$q(;|$)" "$T/$name.plan" ||
+      { cat "$T/$name.plan" >&2; fail "$name: the plan shows no line 'nic@$k port fwd@$k $q'"; }
+    grep -qE "^ +fc@$k +flowcache +fwd@$k( |$)" "$T/$name.plan" ||
+      { cat "$T/$name.plan" >&2; fail "$name: the plan shows no replica fc@$k on fwd@$k"; }
+    expect_in "$T/$name.plan" "nic@$k.output -> fc@$k.input"
+  done
 
   rm -f "$LOG.json"
   # --duration is a backstop only: the run is ended by SIGINT below.
@@ -93,6 +105,8 @@ def check(cond, what):
         errors.append(what)
 
 want = ["%s@%d" % (a, k) for a in ("nic", "fc", "out") for k in (0, 1)]
+links = ["%s@%d.output -> %s@%d.input" % (a, k, b, k) for a, b in (("nic", "fc"), ("fc", "out")) for k in (0, 1)]
+check(sorted(s["links"]) == sorted(links), "links: %s, expected %s" % (sorted(s["links"]), sorted(links)))
 check(sorted(apps) == sorted(want), "apps: %s, expected %s" % (sorted(apps), sorted(want)))
 check(sorted(s["workers"]) == ["fwd@0", "fwd@1"], "workers: %s" % sorted(s["workers"]))
 if errors:
@@ -113,10 +127,20 @@ for k in (0, 1):
           "nic@%d q_ipackets %s, in_packets %s" % (k, nic["q_ipackets"], nic["in_packets"]))
     check(out["q_opackets"] == out["out_packets"],
           "out@%d q_opackets %s, out_packets %s" % (k, out["q_opackets"], out["out_packets"]))
-    # Nothing lost or made up inside the replica.
-    dropped = nic["drops"] + fc["drops"] + out["drops"]
-    check(nic["in_packets"] == out["out_packets"] + dropped,
-          "replica %d: nic in %d, out out %d, drops %d" % (k, nic["in_packets"], out["out_packets"], dropped))
+    # Links stay inside the replica (local), and nothing is lost or made up
+    # on the way: nic@k -> fc@k -> out@k.
+    l1 = s["links"].get("nic@%d.output -> fc@%d.input" % (k, k))
+    l2 = s["links"].get("fc@%d.output -> out@%d.input" % (k, k))
+    if l1 is None or l2 is None:
+        errors.append("replica %d: links %s" % (k, sorted(s["links"])))
+        continue
+    check(l1["kind"] == "local" and l2["kind"] == "local", "replica %d: links %s, %s" % (k, l1["kind"], l2["kind"]))
+    check(l1["drops"] == 0 and l2["drops"] == 0, "replica %d: link drops %d, %d" % (k, l1["drops"], l2["drops"]))
+    check(l1["packets"] == nic["in_packets"], "nic@%d in %d, its link carried %d" % (k, nic["in_packets"], l1["packets"]))
+    check(l2["packets"] + fc["drops"] == l1["packets"],
+          "fc@%d took %d, dropped %d, passed on %d" % (k, l1["packets"], fc["drops"], l2["packets"]))
+    check(out["out_packets"] + out["drops"] == l2["packets"],
+          "out@%d took %d, sent %d, dropped %d" % (k, l2["packets"], out["out_packets"], out["drops"]))
 
 rep = s.get("replicated")
 check(isinstance(rep, dict) and sorted(rep) == ["fc", "nic", "out"], "replicated: %s" % (rep and sorted(rep)))

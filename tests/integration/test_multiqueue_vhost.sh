@@ -68,8 +68,15 @@ eq() { [[ $2 == "$3" ]] || fail "$1: $2, expected $3"; }
 expect_exit 0 "$T/check.log" check "$EXAMPLE"
 ok "docs/examples/vhost-multiqueue.yaml passes 'sluice check'"
 expect_exit 0 "$T/plan.log" plan "$EXAMPLE"
-for name in fwd@0 fwd@1 vh@0 vh@1 swap@0 swap@1; do expect_in "$T/plan.log" "$name"; done
-ok "'sluice plan' of the example shows both members and every replica"
+for k in 0 1; do
+  grep -qE "^fwd@$k +.* vh@$k, swap@$k$" "$T/plan.log" ||
+    { cat "$T/plan.log" >&2; fail "the plan shows no member fwd@$k running vh@$k and swap@$k"; }
+  grep -qE "^ +vh@$k +port +fwd@$k +rx queue $k, tx queue $k of 2 pairs(;|$)" "$T/plan.log" ||
+    { cat "$T/plan.log" >&2; fail "the plan shows no replica vh@$k on fwd@$k with queue pair $k"; }
+  grep -qE "^ +swap@$k\.output -> vh@$k\.input +local" "$T/plan.log" ||
+    { cat "$T/plan.log" >&2; fail "the plan shows no local link swap@$k.output -> vh@$k.input"; }
+done
+ok "'sluice plan' of the example shows both members, every replica with its queue pair, local links"
 
 huge_reserve "$NEED_PAGES"
 
@@ -177,6 +184,11 @@ for ((k = 0; k < QUEUES; k++)); do
   eq "vh@$k q_ipackets (the device's count for rx queue $k)" "$(app_counter "$L" "vh@$k" q_ipackets)" "$want"
   eq "vh@$k q_opackets (the device's count for tx queue $k)" "$(app_counter "$L" "vh@$k" q_opackets)" "$want"
   eq "swap@$k drops" "$(app_counter "$L" "swap@$k" drops)" 0
+  for link in "vh@$k.output -> swap@$k.input" "swap@$k.output -> vh@$k.input"; do
+    eq "link $link kind" "$(link_kind "$L" "$link")" local
+    eq "link $link packets" "$(link_counter "$L" "$link" packets)" "$want"
+    eq "link $link drops" "$(link_counter "$L" "$link" drops)" 0
+  done
   [[ $(summary_get "$f" workers "fwd@$k" cpu) =~ ^[0-9]+$ ]] || fail "no worker fwd@$k in the summary"
 done
 eq "replicated vh group" "$(summary_get "$f" replicated vh group)" fwd
