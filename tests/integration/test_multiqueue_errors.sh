@@ -126,7 +126,7 @@ L=$(line_of "$F" "  nic: {")
 # `check` opens no device: the configuration itself is valid.
 expect_exit 0 "$T/queues.check" check "$F"
 refused queues run "$F" \
-  "^(sluice: )?(error: )?$(ere "$F"):$L:[0-9]+: app 'nic': device '[^']*net_pcap0[^']*' has at most 1 rx queues?; .*needs? 2( |$)"
+  "^(sluice: )?(error: )?$(ere "$F"):$L:[0-9]+: app 'nic': device '[^']*net_pcap0[^']*' has at most 1 rx queues; group 'fwd' needs 2 [(]2 members x rx_queues 1[)]$"
 # The same device on a group of one: it runs (the error is the group's size).
 sed -e 's/fwd: { count: 2 }/fwd: { count: 1 }/' "$F" >"$T/queues1.yaml"
 expect_exit 0 "$T/queues1.log" run "$T/queues1.yaml" --duration 0.5 --summary-json "$T/queues1.log.json"
