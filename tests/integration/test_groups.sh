@@ -13,9 +13,9 @@
 #   3. While a replicated net_null chain runs, `sluice stats --json` (from
 #      telemetry, /sluice/replicated) shows the replicated totals as the sum
 #      of the replicas' counters read in the same snapshot.
-#   4. Configuration errors through the CLI: a bad rss field, a port device
-#      on two apps, two groups of different sizes; each exit 2 with
-#      FILE:LINE:COL.
+#   4. Configuration errors through the CLI: a bad rss field, two groups of
+#      different sizes; each exit 2 with FILE:LINE:COL (the others are in
+#      test_multiqueue_errors).
 . "$(dirname "$0")/lib.sh"
 
 # ---- 1: plan
