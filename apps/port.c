@@ -33,7 +33,7 @@
  *       (counting packets; in_bytes is the device's own byte counter, read
  *       at stop: 0 for drivers that count none, such as net_null);
  *       with "output" unconnected the queues are set up but never polled.
- * push  sends what "input" holds on tx queue 0.  Packets the device does
+ * push  sends what "input" holds on its tx queue.  Packets the device does
  *       not take are dropped (counted in the app's drops); sent packets are
  *       counted as the app's out_packets/out_bytes.
  * stop  reads the device's counters and link status, then stops it (for a
@@ -575,15 +575,15 @@ static int port_init(struct sl_app *app, struct sl_err *err)
 	p->dev = info.device;
 
 	if (total_rxq > info.max_rx_queues && app->n_replicas > 0)
-		return sl_errf(err, EDOM, "device '%s' has at most %u rx queues; its %u replicas "
-			       "(one per member of the group) x rx_queues %u need %u",
-			       p->name, info.max_rx_queues, members, n_rxq, total_rxq);
+		return sl_errf(err, EDOM, "device '%s' has at most %u rx queues; group '%s' needs "
+			       "%u (%u members x rx_queues %u)", p->name, info.max_rx_queues,
+			       app->group, total_rxq, members, n_rxq);
 	if (total_rxq > info.max_rx_queues)
 		return sl_errf(err, EDOM, "rx_queues is %u but device '%s' has at most %u rx queues",
 			       n_rxq, p->name, info.max_rx_queues);
 	if (members > info.max_tx_queues)
-		return sl_errf(err, EDOM, "device '%s' has at most %u tx queues; its %u replicas "
-			       "need one each", p->name, info.max_tx_queues, members);
+		return sl_errf(err, EDOM, "device '%s' has at most %u tx queues; group '%s' needs "
+			       "%u (one per member)", p->name, info.max_tx_queues, app->group, members);
 	rc = port_conf(app, &info, mtu, &conf, err);
 	if (rc == 0)
 		rc = port_rss(app, &info, total_rxq, key, &conf, err);

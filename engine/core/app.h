@@ -223,6 +223,7 @@ struct sl_app {
 	 * replicated), replica k, n_replicas the group's size (0 if not
 	 * replicated).  Replicas of one app are consecutive in the config. */
 	const char *base;
+	const char *group;                   /* its worker group's name, or NULL */
 	unsigned replica, n_replicas;
 	const struct sl_param_value *params; /* parallel to type->params */
 	bool inited;

@@ -505,6 +505,7 @@ static int setup(struct engine *e, const struct sl_topology *topo, struct sl_err
 		a->index = i;
 		a->worker = ac->worker;
 		a->base = ac->base;
+		a->group = cfg->workers[ac->worker].group;
 		a->replica = ac->replica;
 		a->n_replicas = ac->n_replicas;
 		a->params = ac->params;

@@ -232,3 +232,159 @@ start_exporter() {
   done
   expect_in "$T/exp.log" "serving http://127.0.0.1:$port/metrics"
 }
+
+# ------------------------------------------------------------ hugepages
+# For tests whose peer maps the engine's memory (vhost-user).  Needs root.
+HUGE_SYS=/sys/kernel/mm/hugepages/hugepages-2048kB
+HUGE_DIR="" HUGE_SET="" HUGE_WAS="" HUGE_MOUNTED="" HUGE_MKDIR=""
+
+# huge_reserve PAGES: at least PAGES free 2 MB hugepages and a hugetlbfs
+# mount of that page size, at $HUGE_DIR.  Reserves the pages that are
+# missing and mounts hugetlbfs where no 2 MB mount exists; skips the test
+# where either is impossible.  huge_release (from the test's clean-up) undoes
+# both.
+huge_reserve() {
+  local need=$1 free want
+  [[ -d $HUGE_SYS ]] || skip "the kernel offers no 2 MB hugepages ($HUGE_SYS missing)"
+  free=$(cat "$HUGE_SYS/free_hugepages")
+  if ((free < need)); then
+    HUGE_WAS=$(cat "$HUGE_SYS/nr_hugepages")
+    want=$((HUGE_WAS + need - free))
+    echo "$want" >"$HUGE_SYS/nr_hugepages" 2>/dev/null ||
+      skip "cannot write $HUGE_SYS/nr_hugepages (not root, or a container without hugepage rights)"
+    HUGE_SET=$(cat "$HUGE_SYS/nr_hugepages")
+    free=$(cat "$HUGE_SYS/free_hugepages")
+    ((free >= need)) ||
+      skip "only $free free 2 MB hugepages after asking for $want in all; need $need"
+  fi
+  HUGE_DIR=$(awk '$3 == "hugetlbfs" && $4 ~ /(^|,)pagesize=2M(,|$)/ { print $2; exit }' /proc/mounts)
+  if [[ -z $HUGE_DIR ]]; then
+    if ! mountpoint -q /dev/hugepages 2>/dev/null; then
+      HUGE_DIR=/dev/hugepages
+    else
+      HUGE_DIR=$T/huge    # /dev/hugepages holds pages of another size
+    fi
+    [[ -d $HUGE_DIR ]] || { mkdir -p "$HUGE_DIR" && HUGE_MKDIR=yes; }
+    mount -t hugetlbfs -o pagesize=2M nodev "$HUGE_DIR" 2>/dev/null ||
+      skip "cannot mount hugetlbfs at $HUGE_DIR"
+    HUGE_MOUNTED=$HUGE_DIR
+  fi
+  ok "$free free 2 MB hugepages, hugetlbfs at $HUGE_DIR"
+}
+
+# huge_release: unmount what huge_reserve mounted and give back the pages it
+# reserved, unless someone changed the count since.
+huge_release() {
+  if [[ -n $HUGE_MOUNTED ]]; then
+    umount "$HUGE_MOUNTED" 2>/dev/null && [[ -n $HUGE_MKDIR ]] && rmdir "$HUGE_MOUNTED"
+    HUGE_MOUNTED=""
+  fi
+  if [[ -n $HUGE_SET && $(cat "$HUGE_SYS/nr_hugepages") == "$HUGE_SET" ]]; then
+    echo "$HUGE_WAS" >"$HUGE_SYS/nr_hugepages"
+  fi
+  HUGE_SET=""
+}
+
+# ------------------------------------------------------------ dpdk-testpmd
+# testpmd, interactive, driven command by command through a fifo (fd 3), its
+# output line-buffered into a log.  TESTPMD is the binary.  TP_WATCH, when
+# set, is the pid of the process testpmd talks to (the engine): every wait
+# fails at once when it ends, showing TP_WATCH_LOG.
+TP_PID="" TP_LOG="" TP_FD=false TP_WATCH="" TP_WATCH_LOG=""
+
+# testpmd_start LOG EAL-ARGS... -- APP-ARGS...: start testpmd (-i is added
+# after APP-ARGS) and wait for its prompt.  Sets TP_PID and TP_LOG.
+testpmd_start() {
+  TP_LOG=$1; shift
+  rm -f "$TP_LOG.in"
+  mkfifo "$TP_LOG.in" || fail "cannot make the fifo $TP_LOG.in"
+  stdbuf -oL -eL "$TESTPMD" "$@" -i <"$TP_LOG.in" >"$TP_LOG" 2>&1 &
+  TP_PID=$!
+  exec 3>"$TP_LOG.in"
+  TP_FD=true
+  testpmd_wait "testpmd's prompt" grep -q '^testpmd> ' "$TP_LOG"
+}
+
+# testpmd_wait WHAT CMD...: wait_event for CMD, which also fails as soon as
+# testpmd or TP_WATCH ends.
+testpmd_wait() {
+  local tw_what=$1; shift
+  wait_event "$tw_what" "$TP_PID" "$TP_LOG" testpmd_guard "$tw_what" "$@"
+}
+testpmd_guard() {
+  local tg_what=$1; shift
+  if [[ -n $TP_WATCH ]] && ! kill -0 "$TP_WATCH" 2>/dev/null; then
+    [[ -n $TP_WATCH_LOG && -f $TP_WATCH_LOG ]] && tail -n 60 "$TP_WATCH_LOG" >&2
+    fail "process $TP_WATCH ended while waiting for $tg_what"
+  fi
+  "$@"
+}
+
+# testpmd_cmd WORDS...: send one command line.
+testpmd_cmd() { echo "$*" >&3 || fail "cannot send '$*' to testpmd"; }
+
+# testpmd_lines ERE: how many lines of testpmd's log match ERE.
+testpmd_lines() { grep -cE -- "$1" "$TP_LOG"; }
+testpmd_more_lines() { (($(testpmd_lines "$1") > $2)); }
+
+# testpmd_port_stats PORT: 'show port stats PORT'; sets TP_RX TP_MISSED
+# TP_RXB (received) and TP_TX TP_ERR TP_TXB (sent) from the answer.
+testpmd_port_stats() {
+  local n
+  n=$(testpmd_lines '^ +Tx-pps:')
+  testpmd_cmd "show port stats $1"
+  testpmd_wait "testpmd's port statistics" testpmd_more_lines '^ +Tx-pps:' "$n"
+  read -r TP_RX TP_MISSED TP_RXB < <(grep -E '^ +RX-packets: +[0-9]+ +RX-missed:' "$TP_LOG" |
+    tail -n 1 | awk '{ print $2, $4, $6 }')
+  read -r TP_TX TP_ERR TP_TXB < <(grep -E '^ +TX-packets: +[0-9]+ +TX-errors:' "$TP_LOG" |
+    tail -n 1 | awk '{ print $2, $4, $6 }')
+}
+
+# testpmd_xstat PORT NAME: sets TP_XSTAT to the extended statistic NAME
+# (rx_q1_good_packets, ...) from 'show port xstats PORT'; fails if there is
+# none.  (The port statistics asked for next mark the end of the answer:
+# testpmd answers in order.)  Also sets what testpmd_port_stats sets.
+testpmd_xstat() {
+  testpmd_cmd "show port xstats $1"
+  testpmd_port_stats "$1"
+  TP_XSTAT=$(grep -E "^$2: [0-9]+$" "$TP_LOG" | tail -n 1 | awk '{ print $2 }')
+  [[ -n $TP_XSTAT ]] || fail "testpmd shows no extended statistic '$2' for port $1"
+}
+
+# testpmd_stop: 'stop'; sets TP_FWD_DROPPED and TP_FWD_TOTAL from the
+# forwarding run's accumulated statistics (all ports, all streams).
+testpmd_stop() {
+  local n
+  n=$(testpmd_lines '^ +\++$')
+  testpmd_cmd "stop"
+  testpmd_wait "testpmd's forward statistics" testpmd_more_lines '^ +\++$' "$n"
+  read -r TP_FWD_DROPPED TP_FWD_TOTAL < <(grep -E '^ +TX-packets: +[0-9]+ +TX-dropped:' "$TP_LOG" |
+    tail -n 1 | awk '{ print $4, $6 }')
+}
+
+# testpmd_quit: 'quit', and its exit status must be 0.
+testpmd_quit() {
+  local rc
+  testpmd_cmd "quit"
+  wait_event "testpmd to exit after quit" "" "$TP_LOG" testpmd_gone
+  wait "$TP_PID"
+  rc=$?
+  TP_PID=""
+  exec 3>&-
+  TP_FD=false
+  [[ $rc -eq 0 ]] || { tail -n 60 "$TP_LOG" >&2; fail "testpmd exited $rc"; }
+}
+testpmd_gone() { ! kill -0 "$TP_PID" 2>/dev/null; }
+
+# testpmd_kill: for a clean-up: close its fifo, end it (TERM, then KILL).
+testpmd_kill() {
+  if $TP_FD; then exec 3>&-; TP_FD=false; fi
+  [[ -n $TP_PID ]] || return 0
+  if kill -0 "$TP_PID" 2>/dev/null; then
+    kill -TERM "$TP_PID" 2>/dev/null
+    for _ in $(seq 50); do kill -0 "$TP_PID" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$TP_PID" 2>/dev/null
+  fi
+  wait "$TP_PID" 2>/dev/null
+  TP_PID=""
+}

@@ -421,7 +421,7 @@ apps:
   a: { type: port, device: "net_null0" }
   b: { type: port, device: "net_null0" }
 YAML
-runtime_error devtwice "sluice: error: app 'b': device 'net_null0' is already used by sluice app 'a'"
+config_error devtwice "$T/devtwice.yaml:4:3: app 'b': device 'net_null0' is already served by app 'a' (line 3); one port app serves a device: to spread it over several workers, run that app on a worker group ({ cores: [...] })"
 
 cfg ealopt <<YAML
 dpdk: { args: [--no-huge, -m, "256", --no-pci, --file-prefix, $PREFIX, --no-such-eal-opt] }

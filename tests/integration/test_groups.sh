@@ -8,12 +8,14 @@
 #      two -> (join) -> a sink on a single worker: every packet arrives, each
 #      replica forwards some (the split hashes 64 flows), the replicas add up
 #      to the `replicated` totals, all mbufs back.
+#   2b. A source on a single worker sends to a port on a group: through the
+#      inserted split, each replica on its own tx queue, none lost.
 #   3. While a replicated net_null chain runs, `sluice stats --json` (from
 #      telemetry, /sluice/replicated) shows the replicated totals as the sum
 #      of the replicas' counters read in the same snapshot.
-#   4. Configuration errors through the CLI: a bad rss field, a port device
-#      on two apps, two groups of different sizes; each exit 2 with
-#      FILE:LINE:COL.
+#   4. Configuration errors through the CLI: a bad rss field, two groups of
+#      different sizes; each exit 2 with FILE:LINE:COL (the others are in
+#      test_multiqueue_errors).
 . "$(dirname "$0")/lib.sh"
 
 # ---- 1: plan
@@ -107,6 +109,44 @@ r1=$(summary_get "$f" apps sw@1 counters out_packets)
 [[ $(summary_get "$f" replicated sw replicas) == '["sw@0", "sw@1"]' ]] || fail "replicated sw's replicas: $(summary_get "$f" replicated sw replicas)"
 pool_back "$T/count.log"
 ok "split -> group of two -> join: $a + $b = $N packets, totals add up"
+
+# ---- 2b: a single worker's app sending to a port on a group reaches it
+# through the inserted split; each replica sends on its own tx queue.
+N2=4000
+cat >"$T/tx.yaml" <<EOF
+dpdk: { args: [--no-huge, -m, "256", --no-pci, --file-prefix, ${PREFIX}t, --vdev, net_null1] }
+engine: { link_size: 8192 }
+workers:
+  rx: auto
+  fwd: { count: 2 }
+apps:
+  src: { type: source, worker: rx, count: $N2, flows: 32 }
+  out: { type: port, worker: fwd, device: net_null1 }
+links:
+  - src.output -> out.input
+EOF
+"$SLUICE" run "$T/tx.yaml" --summary-json "$T/tx.log.json" --quiet >"$T/tx.log" 2>&1 &
+pid=$!
+wait_event "the start line" "$pid" "$T/tx.log" log_lines "$T/tx.log" '^sluice: running'
+port_sent_all() {
+  "$SLUICE" stats --json --prefix "${PREFIX}t" 2>/dev/null |
+    python3 -c "import json,sys; sys.exit(json.load(sys.stdin)['replicated']['out']['counters']['out_packets'] != $N2)"
+}
+WAIT_EVENT_POLL=0.2 wait_event "the port to send $N2 packets" "$pid" "$T/tx.log" port_sent_all
+signal_run INT "$pid" "$T/tx.log" || fail "run sending to a group's port exited $?"
+f=$(summary_of "$T/tx.log")
+sum=0
+for k in 0 1; do
+  o=$(summary_get "$f" apps "out@$k" counters out_packets)
+  qo=$(summary_get "$f" apps "out@$k" counters q_opackets)
+  q=$(summary_get "$f" apps "out@$k" counters tx_queue)
+  [[ $o -gt 0 && $o -eq $qo && $q -eq $k ]] || fail "out@$k sent $o, its queue $q counted $qo"
+  sum=$((sum + o))
+done
+[[ $sum -eq $N2 ]] || fail "the port's replicas sent $sum of $N2"
+[[ $(link_kind "$T/tx.log" "src@output.output1 -> out@1.input") == interlink ]] || fail "no interlink to replica 1"
+pool_back "$T/tx.log"
+ok "a single worker reaches a group's port through the split: $N2 packets over both tx queues"
 
 # ---- 3: telemetry's totals while a replicated port runs
 cat >"$T/live.yaml" <<EOF
