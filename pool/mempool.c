@@ -55,10 +55,13 @@ static int check_workers(const char *name, const struct sl_pool_opts *o, struct 
  * The workers' front caches: when the creator asked for a DPDK cache
  * (sl_pool_mbuf_create does when there are workers), a worker lcore's cache
  * holds up to the pool's high mark (at most what DPDK's cache array takes,
- * the freelist behind it the rest of the mark) and is refilled to the chunk (at most RTE_MEMPOOL_CACHE_MAX_SIZE); every
- * other lcore's cache is switched off (size and threshold 0: its gets and
- * puts go straight to the ops, as without a cache).  DPDK's cache code reads
- * both fields on every call, so they may differ per lcore.
+ * 2 x RTE_MEMPOOL_CACHE_MAX_SIZE, and at most the pool) and is refilled to
+ * the chunk (at most RTE_MEMPOOL_CACHE_MAX_SIZE); the freelist behind it
+ * keeps the rest of the high mark, at least chunk - 1 (what a refill or
+ * flush leaves over once whole chunks have moved).
+ * Every other lcore's cache is switched off (size and threshold 0: its gets
+ * and puts go straight to the ops, as without a cache).  DPDK's cache code
+ * reads both fields on every call, so they may differ per lcore.
  */
 static void set_fronts(struct rte_mempool *mp, struct mbuf_pool *d)
 {
@@ -71,8 +74,6 @@ static void set_fronts(struct rte_mempool *mp, struct mbuf_pool *d)
 		c->len = 0;
 		c->size = d->by_lcore[l] != NULL ? size : 0;
 		c->flushthresh = d->by_lcore[l] != NULL ? thresh : 0;
-		/* The cache and the freelist behind it hold up to the high
-		 * mark together, as the freelist alone would. */
 		if (d->by_lcore[l] != NULL)
 			sl_pool_worker_set_front(d->by_lcore[l], &c->len,
 						 p->high > thresh ? p->high - thresh : 0);
@@ -214,6 +215,13 @@ struct rte_mempool *sl_pool_mbuf_create(const char *name, unsigned n,
 	}
 	rc = rte_mempool_populate_default(mp);
 	mp->pool_config = NULL;
+	/* DPDK reserves memzones for the objects, halving the size it asks
+	 * for while memory is short, and fails with ENOBUFS when a zone it did
+	 * get holds no whole object: memory ran out (whether a run out of
+	 * memory ends in ENOMEM or in ENOBUFS depends on how the last free
+	 * areas are laid out).  Say what it is. */
+	if (rc == -ENOBUFS)
+		rc = -ENOMEM;
 	if (rc < 0) {
 		rc = sl_errf(err, -rc, "pool '%s': cannot populate %u mbufs of %u bytes on "
 			     "socket %d: %s", name, n, data_room, socket, rte_strerror(-rc));

@@ -51,7 +51,8 @@
  *     serialised among themselves: they are for control paths, not data paths.
  *   - A get can fail while objects sit in other workers' freelists (up to the
  *     high mark each, more after a full event; in an mbuf pool up to the high
- *     mark in the front cache plus less than a chunk behind it) or in another
+ *     mark, at most 2 x RTE_MEMPOOL_CACHE_MAX_SIZE, in the front cache and
+ *     the rest of the mark, at least chunk - 1, behind it) or in another
  *     thread's step in progress: size the pool for that, as for DPDK's
  *     per-lcore caches.
  *   - A thread descheduled in the middle of a step (between claiming a queue
@@ -301,7 +302,8 @@ void sl_pool_stats(const struct sl_pool *pool, struct sl_pool_stats *out);
  * distinct EAL lcore ids below RTE_MAX_LCORE.  The mapping from lcores to
  * workers is fixed here: create the pool before the workers start.
  * Returns the mempool (free it with rte_mempool_free), or NULL with errno set
- * to EINVAL (bad argument or option), EEXIST (name taken), ENOMEM, ENOSYS (the
+ * to EINVAL (bad argument or option), EEXIST (name taken), ENOMEM (also when
+ * DPDK's memory ran out while populating), ENOSYS (the
  * ops could not be registered: DPDK's table of mempool ops was full), or
  * another errno from DPDK, and a sentence naming the pool in *err (err may
  * be NULL).  Control thread, after rte_eal_init; allocates.

@@ -3,8 +3,16 @@
 # reported, once as a warning naming where they are and in a summary line.
 # Both pools pass `sluice check` (with its warning that the workers'
 # freelists can hold the whole pool), and both starve:
-#  - pool { mbufs: 2047, high: 2040 }, source on worker a, sink on worker b:
-#    the mbufs end up on b's freelist, below its high mark, and a's gets fail;
+#  - pool { mbufs: 1023, high: 1016, chunk: 64 }, source on worker a, sink
+#    on worker b: the mbufs end up in b's tier (its front cache, DPDK's
+#    cache of its lcore, flushes only above the high mark), below its high
+#    mark, and a's gets fail.  (A worker's front cache flushes at the high
+#    mark or at 1024, DPDK's cache array, whichever is lower; a flush of
+#    1024 is two default chunks, which go on to the global queue at once
+#    unless the freelist behind the cache has room for them below the rest
+#    of the mark, so with the default chunk a high mark of 2040 no longer
+#    holds a pool of 2047: hence a pool under 1024 mbufs, held in the cache
+#    alone, and a small chunk so that the chunk alone does not starve it);
 #  - pool { mbufs: 3071, chunk: 2048 }: the default high mark (1.5 chunks,
 #    3072) is above the pool, so the same happens with a default high mark.
 # Each run is stopped with SIGINT once the warning is in the log (an event),
@@ -55,7 +63,7 @@ YAML
   pool_back "$T/log"
   ok "$name: worker 'a' starved, worker 'b''s freelist named (high mark $high), $out packets moved"
 }
-run_starved high "mbufs: 2047, high: 2040" 2040
+run_starved high "mbufs: 1023, high: 1016, chunk: 64" 1016
 run_starved chunk "mbufs: 3071, chunk: 2048" 3072
 
 # A pool that is merely busy is not starved: a plain pipeline with the
