@@ -4,7 +4,8 @@
  * Three mempools of --mbufs pktmbufs, all used through rte_mempool_get_bulk /
  * rte_mempool_put_bulk (DPDK's allocator path, as PMDs use it):
  *
- *   sluice      the "sluice" ops, no DPDK cache (sl_pool_mbuf_create)
+ *   sluice      the "sluice" ops (sl_pool_mbuf_create: each bench thread a
+ *               worker, DPDK's cache of its lcore sized to the chunk in front)
  *   ring+cache  ring_mp_mc with a 256-entry per-lcore cache (DPDK's default)
  *   stack+cache the "stack" ops with a 256-entry per-lcore cache
  *   no pool     a get copies a fixed burst, a put does nothing: what the
@@ -28,8 +29,9 @@
  * its CPU) is repeated, at most --retries times; the counts are printed.
  *
  * Step times: one extra one-way round per pool times every call and keeps
- * the calls that went past the fast path (Sluice: a rebalance or reclaim
- * step; DPDK: a cache refill from or flush to the ring or stack), plus
+ * the calls that went past the fast path (a refill or flush of the lcore's
+ * cache: Sluice's ops then move whole chunks, rebalance or reclaim steps;
+ * DPDK's ring or stack is read or written), plus
  * Sluice's own step histograms (its telemetry).
  *
  * L3 tier (--l3): two one-way pipelines, A0 -> B0 in L3 domain 0 and
@@ -258,25 +260,22 @@ static struct rte_mempool *make_pool(enum kind k)
 	return mp;
 }
 
-/* Whether the call about to be made will leave the fast path. */
-static bool get_is_step(enum kind k, struct rte_mempool *mp, unsigned n)
+/*
+ * Whether the call about to be made will leave the fast path: for every pool
+ * (Sluice's too: DPDK's cache of a worker's lcore is its front) that is a
+ * refill or flush of the calling lcore's cache, the only time the ops are
+ * called.  Without a cache every call reaches the ops.
+ */
+static bool get_is_step(struct rte_mempool *mp, unsigned n)
 {
-	if (k == SLUICE) {
-		struct sl_pool_worker *w = sl_pool_worker(sl_pool_of(mp), rte_lcore_id() - 1);
-		return atomic_load_explicit(&w->depth, memory_order_relaxed) < n;
-	}
 	struct rte_mempool_cache *c = rte_mempool_default_cache(mp, rte_lcore_id());
-	return c->len < n;
+	return c == NULL || c->len < n;
 }
 
-static bool put_is_step(enum kind k, struct rte_mempool *mp, unsigned n)
+static bool put_is_step(struct rte_mempool *mp, unsigned n)
 {
-	if (k == SLUICE) {
-		struct sl_pool_worker *w = sl_pool_worker(sl_pool_of(mp), rte_lcore_id() - 1);
-		return atomic_load_explicit(&w->depth, memory_order_relaxed) + n > w->high;
-	}
 	struct rte_mempool_cache *c = rte_mempool_default_cache(mp, rte_lcore_id());
-	return c->len + n > c->flushthresh;
+	return c == NULL || c->len + n > c->flushthresh;
 }
 
 /* ------------------------------------------------------------ links */
@@ -371,7 +370,7 @@ static inline int do_get(struct job *j, void **b, unsigned n)
 	}
 	if (!j->timed)
 		return rte_mempool_get_bulk(j->mp, b, n);
-	bool step = get_is_step(j->kind, j->mp, n);
+	bool step = get_is_step(j->mp, n);
 	uint64_t t = rte_rdtsc();
 	int rc = rte_mempool_get_bulk(j->mp, b, n);
 	if (step && rc == 0)
@@ -387,7 +386,7 @@ static inline void do_put(struct job *j, void **b, unsigned n)
 		rte_mempool_put_bulk(j->mp, b, n);
 		return;
 	}
-	bool step = put_is_step(j->kind, j->mp, n);
+	bool step = put_is_step(j->mp, n);
 	uint64_t t = rte_rdtsc();
 	rte_mempool_put_bulk(j->mp, b, n);
 	if (step)
@@ -1014,10 +1013,10 @@ int main(int argc, char **argv)
 		}
 		char what[64];
 		snprintf(what, sizeof(what), "%s get (A: %s)", kind_name[k],
-			 k == SLUICE ? "reclaim" : "cache refill");
+			 k == SLUICE ? "cache refill, reclaims" : "cache refill");
 		print_hist(what, &gets[k]);
 		snprintf(what, sizeof(what), "%s put (B: %s)", kind_name[k],
-			 k == SLUICE ? "rebalance" : "cache flush");
+			 k == SLUICE ? "cache flush, rebalances" : "cache flush");
 		print_hist(what, &puts[k]);
 		char file[64];
 		snprintf(file, sizeof(file), "calls-get-%s.dat", kind_ops[k]);
