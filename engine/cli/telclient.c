@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -39,18 +40,35 @@ static void runtime_base(char *out, size_t len)
 	snprintf(out, len, "%s/dpdk", dir);
 }
 
-/* Receive one message: a whole JSON document, NUL-terminated in c->buf. */
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Receive one message: a whole JSON document, NUL-terminated in c->buf.  A
+ * signal that interrupts the wait (a terminal resized under sluice top) does
+ * not end it: the reply is still on its way. */
 static ssize_t recv_reply(struct sl_telc *c)
 {
 	struct pollfd p = { .fd = c->fd, .events = POLLIN };
-	int rc = poll(&p, 1, REPLY_TIMEOUT_MS);
+	int64_t end = mono_ms() + REPLY_TIMEOUT_MS;
+	int rc;
+	do {
+		int64_t left = end - mono_ms();
+		rc = poll(&p, 1, left > 0 ? (int)left : 0);
+	} while (rc < 0 && errno == EINTR);
 	if (rc == 0) {
 		errno = ETIMEDOUT;
 		return -1;
 	}
 	if (rc < 0)
 		return -1;
-	ssize_t n = recv(c->fd, c->buf, REPLY_MAX - 1, 0);
+	ssize_t n;
+	do
+		n = recv(c->fd, c->buf, REPLY_MAX - 1, 0);
+	while (n < 0 && errno == EINTR);
 	if (n == 0) {
 		errno = ECONNRESET;
 		return -1;
@@ -234,7 +252,11 @@ json_t *sl_telc_call(struct sl_telc *c, const char *cmd, struct sl_err *err)
 	if (c->fd < 0)
 		return sl_errf_null(err, ECONNRESET, "the engine with file prefix '%s' has gone",
 				    c->prefix);
-	if (send(c->fd, cmd, strlen(cmd), MSG_NOSIGNAL) < 0 || recv_reply(c) < 0) {
+	ssize_t sent;
+	do
+		sent = send(c->fd, cmd, strlen(cmd), MSG_NOSIGNAL);
+	while (sent < 0 && errno == EINTR);
+	if (sent < 0 || recv_reply(c) < 0) {
 		int e = errno == EPIPE || errno == ECONNREFUSED ? ECONNRESET : errno;
 		close(c->fd);
 		c->fd = -1;
