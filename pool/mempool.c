@@ -6,6 +6,7 @@
  * allocated: lcore -> worker handle, NULL for everything else.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_common.h>
@@ -80,32 +81,70 @@ static void set_fronts(struct rte_mempool *mp, struct mbuf_pool *d)
 	}
 }
 
-/* mp->pool_config is the caller's struct sl_pool_opts, or NULL. */
+/* Options for a pool whose creator gave none (a DPDK program that chose
+ * the ops by name, such as `dpdk-testpmd -d PLUGIN --mbuf-pool-ops-name
+ * sluice`): a worker freelist for every enabled EAL lcore, all in one
+ * domain, and a chunk that lets each of them hold two: a power of two from
+ * SL_POOL_CHUNK_MIN to the default.  *table receives the workers' table
+ * (free it with free()); NULL and 0 workers when it cannot be had. */
+static struct sl_pool_opts lcore_opts(unsigned capacity, struct sl_pool_worker_cfg **table)
+{
+	struct sl_pool_opts o = { 0 };
+	unsigned n = 0, l;
+	*table = calloc(RTE_MAX_LCORE, sizeof(**table));
+	if (*table == NULL)
+		return o;
+	RTE_LCORE_FOREACH(l)
+		(*table)[n++] = (struct sl_pool_worker_cfg){ .lcore = l, .l3 = 0 };
+	unsigned chunk = SL_POOL_CHUNK_DEFAULT;
+	while (chunk > SL_POOL_CHUNK_MIN && (uint64_t)chunk * 2 * n > capacity)
+		chunk /= 2;
+	o.chunk = chunk;
+	o.n_workers = n;
+	o.workers = *table;
+	return o;
+}
+
+/* mp->pool_config is the caller's struct sl_pool_opts, or NULL: then, when
+ * the creator asked for a per-lcore cache, every EAL lcore gets a worker
+ * freelist behind it (lcore_opts); a creator that asked for no cache
+ * expects a freed object to be available to every lcore at once (DPDK's
+ * mbuf_autotest frees on one lcore what another allocates next), and gets
+ * the shared tier only. */
 static int ops_alloc(struct rte_mempool *mp)
 {
 	const struct sl_pool_opts *o = mp->pool_config;
 	int rc = check_workers(mp->name, o, NULL);
 	if (rc < 0)
 		return rc;
+	struct sl_pool_worker_cfg *table = NULL;
 	struct sl_pool_opts opts = { 0 };
 	if (o != NULL)
 		opts = *o;
+	else if (mp->cache_size > 0)
+		opts = lcore_opts(mp->size, &table);
 	if (opts.tsc_hz == 0)
 		opts.tsc_hz = rte_get_tsc_hz();
 	struct mbuf_pool *d = rte_zmalloc_socket("sl_pool", sizeof(*d), RTE_CACHE_LINE_SIZE,
 						 mp->socket_id);
-	if (d == NULL)
+	if (d == NULL) {
+		free(table);
 		return -ENOMEM;
+	}
 	d->pool = sl_pool_create(mp->name, mp->size, &opts, NULL);
 	if (d->pool == NULL) {
 		rc = errno > 0 ? -errno : -ENOMEM;
+		free(table);
 		rte_free(d);
 		return rc;
 	}
 	for (unsigned w = 0; w < opts.n_workers; w++)
 		d->by_lcore[opts.workers[w].lcore] = sl_pool_worker(d->pool, w);
-	if (mp->cache_size > 0 && opts.n_workers > 0)
+	/* The engine's pools: DPDK's cache is the workers' front.  A pool
+	 * made without options keeps the cache its creator asked for. */
+	if (o != NULL && mp->cache_size > 0 && opts.n_workers > 0)
 		set_fronts(mp, d);
+	free(table);
 	mp->pool_data = d;
 	return 0;
 }
