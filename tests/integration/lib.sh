@@ -233,6 +233,159 @@ start_exporter() {
   expect_in "$T/exp.log" "serving http://127.0.0.1:$port/metrics"
 }
 
+# end_process PID: for a clean-up: end process PID (TERM, then KILL if it
+# still runs 5 s later) and reap it.  Nothing for an empty PID or one that
+# has ended.
+end_process() {
+  [[ -n $1 ]] || return 0
+  if kill -0 "$1" 2>/dev/null; then
+    kill -TERM "$1" 2>/dev/null
+    for _ in $(seq 50); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$1" 2>/dev/null
+  fi
+  wait "$1" 2>/dev/null
+  return 0
+}
+
+# ------------------------------------------------------------ veth wire
+# For af_packet tests: the engine as a wire between two hosts, each in a
+# network namespace of its own, on two veth pairs:
+#
+#   NS_A: vethA IP_A/24 ==veth== ethA ]              [ ethB ==veth== vethB IP_B/24 : NS_B
+#                                      NS_E: sluice
+#
+# The engine's ends live in a namespace of their own (NS_E), so that no other
+# traffic of this machine reaches them.  IPv6 is off everywhere, so the only
+# frames are those the test sends and ARP.  Needs root.  A test calls
+# wire_init, installs a clean-up that calls wire_cleanup, then wire_up.
+NS_A="" NS_B="" NS_E="" IP_A="" IP_B="" SL_PID="" WIRE_RAN=""
+
+# wire_init TAG IP_A IP_B: name the namespaces sl-TAG-a-PID, sl-TAG-b-PID and
+# sl-TAG-e-PID (unique to this run of the test); skip the test without ip,
+# ping or root.
+wire_init() {
+  NS_A=sl-$1-a-$$ NS_B=sl-$1-b-$$ NS_E=sl-$1-e-$$
+  IP_A=$2 IP_B=$3
+  command -v ip >/dev/null || skip "no 'ip' command (iproute2)"
+  command -v ping >/dev/null || skip "no 'ping' command (iputils-ping)"
+  [[ $(id -u) -eq 0 ]] || skip "network namespaces need root (CAP_NET_ADMIN)"
+}
+
+# wire_up: make the namespaces and veth pairs, addressed and up, with IPv6
+# off; skip the test where no namespace or veth can be made.  Then, before
+# Sluice runs, nothing may join the two hosts: a ping from A to B must fail.
+wire_up() {
+  local ns dev ns_dev
+  ip netns add "$NS_A" 2>"$T/err" || skip "cannot create a network namespace: $(cat "$T/err")"
+  ip netns add "$NS_B" || fail "cannot create namespace $NS_B"
+  ip netns add "$NS_E" || fail "cannot create namespace $NS_E"
+  ip link add vethA netns "$NS_A" type veth peer name ethA netns "$NS_E" 2>"$T/err" ||
+    skip "cannot create a veth pair: $(cat "$T/err")"
+  ip link add vethB netns "$NS_B" type veth peer name ethB netns "$NS_E" ||
+    fail "cannot create the second veth pair"
+  for ns in "$NS_A" "$NS_B" "$NS_E"; do
+    ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+      net.ipv6.conf.default.disable_ipv6=1 || fail "cannot disable IPv6 in $ns"
+  done
+  for ns_dev in "$NS_A vethA" "$NS_B vethB" "$NS_E ethA" "$NS_E ethB"; do
+    read -r ns dev <<<"$ns_dev"
+    ip netns exec "$ns" sysctl -qw "net.ipv6.conf.$dev.disable_ipv6=1" ||
+      fail "cannot disable IPv6 on $dev"
+  done
+  ip -n "$NS_A" addr add "$IP_A/24" dev vethA || fail "cannot address vethA"
+  ip -n "$NS_B" addr add "$IP_B/24" dev vethB || fail "cannot address vethB"
+  for ns_dev in "$NS_A lo" "$NS_A vethA" "$NS_B lo" "$NS_B vethB" "$NS_E ethA" "$NS_E ethB"; do
+    read -r ns dev <<<"$ns_dev"
+    ip -n "$ns" link set "$dev" up || fail "cannot set $dev up in $ns"
+  done
+  ok "namespaces $NS_A, $NS_B, $NS_E with two veth pairs"
+  ip netns exec "$NS_A" ping -c 1 -W 1 "$IP_B" >/dev/null 2>&1 &&
+    fail "$IP_B answers before Sluice runs"
+  return 0
+}
+
+# wire_kstats: the hosts' kernel packet counters, as "vethA-tx vethA-rx
+# vethB-tx vethB-rx".
+wire_kstat() { ip netns exec "$1" cat "/sys/class/net/$2/statistics/$3"; }
+wire_kstats() {
+  echo "$(wire_kstat "$NS_A" vethA tx_packets) $(wire_kstat "$NS_A" vethA rx_packets)" \
+       "$(wire_kstat "$NS_B" vethB tx_packets) $(wire_kstat "$NS_B" vethB rx_packets)"
+}
+
+# wire_start LOG CONFIG DURATION: make both hosts forget their neighbours
+# (they must resolve each other through Sluice), then `sluice run CONFIG` in
+# NS_E in the background (SL_PID), its output in LOG and its summary in
+# LOG.json, with --duration DURATION as a backstop only; wait until it runs.
+# Skips the test where DPDK has no af_packet driver.
+wire_start() {
+  local log=$1
+  ip -n "$NS_A" neigh flush dev vethA
+  ip -n "$NS_B" neigh flush dev vethB
+  WIRE_RAN=1
+  rm -f "$log.json"
+  ip netns exec "$NS_E" "$SLUICE" run "$2" --summary-json "$log.json" --duration "$3" >"$log" 2>&1 &
+  SL_PID=$!
+  wait_event "sluice to start with $2" "$SL_PID" "$log" wire_started "$log"
+  if grep -q 'no bus or driver recognises' "$log"; then
+    cat "$log" >&2
+    skip "DPDK has no net_af_packet driver here"
+  fi
+}
+wire_started() { grep -qE '^sluice: running|no bus or driver recognises' "$1"; }
+
+# wire_ping WHAT LOG COUNT WAIT DEADLINE: COUNT pings from A to B, 0.2 s
+# apart (ping -W WAIT -w DEADLINE), must all be answered; else ping's
+# output and LOG are shown.
+wire_ping() {
+  local rc
+  ip netns exec "$NS_A" ping -n -q -c "$3" -i 0.2 -W "$4" -w "$5" "$IP_B" >"$T/ping" 2>&1
+  rc=$?
+  if [[ $rc -ne 0 ]] || ! grep -q " 0% packet loss" "$T/ping"; then
+    cat "$T/ping" "$2" >&2
+    fail "$1: ping through Sluice lost packets"
+  fi
+  ok "$1: $(grep 'packet loss' "$T/ping")"
+}
+
+# wire_stop LOG WHAT: SIGINT to SL_PID; it must exit 0, say so in LOG and
+# have every mbuf back.
+wire_stop() {
+  local rc
+  signal_run INT "$SL_PID" "$1"
+  rc=$?
+  SL_PID=""
+  [[ $rc -eq 0 ]] || { cat "$1" >&2; fail "$2: sluice exited $rc after SIGINT, expected 0"; }
+  expect_in "$1" "sluice: SIGINT received, stopping"
+  pool_back "$1"
+}
+
+# wire_cleanup PIDS...: for the test's clean-up: end PIDS and SL_PID, delete
+# the veths and namespaces, $T, and EAL's runtime directory for $PREFIX if
+# wire_start ran.
+wire_cleanup() {
+  local pid ns
+  for pid in "$@" "$SL_PID"; do end_process "$pid"; done
+  SL_PID=""
+  # Deleting one end of a veth deletes both; do it while the namespace is
+  # still there, so that nothing waits on the kernel's asynchronous cleanup.
+  if [[ -n $NS_E ]]; then
+    ip -n "$NS_E" link del ethA 2>/dev/null
+    ip -n "$NS_E" link del ethB 2>/dev/null
+  fi
+  for ns in $NS_A $NS_B $NS_E; do ip netns del "$ns" 2>/dev/null; done
+  rm -rf "$T"
+  [[ -n $WIRE_RAN ]] && rm -rf "/var/run/dpdk/$PREFIX" 2>/dev/null
+  return 0
+}
+
+# wire_removed: after wire_cleanup, none of the namespaces is left.
+wire_removed() {
+  local left
+  left=$(ip netns list | grep -E "^($NS_A|$NS_B|$NS_E)( |$)")
+  [[ -z $left ]] || fail "namespaces left behind: $left"
+  ok "namespaces and veths removed"
+}
+
 # ------------------------------------------------------------ hugepages
 # For tests whose peer maps the engine's memory (vhost-user).  Needs root.
 HUGE_SYS=/sys/kernel/mm/hugepages/hugepages-2048kB
@@ -291,6 +444,37 @@ huge_release() {
 # set, is the pid of the process testpmd talks to (the engine): every wait
 # fails at once when it ends, showing TP_WATCH_LOG.
 TP_PID="" TP_LOG="" TP_FD=false TP_WATCH="" TP_WATCH_LOG=""
+
+# testpmd_need: set TESTPMD (from the environment, or dpdk-testpmd on the
+# PATH); skip the test without it, without stdbuf, or without root (for the
+# hugepages both processes run on).
+testpmd_need() {
+  TESTPMD=${TESTPMD:-$(command -v dpdk-testpmd || true)}
+  [[ -n $TESTPMD && -x $TESTPMD ]] || skip "dpdk-testpmd not found (Debian: apt-get install dpdk)"
+  command -v stdbuf >/dev/null || skip "stdbuf (coreutils) not found"
+  [[ $(id -u) -eq 0 ]] || skip "needs root to reserve hugepages and mount hugetlbfs"
+}
+
+# testpmd_cleanup RC PID LOG...: the clean-up of a test whose engine (PID)
+# has testpmd for its peer, RC the status the test exits with: end testpmd
+# and the engine, show the last 60 lines of each LOG unless RC is 0 or 77
+# (skipped), remove the EAL runtime directories of the file prefixes
+# ${PREFIX}vh (the engine's) and ${PREFIX}tp (testpmd's), give back the
+# hugepages (huge_release) and remove $T.
+testpmd_cleanup() {
+  local rc=$1 pid=$2 f; shift 2
+  testpmd_kill
+  end_process "$pid"
+  if [[ $rc -ne 0 && $rc -ne 77 ]]; then
+    for f in "$@"; do
+      [[ -f $f ]] && { echo "----- $f (last 60 lines)" >&2; tail -n 60 "$f" >&2; }
+    done
+  fi
+  rm -rf "/var/run/dpdk/${PREFIX}vh" "/var/run/dpdk/${PREFIX}tp"
+  huge_release
+  rm -rf "$T"
+  return 0
+}
 
 # testpmd_start LOG EAL-ARGS... -- APP-ARGS...: start testpmd (-i is added
 # after APP-ARGS) and wait for its prompt.  Sets TP_PID and TP_LOG.
@@ -380,11 +564,6 @@ testpmd_gone() { ! kill -0 "$TP_PID" 2>/dev/null; }
 testpmd_kill() {
   if $TP_FD; then exec 3>&-; TP_FD=false; fi
   [[ -n $TP_PID ]] || return 0
-  if kill -0 "$TP_PID" 2>/dev/null; then
-    kill -TERM "$TP_PID" 2>/dev/null
-    for _ in $(seq 50); do kill -0 "$TP_PID" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$TP_PID" 2>/dev/null
-  fi
-  wait "$TP_PID" 2>/dev/null
+  end_process "$TP_PID"
   TP_PID=""
 }

@@ -14,88 +14,21 @@
 # interface that does not exist must fail the run, naming the app and device.
 . "$(dirname "$0")/lib.sh"
 
-ID=$$
-NS_A=sl-afp-a-$ID
-NS_B=sl-afp-b-$ID
-NS_E=sl-afp-e-$ID
-IP_A=198.18.0.1
-IP_B=198.18.0.2
 PINGS=20
-SL_PID=
-RAN=
 
 cleanup() {
   local rc=$?
-  if [[ -n $SL_PID ]] && kill -0 "$SL_PID" 2>/dev/null; then
-    kill -TERM "$SL_PID" 2>/dev/null
-    for _ in $(seq 50); do kill -0 "$SL_PID" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$SL_PID" 2>/dev/null
-    wait "$SL_PID" 2>/dev/null
-  fi
-  SL_PID=
-  # Deleting one end of a veth deletes both; do it while the namespace is
-  # still there, so that nothing waits on the kernel's asynchronous cleanup.
-  ip -n "$NS_E" link del ethA 2>/dev/null
-  ip -n "$NS_E" link del ethB 2>/dev/null
-  for ns in "$NS_A" "$NS_B" "$NS_E"; do ip netns del "$ns" 2>/dev/null; done
-  rm -rf "$T"
-  # EAL's runtime directory for this test's file prefix.
-  [[ -n $RAN ]] && rm -rf "/var/run/dpdk/$PREFIX" 2>/dev/null
+  wire_cleanup
   return $rc
 }
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-command -v ip >/dev/null || skip "no 'ip' command (iproute2)"
-command -v ping >/dev/null || skip "no 'ping' command (iputils-ping)"
-[[ $(id -u) -eq 0 ]] || skip "network namespaces need root (CAP_NET_ADMIN)"
+wire_init afp 198.18.0.1 198.18.0.2
 
 # ----------------------------------------------------------------- set-up
-ip netns add "$NS_A" 2>"$T/err" || skip "cannot create a network namespace: $(cat "$T/err")"
-ip netns add "$NS_B" || fail "cannot create namespace $NS_B"
-ip netns add "$NS_E" || fail "cannot create namespace $NS_E"
-ip link add vethA netns "$NS_A" type veth peer name ethA netns "$NS_E" 2>"$T/err" ||
-  skip "cannot create a veth pair: $(cat "$T/err")"
-ip link add vethB netns "$NS_B" type veth peer name ethB netns "$NS_E" ||
-  fail "cannot create the second veth pair"
-for ns in "$NS_A" "$NS_B" "$NS_E"; do
-  ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
-    net.ipv6.conf.default.disable_ipv6=1 || fail "cannot disable IPv6 in $ns"
-done
-while read -r ns dev; do
-  ip netns exec "$ns" sysctl -qw "net.ipv6.conf.$dev.disable_ipv6=1" ||
-    fail "cannot disable IPv6 on $dev"
-done <<EOF
-$NS_A vethA
-$NS_B vethB
-$NS_E ethA
-$NS_E ethB
-EOF
-ip -n "$NS_A" addr add "$IP_A/24" dev vethA || fail "cannot address vethA"
-ip -n "$NS_B" addr add "$IP_B/24" dev vethB || fail "cannot address vethB"
-while read -r ns dev; do
-  ip -n "$ns" link set "$dev" up || fail "cannot set $dev up in $ns"
-done <<EOF
-$NS_A lo
-$NS_A vethA
-$NS_B lo
-$NS_B vethB
-$NS_E ethA
-$NS_E ethB
-EOF
-ok "namespaces $NS_A, $NS_B, $NS_E with two veth pairs"
-
-# kstat NS DEV COUNTER: a kernel interface counter (rx_packets, tx_packets).
-kstat() { ip netns exec "$1" cat "/sys/class/net/$2/statistics/$3"; }
-kstats() {
-  echo "$(kstat "$NS_A" vethA tx_packets) $(kstat "$NS_A" vethA rx_packets)" \
-       "$(kstat "$NS_B" vethB tx_packets) $(kstat "$NS_B" vethB rx_packets)"
-}
-
-# Before Sluice runs, nothing joins the two veth pairs: ping must fail.
-ip netns exec "$NS_A" ping -c 1 -W 1 "$IP_B" >/dev/null 2>&1 &&
-  fail "$IP_B answers before Sluice runs"
+wire_up
 
 # Small af_packet rings: 64 frames of 2 KiB per direction.
 AFP="qpairs=1,blocksz=4096,framesz=2048,framecnt=64"
@@ -152,42 +85,12 @@ for variant in one two tee; do
   config "$variant"
   expect_exit 0 "$T/$variant.check" check "$T/$variant.yaml"
 
-  # Both hosts must resolve each other through Sluice: forget what they knew.
-  ip -n "$NS_A" neigh flush dev vethA
-  ip -n "$NS_B" neigh flush dev vethB
-  read -r a_tx0 a_rx0 b_tx0 b_rx0 < <(kstats)
-
-  RAN=1
+  read -r a_tx0 a_rx0 b_tx0 b_rx0 < <(wire_kstats)
   # --duration is a backstop only: the run is ended by SIGINT below.
-  ip netns exec "$NS_E" "$SLUICE" run "$T/$variant.yaml" --summary-json "$LOG.json" --duration 50 >"$LOG" 2>&1 &
-  SL_PID=$!
-  for _ in $(seq 300); do
-    grep -q '^sluice: running' "$LOG" && break
-    kill -0 "$SL_PID" 2>/dev/null || break
-    sleep 0.1
-  done
-  if ! grep -q '^sluice: running' "$LOG"; then
-    grep -q 'no bus or driver recognises' "$LOG" &&
-      { cat "$LOG" >&2; skip "DPDK has no net_af_packet driver here"; }
-    cat "$LOG" >&2
-    fail "$variant: sluice did not start within 30 s"
-  fi
-
-  ip netns exec "$NS_A" ping -n -q -c "$PINGS" -i 0.2 -W 2 -w 30 "$IP_B" >"$T/ping" 2>&1
-  ping_rc=$?
-  kill -INT "$SL_PID"
-  wait "$SL_PID"
-  rc=$?
-  SL_PID=
-  if [[ $ping_rc -ne 0 ]] || ! grep -q " 0% packet loss" "$T/ping"; then
-    cat "$T/ping" "$LOG" >&2
-    fail "$variant: ping through Sluice lost packets"
-  fi
-  ok "$variant: $(grep 'packet loss' "$T/ping")"
-  [[ $rc -eq 0 ]] || { cat "$LOG" >&2; fail "$variant: sluice exited $rc after SIGINT, expected 0"; }
-  expect_in "$LOG" "sluice: SIGINT received, stopping"
-  pool_back "$LOG"
-  read -r a_tx1 a_rx1 b_tx1 b_rx1 < <(kstats)
+  wire_start "$LOG" "$T/$variant.yaml" 50
+  wire_ping "$variant" "$LOG" "$PINGS" 2 30
+  wire_stop "$LOG" "$variant"
+  read -r a_tx1 a_rx1 b_tx1 b_rx1 < <(wire_kstats)
 
   a_in=$(app_counter "$LOG" a in_packets);  num "$a_in" "a in_packets"
   a_out=$(app_counter "$LOG" a out_packets); num "$a_out" "a out_packets"
@@ -259,7 +162,5 @@ ok "docs/examples/af-packet-bridge.yaml passes 'sluice check'"
 # ------------------------------------------------------------ nothing left
 cleanup
 trap - EXIT
-left=$(ip netns list | grep -E "^sl-afp-[abe]-$ID( |$)")
-[[ -z $left ]] || fail "namespaces left behind: $left"
-ok "namespaces and veths removed"
+wire_removed
 exit 0

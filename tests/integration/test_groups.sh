@@ -66,6 +66,43 @@ grep -qE "^  nic@2.output -> fw2@2.input +local [(]same worker[)]$" "$T/plan.out
   { cat "$T/plan.out" >&2; fail "plan: the replica's link is not local"; }
 ok "plan: members, replicas with their queues, the inserted split and join"
 
+# live NAME SUFFIX WHAT PY [RUN-ARGS...]: `sluice run $T/NAME.yaml` (its
+# file prefix ${PREFIX}SUFFIX) in the background (pid), output in
+# $T/NAME.log; once it runs, poll `sluice stats --json` every 0.2 s until PY
+# (python3 code with the JSON in d) exits 0 (the event WHAT), then SIGINT:
+# it must exit 0.  Sets f to its summary.
+live() {
+  local name=$1 sfx=$2 what=$3 py=$4 log=$T/$1.log; shift 4
+  "$SLUICE" run "$T/$name.yaml" --summary-json "$log.json" "$@" >"$log" 2>&1 &
+  pid=$!
+  wait_event "the start line" "$pid" "$log" log_lines "$log" '^sluice: running'
+  WAIT_EVENT_POLL=0.2 wait_event "$what" "$pid" "$log" live_stats "$sfx" "$py"
+  signal_run INT "$pid" "$log" || fail "the run of $name.yaml exited $?"
+  f=$(summary_of "$log") || exit 1
+}
+live_stats() {
+  "$SLUICE" stats --json --prefix "$PREFIX$1" >"$T/stats.json" 2>"$T/stats.err" || return 1
+  python3 -c "import json, sys; d = json.load(open(sys.argv[1]))
+$2" "$T/stats.json"
+}
+pid=""
+trap 'kill -KILL $pid 2>/dev/null; rm -rf "$T" "/var/run/dpdk/$PREFIX"{c,t,l}' EXIT
+
+# out_replicas: each replica out@k of the port out (in summary f) sent
+# packets, all on its own tx queue k (its q_opackets); sets sent to their sum.
+out_replicas() {
+  local k o qo q
+  sent=0
+  for k in 0 1; do
+    q=$(summary_get "$f" apps "out@$k" counters tx_queue)
+    [[ $q -eq $k ]] || fail "out@$k transmitted on queue $q"
+    o=$(summary_get "$f" apps "out@$k" counters out_packets)
+    qo=$(summary_get "$f" apps "out@$k" counters q_opackets)
+    [[ $o -gt 0 && $o -eq $qo ]] || fail "out@$k sent $o, its queue counted $qo"
+    sent=$((sent + o))
+  done
+}
+
 # ---- 2: a counted run through split and join (links that hold every
 # packet: nothing can be dropped however the CPUs are shared)
 N=8000
@@ -84,17 +121,8 @@ links:
   - src.output -> sw.input
   - sw.output -> snk.input
 EOF
-"$SLUICE" run "$T/count.yaml" --summary-json "$T/count.log.json" --quiet >"$T/count.log" 2>&1 &
-pid=$!
-trap 'kill -KILL $pid 2>/dev/null; rm -rf "$T" /var/run/dpdk/$PREFIX*' EXIT
-wait_event "the start line" "$pid" "$T/count.log" log_lines "$T/count.log" '^sluice: running'
-sink_has_all() {
-  "$SLUICE" stats --json --prefix "${PREFIX}c" 2>/dev/null |
-    python3 -c "import json,sys; sys.exit(json.load(sys.stdin)['apps']['snk']['counters']['out_packets'] != $N)"
-}
-WAIT_EVENT_POLL=0.2 wait_event "the sink to count $N packets" "$pid" "$T/count.log" sink_has_all
-signal_run INT "$pid" "$T/count.log" || fail "counted run exited $?"
-f=$(summary_of "$T/count.log")
+live count c "the sink to count $N packets" \
+  "sys.exit(d['apps']['snk']['counters']['out_packets'] != $N)" --quiet
 got=$(summary_get "$f" apps snk counters out_packets)
 [[ $got -eq $N ]] || fail "sink consumed $got of $N packets"
 a=$(summary_get "$f" links "sw@0.output -> snk@input.input0" packets)
@@ -125,25 +153,10 @@ apps:
 links:
   - src.output -> out.input
 EOF
-"$SLUICE" run "$T/tx.yaml" --summary-json "$T/tx.log.json" --quiet >"$T/tx.log" 2>&1 &
-pid=$!
-wait_event "the start line" "$pid" "$T/tx.log" log_lines "$T/tx.log" '^sluice: running'
-port_sent_all() {
-  "$SLUICE" stats --json --prefix "${PREFIX}t" 2>/dev/null |
-    python3 -c "import json,sys; sys.exit(json.load(sys.stdin)['replicated']['out']['counters']['out_packets'] != $N2)"
-}
-WAIT_EVENT_POLL=0.2 wait_event "the port to send $N2 packets" "$pid" "$T/tx.log" port_sent_all
-signal_run INT "$pid" "$T/tx.log" || fail "run sending to a group's port exited $?"
-f=$(summary_of "$T/tx.log")
-sum=0
-for k in 0 1; do
-  o=$(summary_get "$f" apps "out@$k" counters out_packets)
-  qo=$(summary_get "$f" apps "out@$k" counters q_opackets)
-  q=$(summary_get "$f" apps "out@$k" counters tx_queue)
-  [[ $o -gt 0 && $o -eq $qo && $q -eq $k ]] || fail "out@$k sent $o, its queue $q counted $qo"
-  sum=$((sum + o))
-done
-[[ $sum -eq $N2 ]] || fail "the port's replicas sent $sum of $N2"
+live tx t "the port to send $N2 packets" \
+  "sys.exit(d['replicated']['out']['counters']['out_packets'] != $N2)" --quiet
+out_replicas
+[[ $sent -eq $N2 ]] || fail "the port's replicas sent $sent of $N2"
 [[ $(link_kind "$T/tx.log" "src@output.output1 -> out@1.input") == interlink ]] || fail "no interlink to replica 1"
 pool_back "$T/tx.log"
 ok "a single worker reaches a group's port through the split: $N2 packets over both tx queues"
@@ -159,33 +172,15 @@ apps:
 links:
   - nic.output -> out.input
 EOF
-"$SLUICE" run "$T/live.yaml" --summary-json "$T/live.log.json" >"$T/live.log" 2>&1 &
-pid=$!
-wait_event "the start line" "$pid" "$T/live.log" log_lines "$T/live.log" '^sluice: running'
-stats_ok() {
-  "$SLUICE" stats --json --prefix "${PREFIX}l" >"$T/stats.json" 2>"$T/stats.err" || return 1
-  python3 - "$T/stats.json" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-r = d["replicated"]["nic"]
-assert r["replicas"] == ["nic@0", "nic@1"], r
-parts = [d["apps"][n]["counters"]["in_packets"] for n in r["replicas"]]
+live live l "both replicas counted in sluice stats --json" "
+r = d['replicated']['nic']
+assert r['replicas'] == ['nic@0', 'nic@1'], r
+parts = [d['apps'][n]['counters']['in_packets'] for n in r['replicas']]
 assert all(p > 0 for p in parts), parts
-assert r["counters"]["in_packets"] == sum(parts), (r["counters"], parts)
-assert "rx_queue" not in r["counters"], "a gauge was summed"
-assert d["apps"]["nic@1"]["counters"]["rx_queue"] == 1
-PY
-}
-WAIT_EVENT_POLL=0.2 wait_event "both replicas counted in sluice stats --json" "$pid" "$T/live.log" stats_ok
-signal_run INT "$pid" "$T/live.log" || fail "replicated net_null run exited $?"
-f=$(summary_of "$T/live.log")
-for k in 0 1; do
-  q=$(summary_get "$f" apps "out@$k" counters tx_queue)
-  [[ $q -eq $k ]] || fail "out@$k transmitted on queue $q"
-  o=$(summary_get "$f" apps "out@$k" counters out_packets)
-  qo=$(summary_get "$f" apps "out@$k" counters q_opackets)
-  [[ $o -gt 0 && $o -eq $qo ]] || fail "out@$k sent $o, its queue counted $qo"
-done
+assert r['counters']['in_packets'] == sum(parts), (r['counters'], parts)
+assert 'rx_queue' not in r['counters'], 'a gauge was summed'
+assert d['apps']['nic@1']['counters']['rx_queue'] == 1"
+out_replicas
 pool_back "$T/live.log"
 ok "telemetry: replicated totals are the replicas' sum; each replica on its own tx queue"
 

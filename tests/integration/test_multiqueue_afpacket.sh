@@ -30,92 +30,27 @@
 # ICMP's checksum is computed in software, so the ping needs nothing.
 . "$(dirname "$0")/lib.sh"
 
-ID=$$
-NS_A=sl-mqa-a-$ID
-NS_B=sl-mqa-b-$ID
-NS_E=sl-mqa-e-$ID
-IP_A=198.18.1.1
-IP_B=198.18.1.2
 UDP_PORT=7000
 PINGS=10
 FLOWS=32
 DATAGRAMS=4
-SL_PID=
 SRV_PID=
-RAN=
 
 cleanup() {
   local rc=$?
-  for pid in $SL_PID $SRV_PID; do
-    kill -0 "$pid" 2>/dev/null || continue
-    kill -TERM "$pid" 2>/dev/null
-    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$pid" 2>/dev/null
-    wait "$pid" 2>/dev/null
-  done
-  SL_PID= SRV_PID=
-  # Deleting one end of a veth deletes both; do it while the namespace is
-  # still there, so that nothing waits on the kernel's asynchronous cleanup.
-  ip -n "$NS_E" link del ethA 2>/dev/null
-  ip -n "$NS_E" link del ethB 2>/dev/null
-  for ns in "$NS_A" "$NS_B" "$NS_E"; do ip netns del "$ns" 2>/dev/null; done
-  rm -rf "$T"
-  [[ -n $RAN ]] && rm -rf "/var/run/dpdk/$PREFIX" 2>/dev/null
+  wire_cleanup "$SRV_PID"
+  SRV_PID=
   return $rc
 }
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-command -v ip >/dev/null || skip "no 'ip' command (iproute2)"
-command -v ping >/dev/null || skip "no 'ping' command (iputils-ping)"
+wire_init mqa 198.18.1.1 198.18.1.2
 command -v python3 >/dev/null || skip "no python3 (the UDP flows are python3 sockets)"
-[[ $(id -u) -eq 0 ]] || skip "network namespaces need root (CAP_NET_ADMIN)"
 
 # ----------------------------------------------------------------- set-up
-ip netns add "$NS_A" 2>"$T/err" || skip "cannot create a network namespace: $(cat "$T/err")"
-ip netns add "$NS_B" || fail "cannot create namespace $NS_B"
-ip netns add "$NS_E" || fail "cannot create namespace $NS_E"
-ip link add vethA netns "$NS_A" type veth peer name ethA netns "$NS_E" 2>"$T/err" ||
-  skip "cannot create a veth pair: $(cat "$T/err")"
-ip link add vethB netns "$NS_B" type veth peer name ethB netns "$NS_E" ||
-  fail "cannot create the second veth pair"
-for ns in "$NS_A" "$NS_B" "$NS_E"; do
-  ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
-    net.ipv6.conf.default.disable_ipv6=1 || fail "cannot disable IPv6 in $ns"
-done
-while read -r ns dev; do
-  ip netns exec "$ns" sysctl -qw "net.ipv6.conf.$dev.disable_ipv6=1" ||
-    fail "cannot disable IPv6 on $dev"
-done <<EOF
-$NS_A vethA
-$NS_B vethB
-$NS_E ethA
-$NS_E ethB
-EOF
-ip -n "$NS_A" addr add "$IP_A/24" dev vethA || fail "cannot address vethA"
-ip -n "$NS_B" addr add "$IP_B/24" dev vethB || fail "cannot address vethB"
-while read -r ns dev; do
-  ip -n "$ns" link set "$dev" up || fail "cannot set $dev up in $ns"
-done <<EOF
-$NS_A lo
-$NS_A vethA
-$NS_B lo
-$NS_B vethB
-$NS_E ethA
-$NS_E ethB
-EOF
-ok "namespaces $NS_A, $NS_B, $NS_E with two veth pairs"
-
-# kstat NS DEV COUNTER: a kernel interface counter (rx_packets, tx_packets).
-kstat() { ip netns exec "$1" cat "/sys/class/net/$2/statistics/$3"; }
-kstats() {
-  echo "$(kstat "$NS_A" vethA tx_packets) $(kstat "$NS_A" vethA rx_packets)" \
-       "$(kstat "$NS_B" vethB tx_packets) $(kstat "$NS_B" vethB rx_packets)"
-}
-
-ip netns exec "$NS_A" ping -c 1 -W 1 "$IP_B" >/dev/null 2>&1 &&
-  fail "$IP_B answers before Sluice runs"
+wire_up
 
 # Two queue pairs per port; small rings: 64 frames of 2 KiB per queue and direction.
 AFP="qpairs=2,blocksz=4096,framesz=2048,framecnt=64"
@@ -182,29 +117,16 @@ print("echoed %d" % echoed)
 PY
 
 # ----------------------------------------------------------------- the run
-ip -n "$NS_A" neigh flush dev vethA
-ip -n "$NS_B" neigh flush dev vethB
-read -r a_tx0 a_rx0 b_tx0 b_rx0 < <(kstats)
-RAN=1
+read -r a_tx0 a_rx0 b_tx0 b_rx0 < <(wire_kstats)
 # --duration is a backstop only: the run is ended by SIGINT below.
-ip netns exec "$NS_E" "$SLUICE" run "$T/mq.yaml" --summary-json "$LOG.json" --duration 300 >"$LOG" 2>&1 &
-SL_PID=$!
-started() { grep -qE '^sluice: running|no bus or driver recognises' "$LOG"; }
-wait_event "sluice to start" "$SL_PID" "$LOG" started
-grep -q 'no bus or driver recognises' "$LOG" && { cat "$LOG" >&2; skip "DPDK has no net_af_packet driver here"; }
+wire_start "$LOG" "$T/mq.yaml" 300
 
 want=$((FLOWS * DATAGRAMS))
 ip netns exec "$NS_B" python3 "$T/server.py" "$UDP_PORT" "$want" "$T/srv.ready" "$T/srv.done" >"$T/srv.log" 2>&1 &
 SRV_PID=$!
 wait_event "the UDP echo server in $NS_B" "$SRV_PID" "$T/srv.log" test -f "$T/srv.ready"
 
-ip netns exec "$NS_A" ping -n -q -c "$PINGS" -i 0.2 -W 5 -w 60 "$IP_B" >"$T/ping" 2>&1
-ping_rc=$?
-if [[ $ping_rc -ne 0 ]] || ! grep -q " 0% packet loss" "$T/ping"; then
-  cat "$T/ping" "$LOG" >&2
-  fail "ping through Sluice lost packets"
-fi
-ok "ping: $(grep 'packet loss' "$T/ping")"
+wire_ping ping "$LOG" "$PINGS" 5 60
 
 ip netns exec "$NS_A" python3 "$T/client.py" "$IP_B" "$UDP_PORT" "$FLOWS" "$DATAGRAMS" >"$T/client.log" 2>&1 ||
   { cat "$T/client.log" "$LOG" >&2; fail "UDP flows through Sluice: a datagram or its echo was lost"; }
@@ -217,13 +139,8 @@ read -r srv_got srv_flows <"$T/srv.done"
   fail "the server in $NS_B received $srv_got datagrams on $srv_flows flows, expected $want on $FLOWS"
 ok "UDP: $FLOWS flows x $DATAGRAMS datagrams, all $want received by $NS_B and echoed back to $NS_A"
 
-signal_run INT "$SL_PID" "$LOG"
-rc=$?
-SL_PID=
-[[ $rc -eq 0 ]] || { cat "$LOG" >&2; fail "sluice exited $rc after SIGINT, expected 0"; }
-expect_in "$LOG" "sluice: SIGINT received, stopping"
-pool_back "$LOG"
-read -r a_tx1 a_rx1 b_tx1 b_rx1 < <(kstats)
+wire_stop "$LOG" mq
+read -r a_tx1 a_rx1 b_tx1 b_rx1 < <(wire_kstats)
 
 # ----------------------------------------------------------------- the counts
 python3 - "$LOG.json" "$((a_tx1 - a_tx0)) $((a_rx1 - a_rx0)) $((b_tx1 - b_tx0)) $((b_rx1 - b_rx0))" \
@@ -283,7 +200,5 @@ PY
 # ------------------------------------------------------------ nothing left
 cleanup
 trap - EXIT
-left=$(ip netns list | grep -E "^sl-mqa-[abe]-$ID( |$)")
-[[ -z $left ]] || fail "namespaces left behind: $left"
-ok "namespaces and veths removed"
+wire_removed
 exit 0

@@ -67,47 +67,33 @@ for cmd in check run; do
 done
 
 # --- 2. one device, two ports: on a group and on a single worker
-F=$T/twice.yaml
-cat >"$F" <<YAML
+# twice NAME WORKER-A WORKER-B: ports a (on WORKER-A) and b (on WORKER-B)
+# both on net_null0; b, the second, is refused, naming a and its line.
+twice() {
+  local name=$1 f="$T/$1.yaml" la lb cmd
+  cat >"$f" <<YAML
 dpdk: { args: $EAL_ARGS }
 workers:
   solo: { core: auto }
   fwd:  { count: 2 }
 apps:
-  a: { type: port, worker: fwd, device: "net_null0" }
-  b: { type: port, worker: solo, device: "net_null0" }
+  a: { type: port, worker: $2, device: "net_null0" }
+  b: { type: port, worker: $3, device: "net_null0" }
   ka: { type: sink, worker: solo }
   kb: { type: sink, worker: solo }
 links:
   - a.output -> ka.input
   - b.output -> kb.input
 YAML
-LA=$(line_of "$F" "  a: {") LB=$(line_of "$F" "  b: {")
-for cmd in check run; do
-  refused twice "$cmd" "$F" \
-    "^(sluice: )?$(ere "$F"):$LB:[0-9]+: $(ere "app 'b': device 'net_null0' is already served by app 'a' (line $LA)")"
-done
+  la=$(line_of "$f" "  a: {") lb=$(line_of "$f" "  b: {")
+  for cmd in check run; do
+    refused "$name" "$cmd" "$f" \
+      "^(sluice: )?$(ere "$f"):$lb:[0-9]+: $(ere "app 'b': device 'net_null0' is already served by app 'a' (line $la)")"
+  done
+}
+twice twice fwd solo
 # The other order: the single worker's port first.
-F=$T/twice2.yaml
-cat >"$F" <<YAML
-dpdk: { args: $EAL_ARGS }
-workers:
-  solo: { core: auto }
-  fwd:  { count: 2 }
-apps:
-  a: { type: port, worker: solo, device: "net_null0" }
-  b: { type: port, worker: fwd, device: "net_null0" }
-  ka: { type: sink, worker: solo }
-  kb: { type: sink, worker: solo }
-links:
-  - a.output -> ka.input
-  - b.output -> kb.input
-YAML
-LA=$(line_of "$F" "  a: {") LB=$(line_of "$F" "  b: {")
-for cmd in check run; do
-  refused twice-group "$cmd" "$F" \
-    "^(sluice: )?$(ere "$F"):$LB:[0-9]+: $(ere "app 'b': device 'net_null0' is already served by app 'a' (line $LA)")"
-done
+twice twice-group solo fwd
 
 # --- 3. more queues than the device has
 $PCAPTOOL gen "$T/in.pcap" 10 1 || fail "cannot make $T/in.pcap"

@@ -23,10 +23,7 @@
 # mounts hugetlbfs if needed, and undoes both on exit (lib.sh huge_reserve).
 . "$(dirname "$0")/lib.sh"
 
-TESTPMD=${TESTPMD:-$(command -v dpdk-testpmd || true)}
-[[ -n $TESTPMD && -x $TESTPMD ]] || skip "dpdk-testpmd not found (Debian: apt-get install dpdk)"
-command -v stdbuf >/dev/null || skip "stdbuf (coreutils) not found"
-[[ $(id -u) -eq 0 ]] || skip "needs root to reserve hugepages and mount hugetlbfs"
+testpmd_need
 
 EXAMPLE=$SRC/docs/examples/vhost-multiqueue.yaml
 MEM_MB=256          # -m for each process
@@ -40,22 +37,7 @@ SL_PID=""
 L=$T/sluice.log
 cleanup() {
   local rc=$?
-  set +e
-  testpmd_kill
-  if [[ -n $SL_PID ]] && kill -0 "$SL_PID" 2>/dev/null; then
-    kill -TERM "$SL_PID"
-    for _ in $(seq 50); do kill -0 "$SL_PID" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$SL_PID" 2>/dev/null
-    wait "$SL_PID" 2>/dev/null
-  fi
-  if [[ $rc -ne 0 && $rc -ne 77 ]]; then
-    for f in "$L" "$T/testpmd.log"; do
-      [[ -f $f ]] && { echo "----- $f (last 40 lines)" >&2; tail -n 40 "$f" >&2; }
-    done
-  fi
-  rm -rf "/var/run/dpdk/${PREFIX}vh" "/var/run/dpdk/${PREFIX}tp"
-  huge_release
-  rm -rf "$T"
+  testpmd_cleanup "$rc" "$SL_PID" "$L" "$T/testpmd.log"
   return $rc
 }
 trap cleanup EXIT

@@ -24,10 +24,7 @@
 # exists, and undoes both on exit; where that is impossible it is skipped.
 . "$(dirname "$0")/lib.sh"
 
-TESTPMD=${TESTPMD:-$(command -v dpdk-testpmd || true)}
-[[ -n $TESTPMD && -x $TESTPMD ]] || skip "dpdk-testpmd not found (Debian: apt-get install dpdk)"
-command -v stdbuf >/dev/null || skip "stdbuf (coreutils) not found"
-[[ $(id -u) -eq 0 ]] || skip "needs root to reserve hugepages and mount hugetlbfs"
+testpmd_need
 
 MEM_MB=256          # -m for each process
 NEED_PAGES=288      # 2 x 256 MB of 2 MB pages, plus a margin
@@ -36,61 +33,22 @@ ROUNDS=2            # echo variant: rounds of start tx_first / stop per session
 BURSTS=16           # bursts of 32 packets per round: 512, half a ring
 BURST=32
 RX_SIZE=300         # rx-only variant: frame size sent by testpmd
-DEADLINE=60         # seconds for any single wait
 
-SLUICE_PID="" TP_PID="" TP_FD=false
-HUGE_SYS=/sys/kernel/mm/hugepages/hugepages-2048kB
-HUGE_SET="" HUGE_WAS="" HUGE_MOUNTED="" HUGE_MKDIR=""
+# Every wait polls at most five times a second: Sluice and testpmd busy-poll
+# the CPUs the test shares with them.
+WAIT_EVENT_POLL=0.2
+SLUICE_PID=""
+L=$T/sluice.log
 
 cleanup() {
-  set +e
-  if $TP_FD; then exec 3>&-; fi
-  for pid in $TP_PID $SLUICE_PID; do
-    kill -0 "$pid" 2>/dev/null || continue
-    kill -TERM "$pid" 2>/dev/null
-    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$pid" 2>/dev/null
-    wait "$pid" 2>/dev/null
-  done
-  rm -rf "/var/run/dpdk/${PREFIX}vh" "/var/run/dpdk/${PREFIX}tp"
-  if [[ -n $HUGE_MOUNTED ]]; then
-    umount "$HUGE_MOUNTED" 2>/dev/null && [[ -n $HUGE_MKDIR ]] && rmdir "$HUGE_MOUNTED"
-  fi
-  # Give back the pages reserved here, unless someone changed the count since.
-  if [[ -n $HUGE_SET && $(cat "$HUGE_SYS/nr_hugepages") == "$HUGE_SET" ]]; then
-    echo "$HUGE_WAS" >"$HUGE_SYS/nr_hugepages"
-  fi
-  rm -rf "$T"
+  local rc=$?
+  testpmd_cleanup "$rc" "$SLUICE_PID" "$L" "$T/testpmd.log"
+  return $rc
 }
 trap cleanup EXIT
 trap '' PIPE     # a write to a dead testpmd must fail, not kill the test
 
-# ---------------------------------------------------------------- hugepages
-[[ -d $HUGE_SYS ]] || skip "the kernel offers no 2 MB hugepages ($HUGE_SYS missing)"
-free_pages=$(cat "$HUGE_SYS/free_hugepages")
-if ((free_pages < NEED_PAGES)); then
-  HUGE_WAS=$(cat "$HUGE_SYS/nr_hugepages")
-  want=$((HUGE_WAS + NEED_PAGES - free_pages))
-  echo "$want" >"$HUGE_SYS/nr_hugepages" 2>/dev/null ||
-    skip "cannot write $HUGE_SYS/nr_hugepages (a container without hugepage rights?)"
-  HUGE_SET=$(cat "$HUGE_SYS/nr_hugepages")
-  free_pages=$(cat "$HUGE_SYS/free_hugepages")
-  ((free_pages >= NEED_PAGES)) ||
-    skip "only $free_pages free 2 MB hugepages after asking for $want in all; need $NEED_PAGES"
-fi
-HUGE_DIR=$(awk '$3 == "hugetlbfs" && $4 ~ /(^|,)pagesize=2M(,|$)/ { print $2; exit }' /proc/mounts)
-if [[ -z $HUGE_DIR ]]; then
-  if ! mountpoint -q /dev/hugepages 2>/dev/null; then
-    HUGE_DIR=/dev/hugepages
-  else
-    HUGE_DIR=$T/huge    # /dev/hugepages holds pages of another size
-  fi
-  [[ -d $HUGE_DIR ]] || { mkdir -p "$HUGE_DIR" && HUGE_MKDIR=yes; }
-  mount -t hugetlbfs -o pagesize=2M nodev "$HUGE_DIR" 2>/dev/null ||
-    skip "cannot mount hugetlbfs at $HUGE_DIR"
-  HUGE_MOUNTED=$HUGE_DIR
-fi
-ok "$free_pages free 2 MB hugepages, hugetlbfs at $HUGE_DIR"
+huge_reserve "$NEED_PAGES"
 
 # Sluice's worker on the last CPU we may use; testpmd's two lcores (its
 # command line and its forwarding core) share the first one, where Sluice's
@@ -104,126 +62,56 @@ SL_EAL="[-m, \"$MEM_MB\", --in-memory, --huge-dir, \"$HUGE_DIR\", --no-pci,
          --file-prefix, ${PREFIX}vh, --log-level, \"lib.eal:warning\"]"
 
 # ---------------------------------------------------------------- helpers
-alive() { kill -0 "$1" 2>/dev/null; }
-
-# wait_until WHAT CMD...: poll CMD until it succeeds; fail after $DEADLINE s or
-# when Sluice or testpmd has died.
-wait_until() {
-  local what=$1; shift
-  local end=$((SECONDS + DEADLINE))
-  until "$@"; do
-    [[ -z $SLUICE_PID ]] || alive "$SLUICE_PID" || { dump_logs; fail "sluice died while waiting for $what"; }
-    [[ -z $TP_PID ]] || alive "$TP_PID" || { dump_logs; fail "testpmd died while waiting for $what"; }
-    ((SECONDS < end)) || { dump_logs; fail "no $what after ${DEADLINE} s"; }
-    sleep 0.2
-  done
-}
-
-dump_logs() {
-  for f in "$T/sluice.log" "$T/testpmd.log"; do
-    [[ -f $f ]] || continue
-    echo "----- $f (last 60 lines)" >&2
-    tail -n 60 "$f" >&2
-  done
-}
-
 # start_sluice CONFIG: run Sluice in the background (until SIGINT), wait for
-# its vhost-user socket.
+# its vhost-user socket.  Until stop_sluice, every wait for testpmd also
+# fails as soon as Sluice ends.
 start_sluice() {
-  rm -f "$SOCK"
-  rm -f "$T/sluice.log.json"
-  "$SLUICE" run "$1" --summary-json "$T/sluice.log.json" >"$T/sluice.log" 2>&1 &
+  rm -f "$SOCK" "$L.json"
+  "$SLUICE" run "$1" --summary-json "$L.json" >"$L" 2>&1 &
   SLUICE_PID=$!
-  wait_until "vhost-user socket $SOCK" test -S "$SOCK"
+  TP_WATCH=$SLUICE_PID TP_WATCH_LOG=$L
+  wait_event "vhost-user socket $SOCK" "$SLUICE_PID" "$L" test -S "$SOCK"
 }
 
 # stop_sluice: SIGINT, then its exit status must be 0.
 stop_sluice() {
-  kill -INT "$SLUICE_PID"
-  local end=$((SECONDS + DEADLINE))
-  while alive "$SLUICE_PID"; do
-    ((SECONDS < end)) || { dump_logs; fail "sluice still running ${DEADLINE} s after SIGINT"; }
-    sleep 0.2
-  done
-  wait "$SLUICE_PID"
-  local rc=$?
-  SLUICE_PID=""
-  [[ $rc -eq 0 ]] || { dump_logs; fail "sluice exited $rc after SIGINT, expected 0"; }
-  expect_in "$T/sluice.log" "SIGINT received, stopping"
-  pool_back "$T/sluice.log"
+  local rc
+  signal_run INT "$SLUICE_PID" "$L"
+  rc=$?
+  SLUICE_PID="" TP_WATCH="" TP_WATCH_LOG=""
+  [[ $rc -eq 0 ]] || fail "sluice exited $rc after SIGINT, expected 0"
+  expect_in "$L" "SIGINT received, stopping"
+  pool_back "$L"
 }
 
-# start_testpmd [TESTPMD-APP-ARGS...]: the virtio-user frontend, interactive,
-# its stdin a fifo (fd 3 here), its stdout line-buffered into testpmd.log.
+# start_testpmd [TESTPMD-APP-ARGS...]: the virtio-user frontend (lib.sh
+# testpmd_start), its output in testpmd.log.
 start_testpmd() {
-  rm -f "$T/tp.in"
-  mkfifo "$T/tp.in"
-  stdbuf -oL -eL "$TESTPMD" --lcores "0@$CPU_TP,1@$CPU_TP" --no-pci \
+  testpmd_start "$T/testpmd.log" --lcores "0@$CPU_TP,1@$CPU_TP" --no-pci \
     --in-memory --single-file-segments --huge-dir "$HUGE_DIR" -m "$MEM_MB" \
     --file-prefix "${PREFIX}tp" --log-level "lib.eal:warning" \
     --vdev "net_virtio_user0,path=$SOCK,queues=1,queue_size=1024" \
-    -- -i --total-num-mbufs=4096 --rxd=1024 --txd=1024 --burst=$BURST \
-    --forward-mode=rxonly "$@" <"$T/tp.in" >"$T/testpmd.log" 2>&1 &
-  TP_PID=$!
-  exec 3>"$T/tp.in"
-  TP_FD=true
-  wait_until "testpmd prompt" grep -q '^testpmd> ' "$T/testpmd.log"
+    -- --total-num-mbufs=4096 --rxd=1024 --txd=1024 --burst=$BURST \
+    --forward-mode=rxonly "$@"
 }
 
-tp() { echo "$*" >&3 || { dump_logs; fail "cannot send '$*' to testpmd"; }; }
-
-count_lines() { grep -cE -- "$1" "$T/testpmd.log"; }
-more_lines() { (($(count_lines "$1") > $2)); }
 # more_in FILE TEXT N: FILE holds TEXT (fixed string) on more than N lines.
 more_in() { (($(grep -cF -- "$2" "$1") > $3)); }
 
-# tp_port_stats: 'show port stats 0'; sets TP_RX TP_MISSED TP_RXB (received)
-# and TP_TX TP_ERR TP_TXB (sent) from the newest block of port statistics.
-tp_port_stats() {
-  local n
-  n=$(count_lines '^ +Tx-pps:')
-  tp "show port stats 0"
-  wait_until "testpmd port statistics" more_lines '^ +Tx-pps:' "$n"
-  read -r TP_RX TP_MISSED TP_RXB < <(grep -E '^ +RX-packets: +[0-9]+ +RX-missed:' "$T/testpmd.log" |
-    tail -n 1 | awk '{ print $2, $4, $6 }')
-  read -r TP_TX TP_ERR TP_TXB < <(grep -E '^ +TX-packets: +[0-9]+ +TX-errors:' "$T/testpmd.log" |
-    tail -n 1 | awk '{ print $2, $4, $6 }')
-}
-
-# tp_stop: 'stop'; adds this run's forward TX-dropped to TP_FWD_DROPPED and
-# its TX-total to TP_FWD_TOTAL.
-TP_FWD_DROPPED=0 TP_FWD_TOTAL=0
+# tp_stop: 'stop'; adds this run's forward TX-dropped to FWD_DROPPED and its
+# TX-total to FWD_TOTAL.
+FWD_DROPPED=0 FWD_TOTAL=0
 tp_stop() {
-  local n d t
-  n=$(count_lines '^ +\++$')
-  tp "stop"
-  wait_until "testpmd forward statistics" more_lines '^ +\++$' "$n"
-  read -r d t < <(grep -E '^ +TX-packets: +[0-9]+ +TX-dropped:' "$T/testpmd.log" |
-    tail -n 1 | awk '{ print $4, $6 }')
-  TP_FWD_DROPPED=$((TP_FWD_DROPPED + d))
-  TP_FWD_TOTAL=$((TP_FWD_TOTAL + t))
+  testpmd_stop
+  FWD_DROPPED=$((FWD_DROPPED + TP_FWD_DROPPED))
+  FWD_TOTAL=$((FWD_TOTAL + TP_FWD_TOTAL))
 }
 
-rx_at_least() { tp_port_stats; ((TP_RX >= $1)); }
-tx_at_least() { tp_port_stats; ((TP_TX >= $1)); }
-
-quit_testpmd() {
-  tp "quit"
-  local end=$((SECONDS + DEADLINE))
-  while alive "$TP_PID"; do
-    ((SECONDS < end)) || { dump_logs; fail "testpmd still running ${DEADLINE} s after quit"; }
-    sleep 0.2
-  done
-  wait "$TP_PID"
-  local rc=$?
-  TP_PID=""
-  exec 3>&-
-  TP_FD=false
-  [[ $rc -eq 0 ]] || { dump_logs; fail "testpmd exited $rc"; }
-}
+rx_at_least() { testpmd_port_stats 0; ((TP_RX >= $1)); }
+tx_at_least() { testpmd_port_stats 0; ((TP_TX >= $1)); }
 
 # eq WHAT A B: fail unless A equals B.
-eq() { [[ $2 == "$3" ]] || { dump_logs; fail "$1: $2, expected $3"; }; }
+eq() { [[ $2 == "$3" ]] || fail "$1: $2, expected $3"; }
 
 # ================================================================ echo
 cat >"$T/echo.yaml" <<YAML
@@ -248,19 +136,19 @@ per_round=$((BURSTS * BURST))
 sent=$((ROUNDS * per_round))
 tp_tx=0 tp_txb=0 tp_rx=0 tp_rxb=0
 for ((s = 1; s <= SESSIONS; s++)); do
-  TP_FWD_DROPPED=0 TP_FWD_TOTAL=0
+  FWD_DROPPED=0 FWD_TOTAL=0
   start_testpmd
-  wait_until "the vhost device ready in Sluice (session $s)" \
-    more_in "$T/sluice.log" 'virtio is now ready for processing' $((s - 1))
-  tp "set verbose 1"          # dump every received packet's addresses
+  testpmd_wait "the vhost device ready in Sluice (session $s)" \
+    more_in "$L" 'virtio is now ready for processing' $((s - 1))
+  testpmd_cmd "set verbose 1"          # dump every received packet's addresses
   for ((r = 1; r <= ROUNDS; r++)); do
-    tp "start tx_first $BURSTS"
-    wait_until "$((r * per_round)) packets back at testpmd" rx_at_least $((r * per_round))
+    testpmd_cmd "start tx_first $BURSTS"
+    testpmd_wait "$((r * per_round)) packets back at testpmd" rx_at_least $((r * per_round))
     tp_stop
   done
-  tp_port_stats
-  eq "session $s: testpmd forward TX-total" "$TP_FWD_TOTAL" "$sent"
-  eq "session $s: testpmd forward TX-dropped" "$TP_FWD_DROPPED" 0
+  testpmd_port_stats 0
+  eq "session $s: testpmd forward TX-total" "$FWD_TOTAL" "$sent"
+  eq "session $s: testpmd forward TX-dropped" "$FWD_DROPPED" 0
   eq "session $s: testpmd TX-packets" "$TP_TX" "$sent"
   eq "session $s: testpmd TX-errors" "$TP_ERR" 0
   eq "session $s: testpmd RX-packets" "$TP_RX" "$sent"
@@ -270,7 +158,7 @@ for ((s = 1; s <= SESSIONS; s++)); do
   # port's MAC to the peer address 02:00:00:00:00:00.  (Counted as matches,
   # not lines: a dump may share a line with the prompt.)
   mac=$(sed -nE 's/^Port 0: ([0-9A-F:]{17})$/\1/p' "$T/testpmd.log" | head -n 1)
-  [[ -n $mac ]] || { dump_logs; fail "no MAC address for testpmd's port 0"; }
+  [[ -n $mac ]] || fail "no MAC address for testpmd's port 0"
   dumped=$(grep -oE 'src=[0-9A-F:]{17} - dst=[0-9A-F:]{17} - ' "$T/testpmd.log" | wc -l)
   swapped=$(grep -oE "src=02:00:00:00:00:00 - dst=$mac - " "$T/testpmd.log" | wc -l)
   eq "session $s: packets dumped by testpmd" "$dumped" "$sent"
@@ -278,13 +166,12 @@ for ((s = 1; s <= SESSIONS; s++)); do
 
   tp_tx=$((tp_tx + TP_TX)) tp_txb=$((tp_txb + TP_TXB))
   tp_rx=$((tp_rx + TP_RX)) tp_rxb=$((tp_rxb + TP_RXB))
-  quit_testpmd
-  wait_until "the vhost peer to close in Sluice (session $s)" \
-    more_in "$T/sluice.log" 'vhost peer closed' $((s - 1))
+  testpmd_quit
+  testpmd_wait "the vhost peer to close in Sluice (session $s)" \
+    more_in "$L" 'vhost peer closed' $((s - 1))
   ok "echo session $s: testpmd sent $TP_TX packets and got all $TP_RX back, MACs swapped"
 done
 stop_sluice
-L=$T/sluice.log
 total=$((SESSIONS * sent))
 eq "sluice vh in_packets (= testpmd TX-packets)" "$(app_counter "$L" vh in_packets)" "$tp_tx"
 eq "sluice vh in_bytes (= testpmd TX-bytes)" "$(app_counter "$L" vh in_bytes)" "$tp_txb"
@@ -308,25 +195,25 @@ apps:
 links:
   - vh.output -> cap.input
 YAML
-TP_FWD_DROPPED=0 TP_FWD_TOTAL=0
+FWD_DROPPED=0 FWD_TOTAL=0
 start_sluice "$T/rx.yaml"
 start_testpmd "--txpkts=$RX_SIZE"
-wait_until "the vhost device ready in Sluice" grep -q 'virtio is now ready for processing' "$T/sluice.log"
-tp "start tx_first $BURSTS"
-wait_until "$per_round packets sent by testpmd" tx_at_least "$per_round"
+testpmd_wait "the vhost device ready in Sluice" grep -q 'virtio is now ready for processing' "$L"
+testpmd_cmd "start tx_first $BURSTS"
+testpmd_wait "$per_round packets sent by testpmd" tx_at_least "$per_round"
 # A pcap file of N frames of RX_SIZE bytes: a 24-byte header, then per frame a
 # 16-byte record header and the frame.
 cap_size=$((24 + per_round * (16 + RX_SIZE)))
 captured() { [[ -f $T/cap.pcap ]] && (($(stat -c %s "$T/cap.pcap") >= cap_size)); }
-wait_until "$per_round packets in Sluice's capture" captured
+testpmd_wait "$per_round packets in Sluice's capture" captured
 tp_stop
-tp_port_stats
-eq "testpmd forward TX-total" "$TP_FWD_TOTAL" "$per_round"
-eq "testpmd forward TX-dropped" "$TP_FWD_DROPPED" 0
+testpmd_port_stats 0
+eq "testpmd forward TX-total" "$FWD_TOTAL" "$per_round"
+eq "testpmd forward TX-dropped" "$FWD_DROPPED" 0
 eq "testpmd TX-packets" "$TP_TX" "$per_round"
 eq "testpmd TX-bytes" "$TP_TXB" "$((per_round * RX_SIZE))"
 eq "testpmd RX-packets (Sluice sends nothing back)" "$TP_RX" 0
-quit_testpmd
+testpmd_quit
 stop_sluice
 eq "sluice vh in_packets (= testpmd TX-packets)" "$(app_counter "$L" vh in_packets)" "$TP_TX"
 eq "sluice vh in_bytes (= testpmd TX-bytes)" "$(app_counter "$L" vh in_bytes)" "$TP_TXB"
@@ -345,23 +232,23 @@ ok "rx-only: testpmd sent $TP_TX frames of $RX_SIZE bytes, Sluice captured all $
 # never taken by Sluice) unaccounted on its side.
 LOAD_BURSTS=8
 circulating=$((LOAD_BURSTS * BURST))
-TP_FWD_DROPPED=0 TP_FWD_TOTAL=0
+FWD_DROPPED=0 FWD_TOTAL=0
 start_sluice "$T/echo.yaml"
 start_testpmd --forward-mode=io
-wait_until "the vhost device ready in Sluice" grep -q 'virtio is now ready for processing' "$T/sluice.log"
-tp "start tx_first $LOAD_BURSTS"
-wait_until "20000 packets back at testpmd" rx_at_least 20000
+testpmd_wait "the vhost device ready in Sluice" grep -q 'virtio is now ready for processing' "$L"
+testpmd_cmd "start tx_first $LOAD_BURSTS"
+testpmd_wait "20000 packets back at testpmd" rx_at_least 20000
 stop_sluice
 out=$(app_counter "$L" vh out_packets)
 in=$(app_counter "$L" vh in_packets)
 eq "sluice vh out_packets (echo of in_packets)" "$out" "$in"
 eq "sluice vh drops" "$(app_counter "$L" vh drops)" 0
 # testpmd goes on receiving what Sluice returned before it stopped.
-wait_until "testpmd to receive all $out packets Sluice returned" rx_at_least "$out"
+testpmd_wait "testpmd to receive all $out packets Sluice returned" rx_at_least "$out"
 tp_stop
-tp_port_stats
+testpmd_port_stats 0
 eq "testpmd RX-packets (= Sluice out_packets)" "$TP_RX" "$out"
-eq "testpmd forward TX-dropped" "$TP_FWD_DROPPED" 0
+eq "testpmd forward TX-dropped" "$FWD_DROPPED" 0
 eq "testpmd TX-packets - Sluice in_packets" "$((TP_TX - in))" "$circulating"
-quit_testpmd
+testpmd_quit
 ok "stop under load: Sluice took $in packets and returned all $out; testpmd sent $TP_TX, the $circulating circulating ones left in its tx ring"
