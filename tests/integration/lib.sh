@@ -333,12 +333,14 @@ wire_start() {
 }
 wire_started() { grep -qE '^sluice: running|no bus or driver recognises' "$1"; }
 
-# wire_ping WHAT LOG COUNT WAIT DEADLINE: COUNT pings from A to B, 0.2 s
-# apart (ping -W WAIT -w DEADLINE), must all be answered; else ping's
-# output and LOG are shown.
+# wire_ping WHAT LOG COUNT WAIT: exactly COUNT pings from A to B, 0.2 s
+# apart, each answered within WAIT seconds (ping -c COUNT -W WAIT; no -w
+# deadline, with which ping keeps sending until COUNT replies are in, and a
+# request still in flight then counts as lost); else ping's output and LOG
+# are shown.
 wire_ping() {
   local rc
-  ip netns exec "$NS_A" ping -n -q -c "$3" -i 0.2 -W "$4" -w "$5" "$IP_B" >"$T/ping" 2>&1
+  ip netns exec "$NS_A" ping -n -q -c "$3" -i 0.2 -W "$4" "$IP_B" >"$T/ping" 2>&1
   rc=$?
   if [[ $rc -ne 0 ]] || ! grep -q " 0% packet loss" "$T/ping"; then
     cat "$T/ping" "$2" >&2
