@@ -217,8 +217,11 @@ def cmd_ovs_expiry(ctl, want, timeout):
             key = line.split(", packets:")[0].strip()
             used = line.split("used:")[1].split(",")[0].strip()
             now.add(key)
-            if used != "never":
-                u = float(used.rstrip("s"))
+            # "never": no packet since the upcall that made the flow (the
+            # upcall's own packet is not counted): it was last used about
+            # when it was first seen
+            u = 0.0 if used == "never" else float(used.rstrip("s"))
+            if used != "never" or key not in last:
                 last[key] = max(last.get(key, 0.0), t - u)
         for k in last:
             if k not in now and k not in gone:
