@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# scripts/bench-peers: bad options are refused with a message and exit
+# status 2; without OVS-DPDK the OVS part prints NA with its reason and the
+# summary line is still well formed; with OVS-DPDK and hugepages (root), a
+# tiny run of the OVS and expiry parts (1 run of 1 s, 1024 flows, 200
+# expiring flows) records both engines and ends with a well-formed summary.
+# Nothing here asserts a rate.  Skipped (77) where OVS-DPDK or hugepages are
+# unavailable.
+. "$(dirname "$0")/lib.sh"
+B="$SRC/scripts/bench-peers"
+export SLUICE SLUICE_BENCH_NO_BUILD=1
+
+bad() {  # bad EXPECTED-TEXT ARGS...
+  local want=$1; shift
+  "$B" "$@" >"$T/out" 2>&1
+  local rc=$?
+  [[ $rc -eq 2 ]] || { cat "$T/out"; fail "bench-peers $* exited $rc, expected 2"; }
+  expect_in "$T/out" "$want"
+}
+bad "bench-peers: unknown argument '--bogus'" --bogus
+bad "bench-peers: --runs must be a positive integer" --runs 0
+bad "bench-peers: unknown part 'vpp' (testpmd, l3fwd, ovs, expiry)" --parts ovs,vpp
+bad "bench-peers: --expiry-flows must be 1..131072" --expiry-flows 0
+bad "bench-peers: --flows values must be 1..16777216" --flows 1,0
+bad "bench-peers: --duration needs a value" --duration
+ok "bad options refused with exit status 2"
+
+SUMMARY_RE='^summary: testpmd_ratio=(NA|[0-9]+\.[0-9]+) l3fwd_ratio=(NA|[0-9]+\.[0-9]+) ovs_ratio_min=(NA|[0-9]+\.[0-9]+) testpmd_pool_ratio=(NA|[0-9]+\.[0-9]+)$'
+
+# No OVS: the part is skipped with its reason, the rest of the line stands.
+BENCH_PEERS_VSWITCHD=/nonexistent/ovs-vswitchd "$B" --quick --parts ovs >"$T/na" 2>&1 ||
+  { cat "$T/na"; fail "bench-peers without OVS exited $?"; }
+line=$(grep '^summary: ' "$T/na") || { cat "$T/na"; fail "no summary line"; }
+[[ $line =~ $SUMMARY_RE ]] || fail "malformed summary: $line"
+[[ $line == "summary: testpmd_ratio=NA l3fwd_ratio=NA ovs_ratio_min=NA testpmd_pool_ratio=NA" ]] ||
+  fail "expected every ratio NA without OVS, got: $line"
+if [[ -x /usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk ]] || ((EUID == 0)); then
+  expect_in "$T/na" "bench-peers: OVS part not run: /nonexistent/ovs-vswitchd not found"
+else
+  expect_in "$T/na" "bench-peers: OVS part not run: OVS-DPDK not installed"
+fi
+expect_in "$T/na" "bench-peers: testpmd_ratio NA: part not run (--parts)"
+expect_in "$T/na" "bench-peers: l3fwd_ratio NA: part not run (--parts)"
+expect_in "$T/na" "bench-peers: testpmd_pool_ratio NA: Sluice's pool is not built as a DPDK mempool plugin yet"
+ok "without OVS: NA with reasons, summary well formed"
+
+# With OVS: needs the package and 1024 MB of 2 MB hugepages (reserved by
+# the script as root, given back at its end).
+[[ -x /usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk ]] ||
+  skip "OVS-DPDK is not installed (Debian package openvswitch-switch-dpdk)"
+free=$(awk '/^HugePages_Free:/{print $2}' /proc/meminfo)
+((EUID == 0 || free >= 512)) || skip "no 1024 MB of free 2 MB hugepages and not root to reserve them"
+before=$(cat /proc/sys/vm/nr_hugepages)
+"$B" --quick --parts ovs,expiry --expiry-flows 200 --out "$T/b" >"$T/out" 2>&1 ||
+  { cat "$T/out"; fail "a tiny run failed"; }
+if grep -q "OVS part not run: OVS-DPDK needs hugepages" "$T/out"; then
+  skip "$(sed -n 's/.*OVS part not run: //p' "$T/out")"
+fi
+[[ $(cat /proc/sys/vm/nr_hugepages) == "$before" ]] || fail "hugepages not given back: $before before, $(cat /proc/sys/vm/nr_hugepages) after"
+line=$(grep '^summary: ' "$T/out") || { cat "$T/out"; fail "no summary line"; }
+[[ $line =~ $SUMMARY_RE ]] || fail "malformed summary: $line"
+[[ $line =~ ovs_ratio_min=[0-9] ]] || { cat "$T/out"; fail "no OVS ratio: $line"; }
+python3 - "$T/b/results.csv" <<'PY' || { cat "$T/out"; fail "result rows"; }
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+got = sorted((r["part"], r["config"], r["engine"]) for r in rows)
+assert got == [("expiry", "flows=200", "ovs"), ("expiry", "flows=200", "sluice"),
+               ("ovs", "flows=1024", "ovs"), ("ovs", "flows=1024", "sluice")], got
+for r in rows:
+    if r["part"] == "ovs":
+        assert int(r["packets"]) > 0, r
+        assert r["hit_pct"] not in ("", "-"), r
+    else:
+        assert int(r["packets"]) == 200, r   # every flow's expiry measured
+PY
+ok "OVS and expiry parts: both engines recorded, summary well formed"
+# Only what the script started is gone: no ovs-vswitchd of its run directory.
+pgrep -f "$T/b/ovs/" >/dev/null && fail "an OVS process of the run is still alive"
+ok "no process of the run left"
