@@ -41,7 +41,7 @@ else
 fi
 expect_in "$T/na" "bench-peers: testpmd_ratio NA: part not run (--parts)"
 expect_in "$T/na" "bench-peers: l3fwd_ratio NA: part not run (--parts)"
-expect_in "$T/na" "bench-peers: testpmd_pool_ratio NA: Sluice's pool is not built as a DPDK mempool plugin yet"
+expect_in "$T/na" "bench-peers: testpmd_pool_ratio NA: part not run (--parts)"
 ok "without OVS: NA with reasons, summary well formed"
 
 # With OVS: needs the package and 1024 MB of 2 MB hugepages (reserved by
