@@ -309,6 +309,15 @@ int sl_route_lookup(const struct sl_route_table *t, uint32_t dst)
 	return (int)nh;
 }
 
+void sl_route_lookup_bulk(const struct sl_route_table *t, const uint32_t *dst, int *nh,
+			  unsigned n)
+{
+	uint32_t got[SL_ROUTE_BULK_MAX];
+	rte_lpm_lookup_bulk(t->lpm, dst, got, n);
+	for (unsigned i = 0; i < n; i++)
+		nh[i] = (got[i] & RTE_LPM_LOOKUP_SUCCESS) ? (int)(got[i] & 0x00ffffff) : t->def_nh;
+}
+
 const struct sl_route_nh *sl_route_nh(const struct sl_route_table *t, unsigned nh)
 {
 	return &t->nh[nh];

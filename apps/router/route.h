@@ -78,6 +78,14 @@ struct sl_route_table *sl_route_table_find(const char *name);
  * look-up: -1 is "no route", never an errno). */
 int sl_route_lookup(const struct sl_route_table *t, uint32_t dst);
 
+/* The same for n destinations at once (n <= SL_ROUTE_BULK_MAX): nh[i] for
+ * dst[i].  One pass computes every table index and prefetches its entry,
+ * the next reads them, so the cache misses of a burst overlap instead of
+ * following one another. */
+#define SL_ROUTE_BULK_MAX 256
+void sl_route_lookup_bulk(const struct sl_route_table *t, const uint32_t *dst, int *nh,
+			  unsigned n);
+
 /* Next hop by index (0 <= nh < number of next hops). */
 const struct sl_route_nh *sl_route_nh(const struct sl_route_table *t, unsigned nh);
 

@@ -247,6 +247,10 @@ static void transmit_by_output(struct sl_app *app, struct rte_mbuf **pkts, const
 	}
 }
 
+/* A burst in three passes: parse and check every packet (and take route
+ * hints), look up all the destinations left at once (their table entries
+ * are fetched together: sl_route_lookup_bulk), then rewrite and sort the
+ * routed packets by output.  Packets keep their order on each output. */
 static void router_push(struct sl_app *app)
 {
 	struct router_priv *p = app->priv;
@@ -254,18 +258,28 @@ static void router_push(struct sl_app *app)
 	struct rte_mbuf *pkts[SL_BURST_MAX];
 	struct rte_mbuf *drop[SL_BURST_MAX];
 	uint8_t which[SL_BURST_MAX];
+	uint8_t *word[SL_BURST_MAX];           /* the TTL's 16-bit word and the checksum */
+	uint8_t tmp[SL_BURST_MAX][4];          /* where the word is not contiguous */
+	uint32_t l3[SL_BURST_MAX];
+	int nh[SL_BURST_MAX];
+	uint32_t lk_dst[SL_BURST_MAX];
+	int lk_nh[SL_BURST_MAX];
+	uint8_t lk_at[SL_BURST_MAX];
 	struct sl_link *in = app->in[0];
 
+	_Static_assert(SL_BURST_MAX <= SL_ROUTE_BULK_MAX, "a burst fits one bulk lookup");
+	_Static_assert(SL_BURST_MAX <= UINT8_MAX + 1, "burst positions fit in uint8_t");
 	if (in == NULL || t == NULL)
 		return;
 	for (unsigned r = 0; r < ROUTER_ROUNDS; r++) {
 		unsigned n = sl_link_receive(in, pkts, app->burst);
 		unsigned count[SL_MAX_PORTS] = { 0 };
-		unsigned n_fw = 0, n_drop = 0;
+		unsigned n_ok = 0, n_lk = 0, n_fw = 0, n_drop = 0;
 		unsigned not_ipv4 = 0, malformed = 0, ttl_expired = 0, no_route = 0, hinted = 0;
 
 		if (n == 0)
 			break;
+		/* 1: parse; drop what cannot be routed; hints, or a lookup to do. */
 		for (unsigned i = 0; i < n; i++) {
 			struct rte_mbuf *m = pkts[i];
 			struct sl_flow_key key;
@@ -281,46 +295,58 @@ static void router_push(struct sl_app *app)
 				drop[n_drop++] = m;
 				continue;
 			}
-
-			uint8_t tmp[4];
-			uint8_t *w = ttl_word(m, info.l3_off, tmp);
+			uint8_t *w = ttl_word(m, info.l3_off, tmp[n_ok]);
 			if (unlikely(w[0] <= 1)) {
 				ttl_expired++;
 				sl_route_hint_clear(m);
 				drop[n_drop++] = m;
 				continue;
 			}
-
 			uint32_t dst;
 			memcpy(&dst, key.dst, sizeof(dst));
 			dst = rte_be_to_cpu_32(dst);
-			int nh = sl_route_hint_get(m, t, dst);
-			if (nh >= 0) {
+			int h = sl_route_hint_get(m, t, dst);
+			if (h >= 0) {
 				sl_route_hint_clear(m);
 				hinted++;
 			} else {
-				nh = sl_route_lookup(t, dst);
-				if (unlikely(nh < 0)) {
-					no_route++;
-					sl_route_hint_clear(m);
-					drop[n_drop++] = m;
-					continue;
-				}
+				lk_dst[n_lk] = dst;
+				lk_at[n_lk++] = (uint8_t)n_ok;
 			}
-			const struct sl_route_nh *hop = sl_route_nh(t, (unsigned)nh);
-
+			pkts[n_ok] = m;      /* n_ok <= i: overwrites only what was read */
+			word[n_ok] = w;
+			l3[n_ok] = info.l3_off;
+			nh[n_ok++] = h;
+		}
+		/* 2: the lookups, together. */
+		if (n_lk > 0) {
+			sl_route_lookup_bulk(t, lk_dst, lk_nh, n_lk);
+			for (unsigned k = 0; k < n_lk; k++)
+				nh[lk_at[k]] = lk_nh[k];
+		}
+		/* 3: TTL, checksum and MACs of what has a route. */
+		for (unsigned i = 0; i < n_ok; i++) {
+			struct rte_mbuf *m = pkts[i];
+			if (unlikely(nh[i] < 0)) {
+				no_route++;
+				sl_route_hint_clear(m);
+				drop[n_drop++] = m;
+				continue;
+			}
+			const struct sl_route_nh *hop = sl_route_nh(t, (unsigned)nh[i]);
+			uint8_t *w = word[i];
 			uint16_t old = be16_at(w);
 			uint16_t new = (uint16_t)(old - 0x100);      /* TTL - 1, protocol kept */
 			uint16_t sum = csum_replace16(be16_at(w + 2), old, new);
 			w[0] = (uint8_t)(new >> 8);
 			w[2] = (uint8_t)(sum >> 8);
 			w[3] = (uint8_t)sum;
-			if (unlikely(w == tmp))
-				write_at(m, info.l3_off + 8u, tmp, 4);
+			if (unlikely(w == tmp[i]))
+				write_at(m, l3[i] + 8u, w, 4);
 			rewrite_macs(m, hop);
 
 			which[n_fw] = (uint8_t)hop->output;
-			pkts[n_fw++] = m;   /* n_fw <= i: overwrites only what was read */
+			pkts[n_fw++] = m;   /* n_fw <= i */
 			count[hop->output]++;
 		}
 		sl_app_drop(app, drop, n_drop);

@@ -182,6 +182,40 @@ static void test_many_deep(void)
 			wrong++;
 	}
 	CHECK(wrong == 0, "%d wrong lookups among %u deep routes", wrong, N);
+
+	/* The bulk lookup agrees with the single one: each route's address,
+	 * the next one and the one before, in bursts of 256 and a short last
+	 * one, with a default route added. */
+	struct sl_route with_def[N + 1];
+	memcpy(with_def, routes, sizeof(routes));
+	with_def[N] = R(0, 0, N);
+	struct sl_route_table *d = sl_route_table_create("deepdef", with_def, N + 1,
+							 SOCKET_ID_ANY, &err);
+	CHECK(d != NULL, "create %u deep routes and a default: %s", N + 1, err.msg);
+	for (unsigned pass = 0; pass < 2; pass++) {
+		const struct sl_route_table *tt = pass == 0 ? t : d;
+		if (tt == NULL)
+			continue;
+		enum { M = 3 * N };
+		static uint32_t dst[M];
+		static int got[M];
+		for (unsigned i = 0; i < N; i++) {
+			dst[3 * i] = routes[i].prefix;
+			dst[3 * i + 1] = routes[i].prefix + 1;
+			dst[3 * i + 2] = routes[i].prefix - 1;
+		}
+		for (unsigned at = 0; at < M; at += SL_ROUTE_BULK_MAX)
+			sl_route_lookup_bulk(tt, dst + at, got + at,
+					     M - at < SL_ROUTE_BULK_MAX ? M - at : SL_ROUTE_BULK_MAX);
+		wrong = 0;
+		for (unsigned i = 0; i < M; i++)
+			wrong += got[i] != sl_route_lookup(tt, dst[i]);
+		CHECK(wrong == 0, "%d of %u bulk lookups differ from single ones (%s)", wrong,
+		      (unsigned)M, pass == 0 ? "no default" : "with a default route");
+		CHECK(pass == 0 || got[2] == N, "an address outside every route found %d, not the "
+		      "default route %u", got[2], (unsigned)N);
+	}
+	sl_route_table_free(d);
 	sl_route_table_free(t);
 }
 
