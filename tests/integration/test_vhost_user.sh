@@ -65,8 +65,12 @@ SL_EAL="[-m, \"$MEM_MB\", --in-memory, --huge-dir, \"$HUGE_DIR\", --no-pci,
 # start_sluice CONFIG: run Sluice in the background (until SIGINT), wait for
 # its vhost-user socket.  Until stop_sluice, every wait for testpmd also
 # fails as soon as Sluice ends.
+# Pages a process that ended a moment ago held may come back after its
+# exit is reported; each start waits until its own are free.
+pages_free() { (($(awk '/^HugePages_Free:/{print $2}' /proc/meminfo) >= MEM_MB / 2)); }
 start_sluice() {
   rm -f "$SOCK" "$L.json"
+  wait_event "$((MEM_MB / 2)) free hugepages for Sluice" "" "" pages_free
   "$SLUICE" run "$1" --summary-json "$L.json" >"$L" 2>&1 &
   SLUICE_PID=$!
   TP_WATCH=$SLUICE_PID TP_WATCH_LOG=$L
@@ -87,6 +91,7 @@ stop_sluice() {
 # start_testpmd [TESTPMD-APP-ARGS...]: the virtio-user frontend (lib.sh
 # testpmd_start), its output in testpmd.log.
 start_testpmd() {
+  wait_event "$((MEM_MB / 2)) free hugepages for testpmd" "" "" pages_free
   testpmd_start "$T/testpmd.log" --lcores "0@$CPU_TP,1@$CPU_TP" --no-pci \
     --in-memory --single-file-segments --huge-dir "$HUGE_DIR" -m "$MEM_MB" \
     --file-prefix "${PREFIX}tp" --log-level "lib.eal:warning" \
