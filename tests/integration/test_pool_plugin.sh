@@ -20,6 +20,11 @@ PLUGIN=$BUILD/pool/librte_mempool_sluice.so
 DPDK_TEST=$(command -v dpdk-test || true)
 TESTPMD=$(command -v dpdk-testpmd || true)
 [[ -n $DPDK_TEST && -n $TESTPMD ]] || skip "dpdk-test or dpdk-testpmd not found (Debian: apt-get install dpdk)"
+# A sanitizer build's plugin needs its runtime loaded first, which DPDK's
+# own (uninstrumented) programs do not do.
+if ldd "$PLUGIN" | grep -qE 'lib(asan|tsan|ubsan)'; then
+  skip "the plugin of a sanitizer build cannot be loaded into DPDK's uninstrumented programs"
+fi
 [[ $(nproc) -ge 2 ]] || echo "note: one CPU: the two lcores share it"
 
 # The EAL loads a plugin only if no directory on its path is world-writable
