@@ -22,7 +22,7 @@ TESTPMD=$(command -v dpdk-testpmd || true)
 [[ -n $DPDK_TEST && -n $TESTPMD ]] || skip "dpdk-test or dpdk-testpmd not found (Debian: apt-get install dpdk)"
 # A sanitizer build's plugin needs its runtime loaded first, which DPDK's
 # own (uninstrumented) programs do not do.
-if ldd "$PLUGIN" | grep -qE 'lib(asan|tsan|ubsan)'; then
+if [[ $(ldd "$PLUGIN" 2>/dev/null) =~ lib(asan|tsan|ubsan) ]]; then
   skip "the plugin of a sanitizer build cannot be loaded into DPDK's uninstrumented programs"
 fi
 [[ $(nproc) -ge 2 ]] || echo "note: one CPU: the two lcores share it"
