@@ -26,23 +26,6 @@ workers:
   tx: auto
 apps:
   src: { type: source, worker: rx }
-  nic: { type: port, worker: fwd, device: net_null0, rss_symmetric: true }
-  sw:  { type: l2fwd, worker: fwd }
-  snk: { type: sink, worker: tx }
-links:
-  - src.output -> sw.input
-  - nic.output -> sw.input2
-EOF
-# (sw has one input: the second link is an error, fixed below)
-expect_exit 2 "$T/plan.log" check "$T/plan.yaml"
-expect_in "$T/plan.log" "$T/plan.yaml:12:5: link 'nic.output -> sw.input2'"
-cat >"$T/plan.yaml" <<EOF
-workers:
-  rx: auto
-  fwd: { count: 3 }
-  tx: auto
-apps:
-  src: { type: source, worker: rx }
   sw:  { type: l2fwd, worker: fwd }
   snk: { type: sink, worker: tx }
   nic: { type: port, worker: fwd, device: net_null0, rx_queues: 2, rss_symmetric: true }
