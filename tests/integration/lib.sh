@@ -240,7 +240,9 @@ end_process() {
   [[ -n $1 ]] || return 0
   if kill -0 "$1" 2>/dev/null; then
     kill -TERM "$1" 2>/dev/null
-    for _ in $(seq 50); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done
+    # Wait for the process to be gone (tail --pid returns when it is), at
+    # most 5 s, then kill it.
+    timeout 5 tail --pid="$1" -f /dev/null 2>/dev/null
     kill -KILL "$1" 2>/dev/null
   fi
   wait "$1" 2>/dev/null

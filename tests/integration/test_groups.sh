@@ -178,3 +178,25 @@ printf '%s\n' "workers:" "  a: { count: 2 }" "  b: { count: 3 }" "apps:" \
 expect_exit 2 "$T/sizes.log" run "$T/sizes.yaml"
 expect_in "$T/sizes.log" "sluice: $T/sizes.yaml:7:9: link 's.output -> k.input' joins group 'a' (2 members) to group 'b' (3 members)"
 ok "configuration errors: a bad rss field, groups of different sizes"
+
+# rss_key: not hex; and given together with rss_symmetric.  (A port line
+# with its key; the rest as in rss.yaml.)
+rss_case() { # rss_case NAME PARAMS MESSAGE
+  printf '%s\n' "workers:" "  fwd: { count: 2 }" "apps:" \
+    "  nic: { type: port, worker: fwd, device: net_null0, $2 }" \
+    "  sw: { type: l2fwd, worker: fwd }" "links: [nic.output -> sw.input, sw.output -> nic.input]" >"$T/$1.yaml"
+  expect_exit 2 "$T/$1.log" check "$T/$1.yaml"
+  expect_in "$T/$1.log" "sluice: $T/$1.yaml:4:3: app 'nic': $3"
+}
+rss_case key "rss_key: \"6d5z\"" "parameter 'rss_key' must be hex bytes (6d5a6d5a... or 6d:5a:...), got '6d5z'"
+rss_case keysym "rss_key: \"6d5a\", rss_symmetric: true" "give rss_key or rss_symmetric, not both: rss_symmetric uses a key of its own"
+# An app outside a group naming an app inside it (a flow cache's router).
+printf '%s\n' "workers:" "  fwd: { count: 2 }" "  one: auto" "apps:" \
+  "  r: { type: router, worker: fwd, routes: [{ prefix: 0.0.0.0/0, output: 0 }] }" \
+  "  k: { type: sink, worker: fwd }" \
+  "  fc: { type: flowcache, worker: one, route: r }" "  k2: { type: sink, worker: one }" \
+  "  g: { type: source, worker: fwd }" "  g2: { type: source, worker: one }" \
+  "links: [g.output -> r.input, r.output0 -> k.input, g2.output -> fc.input, fc.output -> k2.input]" >"$T/ref.yaml"
+expect_exit 2 "$T/ref.log" check "$T/ref.yaml"
+expect_in "$T/ref.log" "sluice: $T/ref.yaml:7:3: app 'fc': parameter 'route' names app 'r', which runs once per member of group 'fwd'; only an app on that group can refer to it"
+ok "configuration errors: a bad rss_key, rss_key with rss_symmetric, a reference into a group"
