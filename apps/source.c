@@ -316,6 +316,40 @@ static void source_pull(struct sl_app *app)
 	sl_link_transmit(out, pkts, n);
 }
 
+/* A reload that changes rate or catch_up: the new pair, applied by the
+ * worker. */
+struct source_pace {
+	uint64_t rate, catch_up_ns;
+};
+
+static int source_reconfig(struct sl_app *app, const struct sl_param_value *params,
+			   void **state, struct sl_err *err)
+{
+	struct source_pace *pace = malloc(sizeof(*pace));
+	if (pace == NULL)
+		return sl_errf(err, ENOMEM, "out of memory");
+	const struct sl_param_spec *t = app->type->params;
+	unsigned n = app->type->n_params;
+	pace->rate = params[sl_param_find(t, n, "rate")].u;
+	pace->catch_up_ns = params[sl_param_find(t, n, "catch_up")].u;
+	*state = pace;
+	return 0;
+}
+
+static void source_apply(struct sl_app *app, void *state)
+{
+	struct source_priv *p = app->priv;
+	struct source_pace *pace = state;
+	sl_gen_set_rate(&p->gen, pace->rate, pace->catch_up_ns);
+}
+
+static void source_release(struct sl_app *app, void *state, bool applied)
+{
+	(void)app;
+	(void)applied;
+	free(state);
+}
+
 static const struct sl_param_spec source_params[] = {
 	{ .name = "size", .type = SL_PARAM_UINT, .def = "64", .min = 60, .max = SRC_SIZE_MAX,
 	  .doc = "frame size in bytes, without FCS" },
@@ -328,11 +362,11 @@ static const struct sl_param_spec source_params[] = {
 	{ .name = "seed", .type = SL_PARAM_UINT, .def = "1",
 	  .doc = "seed of the random numbers of dist zipf (same seed, same frames)" },
 	{ .name = "rate", .type = SL_PARAM_UINT, .def = "0", .max = 1000000000,
-	  .doc = "packets per second; 0 means as fast as possible" },
+	  .live = true, .doc = "packets per second; 0 means as fast as possible" },
 	{ .name = "count", .type = SL_PARAM_UINT, .def = "0",
 	  .doc = "packets to send before stopping; 0 means no limit" },
 	{ .name = "catch_up", .type = SL_PARAM_DURATION, .def = "10ms", .max = 1000000000,
-	  .doc = "with rate: the longest stall of the worker the pacing makes up for (the "
+	  .live = true, .doc = "with rate: the longest stall of the worker the pacing makes up for (the "
 		 "bucket holds this much time's packets), at most 1s" },
 	SL_GEN_ADDR_PARAMS("first IPv4 source address (flows add to it)"),
 };
@@ -365,6 +399,9 @@ static const struct sl_app_type source_app = {
 	.check = source_check,
 	.init = source_init,
 	.pull = source_pull,
+	.reconfig = source_reconfig,
+	.apply = source_apply,
+	.release = source_release,
 };
 
 SL_APP_REGISTER(source_app)

@@ -191,6 +191,21 @@ static inline void sl_gen_catch_up(struct sl_gen *g, uint64_t ns)
 	g->credit_max = depth * g->tsc_hz;
 }
 
+/* A new rate (packets per second, 0: unlimited) with its bucket of
+ * catch_up_ns, from now on: what the bucket holds beyond the new depth is
+ * dropped, and a generator that was unpaced starts with one frame's credit.
+ * The generator's worker (a live reconfiguration's apply). */
+static inline void sl_gen_set_rate(struct sl_gen *g, uint64_t rate, uint64_t catch_up_ns)
+{
+	if (g->rate == 0)
+		g->last_tsc = 0;
+	g->rate = rate;
+	g->credit_max = 0;
+	sl_gen_catch_up(g, catch_up_ns);
+	if (g->credit > g->credit_max)
+		g->credit = g->credit_max;
+}
+
 /* How many frames count and rate allow now, 0..max_pkts.  With rate > 0 this
  * reads the TSC and refills the bucket, but charges nothing. */
 static inline unsigned sl_gen_want(struct sl_gen *g)

@@ -9,6 +9,7 @@
  *   sluice topology
  *   sluice apps [TYPE] [--markdown]
  *   sluice config [--markdown]
+ *   sluice reload CONFIG [--prefix P] [--dry-run]
  *   sluice stats [--json] [--prefix P]
  *   sluice top [--prefix P] [--interval S] [--sort cycles|packets|drops]
  *   sluice exporter [--listen ADDR:PORT] [--prefix P]
@@ -62,6 +63,11 @@ static const char usage_text[] =
 	"                     print the machine's PUs, cores, L2/L3 domains, NUMA nodes\n"
 	"                     and PCI devices (hwloc; honours HWLOC_SYNTHETIC, HWLOC_XMLFILE);\n"
 	"                     --measure adds a core-to-core latency matrix (median ns)\n"
+	"  reload CONFIG [--prefix P] [--dry-run]\n"
+	"                     apply CONFIG to a running engine (found as stats finds it)\n"
+	"                     without stopping it: apps whose live parameters changed are\n"
+	"                     reconfigured in place; --dry-run lists the actions only\n"
+	"                     (docs/control.md); SIGHUP reloads the engine's own file\n"
 	"  stats [--json] [--prefix P]\n"
 	"                     one snapshot of a running engine (found by its DPDK file prefix,\n"
 	"                     or the only one running): tables, or JSON in the schema of\n"
@@ -625,7 +631,7 @@ static int run_exporter(char **argv)
 int main(int argc, char **argv)
 {
 	static const char *const commands[] = { "run", "check", "plan", "apps", "config", "topology",
-					       "bench", "stats", "top", "exporter", "version", "help" };
+					       "bench", "reload", "stats", "top", "exporter", "version", "help" };
 	if (argc < 2) {
 		fputs(usage_text, stderr);
 		return SL_EXIT_CONFIG;
@@ -650,6 +656,8 @@ int main(int argc, char **argv)
 		return sl_bench_main(argc - 2, argv + 2);
 	if (strcmp(cmd, "stats") == 0)
 		return sl_cmd_stats(argc - 2, argv + 2);
+	if (strcmp(cmd, "reload") == 0)
+		return sl_cmd_reload(argc - 2, argv + 2);
 	if (strcmp(cmd, "top") == 0)
 		return sl_cmd_top(argc - 2, argv + 2);
 	if (strcmp(cmd, "exporter") == 0)

@@ -79,6 +79,9 @@ void sl_snap_fmt_u64(char *buf, size_t len, const json_t *v);
 /* The commands (stats.c, top.c): argv[0..argc) are the arguments after
  * the command's name; the return value is the exit status (SL_EXIT_*). */
 int sl_cmd_stats(int argc, char **argv);
+
+/* sluice reload (engine/cli/reload.c). */
+int sl_cmd_reload(int argc, char **argv);
 int sl_cmd_top(int argc, char **argv);
 
 #endif

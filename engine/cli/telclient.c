@@ -28,7 +28,7 @@ struct sl_telc {
 };
 
 /* DPDK's runtime directory for all prefixes, as its EAL picks it. */
-static void runtime_base(char *out, size_t len)
+void sl_telc_runtime_base(char *out, size_t len)
 {
 	const char *dir = getenv("RUNTIME_DIRECTORY");
 	if (dir == NULL || *dir == '\0') {
@@ -189,7 +189,7 @@ static struct sl_telc *roots_engine(const char *prefix, struct sl_err *err)
 struct sl_telc *sl_telc_open(const char *prefix, struct sl_err *err)
 {
 	char base[PATH_MAX / 2];
-	runtime_base(base, sizeof(base));
+	sl_telc_runtime_base(base, sizeof(base));
 	struct sl_telc *c = prefix != NULL ? open_prefix(base, prefix, err) : NULL;
 	if (prefix != NULL) {
 		if (c == NULL && errno == ENOENT)

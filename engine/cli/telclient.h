@@ -43,6 +43,11 @@ struct sl_telc *sl_telc_open(const char *prefix, struct sl_err *err);
 
 void sl_telc_close(struct sl_telc *c);
 
+/* DPDK's runtime directory for all file prefixes, as the EAL of a process
+ * of this user would pick it (RUNTIME_DIRECTORY, /var/run for root,
+ * XDG_RUNTIME_DIR, /tmp): "BASE/dpdk"; a prefix's is BASE/dpdk/PREFIX. */
+void sl_telc_runtime_base(char *out, size_t len);
+
 /* The file prefix of the engine c talks to. */
 const char *sl_telc_prefix(const struct sl_telc *c);
 

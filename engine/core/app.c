@@ -251,6 +251,11 @@ int sl_app_registry_check(struct sl_err *err)
 				return sl_errf(err, EINVAL,
 					       "app type '%s': parameter '%s' declared twice",
 					       t->name, s->name);
+			if (s->live && (t->reconfig == NULL || t->apply == NULL ||
+					t->release == NULL))
+				return sl_errf(err, EINVAL,
+					       "app type '%s': parameter '%s' is live but the type has "
+					       "no reconfig, apply and release", t->name, s->name);
 			if (strcmp(s->name, "type") == 0 || strcmp(s->name, "worker") == 0)
 				return sl_errf(err, EINVAL,
 					       "app type '%s': parameter name '%s' is reserved",

@@ -59,6 +59,28 @@
  *                   table's statistics, a device's error counters), with
  *                   sl_app_ctr_set, into counters the worker never writes.
  *                   Must not block.
+ *   reconfig(app, params, &state, err)
+ *                   optional (needed by a type with `live` parameters),
+ *                   control thread, while the workers run (a reload,
+ *                   engine/core/control.h): params is the new value of every
+ *                   parameter, parallel to the type's table; only `live` ones
+ *                   differ from app->params.  Build off the data path what
+ *                   they need (a route table) into *state; must not touch
+ *                   what the worker reads.  Returns 0 or -errno with a
+ *                   sentence (the reload then fails and nothing changes).
+ *   apply(app, state)
+ *                   the app's worker, at a breath boundary, after every
+ *                   reconfig of the reload succeeded: take state over (swap
+ *                   pointers; retire what it replaces through app->epoch).
+ *                   Leave what it replaces in state.  Must not block.
+ *   release(app, state, applied)
+ *                   control thread, once per successful reconfig: after the
+ *                   apply (applied true; app->params now points at the new
+ *                   values), retire what apply left in state through
+ *                   sl_epoch_retire(app->epoch, app->control_epoch_w, ...)
+ *                   where a worker may still read it; or instead of the
+ *                   apply (applied false: another app's reconfig failed).
+ *                   Then free state.
  *   fini(app)       control thread, after all stops and after the links have
  *                   been drained: free every packet and resource the app holds.
  *                   Must be safe after a failed init.
@@ -153,6 +175,10 @@ struct sl_app_type {
 	void (*stop)(struct sl_app *app);
 	void (*collect)(struct sl_app *app);
 	void (*sample)(struct sl_app *app);
+	int (*reconfig)(struct sl_app *app, const struct sl_param_value *params, void **state,
+			struct sl_err *err);
+	void (*apply)(struct sl_app *app, void *state);
+	void (*release)(struct sl_app *app, void *state, bool applied);
 	void (*fini)(struct sl_app *app);
 };
 
@@ -209,6 +235,8 @@ struct sl_app {
 	 * quiescent state (engine/epoch/epoch.h). */
 	struct sl_epoch *epoch;
 	struct sl_epoch_worker *epoch_w;
+	struct sl_epoch_worker *control_epoch_w;  /* the control thread's (never
+						    * online): retires from release */
 	int socket;                          /* NUMA node of the app's worker */
 	struct sl_app_stats stats __rte_cache_aligned;
 	uint64_t ctr[SL_APP_COUNTERS_MAX];   /* type->counters, by index */

@@ -21,6 +21,8 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "control.h"
+#include "diff.h"
 #include "engine.h"
 #include "epoch.h"
 #include "interlink.h"
@@ -106,6 +108,14 @@ static void on_signal(int sig)
 		alarm((unsigned)grace_s);      /* --stop-timeout 0: no limit */
 }
 
+static volatile sig_atomic_t hup;   /* SIGHUP: reload the config file */
+
+static void on_hup(int sig)
+{
+	(void)sig;
+	hup = 1;
+}
+
 static void on_alarm(int sig)
 {
 	(void)sig;
@@ -154,8 +164,10 @@ static int install_signals(double stop_timeout, struct sl_err *err)
 	sigemptyset(&al.sa_mask);
 	grace_s = stop_timeout <= 0 ? 0 : stop_timeout >= 1e6 ? 1000000
 		  : (int)stop_timeout + (stop_timeout > (int)stop_timeout);
+	struct sigaction hu = { .sa_handler = on_hup };
+	sigemptyset(&hu.sa_mask);
 	if (sigaction(SIGINT, &sa, NULL) < 0 || sigaction(SIGTERM, &sa, NULL) < 0 ||
-	    sigaction(SIGALRM, &al, NULL) < 0)
+	    sigaction(SIGALRM, &al, NULL) < 0 || sigaction(SIGHUP, &hu, NULL) < 0)
 		return sl_errf(err, errno, "cannot install the signal handlers: %s",
 			       strerror(errno));
 	return 0;
@@ -175,6 +187,15 @@ struct engine {
 	const struct sl_plan *plan;
 	bool stop;
 	bool ran;                       /* the workers ran: collect the apps' values */
+	/* Reload (engine/core/control.h): the config last applied (cfg, or a
+	 * reload's, whose apps' params the apps now use), the configs reloads
+	 * applied (freed at the end), the control socket and the control
+	 * thread's epoch handle. */
+	const struct sl_config *running;
+	struct sl_config **loaded;
+	unsigned n_loaded, reloads;
+	struct sl_ctl *ctl;
+	struct sl_epoch_worker *ctl_epoch_w;
 	uint64_t drained, freed_at_stop;
 };
 
@@ -485,11 +506,14 @@ static int setup(struct engine *e, const struct sl_topology *topo, struct sl_err
 		rc = step_to(err, "creating the epoch state");
 	if (rc < 0)
 		return rc;
-	struct sl_epoch_conf ec = { .name = "sluice", .n_workers = cfg->n_workers,
+	/* One handle per worker, and the control thread's (never online; it
+	 * retires what reloads replace). */
+	struct sl_epoch_conf ec = { .name = "sluice", .n_workers = cfg->n_workers + 1,
 				    .policy = cfg->epoch_policy };
 	e->epoch = sl_epoch_create(&ec, err);
 	if (e->epoch == NULL)
 		return sl_err_prefix(err, errno > 0 ? errno : ENOMEM, "engine.epoch");
+	e->ctl_epoch_w = sl_epoch_worker(e->epoch, cfg->n_workers);
 	for (unsigned w = 0; w < cfg->n_workers; w++) {
 		e->workers[w].epoch = e->epoch;
 		e->workers[w].epoch_w = sl_epoch_worker(e->epoch, w);
@@ -514,6 +538,7 @@ static int setup(struct engine *e, const struct sl_topology *topo, struct sl_err
 		a->socket = e->workers[ac->worker].socket;
 		a->epoch = e->epoch;
 		a->epoch_w = e->workers[ac->worker].epoch_w;
+		a->control_epoch_w = e->ctl_epoch_w;
 		if (a->type->priv_size > 0) {
 			a->priv = rte_zmalloc_socket("sl_app", a->type->priv_size,
 						     RTE_CACHE_LINE_SIZE, a->socket);
@@ -657,6 +682,9 @@ static void release(struct engine *e)
 	free(e->apps);
 	sl_epoch_free(e->epoch);
 	rte_mempool_free(e->pool);
+	for (unsigned i = 0; i < e->n_loaded; i++)
+		sl_config_free(e->loaded[i]);
+	free(e->loaded);
 }
 
 /* ---------------------------------------------------------------- stats */
@@ -698,7 +726,7 @@ struct watch {
  * the stall to its first after). */
 static void watch_laggards(struct engine *e, struct watch *wt, double t, bool name_new)
 {
-	uint64_t now = sl_epoch_now_ns();
+	uint64_t now = sl_epoch_now_ns(e->epoch);
 	for (unsigned w = 0; w < e->cfg->n_workers; w++) {
 		uint64_t from, len;
 		if (wt->stall_from[w] == 0 ||
@@ -871,6 +899,217 @@ static void watch_free(struct watch *wt)
 	free(wt->starved_s);
 }
 
+/* ---------------------------------------------------------------- reload */
+
+/* Hand each worker its part of a reload (items[0..n) for apps on several
+ * workers) and wait until every one has taken it, at most 5 s.  Returns 0,
+ * -ENOMEM, or -ETIMEDOUT naming the worker (which may still take it later:
+ * its part is then never freed). */
+static int hand_over(struct engine *e, struct sl_app **apps, void **states, unsigned n,
+		     struct sl_err *err)
+{
+	unsigned nw = e->cfg->n_workers;
+	struct sl_worker_reconf **parts = calloc(nw, sizeof(*parts));
+	unsigned *count = calloc(nw, sizeof(*count));
+	int rc = 0;
+	if (parts == NULL || count == NULL) {
+		rc = sl_errf(err, ENOMEM, "out of memory");
+		goto out;
+	}
+	for (unsigned i = 0; i < n; i++)
+		count[apps[i]->worker]++;
+	for (unsigned w = 0; w < nw; w++) {
+		if (count[w] == 0)
+			continue;
+		parts[w] = malloc(sizeof(*parts[w]) + count[w] * sizeof(parts[w]->item[0]));
+		if (parts[w] == NULL) {
+			rc = sl_errf(err, ENOMEM, "out of memory");
+			goto out;
+		}
+		parts[w]->n = 0;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		struct sl_worker_reconf *p = parts[apps[i]->worker];
+		p->item[p->n++] = (struct sl_worker_reconf_item){ apps[i], states[i] };
+	}
+	for (unsigned w = 0; w < nw; w++)
+		if (parts[w] != NULL)
+			__atomic_store_n(&e->workers[w].reconf, parts[w], __ATOMIC_RELEASE);
+	double t0 = now_s();
+	for (unsigned w = 0; w < nw; w++) {
+		if (parts[w] == NULL)
+			continue;
+		while (__atomic_load_n(&e->workers[w].reconf, __ATOMIC_ACQUIRE) != NULL) {
+			if (now_s() - t0 > 5.0) {
+				rc = sl_errf(err, ETIMEDOUT, "worker '%s' did not take its new settings "
+					     "within 5 s (it holds up its breaths)", e->workers[w].name);
+				parts[w] = NULL;   /* it may still take it: never freed */
+				break;
+			}
+			struct timespec nap = { 0, 50 * 1000 };
+			nanosleep(&nap, NULL);
+		}
+	}
+out:
+	if (parts != NULL)
+		for (unsigned w = 0; w < nw; w++)
+			free(parts[w]);
+	free(parts);
+	free(count);
+	return rc;
+}
+
+/* The engine's app of that name (the config the engine was built from). */
+static struct sl_app *app_named(struct engine *e, const char *name)
+{
+	for (unsigned i = 0; i < e->cfg->n_apps; i++)
+		if (strcmp(e->apps[i].name, name) == 0)
+			return &e->apps[i];
+	return NULL;
+}
+
+static json_t *actions_json(const struct sl_diff *d)
+{
+	json_t *a = json_array();
+	for (unsigned i = 0; a != NULL && i < d->n; i++)
+		json_array_append_new(a, json_pack("{ssssss}", "action",
+						   sl_diff_kind_name(d->actions[i].kind), "name",
+						   d->actions[i].name, "detail",
+						   d->actions[i].detail));
+	return a;
+}
+
+/* Reload the config at path (docs/control.md): load and check it, diff it
+ * against the running one, and with dry_run only say what would be done;
+ * else apply the reconfigure actions at the workers' next breath.  The
+ * reply's status is 2 for a config that does not load or cannot be applied
+ * to this engine, 1 for a failure while applying (nothing changed). */
+static json_t *reload(struct engine *e, const char *path, bool dry_run)
+{
+	struct sl_err err = { "" };
+	struct sl_config *nc = sl_config_load(path, &err);
+	if (nc == NULL)
+		return sl_ctl_error(SL_EXIT_CONFIG, err.msg);
+	struct sl_diff d;
+	int rc = sl_config_diff(e->running, nc, &d, &err);
+	if (rc < 0) {
+		sl_config_free(nc);
+		return sl_ctl_error(rc == -EPERM ? SL_EXIT_CONFIG : SL_EXIT_RUNTIME, err.msg);
+	}
+	json_t *reply = NULL;
+	if (dry_run) {
+		reply = json_pack("{sbsbso}", "ok", 1, "applied", 0, "actions", actions_json(&d));
+		goto out_free;
+	}
+	for (unsigned i = 0; i < d.n; i++)
+		if (d.actions[i].kind != SL_DIFF_RECONFIG_APP) {
+			char line[512], m[768];
+			sl_diff_format(&d.actions[i], line, sizeof(line));
+			snprintf(m, sizeof(m), "%s: cannot %s while running: a running engine "
+				 "changes apps in place (reconfigure) only; nothing was changed "
+				 "(restart Sluice for this config, or --dry-run to list every "
+				 "action)", path, line);
+			reply = sl_ctl_error(SL_EXIT_CONFIG, m);
+			goto out_free;
+		}
+	struct sl_app **apps = calloc(d.n + 1, sizeof(*apps));
+	void **states = calloc(d.n + 1, sizeof(*states));
+	unsigned made = 0;
+	if (apps == NULL || states == NULL) {
+		reply = sl_ctl_error(SL_EXIT_RUNTIME, "out of memory");
+		goto out_release;
+	}
+	for (; made < d.n; made++) {
+		const struct sl_diff_action *a = &d.actions[made];
+		apps[made] = app_named(e, a->name);
+		if (apps[made] == NULL) {
+			snprintf(err.msg, sizeof(err.msg), "app '%s': not running", a->name);
+			break;
+		}
+		rc = apps[made]->type->reconfig(apps[made], nc->apps[a->new_index].params,
+						&states[made], &err);
+		if (rc < 0) {
+			sl_err_prefix(&err, -rc, "app '%s'", a->name);
+			break;
+		}
+	}
+	if (made < d.n) {
+		reply = sl_ctl_error(SL_EXIT_RUNTIME, err.msg);
+		goto out_release;
+	}
+	rc = hand_over(e, apps, states, d.n, &err);
+	if (rc < 0) {
+		reply = sl_ctl_error(SL_EXIT_RUNTIME, err.msg);
+		if (rc == -ETIMEDOUT)
+			made = 0;   /* a worker may apply them yet: keep the states */
+		goto out_release;
+	}
+	struct sl_config **loaded = realloc(e->loaded, (e->n_loaded + 1) * sizeof(*loaded));
+	if (loaded == NULL) {   /* applied all the same: keep nc alive somewhere */
+		sl_report_warn("reload: out of memory; %s stays allocated", path);
+	} else {
+		e->loaded = loaded;
+		e->loaded[e->n_loaded++] = nc;
+	}
+	for (unsigned i = 0; i < d.n; i++) {
+		apps[i]->params = nc->apps[d.actions[i].new_index].params;
+		apps[i]->type->release(apps[i], states[i], true);
+	}
+	made = 0;
+	e->running = nc;
+	nc = NULL;
+	e->reloads++;
+	reply = json_pack("{sbsbsosI}", "ok", 1, "applied", 1, "actions", actions_json(&d),
+			  "reloads", (json_int_t)e->reloads);
+out_release:
+	for (unsigned i = 0; i < made; i++)
+		apps[i]->type->release(apps[i], states[i], false);
+	free(apps);
+	free(states);
+out_free:
+	sl_diff_free(&d);
+	sl_config_free(nc);
+	return reply;
+}
+
+static json_t *ctl_handle(void *arg, const char *verb, json_t *req)
+{
+	struct engine *e = arg;
+	if (strcmp(verb, "info") == 0)
+		return json_pack("{sbsIsssI}", "ok", 1, "pid", (json_int_t)getpid(), "config",
+				 e->cfg->path, "reloads", (json_int_t)e->reloads);
+	if (strcmp(verb, "reload") == 0) {
+		json_t *p = json_object_get(req, "config"), *dry = json_object_get(req, "dry_run");
+		if (!json_is_string(p))
+			return sl_ctl_error(SL_EXIT_CONFIG,
+					    "reload: \"config\" must be a string (the file's path)");
+		if (dry != NULL && !json_is_boolean(dry))
+			return sl_ctl_error(SL_EXIT_CONFIG,
+					    "reload: \"dry_run\" must be true or false");
+		return reload(e, json_string_value(p), json_is_true(dry));
+	}
+	char m[160];
+	snprintf(m, sizeof(m), "unknown verb '%.64s' (known: info, reload)", verb);
+	return sl_ctl_error(SL_EXIT_CONFIG, m);
+}
+
+/* SIGHUP: reload the file the engine was started with, saying how it went. */
+static void reload_on_hup(struct engine *e)
+{
+	json_t *r = reload(e, e->cfg->path, false);
+	if (r == NULL) {
+		sl_report_warn("SIGHUP: reload of %s: out of memory", e->cfg->path);
+		return;
+	}
+	if (json_is_true(json_object_get(r, "ok")))
+		sl_report_note("SIGHUP: reloaded %s (%zu actions applied)", e->cfg->path,
+			       json_array_size(json_object_get(r, "actions")));
+	else
+		sl_report_warn("SIGHUP: reload failed, nothing changed: %s",
+			       json_string_value(json_object_get(r, "error")));
+	json_decref(r);
+}
+
 /* Launch the workers, watch them until a signal or the duration, stop them
  * (bounded: wait_workers).  Returns 0 with the run's length in *elapsed,
  * -ENOMEM, -ETIMEDOUT (a worker did not stop: its thread still runs) or
@@ -920,8 +1159,17 @@ static int run_loop(struct engine *e, struct watch *wt, double *elapsed, struct 
 	double t0 = now_s(), next = e->opts->stats;
 	take(e, &prev, t0);
 	while (rc == 0) {
-		struct timespec nap = { 0, 20 * 1000 * 1000 };
-		nanosleep(&nap, NULL);
+		if (e->ctl != NULL) {
+			sl_ctl_poll(e->ctl, 20);
+		} else {
+			struct timespec nap = { 0, 20 * 1000 * 1000 };
+			nanosleep(&nap, NULL);
+		}
+		if (hup) {
+			hup = 0;
+			reload_on_hup(e);
+		}
+		sl_epoch_reclaim(e->epoch, e->ctl_epoch_w, e->cfg->reclaim_cap);
 		double t = now_s() - t0;
 		sl_notify_watchdog_tick(t);
 		watch_laggards(e, wt, t, true);
@@ -945,6 +1193,8 @@ static int run_loop(struct engine *e, struct watch *wt, double *elapsed, struct 
 	}
 	fflush(stdout);
 	sl_notify_stopping();
+	sl_ctl_close(e->ctl);   /* no reload from here on */
+	e->ctl = NULL;
 	sl_tel_detach();   /* telemetry reads nothing from here on */
 	for (unsigned w = 0; w < nw; w++)
 		breaths[w] = sl_counter_read(&e->workers[w].breaths);
@@ -1039,6 +1289,11 @@ int sl_engine_run(const struct sl_config *cfg, const struct sl_topology *topo,
 		.pool = e.pool, .epoch = e.epoch, .control_cpu = e.plan->main_cpu,
 	};
 	sl_tel_attach(&tv);
+	e.running = cfg;
+	struct sl_err cerr = { "" };
+	e.ctl = sl_ctl_open(rte_eal_get_runtime_dir(), ctl_handle, &e, &cerr);
+	if (e.ctl == NULL)   /* the run goes on without reloads */
+		sl_report_warn("%s; `sluice reload` cannot reach this engine", cerr.msg);
 	sl_report_start(cfg, e.workers, e.plan->main_cpu);
 
 	rc = run_loop(&e, &wt, &elapsed, err);

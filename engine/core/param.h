@@ -74,6 +74,10 @@ struct sl_param_spec {
 	 * device): no two apps of the type may give the same value, compared
 	 * up to its first comma.  Checked at config load. */
 	bool exclusive;
+	/* May change while the app runs: a reload that changes only such
+	 * parameters of an app reconfigures it in place (its type's reconfig
+	 * and apply, engine/core/app.h) instead of restarting it. */
+	bool live;
 };
 
 struct sl_param_row;

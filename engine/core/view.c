@@ -176,7 +176,7 @@ bool sl_view_epoch(struct sl_epoch *epoch, unsigned n_workers, uint64_t freed_at
 	out->v[SL_EPOCH_FREED_AT_STOP] = freed_at_stop;
 	out->v[SL_EPOCH_BACKLOG] = es.backlog;
 	out->v[SL_EPOCH_BACKLOG_HWM] = es.backlog_hwm;
-	uint64_t now = sl_epoch_now_ns();
+	uint64_t now = sl_epoch_now_ns(epoch);
 	for (unsigned w = 0; w < n_workers; w++) {
 		uint64_t last = sl_epoch_last_quiesce_ns(epoch, w);
 		if (sl_epoch_is_online(epoch, w) && last != 0 && now > last &&
@@ -187,8 +187,14 @@ bool sl_view_epoch(struct sl_epoch *epoch, unsigned n_workers, uint64_t freed_at
 	if (h != NULL) {
 		for (unsigned k = 0; k < 3; k++) {
 			sl_hist_init(&h[k]);
-			for (unsigned w = 0; w < n_workers; w++)
-				sl_hist_merge(&h[k], sl_epoch_hist(epoch, w, (enum sl_epoch_hist)k));
+			/* The workers' and the control thread's (the handle
+			 * after them: what reloads retired). */
+			for (unsigned w = 0; w <= n_workers; w++) {
+				const struct sl_hist *x = sl_epoch_hist(epoch, w,
+									(enum sl_epoch_hist)k);
+				if (x != NULL)
+					sl_hist_merge(&h[k], x);
+			}
 		}
 	}
 	const struct sl_hist *ns = h ? &h[SL_EPOCH_HIST_FREE_NS] : NULL;

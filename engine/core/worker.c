@@ -184,6 +184,18 @@ static void bind_memory(const struct sl_worker *w)
 	numa_bitmask_free(nodes);
 }
 
+/* Between two breaths: apply what a reload stored for this worker. */
+static void take_reconf(struct sl_worker *w)
+{
+	struct sl_worker_reconf *rc = __atomic_load_n(&w->reconf, __ATOMIC_ACQUIRE);
+	if (likely(rc == NULL))
+		return;
+	for (unsigned i = 0; i < rc->n; i++)
+		rc->item[i].app->type->apply(rc->item[i].app, rc->item[i].state);
+	sl_counter_add(&w->reconfs, 1);
+	__atomic_store_n(&w->reconf, NULL, __ATOMIC_RELEASE);
+}
+
 int sl_worker_main(void *arg)
 {
 	struct sl_worker *w = arg;
@@ -191,12 +203,17 @@ int sl_worker_main(void *arg)
 	if (w->epoch != NULL)
 		sl_epoch_online(w->epoch_w);
 	if (w->accounting) {
-		while (!__atomic_load_n(w->stop, __ATOMIC_ACQUIRE))
+		while (!__atomic_load_n(w->stop, __ATOMIC_ACQUIRE)) {
+			take_reconf(w);
 			breathe_counted(w);
+		}
 	} else {
-		while (!__atomic_load_n(w->stop, __ATOMIC_ACQUIRE))
+		while (!__atomic_load_n(w->stop, __ATOMIC_ACQUIRE)) {
+			take_reconf(w);
 			breathe(w, ACCT_OFF);
+		}
 	}
+	take_reconf(w);   /* one stored as the stop came: it is never left pending */
 	if (w->epoch != NULL)
 		sl_epoch_offline(w->epoch_w);
 	sl_worker_at(w, SL_STEP_DONE, 0);

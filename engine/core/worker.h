@@ -72,6 +72,16 @@ struct sl_push_entry {
 	unsigned n_in;
 };
 
+/* A reload's part for one worker: apps that take new state at a breath
+ * boundary (sl_app_type.apply).  Built and owned by the control thread. */
+struct sl_worker_reconf {
+	unsigned n;
+	struct sl_worker_reconf_item {
+		struct sl_app *app;
+		void *state;
+	} item[];
+};
+
 struct sl_worker {
 	uint64_t breaths __rte_cache_aligned;   /* single-writer counters */
 	uint64_t busy_breaths, busy_cycles, idle_cycles;   /* accounting only;
@@ -99,6 +109,13 @@ struct sl_worker {
 						* last's (sl_worker_cycles) */
 	uint64_t win_start;                    /* the last timed breath's start
 						* (worker only) */
+	/* Live reconfiguration: the control thread stores a reconf here
+	 * (release) while the worker runs; the worker, between two breaths,
+	 * calls each item's apply, stores NULL (release) and counts it in
+	 * reconfs.  The control thread waits for the NULL and then owns the
+	 * reconf again.  One at a time. */
+	struct sl_worker_reconf *reconf;
+	uint64_t reconfs;
 	struct sl_il **il_prod;                /* interlinks this worker feeds */
 	unsigned n_il_prod;
 	struct sl_il **il_cons;                /* interlinks this worker drains */
@@ -155,8 +172,9 @@ unsigned sl_worker_push(struct sl_worker *w);
 void sl_worker_flush(struct sl_worker *w);
 
 /* The lcore entry point: binds the thread's memory policy to w->socket
- * (libnuma), goes online in the epoch module, breathes until *w->stop, then
- * goes offline.  arg is a struct sl_worker. */
+ * (libnuma), goes online in the epoch module, breathes until *w->stop
+ * (taking a reconf, when one is stored, between two breaths), then goes
+ * offline.  arg is a struct sl_worker. */
 int sl_worker_main(void *arg);
 
 #endif

@@ -132,22 +132,26 @@ struct sl_epoch {
 	struct sl_hist sync_hist __rte_cache_aligned;   /* control thread */
 };
 
-uint64_t sl_epoch_now_ns(void)
+static uint64_t monotonic_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* The clock of the latency metrics (retire, free, grace periods): the TSC
- * scaled to ns when DPDK knows its rate (one rdtsc per retire instead of a
- * clock_gettime), else CLOCK_MONOTONIC.  Differences only; never compared
- * with sl_epoch_now_ns(). */
+/* The epoch's clock: the TSC scaled to ns when DPDK knew its rate at create
+ * (one rdtsc, no vDSO call: quiesce reads it every breath), else
+ * CLOCK_MONOTONIC. */
 static inline uint64_t metric_ns(const struct sl_epoch *e)
 {
 	if (e->tsc_mult == 0)
-		return sl_epoch_now_ns();
+		return monotonic_ns();
 	return (uint64_t)(((unsigned __int128)rte_rdtsc() * e->tsc_mult) >> 32);
+}
+
+uint64_t sl_epoch_now_ns(const struct sl_epoch *e)
+{
+	return metric_ns(e);
 }
 
 static void backlog_note(struct sl_epoch_worker *w)
@@ -595,7 +599,7 @@ void sl_epoch_online(struct sl_epoch_worker *w)
 {
 	struct sl_epoch *e = w->e;
 	e->ops->online(e, w);
-	__atomic_store_n(&w->last_qs_ns, sl_epoch_now_ns(), __ATOMIC_RELAXED);
+	__atomic_store_n(&w->last_qs_ns, metric_ns(e), __ATOMIC_RELAXED);
 	__atomic_exchange_n(&w->seen, __atomic_load_n(&e->token, __ATOMIC_SEQ_CST),
 			    __ATOMIC_SEQ_CST);
 	/* The worker's next reads are plain loads: order them after the
@@ -633,7 +637,7 @@ void sl_epoch_quiesce(struct sl_epoch *e, struct sl_epoch_worker *w)
 	if (__atomic_load_n(&w->seen, __ATOMIC_RELAXED) == 0)
 		return;
 	e->ops->quiesce(e, w);
-	uint64_t now = sl_epoch_now_ns();
+	uint64_t now = metric_ns(e);
 	uint64_t prev = __atomic_load_n(&w->last_qs_ns, __ATOMIC_RELAXED);
 	if (now > prev && now - prev > SL_EPOCH_LAGGARD_NS)
 		stall_ended(w, prev, now - prev);
@@ -673,7 +677,7 @@ unsigned sl_epoch_reclaim(struct sl_epoch *e, struct sl_epoch_worker *w, unsigne
 
 int sl_epoch_synchronize(struct sl_epoch *e)
 {
-	uint64_t start = sl_epoch_now_ns();
+	uint64_t start = metric_ns(e);
 	/* Wait for a token that covers every stamp given so far: immediate
 	 * stamps run one ahead of the token until someone quiesces, so move
 	 * it up to them first. */
@@ -695,7 +699,7 @@ int sl_epoch_synchronize(struct sl_epoch *e)
 			sched_yield();
 		}
 	}
-	sl_hist_record(&e->sync_hist, sl_epoch_now_ns() - start);
+	sl_hist_record(&e->sync_hist, metric_ns(e) - start);
 	return 0;
 }
 

@@ -62,11 +62,12 @@
  * calls create, synchronize, drain and free.  Any thread may read the
  * metrics.  Nothing here blocks except sl_epoch_synchronize().
  *
- * Clocks.  Online and quiesce read CLOCK_MONOTONIC (sl_epoch_now_ns(), a
- * vDSO call) for the last quiescent state and the stalls; synchronize reads
- * it for its durations.  Retire, reclaim and drain read the TSC, scaled to
- * ns, for the retire-to-free and grace-period histograms (CLOCK_MONOTONIC
- * instead when DPDK does not know the TSC's rate, before its EAL is up).
+ * Clocks.  Everything here reads one clock per epoch state,
+ * sl_epoch_now_ns(): the TSC scaled to ns when DPDK knew its rate at create
+ * (one rdtsc: quiesce reads it every breath), else CLOCK_MONOTONIC (a vDSO
+ * call; a state created before DPDK's EAL is up).  The last quiescent state,
+ * the stalls, the laggard check, the synchronize durations and the
+ * retire-to-free and grace-period histograms all use it.
  *
  * Errors follow engine/err/err.h.
  */
@@ -202,11 +203,11 @@ const struct sl_hist *sl_epoch_hist(const struct sl_epoch *e, unsigned i,
 /* Durations of sl_epoch_synchronize() calls, ns. */
 const struct sl_hist *sl_epoch_sync_hist(const struct sl_epoch *e);
 
-/* CLOCK_MONOTONIC in ns: the clock of sl_epoch_last_quiesce_ns(),
- * sl_epoch_last_stall(), sl_epoch_laggard()'s now_ns and the synchronize
- * histogram.  (SL_EPOCH_HIST_FREE_NS and _GRACE_NS are differences of TSC
- * readings: see Clocks above.) */
-uint64_t sl_epoch_now_ns(void);
+/* e's clock in ns (see Clocks above): the clock of
+ * sl_epoch_last_quiesce_ns(), sl_epoch_last_stall(), sl_epoch_laggard()'s
+ * now_ns and every histogram.  Compare its values only with each other.
+ * Any thread. */
+uint64_t sl_epoch_now_ns(const struct sl_epoch *e);
 
 /* When worker i last quiesced (or went online), ns; 0 if never. */
 uint64_t sl_epoch_last_quiesce_ns(const struct sl_epoch *e, unsigned i);

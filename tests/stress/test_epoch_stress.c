@@ -166,7 +166,7 @@ static void run(enum sl_epoch_policy policy, uint64_t n, unsigned per_breath)
 		CHECK(s.retired >= s.freed && s.backlog == s.retired - s.freed,
 		      "live stats: retired %lu freed %lu backlog %lu", (unsigned long)s.retired,
 		      (unsigned long)s.freed, (unsigned long)s.backlog);
-		(void)sl_epoch_laggard(ep, sl_epoch_now_ns(), 0);
+		(void)sl_epoch_laggard(ep, sl_epoch_now_ns(ep), 0);
 		polls++;
 		sched_yield();
 	}

@@ -214,7 +214,7 @@ static void test_laggard_and_drain(void)
 		sl_epoch_online(w[i]);
 	}
 	CHECK(sl_epoch_worker(e, 3) == NULL, "worker 3 of 3");
-	uint64_t now = sl_epoch_now_ns();
+	uint64_t now = sl_epoch_now_ns(e);
 	CHECK(sl_epoch_laggard(e, now + 1000000000ull, 0) == -1,
 	      "nothing retired: no laggard");
 	sl_epoch_retire(e, w[0], &c, count_free, &c);
@@ -278,7 +278,7 @@ static void test_stall_record(void)
 	      (unsigned long)(q0 - t1), !held_up);
 	struct timespec nap = { 0, (long)(SL_EPOCH_LAGGARD_NS * 3 / 2) };
 	nanosleep(&nap, NULL);
-	uint64_t slept = sl_epoch_now_ns() - q0;
+	uint64_t slept = sl_epoch_now_ns(e) - q0;
 	sl_epoch_quiesce(e, w);
 	uint64_t q1 = sl_epoch_last_quiesce_ns(e, 0);
 	CHECK(sl_epoch_last_stall(e, 0, &from, &len), "a %lu ns gap not recorded",

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sluice reload CONFIG [--prefix P] [--dry-run]: ask a running engine (found
+ * by its DPDK file prefix, or the only one running) to apply CONFIG, over its
+ * control socket (engine/core/control.h, docs/control.md).  Prints each
+ * action; exits 0 when applied (or, with --dry-run, when it could be), 2
+ * when CONFIG does not load or cannot be applied to that engine (nothing
+ * changed), 1 when the engine cannot be reached or failed to apply it.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "control.h"
+#include "err.h"
+#include "snapview.h"
+#include "telclient.h"
+
+static const char reload_usage[] = "usage: sluice reload CONFIG [--prefix P] [--dry-run]";
+
+/* How long an engine may take to load, check and apply a config. */
+#define RELOAD_TIMEOUT_MS 30000
+
+int sl_cmd_reload(int argc, char **argv)
+{
+	const char *config = NULL, *prefix = NULL;
+	bool dry_run = false;
+	for (int i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--dry-run") == 0) {
+			dry_run = true;
+		} else if (strcmp(argv[i], "--prefix") == 0) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "sluice: reload: --prefix needs a value\n%s\n",
+					reload_usage);
+				return SL_EXIT_CONFIG;
+			}
+			prefix = argv[++i];
+		} else if (argv[i][0] == '-') {
+			fprintf(stderr, "sluice: reload: unknown option '%s'\n%s\n", argv[i],
+				reload_usage);
+			return SL_EXIT_CONFIG;
+		} else if (config == NULL) {
+			config = argv[i];
+		} else {
+			fprintf(stderr, "sluice: reload: one CONFIG only ('%s' and '%s')\n%s\n",
+				config, argv[i], reload_usage);
+			return SL_EXIT_CONFIG;
+		}
+	}
+	if (config == NULL) {
+		fprintf(stderr, "sluice: reload: no CONFIG given\n%s\n", reload_usage);
+		return SL_EXIT_CONFIG;
+	}
+	/* The engine reads the file itself, from its own working directory. */
+	char path[PATH_MAX];
+	if (realpath(config, path) == NULL) {
+		fprintf(stderr, "sluice: reload: cannot open '%s': %s\n", config, strerror(errno));
+		return SL_EXIT_CONFIG;
+	}
+
+	struct sl_err err = { "" };
+	struct sl_telc *tc = sl_telc_open(prefix, &err);
+	if (tc == NULL) {
+		fprintf(stderr, "sluice: reload: %s\n", err.msg);
+		return SL_EXIT_RUNTIME;
+	}
+	char base[PATH_MAX], dir[PATH_MAX + 160];
+	sl_telc_runtime_base(base, sizeof(base));
+	snprintf(dir, sizeof(dir), "%s/%s", base, sl_telc_prefix(tc));
+	sl_telc_close(tc);
+
+	json_t *req = json_pack("{sssssb}", "verb", "reload", "config", path, "dry_run", dry_run);
+	json_t *ans = req != NULL ? sl_ctl_call(dir, req, RELOAD_TIMEOUT_MS, &err) : NULL;
+	json_decref(req);
+	if (ans == NULL) {
+		fprintf(stderr, "sluice: reload: %s\n", req == NULL ? "out of memory" : err.msg);
+		return SL_EXIT_RUNTIME;
+	}
+	int status = SL_EXIT_OK;
+	if (!json_is_true(json_object_get(ans, "ok"))) {
+		json_t *st = json_object_get(ans, "status");
+		status = json_is_integer(st) && json_integer_value(st) == SL_EXIT_CONFIG
+			 ? SL_EXIT_CONFIG : SL_EXIT_RUNTIME;
+		fprintf(stderr, "sluice: %s\n", sl_snap_str(json_object_get(ans, "error"),
+							   "the engine failed the reload"));
+		json_decref(ans);
+		return status;
+	}
+	json_t *acts = json_object_get(ans, "actions");
+	size_t i;
+	json_t *a;
+	json_array_foreach(acts, i, a) {
+		const char *detail = sl_snap_str(json_object_get(a, "detail"), "");
+		printf("%s%s '%s'%s%s\n", dry_run ? "would " : "",
+		       sl_snap_str(json_object_get(a, "action"), "?"),
+		       sl_snap_str(json_object_get(a, "name"), "?"), detail[0] ? ": " : "", detail);
+	}
+	if (dry_run)
+		printf("reload: %zu action%s (dry run: nothing changed)\n", json_array_size(acts),
+		       json_array_size(acts) == 1 ? "" : "s");
+	else
+		printf("reload: %zu action%s applied to engine '%s'\n", json_array_size(acts),
+		       json_array_size(acts) == 1 ? "" : "s", strrchr(dir, '/') + 1);
+	json_decref(ans);
+	return status;
+}
