@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# sluice reload and SIGHUP (docs/control.md), with a source -> l2fwd -> sink
+# pipeline running:
+#   - --dry-run lists the actions and changes nothing;
+#   - refused, exit 2, the engine untouched: a YAML error (FILE:LINE:COL), an
+#     unknown app type, a setting that cannot change (pool.mbufs), an action
+#     a running engine does not apply (a new app);
+#   - a reload from rate 1 to 1M: the source's count passes 100000, which
+#     rate 1 cannot reach; SIGHUP after editing the file in place back to a
+#     low rate: the count then grows by at most that rate (plus the bucket)
+#     over any interval, however long the machine makes it;
+#   - the control socket: mode 0600; malformed JSON, an unknown verb, an
+#     oversized message and a client that sends nothing get an error reply or
+#     a closed connection, and the engine answers the next reload;
+#   - 100 reloads in a row, alternating two rates, under traffic;
+#   - every mbuf back at stop; no engine, bad options: exit 1 and 2.
+# Nothing here waits on a sleep: each step waits for a log line, a reply or
+# a counter (wait_event).
+. "$(dirname "$0")/lib.sh"
+[[ $(id -u) -eq 0 ]] || skip "the engine's runtime directory is root's: run as root"
+
+trap 'kill -KILL ${pid:-} 2>/dev/null; rm -rf "$T" "/var/run/dpdk/$PREFIX"' EXIT
+
+# conf RATE [EXTRA-APP-LINES [EXTRA-LINK-LINES]]: the pipeline with the
+# source at RATE.
+conf() {
+  cat <<EOF
+dpdk:
+  args: $EAL_ARGS
+pool: { mbufs: 8191 }
+workers:
+  gen: { core: auto }
+  fwd: { core: auto }
+apps:
+  src:  { type: source, worker: gen, size: 64, flows: 16, rate: $1 }
+  swap: { type: l2fwd, worker: fwd }
+  out:  { type: sink, worker: fwd }
+${2:-}
+links:
+  - { link: "src.output -> swap.input", size: 4096 }
+  - swap.output -> out.input
+${3:-}
+EOF
+}
+conf 1 >"$T/run.yaml"
+conf 1000000 >"$T/fast.yaml"
+"$SLUICE" run "$T/run.yaml" --summary-json "$T/run.log.json" >"$T/run.log" 2>&1 &
+pid=$!
+wait_event "the start line" "$pid" "$T/run.log" log_lines "$T/run.log" '^sluice: running 3 apps'
+sock=/var/run/dpdk/$PREFIX/sluice_control
+wait_event "the control socket" "$pid" "$T/run.log" test -S "$sock"
+[[ $(stat -c %a "$sock") == 600 ]] || fail "the control socket's mode is $(stat -c %a "$sock"), not 600"
+ok "the control socket $sock, mode 0600"
+
+src_in() {
+  "$SLUICE" stats --prefix "$PREFIX" --json >"$T/s.json" 2>/dev/null &&
+    summary_get "$T/s.json" apps src counters in_packets
+}
+
+# --- 1. --dry-run: the action, nothing changed.
+expect_exit 0 "$T/dry" reload --prefix "$PREFIX" "$T/fast.yaml" --dry-run
+expect_in "$T/dry" "would reconfigure app 'src': rate 1 -> 1000000"
+expect_in "$T/dry" "reload: 1 action (dry run: nothing changed)"
+ok "--dry-run lists the reconfiguration"
+
+# --- 2. refused: exit 2, a message naming what is wrong, the engine going on.
+sed 's/rate: 1000000 }/rate: 1000000/' "$T/fast.yaml" >"$T/broken.yaml"
+expect_exit 2 "$T/broken" reload --prefix "$PREFIX" "$T/broken.yaml"
+"$SLUICE" check "$T/broken.yaml" >"$T/check" 2>&1
+msg=$(grep -o "$T/broken.yaml:[0-9]*:[0-9]*: .*" "$T/check" | head -1)
+[[ -n $msg ]] || { cat "$T/check" >&2; fail "sluice check gave no FILE:LINE:COL"; }
+expect_in "$T/broken" "$msg"
+sed 's/type: sink/type: sinkk/' "$T/fast.yaml" >"$T/unknown.yaml"
+expect_exit 2 "$T/unknown" reload --prefix "$PREFIX" "$T/unknown.yaml"
+expect_in "$T/unknown" "unknown.yaml:10:17: app 'out': unknown type 'sinkk'"
+sed 's/mbufs: 8191/mbufs: 4095/' "$T/fast.yaml" >"$T/pool.yaml"
+expect_exit 2 "$T/pool" reload --prefix "$PREFIX" "$T/pool.yaml"
+expect_in "$T/pool" "pool.mbufs cannot change while running (8191 -> 4095); restart Sluice"
+conf 1000000 $'  gen2: { type: source, worker: gen, rate: 5 }\n  more: { type: sink, worker: fwd }' \
+  "  - gen2.output -> more.input" >"$T/more.yaml"
+"$SLUICE" check "$T/more.yaml" >"$T/more.check" 2>&1 || { cat "$T/more.check" >&2; fail "more.yaml does not check"; }
+expect_exit 2 "$T/more" reload --prefix "$PREFIX" "$T/more.yaml"
+expect_in "$T/more" "cannot start app 'gen2': source on worker gen while running"
+expect_in "$T/more" "nothing was changed"
+kill -0 "$pid" 2>/dev/null || fail "the engine ended after the refused reloads"
+n=$(src_in) || fail "no snapshot after the refused reloads"
+((n < 100000)) || fail "src sent $n packets at rate 1: a refused reload changed its rate"
+ok "refused with exit 2 and the message (FILE:LINE:COL as sluice check gives it); the engine goes on at rate 1 ($n packets)"
+
+# --- 3. a reload that applies: rate 1 -> 1M.
+expect_exit 0 "$T/fast" reload --prefix "$PREFIX" "$T/fast.yaml"
+expect_in "$T/fast" "reconfigure app 'src': rate 1 -> 1000000"
+expect_in "$T/fast" "reload: 1 action applied to engine '$PREFIX'"
+past() { local v; v=$(src_in) && ((v > 100000)); }
+wait_event "src to pass 100000 packets at its new rate" "$pid" "$T/run.log" past
+ok "reloaded to rate 1M: src passed 100000 packets"
+
+# --- 4. SIGHUP after editing the file in place: back to rate 2.
+sed -i 's/rate: 1 }/rate: 2 }/' "$T/run.yaml"
+kill -HUP "$pid"
+wait_event "the SIGHUP note" "$pid" "$T/run.log" log_lines "$T/run.log" "SIGHUP: reloaded $T/run.yaml \(1 actions applied\)"
+t0=$(date +%s.%N)
+a=$(src_in) || fail "no snapshot after SIGHUP"
+more() { local v; v=$(src_in) && ((v > a)); }
+wait_event "src to send one more packet at rate 2" "$pid" "$T/run.log" more
+b=$(src_in)
+t1=$(date +%s.%N)
+python3 -c "import sys; a,b,t0,t1=map(float,sys.argv[1:]); sys.exit(0 if b-a <= 2*(t1-t0)+3 else 1)" "$a" "$b" "$t0" "$t1" ||
+  fail "src sent $((b - a)) packets in $(python3 -c "print(round($t1-$t0,3))") s after SIGHUP to rate 2"
+ok "SIGHUP reloaded the edited file: $((b - a)) packets over the next interval at rate 2"
+
+# --- 5. bad requests on the socket itself.
+python3 - "$sock" <<'PY' || fail "the control socket's answers to bad requests"
+import json, socket, sys
+path = sys.argv[1]
+def ask(data):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.settimeout(30)
+    s.connect(path)
+    s.send(data)
+    r = s.recv(65536)
+    s.close()
+    return json.loads(r) if r else None
+silent = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+silent.connect(path)             # connects and sends nothing
+for data, want in ((b"not json", "malformed request (not JSON"),
+                   (b"[1, 2]", "malformed request (not a JSON object)"),
+                   (b'{"verb": 3}', "no string \"verb\""),
+                   (b'{"verb": "reboot"}', "unknown verb 'reboot'"),
+                   (b'{"verb": "reload"}', "\"config\" must be a string"),
+                   (b'{"verb": "reload", "config": "/x", "dry_run": 1}', "\"dry_run\" must be true or false"),
+                   (b'{"verb": "reload", "config": "/nonexistent.yaml"}', "/nonexistent.yaml"),
+                   (b"{" + b" " * 70000 + b"}", "request too long (70002 bytes; at most 65536)")):
+    r = ask(data)
+    assert r is not None and r["ok"] is False and r["status"] == 2 and want in r["error"], (data[:40], r)
+r = ask(b'{"verb": "info"}')
+assert r["ok"] is True and r["reloads"] == 2, r
+silent.settimeout(30)
+assert silent.recv(10) == b"", "the silent client was not closed"
+PY
+ok "malformed, unknown, oversized and silent requests: error replies or a closed connection; info answers"
+
+# --- 6. 100 reloads, alternating two rates, under traffic.
+conf 50000 >"$T/r1.yaml"
+conf 70000 >"$T/r2.yaml"
+for i in $(seq 100); do
+  f=$T/r$((i % 2 + 1)).yaml
+  "$SLUICE" reload --prefix "$PREFIX" "$f" >"$T/loop" 2>&1 || { cat "$T/loop" >&2; fail "reload $i of 100 ($f)"; }
+done
+expect_in "$T/loop" "reconfigure app 'src': rate 70000 -> 50000"
+python3 - "$sock" <<'PY' || fail "the reload count after the loop"
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET); s.settimeout(30); s.connect(sys.argv[1])
+s.send(b'{"verb": "info"}'); r = json.loads(s.recv(65536))
+assert r["reloads"] == 102, r
+PY
+ok "100 reloads in a row"
+
+# --- 7. stop: every mbuf back; the socket gone.
+interrupt "$pid" "$T/run.log"
+rc=$?
+pid=
+((rc == 0)) || { cat "$T/run.log" >&2; fail "the run exited $rc"; }
+pool_back "$T/run.log" || fail "mbufs missing after the reloads"
+[[ ! -e $sock ]] || fail "the control socket is left behind"
+ok "every mbuf back after 102 reloads; the socket removed"
+
+# --- 8. no engine; bad options.
+expect_exit 1 "$T/none" reload --prefix "$PREFIX" "$T/fast.yaml"
+expect_in "$T/none" "no engine is running with file prefix '$PREFIX'"
+expect_exit 2 "$T/noarg" reload
+expect_in "$T/noarg" "sluice: reload: no CONFIG given"
+expect_exit 2 "$T/badopt" reload "$T/fast.yaml" --now
+expect_in "$T/badopt" "sluice: reload: unknown option '--now'"
+expect_exit 2 "$T/nofile" reload "$T/missing.yaml"
+expect_in "$T/nofile" "sluice: reload: cannot open '$T/missing.yaml': No such file or directory"
+ok "no engine: exit 1, named; bad arguments: exit 2"
