@@ -308,7 +308,13 @@ static void md_param_rows(const struct sl_param_spec *specs, unsigned n)
 		printf("| `%s` | %s |", s->name, sl_param_type_name(s->type));
 		md_cell(s->def ? s->def : "(required)");
 		md_cell(sl_param_range_str(s, range, sizeof(range)));
-		md_cell(s->doc);
+		if (s->live) {   /* a reload changes it in place (docs/control.md) */
+			char doc[512];
+			snprintf(doc, sizeof(doc), "%s (live: a reload changes it in place)", s->doc);
+			md_cell(doc);
+		} else {
+			md_cell(s->doc);
+		}
 		putchar('\n');
 	}
 }
@@ -322,8 +328,9 @@ static void text_param_rows(const struct sl_param_spec *specs, unsigned n, int i
 	for (unsigned i = 0; i < n; i++) {
 		const struct sl_param_spec *s = &specs[i];
 		sl_param_range_str(s, range, sizeof(range));
-		printf("%*s%-*s %-8s %-12s %-18s %s\n", indent, "", 16 - indent, s->name,
-		       sl_param_type_name(s->type), s->def ? s->def : "(required)", range, s->doc);
+		printf("%*s%-*s %-8s %-12s %-18s %s%s\n", indent, "", 16 - indent, s->name,
+		       sl_param_type_name(s->type), s->def ? s->def : "(required)", range, s->doc,
+		       s->live ? " (live: a reload changes it in place)" : "");
 		if (s->type == SL_PARAM_TABLE)
 			text_param_rows(s->fields, s->n_fields, indent + 2);
 	}

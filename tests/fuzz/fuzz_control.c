@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * fuzz_control: the control socket's message parser (engine/core/control.h),
+ * which sees whatever bytes a local client sends.  Promises checked: a
+ * rejected message has a sentence; an accepted one is a JSON object whose
+ * "verb" is a string, and *verb is that string; an error reply made from
+ * the sentence is an object with ok false, the sentence and a status.
+ */
+#include <jansson.h>
+
+#include "control.h"
+
+#include "fuzz.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct sl_err err = { "" };
+	const char *verb = NULL;
+	json_t *j = sl_ctl_parse((const char *)data, size, &verb, &err);
+	if (j == NULL) {
+		fuzz_require(err.msg[0] != '\0', "a rejected message has no sentence");
+		json_t *r = sl_ctl_error(2, err.msg);
+		fuzz_require(r != NULL && json_is_false(json_object_get(r, "ok")) &&
+			     json_integer_value(json_object_get(r, "status")) == 2 &&
+			     strcmp(json_string_value(json_object_get(r, "error")), err.msg) == 0,
+			     "the error reply for '%s'", err.msg);
+		json_decref(r);
+		return 0;
+	}
+	fuzz_require(json_is_object(j), "an accepted message is not an object");
+	json_t *v = json_object_get(j, "verb");
+	fuzz_require(json_is_string(v) && verb == json_string_value(v),
+		     "an accepted message's verb is not its \"verb\" string");
+	json_decref(j);
+	return 0;
+}
