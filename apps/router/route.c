@@ -32,6 +32,7 @@ struct sl_route_table {
 	char *name;                     /* the router's */
 	struct sl_route_table *next;    /* registry */
 	bool registered;
+	bool found;                     /* sl_route_table_find returned it */
 	uint16_t id;                    /* hint id, never 0 */
 	int def_nh;                     /* the /0 route (rte_lpm has no depth 0), or -1 */
 	unsigned n_nh;
@@ -285,9 +286,16 @@ int sl_route_table_register(struct sl_route_table *t, struct sl_err *err)
 struct sl_route_table *sl_route_table_find(const char *name)
 {
 	for (struct sl_route_table *t = registry; t != NULL; t = t->next)
-		if (strcmp(t->name, name) == 0)
+		if (strcmp(t->name, name) == 0) {
+			t->found = true;
 			return t;
+		}
 	return NULL;
+}
+
+bool sl_route_table_found(const struct sl_route_table *t)
+{
+	return t->found;
 }
 
 unsigned sl_route_n_nh(const struct sl_route_table *t)

@@ -73,6 +73,9 @@ void sl_route_table_free(struct sl_route_table *t);   /* NULL: no-op; unregister
  * name is.  Find: the table, or NULL. */
 int sl_route_table_register(struct sl_route_table *t, struct sl_err *err);
 struct sl_route_table *sl_route_table_find(const char *name);
+/* Whether sl_route_table_find has returned t (another app holds it, so the
+ * table cannot be replaced under it).  Control thread. */
+bool sl_route_table_found(const struct sl_route_table *t);
 
 /* Next-hop index for dst (host order), or -1 when no route matches (a
  * look-up: -1 is "no route", never an errno). */

@@ -53,6 +53,7 @@
 #include <rte_ether.h>
 
 #include "app.h"
+#include "epoch.h"
 #include "pkt.h"
 #include "route.h"
 
@@ -161,6 +162,74 @@ static int router_init(struct sl_app *app, struct sl_err *err)
 out_free_routes:
 	free(routes);
 	return rc;
+}
+
+/* A reload that changes the routes: the table built for them, and the one
+ * it replaced (set by apply). */
+struct router_swap {
+	struct sl_route_table *next, *old;
+};
+
+static int router_reconfig(struct sl_app *app, const struct sl_param_value *params,
+			   void **state, struct sl_err *err)
+{
+	struct router_priv *p = app->priv;
+	if (sl_route_table_found(p->table))
+		return sl_errf(err, EBUSY, "parameter 'routes' cannot change while running: a "
+			       "flowcache caches this router's routes (route: %s); restart Sluice",
+			       app->name);
+	int i = sl_param_find(app->type->params, app->type->n_params, "routes");
+	const struct sl_param_value *v = &params[i];
+	struct router_swap *sw = calloc(1, sizeof(*sw));
+	struct sl_route *routes = calloc(v->n_rows + 1, sizeof(*routes));
+	int rc = 0;
+	if (sw == NULL || routes == NULL) {
+		rc = sl_errf(err, ENOMEM, "out of memory for %u routes", v->n_rows);
+		goto out_free;
+	}
+	rc = build_routes(v->rows, v->n_rows, app->n_out, routes, err);
+	if (rc < 0)
+		goto out_free;
+	sw->next = sl_route_table_create(app->name, routes, v->n_rows, app->socket, err);
+	if (sw->next == NULL) {
+		rc = -EINVAL;
+		goto out_free;
+	}
+	free(routes);
+	*state = sw;
+	return 0;
+out_free:
+	free(routes);
+	free(sw);
+	return rc;
+}
+
+/* The worker, between two breaths: packets from here on see the new table. */
+static void router_apply(struct sl_app *app, void *state)
+{
+	struct router_priv *p = app->priv;
+	struct router_swap *sw = state;
+	sw->old = p->table;
+	p->table = sw->next;
+}
+
+static void free_table(void *obj, void *arg)
+{
+	(void)arg;
+	sl_route_table_free(obj);
+}
+
+/* The old table is retired through the epoch: freed once no worker can be
+ * in a burst that read it. */
+static void router_release(struct sl_app *app, void *state, bool applied)
+{
+	struct router_swap *sw = state;
+	if (!applied)
+		sl_route_table_free(sw->next);
+	else if (sl_epoch_retire(app->epoch, app->control_epoch_w, sw->old, free_table, NULL) < 0
+		 && sl_epoch_synchronize(app->epoch) == 0)
+		sl_route_table_free(sw->old);   /* no room to retire: waited instead */
+	free(sw);
 }
 
 static inline uint16_t be16_at(const uint8_t *p)
@@ -388,7 +457,7 @@ _Static_assert(SL_ARRAY_LEN(router_route_fields) == F_COUNT, "one spec per route
 static const struct sl_param_spec router_params[] = {
 	{ .name = "routes", .type = SL_PARAM_TABLE, .min = 1,
 	  .fields = router_route_fields, .n_fields = SL_ARRAY_LEN(router_route_fields),
-	  .doc = "IPv4 routes, longest prefix wins: prefix, output, and optionally via, dst_mac, src_mac" },
+	  .live = true, .doc = "IPv4 routes, longest prefix wins: prefix, output, and optionally via, dst_mac, src_mac" },
 };
 
 /* At config load: the routes parse, name connected outputs and do not
@@ -431,6 +500,9 @@ static const struct sl_app_type router_app = {
 	.check = router_check,
 	.init = router_init,
 	.push = router_push,
+	.reconfig = router_reconfig,
+	.apply = router_apply,
+	.release = router_release,
 	.fini = router_fini,
 };
 
