@@ -577,17 +577,67 @@ static void fc_fini(struct sl_app *app)
 	p->share = NULL;
 }
 
+/* A reload that changes the expiry settings: the new ones, which the
+ * worker stores into the table (sharers of a table get the same values: the
+ * config loader makes them agree). */
+struct fc_expiry {
+	uint64_t idle_ns, active_ns;
+	unsigned cap;
+};
+
+static int fc_reconfig(struct sl_app *app, const struct sl_param_value *params, void **state,
+		       struct sl_err *err)
+{
+	struct fc_priv *p = app->priv;
+	const struct sl_param_spec *t = app->type->params;
+	unsigned n = app->type->n_params;
+	struct fc_expiry x = {
+		.idle_ns = params[sl_param_find(t, n, "idle_timeout")].u,
+		.active_ns = params[sl_param_find(t, n, "active_timeout")].u,
+		.cap = (unsigned)params[sl_param_find(t, n, "expiry_cap")].u,
+	};
+	int rc = sl_ft_check_expiry(p->t, x.idle_ns, x.active_ns, x.cap, err);
+	if (rc < 0)
+		return rc;
+	struct fc_expiry *s = malloc(sizeof(*s));
+	if (s == NULL)
+		return sl_errf(err, ENOMEM, "out of memory");
+	*s = x;
+	*state = s;
+	return 0;
+}
+
+static void fc_apply(struct sl_app *app, void *state)
+{
+	struct fc_priv *p = app->priv;
+	const struct fc_expiry *x = state;
+	sl_ft_set_expiry(p->t, x->idle_ns, x->active_ns, x->cap);
+}
+
+static void fc_release(struct sl_app *app, void *state, bool applied)
+{
+	struct fc_priv *p = app->priv;
+	const struct fc_expiry *x = state;
+	if (applied) {   /* what later sharers' settings are checked against */
+		p->share->conf.idle_ns = x->idle_ns;
+		p->share->conf.active_ns = x->active_ns;
+		p->share->conf.expiry_cap = x->cap;
+	}
+	free(state);
+}
+
 static const struct sl_param_spec fc_params[] = {
 	{ .name = "entries", .type = SL_PARAM_UINT, .def = "65536", .min = 1, .max = 1u << 28,
 	  .doc = "capacity: flows kept at most; a new flow beyond it evicts the least recently seen of its bucket" },
 	{ .name = "ids", .type = SL_PARAM_UINT, .def = "0", .max = 1u << 30,
 	  .doc = "flow ids (and entries) in the table's pool, >= entries; 0 means entries + max(entries/4, 1024)" },
 	{ .name = "idle_timeout", .type = SL_PARAM_DURATION, .def = "30s",
-	  .doc = "a flow not seen for this long ends (reason idle); 0 means never" },
+	  .live = true, .doc = "a flow not seen for this long ends (reason idle); 0 means never" },
 	{ .name = "active_timeout", .type = SL_PARAM_DURATION, .def = "0",
+	  .live = true,
 	  .doc = "a flow alive this long ends (reason active) and restarts with its next packet; 0 means never" },
 	{ .name = "expiry_cap", .type = SL_PARAM_UINT, .def = "32", .min = 1, .max = 65536,
-	  .doc = "flows ended by expiry per breath at most" },
+	  .live = true, .doc = "flows ended by expiry per breath at most" },
 	{ .name = "expiry", .type = SL_PARAM_ENUM, .def = "scan", .choices = "scan|wheel",
 	  .doc = "how expired flows are found: an incremental scan of the buckets, or a timer wheel per app" },
 	{ .name = "scan", .type = SL_PARAM_UINT, .def = "0", .max = 1u << 24,
@@ -663,6 +713,9 @@ static const struct sl_app_type flowcache_app = {
 	.tick = fc_tick,
 	.collect = fc_collect,
 	.sample = fc_collect,      /* the handle's statistics: any thread */
+	.reconfig = fc_reconfig,
+	.apply = fc_apply,
+	.release = fc_release,
 	.fini = fc_fini,
 };
 

@@ -465,6 +465,43 @@ static int init_handles(struct sl_flowtable *t)
 	return 0;
 }
 
+static uint64_t shortest_timeout(uint64_t idle_ns, uint64_t active_ns)
+{
+	uint64_t shortest = idle_ns;
+	if (active_ns != 0 && (shortest == 0 || active_ns < shortest))
+		shortest = active_ns;
+	return shortest;
+}
+
+static uint64_t sweep_of(uint64_t shortest)
+{
+	return shortest / 8 > 1 ? shortest / 8 : 1;
+}
+
+int sl_ft_check_expiry(const struct sl_flowtable *t, uint64_t idle_ns, uint64_t active_ns,
+		       unsigned expiry_cap, struct sl_err *err)
+{
+	if (expiry_cap == 0)
+		return sl_errf(err, EINVAL, "table '%s': expiry_cap must be at least 1", t->name);
+	if (t->conf.expiry == SL_FT_WHEEL &&
+	    (idle_ns != __atomic_load_n(&t->conf.idle_ns, __ATOMIC_RELAXED) ||
+	     active_ns != __atomic_load_n(&t->conf.active_ns, __ATOMIC_RELAXED)))
+		return sl_errf(err, EPERM, "table '%s': the timeouts of a table with expiry wheel "
+			       "cannot change while running (its slots are sized by them); restart "
+			       "Sluice, or use expiry scan", t->name);
+	return 0;
+}
+
+void sl_ft_set_expiry(struct sl_flowtable *t, uint64_t idle_ns, uint64_t active_ns,
+		      unsigned expiry_cap)
+{
+	__atomic_store_n(&t->conf.idle_ns, idle_ns, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->conf.active_ns, active_ns, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->conf.expiry_cap, expiry_cap, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->sweep_ns, sweep_of(shortest_timeout(idle_ns, active_ns)),
+			 __ATOMIC_RELAXED);
+}
+
 struct sl_flowtable *sl_ft_create(const struct sl_flowtable_conf *conf, struct sl_err *err)
 {
 	const char *name = conf->name != NULL ? conf->name : "flowtable";
@@ -501,11 +538,9 @@ struct sl_flowtable *sl_ft_create(const struct sl_flowtable_conf *conf, struct s
 	t->n_buckets = conf_buckets(conf);
 	t->mask = t->n_buckets - 1;
 
-	uint64_t shortest = conf->idle_ns;
-	if (conf->active_ns != 0 && (shortest == 0 || conf->active_ns < shortest))
-		shortest = conf->active_ns;
+	uint64_t shortest = shortest_timeout(conf->idle_ns, conf->active_ns);
 	t->tick_ns = shortest / 256 > 1000 ? shortest / 256 : 1000;
-	t->sweep_ns = shortest / 8 > 1 ? shortest / 8 : 1;
+	t->sweep_ns = sweep_of(shortest);
 
 	rc = alloc_storage(t, name, err);
 	if (rc == 0 && (rc = init_handles(t)) < 0)
@@ -621,19 +656,31 @@ static void free_entry(void *obj, void *arg)
 
 /* ------------------------------------------------------------------ wheel */
 
+/* The settings sl_ft_set_expiry may change while workers run: relaxed
+ * loads (each a value the table had; one call may mix old and new). */
+static inline uint64_t idle_of(const struct sl_flowtable *t)
+{
+	return __atomic_load_n(&t->conf.idle_ns, __ATOMIC_RELAXED);
+}
+
+static inline uint64_t active_of(const struct sl_flowtable *t)
+{
+	return __atomic_load_n(&t->conf.active_ns, __ATOMIC_RELAXED);
+}
+
 static uint64_t deadline_of(const struct sl_flowtable *t, const struct sl_flow_entry *e)
 {
-	uint64_t d = UINT64_MAX;
-	if (t->conf.idle_ns != 0)
-		d = __atomic_load_n(&e->last_ns, __ATOMIC_RELAXED) + t->conf.idle_ns;
-	if (t->conf.active_ns != 0 && e->first_ns + t->conf.active_ns < d)
-		d = e->first_ns + t->conf.active_ns;
+	uint64_t d = UINT64_MAX, idle = idle_of(t), active = active_of(t);
+	if (idle != 0)
+		d = __atomic_load_n(&e->last_ns, __ATOMIC_RELAXED) + idle;
+	if (active != 0 && e->first_ns + active < d)
+		d = e->first_ns + active;
 	return d;
 }
 
 static bool wheel_used(const struct sl_flowtable *t)
 {
-	return t->conf.expiry == SL_FT_WHEEL && (t->conf.idle_ns != 0 || t->conf.active_ns != 0);
+	return t->conf.expiry == SL_FT_WHEEL && (idle_of(t) != 0 || active_of(t) != 0);
 }
 
 /* File e in its owner o's wheel at its deadline (o's thread; the entry's
@@ -860,7 +907,7 @@ struct sl_flow_entry *sl_ft_insert(struct sl_ft_handle *h, const struct sl_flow_
 static bool expired(const struct sl_flowtable *t, const struct sl_flow_entry *e, uint64_t now,
 		    enum sl_ft_reason *why)
 {
-	uint64_t idle = t->conf.idle_ns, active = t->conf.active_ns;
+	uint64_t idle = idle_of(t), active = active_of(t);
 	uint64_t last = __atomic_load_n(&e->last_ns, __ATOMIC_RELAXED);
 	if (idle != 0 && now >= last && now - last >= idle) {
 		*why = SL_FT_IDLE;
@@ -980,10 +1027,11 @@ static unsigned wheel_expire(struct sl_ft_handle *h, uint64_t now, unsigned cap)
 unsigned sl_ft_expire(struct sl_ft_handle *h, uint64_t now)
 {
 	struct sl_flowtable *t = h->t;
-	if (t->conf.idle_ns == 0 && t->conf.active_ns == 0)
+	if (idle_of(t) == 0 && active_of(t) == 0)
 		return 0;
 	unsigned room = sl_epoch_retire_room(h->e, h->ew);
-	unsigned cap = t->conf.expiry_cap < room ? t->conf.expiry_cap : room;
+	unsigned ecap = __atomic_load_n(&t->conf.expiry_cap, __ATOMIC_RELAXED);
+	unsigned cap = ecap < room ? ecap : room;
 	if (t->conf.expiry == SL_FT_WHEEL)
 		return wheel_expire(h, now, cap);
 	if (h->hi == h->lo)
@@ -991,10 +1039,11 @@ unsigned sl_ft_expire(struct sl_ft_handle *h, uint64_t now)
 	/* Pace the sweep: one range per sweep_ns, never more than `scan`
 	 * buckets per step, unused allowance kept up to one step. */
 	uint64_t dt = now > h->scan_ns ? now - h->scan_ns : 0;
-	if (dt > t->sweep_ns || h->scan_ns == 0)
-		dt = t->sweep_ns;
+	uint64_t sweep = __atomic_load_n(&t->sweep_ns, __ATOMIC_RELAXED);
+	if (dt > sweep || h->scan_ns == 0)
+		dt = sweep;
 	h->scan_ns = now;
-	h->scan_credit += (double)dt * (h->hi - h->lo) / (double)t->sweep_ns;
+	h->scan_credit += (double)dt * (h->hi - h->lo) / (double)sweep;
 	if (h->scan_credit > t->conf.scan)
 		h->scan_credit = t->conf.scan;
 	unsigned allowed = (unsigned)h->scan_credit;

@@ -226,6 +226,19 @@ uint64_t sl_ft_close(struct sl_ft_handle *h);
  * a retired entry's free function returns its id to the table. */
 void sl_ft_free(struct sl_flowtable *t);
 
+/* Live expiry settings (a reload).  sl_ft_check_expiry, control thread:
+ * whether t can take these (-EINVAL: expiry_cap 0; -EPERM: new timeouts for
+ * a wheel, whose slots are sized by them), with a sentence.
+ * sl_ft_set_expiry, any thread, while workers use t: store them (relaxed;
+ * a lookup or expiry step running meanwhile may use old and new values
+ * together).  An entry's deadline follows the timeouts in force when it is
+ * next looked at; the scan's pace follows the shortest timeout as at
+ * create; `scan` (buckets per step) stays as created. */
+int sl_ft_check_expiry(const struct sl_flowtable *t, uint64_t idle_ns, uint64_t active_ns,
+		       unsigned expiry_cap, struct sl_err *err);
+void sl_ft_set_expiry(struct sl_flowtable *t, uint64_t idle_ns, uint64_t active_ns,
+		      unsigned expiry_cap);
+
 /* The reason's name ("idle", "active", "evicted", "flushed", "stopped"; "?"
  * for another value), a static string.  Any thread. */
 const char *sl_ft_reason_name(enum sl_ft_reason r);
