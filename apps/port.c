@@ -526,12 +526,12 @@ static int port_queues(struct sl_app *app, uint16_t n_rxq, uint16_t n_txq, uint1
 	return 0;
 }
 
-/* Replica k > 0 of a replicated port: replica 0 (the app k places before
- * this one: replicas are consecutive) has opened the device for all. */
+/* Replica k > 0 of a replicated port: replica 0 (initialised before this
+ * one) has opened the device for all. */
 static int port_join(struct sl_app *app)
 {
 	struct port_priv *p = app->priv;
-	const struct port_priv *lead = (app - app->replica)->priv;
+	const struct port_priv *lead = sl_app_replica(app, 0)->priv;
 	p->port_id = lead->port_id;
 	p->is_pci = lead->is_pci;
 	p->dev = lead->dev;
@@ -776,7 +776,7 @@ static uint64_t undelivered(struct sl_app *app, const struct port_priv *p,
 	unsigned n = RTE_MAX(app->n_replicas, 1u);
 	uint64_t took = 0, per_queue = 0;
 	for (unsigned r = 0; r < n; r++) {
-		const struct sl_app *x = app + r;
+		const struct sl_app *x = sl_app_replica(app, r);
 		took += x->stats.out_packets;
 		if (r < RTE_ETHDEV_QUEUE_STAT_CNTRS)
 			per_queue += st->q_opackets[r];
@@ -788,7 +788,7 @@ static uint64_t undelivered(struct sl_app *app, const struct port_priv *p,
 		return lost;
 	}
 	for (unsigned r = 0; r < n; r++) {
-		struct sl_app *x = app + r;
+		struct sl_app *x = sl_app_replica(app, r);
 		uint64_t sent = st->q_opackets[r];
 		uint64_t l = x->stats.out_packets > sent ? x->stats.out_packets - sent : 0;
 		sl_app_ctr_set(x, PORT_TX_UNSENT, l);
@@ -833,7 +833,7 @@ static void port_stop(struct sl_app *app)
 		sl_app_ctr_set(app, PORT_RX_NOMBUF, st.rx_nombuf);
 		uint64_t out = 0;
 		for (unsigned r = 0; r < RTE_MAX(app->n_replicas, 1u); r++)
-			out += app[r].stats.out_packets;
+			out += sl_app_replica(app, r)->stats.out_packets;
 		tx_lost = undelivered(app, p, &st);
 		if (tx_lost > 0 && off < sizeof(text))
 			off += (size_t)snprintf(text + off, sizeof(text) - off,

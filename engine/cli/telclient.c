@@ -509,7 +509,7 @@ static json_t *pick(json_t *from, const struct sl_counter_spec *specs, unsigned 
 	return o;
 }
 
-static int snap_pool_epoch(struct sl_telc *c, json_t *root, struct sl_err *err)
+static int snap_pool_epoch(struct sl_telc *c, json_t *root, json_t *info, struct sl_err *err)
 {
 	json_t *p = sl_telc_call(c, "/sluice/pool", err);
 	if (p == NULL)
@@ -555,6 +555,9 @@ static int snap_pool_epoch(struct sl_telc *c, json_t *root, struct sl_err *err)
 	json_object_set_new(drained, "delivered", json_integer(0));
 	json_object_set_new(drained, "freed", json_integer(0));
 	json_object_set_new(root, "drained_at_stop", drained);
+	json_object_set_new(root, "reload", json_pack("{sOsO}", "applied",
+						      json_object_get(info, "reloads"), "freed",
+						      json_object_get(info, "freed_by_reload")));
 	json_object_set_new(root, "warnings", json_array());
 	json_object_set_new(root, "mbufs", mbufs);
 	return 0;
@@ -588,7 +591,7 @@ json_t *sl_telc_snapshot(struct sl_telc *c, struct sl_err *err)
 	if (rc == 0)
 		rc = snap_links_workers(c, root, info, err);
 	if (rc == 0)
-		rc = snap_pool_epoch(c, root, err);
+		rc = snap_pool_epoch(c, root, info, err);
 	json_object_set_new(root, "live", live);
 	json_decref(info);
 	if (rc < 0) {

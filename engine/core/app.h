@@ -253,6 +253,9 @@ struct sl_app {
 	const char *base;
 	const char *group;                   /* its worker group's name, or NULL */
 	unsigned replica, n_replicas;
+	struct sl_app *const *replicas;     /* n_replicas entries, replica 0
+					     * first; NULL if not replicated
+					     * (sl_app_replica) */
 	const struct sl_param_value *params; /* parallel to type->params */
 	bool inited;
 	char warning[SL_APP_WARNING_MAX];    /* sl_app_warn; "" if none */
@@ -300,6 +303,14 @@ static inline void sl_app_count_in(struct sl_app *app, struct rte_mbuf **p, unsi
 static inline void sl_app_count_out(struct sl_app *app, struct rte_mbuf **p, unsigned n)
 {
 	sl_app_count_out_n(app, n, sl_pkts_bytes(p, n));
+}
+
+/* Replica r of app's replicated app (r < n_replicas); for an app that is
+ * not replicated, replica 0 is the app itself.  Apps are objects of their
+ * own: reach a sibling replica only through this. */
+static inline struct sl_app *sl_app_replica(const struct sl_app *app, unsigned r)
+{
+	return app->replicas != NULL ? app->replicas[r] : (struct sl_app *)(uintptr_t)app;
 }
 
 /* Add n to the type's counter i (the app's worker only). */

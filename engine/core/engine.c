@@ -24,6 +24,7 @@
 #include "control.h"
 #include "diff.h"
 #include "engine.h"
+#include "engine_private.h"
 #include "epoch.h"
 #include "interlink.h"
 #include "notify.h"
@@ -173,31 +174,6 @@ static int install_signals(double stop_timeout, struct sl_err *err)
 	return 0;
 }
 
-/* Everything one run owns; torn down in reverse order of setup. */
-struct engine {
-	const struct sl_config *cfg;
-	const struct sl_run_opts *opts;
-	struct rte_mempool *pool;
-	struct sl_app *apps;            /* cfg->n_apps */
-	struct sl_link *links;          /* cfg->n_links */
-	struct sl_worker *workers;      /* cfg->n_workers */
-	struct sl_worker everyone;      /* all apps, for the drain on stop */
-	struct sl_epoch *epoch;
-	uint64_t epoch_drained;
-	const struct sl_plan *plan;
-	bool stop;
-	bool ran;                       /* the workers ran: collect the apps' values */
-	/* Reload (engine/core/control.h): the config last applied (cfg, or a
-	 * reload's, whose apps' params the apps now use), the configs reloads
-	 * applied (freed at the end), the control socket and the control
-	 * thread's epoch handle. */
-	const struct sl_config *running;
-	struct sl_config **loaded;
-	unsigned n_loaded, reloads;
-	struct sl_ctl *ctl;
-	struct sl_epoch_worker *ctl_epoch_w;
-	uint64_t drained, freed_at_stop;
-};
 
 /* ---------------------------------------------------------------- EAL */
 
@@ -318,66 +294,146 @@ static int create_pool(struct engine *e, const struct sl_topology *topo, struct 
 	return 0;
 }
 
+void sl_eng_place_app(struct engine *e, const struct sl_config *cfg, unsigned i,
+		      struct sl_app *a)
+{
+	const struct sl_app_cfg *ac = &cfg->apps[i];
+	a->name = ac->name;
+	a->index = i;
+	a->worker = ac->worker;
+	a->base = ac->base;
+	a->group = cfg->workers[ac->worker].group;
+	a->replica = ac->replica;
+	a->n_replicas = ac->n_replicas;
+	a->params = ac->params;
+	a->epoch_w = e->workers[ac->worker].epoch_w;
+}
+
+struct sl_app *sl_eng_new_app(struct engine *e, const struct sl_config *cfg, unsigned i,
+			      struct sl_err *err)
+{
+	const struct sl_app_cfg *ac = &cfg->apps[i];
+	int socket = e->workers[ac->worker].socket;
+	struct sl_app *a = rte_zmalloc_socket("sl_app", sizeof(*a), RTE_CACHE_LINE_SIZE, socket);
+	if (a == NULL)
+		return sl_errf_null(err, ENOMEM, "app '%s': out of memory", ac->name);
+	a->type = ac->type;
+	sl_eng_place_app(e, cfg, i, a);
+	a->burst = cfg->burst;
+	a->pool = e->pool;
+	a->socket = socket;
+	a->epoch = e->epoch;
+	a->control_epoch_w = e->ctl_epoch_w;
+	if (a->type->priv_size > 0) {
+		a->priv = rte_zmalloc_socket("sl_app", a->type->priv_size, RTE_CACHE_LINE_SIZE,
+					     a->socket);
+		if (a->priv == NULL) {
+			rte_free(a);
+			return sl_errf_null(err, ENOMEM, "app '%s': out of memory", ac->name);
+		}
+	}
+	return a;
+}
+
+void sl_eng_free_app(struct sl_app *a)
+{
+	if (a == NULL)
+		return;
+	if (a->replicas != NULL && a->replica == 0)
+		free((void *)(uintptr_t)a->replicas);
+	rte_free(a->priv);
+	rte_free(a);
+}
+
+void sl_eng_link_ports(const struct sl_config *cfg, unsigned i, unsigned *out, unsigned *in)
+{
+	/* Fixed ports are indexed by their place in the type's list,
+	 * numbered families by their number. */
+	const struct sl_link_cfg *lc = &cfg->links[i];
+	const struct sl_app_type *ft = cfg->apps[lc->from.app].type;
+	const struct sl_app_type *tt = cfg->apps[lc->to.app].type;
+	size_t fl = strlen(ft->outputs[lc->from.spec].name);
+	size_t tl = strlen(tt->inputs[lc->to.spec].name);
+	*out = ft->outputs[lc->from.spec].name[fl - 1] == '#' ? lc->from.number : lc->from.spec;
+	*in = tt->inputs[lc->to.spec].name[tl - 1] == '#' ? lc->to.number : lc->to.spec;
+}
+
+struct sl_link *sl_eng_new_link(struct engine *e, const struct sl_config *cfg, unsigned i,
+				struct sl_app *const *apps, struct sl_err *err)
+{
+	const struct sl_link_cfg *lc = &cfg->links[i];
+	struct sl_app *from = apps[lc->from.app], *to = apps[lc->to.app];
+	unsigned wf = cfg->apps[lc->from.app].worker, wt = cfg->apps[lc->to.app].worker;
+	int socket = e->workers[wt].socket;
+	struct sl_link *l = rte_zmalloc_socket("sl_link", sizeof(*l), RTE_CACHE_LINE_SIZE, socket);
+	if (l == NULL)
+		return sl_errf_null(err, ENOMEM, "out of memory");
+	l->from = from;
+	l->to = to;
+	l->from_port = lc->from.port;
+	l->to_port = lc->to.port;
+	l->index = i;
+	snprintf(l->name, sizeof(l->name), "%s.%s -> %s.%s", cfg->apps[lc->from.app].name,
+		 lc->from.port, cfg->apps[lc->to.app].name, lc->to.port);
+	uint32_t size = lc->size != 0 ? lc->size : cfg->link_size;
+	if (wf == wt) {
+		l->mask = size - 1;
+		l->slots = rte_zmalloc_socket("sl_link", size * sizeof(void *), RTE_CACHE_LINE_SIZE,
+					      socket);
+		if (l->slots == NULL) {
+			sl_errf(err, ENOMEM, "link '%s': out of memory", l->name);
+			goto out_free;
+		}
+		return l;
+	}
+	char name[SL_IL_NAME_MAX + 1];
+	snprintf(name, sizeof(name), "sluice_l%u", e->il_serial++);
+	struct sl_il_config ilc = { .size = size, .socket = socket };
+	l->il = sl_il_create(name, &ilc, err);
+	if (l->il == NULL) {
+		sl_err_prefix(err, errno > 0 ? errno : ENOMEM, "link '%s': cannot create its "
+			      "interlink", l->name);
+		goto out_free;
+	}
+	/* The control thread attaches both ends for the workers (and uses
+	 * them itself to drain at stop). */
+	int rc = sl_il_attach(l->il, SL_IL_PRODUCER);
+	if (rc == 0)
+		rc = sl_il_attach(l->il, SL_IL_CONSUMER);
+	if (rc < 0) {
+		sl_errf(err, -rc, "link '%s': cannot attach its interlink: %s", l->name,
+			strerror(-rc));
+		goto out_free;
+	}
+	return l;
+out_free:
+	sl_eng_free_link(l);
+	errno = ENOMEM;
+	return NULL;
+}
+
 static int create_links(struct engine *e, struct sl_err *err)
 {
 	const struct sl_config *cfg = e->cfg;
-	int rc;
 	for (unsigned i = 0; i < cfg->n_links; i++) {
 		const struct sl_link_cfg *lc = &cfg->links[i];
-		struct sl_link *l = &e->links[i];
-		struct sl_app *from = &e->apps[lc->from.app], *to = &e->apps[lc->to.app];
-		l->from = from;
-		l->to = to;
-		l->from_port = lc->from.port;
-		l->to_port = lc->to.port;
-		l->index = i;
-		snprintf(l->name, sizeof(l->name), "%s.%s -> %s.%s", from->name,
-			 lc->from.port, to->name, lc->to.port);
-		uint32_t size = lc->size != 0 ? lc->size : cfg->link_size;
-		if (from->worker == to->worker) {
-			l->mask = size - 1;
-			l->slots = rte_zmalloc_socket("sl_link", size * sizeof(void *),
-						      RTE_CACHE_LINE_SIZE, to->socket);
-			if (l->slots == NULL)
-				return sl_errf(err, ENOMEM, "link '%s': out of memory", l->name);
-		} else {
-			char name[SL_IL_NAME_MAX + 1];
-			snprintf(name, sizeof(name), "sluice_l%u", i);
-			struct sl_il_config ilc = { .size = size, .socket = to->socket };
-			l->il = sl_il_create(name, &ilc, err);
-			if (l->il == NULL)
-				return sl_err_prefix(err, errno > 0 ? errno : ENOMEM,
-						     "link '%s': cannot create its interlink",
-						     l->name);
-			/* The control thread attaches both ends for the workers (and
-			 * uses them itself to drain at stop). */
-			rc = sl_il_attach(l->il, SL_IL_PRODUCER);
-			if (rc == 0)
-				rc = sl_il_attach(l->il, SL_IL_CONSUMER);
-			if (rc < 0)
-				return sl_errf(err, -rc, "link '%s': cannot attach its interlink: %s",
-					       l->name, strerror(-rc));
-		}
-		/* Fixed ports are indexed by their place in the type's list,
-		 * numbered families by their number. */
-		const struct sl_app_type *ft = from->type, *tt = to->type;
-		size_t fl = strlen(ft->outputs[lc->from.spec].name);
-		size_t tl = strlen(tt->inputs[lc->to.spec].name);
-		unsigned oi = ft->outputs[lc->from.spec].name[fl - 1] == '#' ? lc->from.number
-									       : lc->from.spec;
-		unsigned ii = tt->inputs[lc->to.spec].name[tl - 1] == '#' ? lc->to.number
-									 : lc->to.spec;
-		from->out[oi] = l;
+		e->links[i] = sl_eng_new_link(e, cfg, i, e->apps, err);
+		if (e->links[i] == NULL)
+			return -(errno > 0 ? errno : ENOMEM);
+		struct sl_app *from = e->apps[lc->from.app], *to = e->apps[lc->to.app];
+		unsigned oi, ii;
+		sl_eng_link_ports(cfg, i, &oi, &ii);
+		from->out[oi] = e->links[i];
 		if (oi + 1 > from->n_out)
 			from->n_out = oi + 1;
-		to->in[ii] = l;
+		to->in[ii] = e->links[i];
 		if (ii + 1 > to->n_in)
 			to->n_in = ii + 1;
 	}
 	return 0;
 }
 
-static void push_entry(struct sl_push_entry *pe, struct sl_app *a)
+void sl_eng_push_entry(struct sl_push_entry *pe, struct sl_app *a)
 {
 	pe->app = a;
 	pe->n_in = 0;
@@ -386,68 +442,80 @@ static void push_entry(struct sl_push_entry *pe, struct sl_app *a)
 			pe->in[pe->n_in++] = a->in[p];
 }
 
+/* The control thread's list of every app and interlink (for the drain at
+ * stop), for the structure running now. */
+int sl_eng_rebuild_everyone(struct engine *e, struct sl_err *err)
+{
+	const struct sl_config *cfg = e->cfg;
+	struct sl_worker *ev = &e->everyone;
+	free(ev->push);
+	free(ev->il_prod);
+	free(ev->il_cons);
+	ev->push = calloc(cfg->n_apps + 1, sizeof(*ev->push));
+	ev->il_prod = calloc(cfg->n_links + 1, sizeof(struct sl_il *));
+	ev->il_cons = calloc(cfg->n_links + 1, sizeof(struct sl_il *));
+	ev->n_push = ev->n_il_prod = ev->n_il_cons = 0;
+	if (ev->push == NULL || ev->il_prod == NULL || ev->il_cons == NULL)
+		return sl_errf(err, ENOMEM, "out of memory");
+	for (unsigned i = 0; i < cfg->n_links; i++)
+		if (e->links[i]->il != NULL) {
+			ev->il_prod[ev->n_il_prod++] = e->links[i]->il;
+			ev->il_cons[ev->n_il_cons++] = e->links[i]->il;
+		}
+	for (unsigned k = 0; k < cfg->n_apps; k++) {
+		struct sl_app *a = e->apps[cfg->order[k]];
+		if (a->type->push != NULL)
+			sl_eng_push_entry(&ev->push[ev->n_push++], a);
+	}
+	return 0;
+}
+
 /* Fill each worker's pull, push and tick lists in push order, and the
  * control thread's list of every app (for the drain). */
 static int build_workers(struct engine *e, struct sl_err *err)
 {
 	const struct sl_config *cfg = e->cfg;
 	unsigned n = cfg->n_apps;
+	unsigned nl = cfg->n_links + 1;
 	for (unsigned w = 0; w < cfg->n_workers; w++) {
 		struct sl_worker *wk = &e->workers[w];
 		wk->pull = calloc(n, sizeof(*wk->pull));
 		wk->push = calloc(n, sizeof(*wk->push));
 		wk->tick = calloc(n, sizeof(*wk->tick));
-		if (wk->pull == NULL || wk->push == NULL || wk->tick == NULL)
-			return sl_errf(err, ENOMEM, "out of memory");
-	}
-	e->everyone.push = calloc(n, sizeof(*e->everyone.push));
-	unsigned nl = cfg->n_links + 1;
-	e->everyone.il_prod = calloc(nl, sizeof(struct sl_il *));
-	e->everyone.il_cons = calloc(nl, sizeof(struct sl_il *));
-	if (e->everyone.push == NULL || e->everyone.il_prod == NULL ||
-	    e->everyone.il_cons == NULL)
-		return sl_errf(err, ENOMEM, "out of memory");
-	for (unsigned w = 0; w < cfg->n_workers; w++) {
-		e->workers[w].il_prod = calloc(nl, sizeof(struct sl_il *));
-		e->workers[w].il_cons = calloc(nl, sizeof(struct sl_il *));
-		if (e->workers[w].il_prod == NULL || e->workers[w].il_cons == NULL)
+		wk->il_prod = calloc(nl, sizeof(struct sl_il *));
+		wk->il_cons = calloc(nl, sizeof(struct sl_il *));
+		if (wk->pull == NULL || wk->push == NULL || wk->tick == NULL ||
+		    wk->il_prod == NULL || wk->il_cons == NULL)
 			return sl_errf(err, ENOMEM, "out of memory");
 	}
 	for (unsigned i = 0; i < cfg->n_links; i++) {
-		struct sl_link *l = &e->links[i];
+		struct sl_link *l = e->links[i];
 		if (l->il == NULL)
 			continue;
 		struct sl_worker *from = &e->workers[l->from->worker];
 		struct sl_worker *to = &e->workers[l->to->worker];
 		from->il_prod[from->n_il_prod++] = l->il;
 		to->il_cons[to->n_il_cons++] = l->il;
-		e->everyone.il_prod[e->everyone.n_il_prod++] = l->il;
-		e->everyone.il_cons[e->everyone.n_il_cons++] = l->il;
 	}
 	for (unsigned k = 0; k < n; k++) {
-		struct sl_app *a = &e->apps[cfg->order[k]];
+		struct sl_app *a = e->apps[cfg->order[k]];
 		struct sl_worker *wk = &e->workers[a->worker];
 		if (a->type->pull != NULL)
 			wk->pull[wk->n_pull++] = a;
 		if (a->type->tick != NULL)
 			wk->tick[wk->n_tick++] = a;
-		if (a->type->push != NULL) {
-			push_entry(&wk->push[wk->n_push++], a);
-			push_entry(&e->everyone.push[e->everyone.n_push++], a);
-		}
+		if (a->type->push != NULL)
+			sl_eng_push_entry(&wk->push[wk->n_push++], a);
 	}
-	return 0;
+	return sl_eng_rebuild_everyone(e, err);
 }
 
-static int init_apps(struct engine *e, struct sl_err *err)
+int sl_eng_init_app(const struct sl_config *cfg, unsigned i, struct sl_app *a,
+		    struct sl_err *err)
 {
-	const struct sl_config *cfg = e->cfg;
-	for (unsigned i = 0; i < cfg->n_apps; i++) {
-		struct sl_app *a = &e->apps[i];
-		if (a->type->init == NULL) {
-			a->inited = true;
-			continue;
-		}
+	if (a->type->init == NULL) {
+		a->inited = true;
+	} else {
 		int rc = step_to(err, "initialising app '%s' (%s)", a->name, a->type->name);
 		if (rc < 0)
 			return rc;
@@ -461,16 +529,31 @@ static int init_apps(struct engine *e, struct sl_err *err)
 		if (rc < 0)
 			return sl_err_prefix(err, -rc, "app '%s'", a->name);
 	}
+	return 0;
+}
+
+static int start_app(struct sl_app *a, struct sl_err *err)
+{
+	if (a->type->start == NULL)
+		return 0;
+	int rc = step_to(err, "starting app '%s' (%s)", a->name, a->type->name);
+	if (rc == 0)
+		rc = a->type->start(a, err);
+	return rc < 0 ? sl_err_prefix(err, -rc, "app '%s'", a->name) : 0;
+}
+
+static int init_apps(struct engine *e, struct sl_err *err)
+{
+	const struct sl_config *cfg = e->cfg;
 	for (unsigned i = 0; i < cfg->n_apps; i++) {
-		struct sl_app *a = &e->apps[i];
-		if (a->type->start == NULL)
-			continue;
-		int rc = step_to(err, "starting app '%s' (%s)", a->name, a->type->name);
+		int rc = sl_eng_init_app(cfg, i, e->apps[i], err);
 		if (rc < 0)
 			return rc;
-		rc = a->type->start(a, err);
+	}
+	for (unsigned i = 0; i < cfg->n_apps; i++) {
+		int rc = start_app(e->apps[i], err);
 		if (rc < 0)
-			return sl_err_prefix(err, -rc, "app '%s'", a->name);
+			return rc;
 	}
 	return 0;
 }
@@ -482,9 +565,8 @@ static int setup(struct engine *e, const struct sl_topology *topo, struct sl_err
 	if (rc < 0)
 		return rc;
 
-	e->apps = calloc(cfg->n_apps, sizeof(*e->apps));
-	e->links = rte_zmalloc("sl_links", (cfg->n_links + 1) * sizeof(*e->links),
-			       RTE_CACHE_LINE_SIZE);
+	e->apps = calloc(cfg->n_apps + 1, sizeof(*e->apps));
+	e->links = calloc(cfg->n_links + 1, sizeof(*e->links));
 	e->workers = rte_zmalloc("sl_workers", cfg->n_workers * sizeof(*e->workers),
 				 RTE_CACHE_LINE_SIZE);
 	if (e->apps == NULL || e->links == NULL || e->workers == NULL)
@@ -522,29 +604,23 @@ static int setup(struct engine *e, const struct sl_topology *topo, struct sl_err
 	}
 
 	for (unsigned i = 0; i < cfg->n_apps; i++) {
-		const struct sl_app_cfg *ac = &cfg->apps[i];
-		struct sl_app *a = &e->apps[i];
-		a->type = ac->type;
-		a->name = ac->name;
-		a->index = i;
-		a->worker = ac->worker;
-		a->base = ac->base;
-		a->group = cfg->workers[ac->worker].group;
-		a->replica = ac->replica;
-		a->n_replicas = ac->n_replicas;
-		a->params = ac->params;
-		a->burst = cfg->burst;
-		a->pool = e->pool;
-		a->socket = e->workers[ac->worker].socket;
-		a->epoch = e->epoch;
-		a->epoch_w = e->workers[ac->worker].epoch_w;
-		a->control_epoch_w = e->ctl_epoch_w;
-		if (a->type->priv_size > 0) {
-			a->priv = rte_zmalloc_socket("sl_app", a->type->priv_size,
-						     RTE_CACHE_LINE_SIZE, a->socket);
-			if (a->priv == NULL)
-				return sl_errf(err, ENOMEM, "app '%s': out of memory", a->name);
-		}
+		e->apps[i] = sl_eng_new_app(e, cfg, i, err);
+		if (e->apps[i] == NULL)
+			return -ENOMEM;
+	}
+	/* Replicas (consecutive in the config) share one list of themselves,
+	 * owned by replica 0. */
+	for (unsigned i = 0; i < cfg->n_apps; i++) {
+		struct sl_app *a = e->apps[i];
+		if (a->n_replicas == 0 || a->replica != 0)
+			continue;
+		struct sl_app **list = calloc(a->n_replicas, sizeof(*list));
+		if (list == NULL)
+			return sl_errf(err, ENOMEM, "out of memory");
+		for (unsigned k = 0; k < a->n_replicas; k++)
+			list[k] = e->apps[i + k];
+		for (unsigned k = 0; k < a->n_replicas; k++)
+			e->apps[i + k]->replicas = list;
 	}
 	rc = step_to(err, "creating %u links", cfg->n_links);
 	if (rc == 0)
@@ -566,7 +642,7 @@ static void free_mbuf(void *obj, void *arg)
 	rte_pktmbuf_free(obj);
 }
 
-static uint64_t free_link_contents(struct sl_link *l)
+uint64_t sl_eng_free_link_contents(struct sl_link *l)
 {
 	if (l->il != NULL)
 		return sl_il_drain(l->il, free_mbuf, NULL);
@@ -593,25 +669,26 @@ static void teardown(struct engine *e)
 		uint64_t before = 0, after = 0;
 		sl_worker_flush(&e->everyone);
 		for (unsigned i = 0; i < cfg->n_links; i++)
-			before += sl_link_count(&e->links[i]);
+			before += sl_link_count(e->links[i]);
 		for (unsigned r = 0; r < 64 && sl_worker_push(&e->everyone) > 0; r++)
 			sl_worker_flush(&e->everyone);
 		sl_worker_flush(&e->everyone);
 		for (unsigned i = 0; i < cfg->n_links; i++)
-			after += sl_link_count(&e->links[i]);
+			after += sl_link_count(e->links[i]);
 		e->drained = before > after ? before - after : 0;
 	}
 	if (e->apps != NULL)
 		for (unsigned i = cfg->n_apps; i-- > 0;)
-			if (e->apps[i].inited && e->apps[i].type->stop != NULL) {
-				step_to(NULL, "stopping app '%s' (%s)", e->apps[i].name,
-					e->apps[i].type->name);
-				e->apps[i].type->stop(&e->apps[i]);
+			if (e->apps[i] != NULL && e->apps[i]->inited &&
+			    e->apps[i]->type->stop != NULL) {
+				step_to(NULL, "stopping app '%s' (%s)", e->apps[i]->name,
+					e->apps[i]->type->name);
+				e->apps[i]->type->stop(e->apps[i]);
 			}
 	if (e->links != NULL)
 		for (unsigned i = 0; i < cfg->n_links; i++)
-			if (e->links[i].slots != NULL || e->links[i].il != NULL)
-				e->freed_at_stop += free_link_contents(&e->links[i]);
+			if (e->links[i] != NULL)
+				e->freed_at_stop += sl_eng_free_link_contents(e->links[i]);
 	/* Every worker went offline when it left its loop: what is still
 	 * retired can be freed now, before fini releases what the free
 	 * functions return objects to (a flow table's ids). */
@@ -620,14 +697,15 @@ static void teardown(struct engine *e)
 		e->epoch_drained = sl_epoch_drain(e->epoch);
 	if (e->apps != NULL && e->ran)
 		for (unsigned i = cfg->n_apps; i-- > 0;)
-			if (e->apps[i].type->collect != NULL)
-				e->apps[i].type->collect(&e->apps[i]);
+			if (e->apps[i] != NULL && e->apps[i]->type->collect != NULL)
+				e->apps[i]->type->collect(e->apps[i]);
 	if (e->apps != NULL)
 		for (unsigned i = cfg->n_apps; i-- > 0;)
-			if (e->apps[i].inited && e->apps[i].type->fini != NULL) {
-				step_to(NULL, "finishing app '%s' (%s)", e->apps[i].name,
-					e->apps[i].type->name);
-				e->apps[i].type->fini(&e->apps[i]);
+			if (e->apps[i] != NULL && e->apps[i]->inited &&
+			    e->apps[i]->type->fini != NULL) {
+				step_to(NULL, "finishing app '%s' (%s)", e->apps[i]->name,
+					e->apps[i]->type->name);
+				e->apps[i]->type->fini(e->apps[i]);
 			}
 }
 
@@ -654,18 +732,25 @@ static void free_interlink(struct sl_link *l)
 	l->il = NULL;
 }
 
+void sl_eng_free_link(struct sl_link *l)
+{
+	if (l == NULL)
+		return;
+	rte_free(l->slots);
+	if (l->il != NULL)
+		free_interlink(l);
+	rte_free(l);
+}
+
 static void release(struct engine *e)
 {
 	const struct sl_config *cfg = e->cfg;
 	if (e->links != NULL)
-		for (unsigned i = 0; i < cfg->n_links; i++) {
-			rte_free(e->links[i].slots);
-			if (e->links[i].il != NULL)
-				free_interlink(&e->links[i]);
-		}
+		for (unsigned i = 0; i < cfg->n_links; i++)
+			sl_eng_free_link(e->links[i]);
 	if (e->apps != NULL)
 		for (unsigned i = 0; i < cfg->n_apps; i++)
-			rte_free(e->apps[i].priv);
+			sl_eng_free_app(e->apps[i]);
 	if (e->workers != NULL)
 		for (unsigned w = 0; w < cfg->n_workers; w++) {
 			free(e->workers[w].pull);
@@ -677,7 +762,7 @@ static void release(struct engine *e)
 	free(e->everyone.push);
 	free(e->everyone.il_prod);
 	free(e->everyone.il_cons);
-	rte_free(e->links);
+	free(e->links);
 	rte_free(e->workers);
 	free(e->apps);
 	sl_epoch_free(e->epoch);
@@ -689,7 +774,7 @@ static void release(struct engine *e)
 
 /* ---------------------------------------------------------------- stats */
 
-static double now_s(void)
+double sl_eng_now_s(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -698,7 +783,7 @@ static double now_s(void)
 
 static void take(const struct engine *e, struct sl_report_snapshot *s, double t0)
 {
-	sl_report_take(e->cfg, e->apps, e->links, s, now_s() - t0);
+	sl_report_take(e->cfg, e->apps, e->links, s, sl_eng_now_s() - t0);
 }
 
 /* ---------------------------------------------------------------- run */
@@ -842,7 +927,7 @@ static bool worker_done(const struct engine *e, unsigned w)
 static int wait_workers(struct engine *e, unsigned n, const uint64_t *breaths_at_stop,
 			struct sl_err *err)
 {
-	double t0 = now_s(), limit = e->opts->stop_timeout;
+	double t0 = sl_eng_now_s(), limit = e->opts->stop_timeout;
 	int signals_at_stop = n_signals;
 	for (;;) {
 		unsigned running = 0;
@@ -853,7 +938,7 @@ static int wait_workers(struct engine *e, unsigned n, const uint64_t *breaths_at
 			return 0;
 		}
 		bool again = n_signals > signals_at_stop && n_signals > 1;
-		if (again || (limit > 0 && now_s() - t0 >= limit))
+		if (again || (limit > 0 && sl_eng_now_s() - t0 >= limit))
 			break;
 		struct timespec nap = { 0, 5 * 1000 * 1000 };
 		nanosleep(&nap, NULL);
@@ -873,7 +958,7 @@ static int wait_workers(struct engine *e, unsigned n, const uint64_t *breaths_at
 			   wk->name, wk->cpu, wk->lcore);
 		if (st == SL_STEP_PULL || st == SL_STEP_PUSH || st == SL_STEP_TICK)
 			sl_appendf(m, size, &len, "is in app '%s' (%s), step %s",
-				   e->apps[app].name, e->apps[app].type->name,
+				   e->apps[app]->name, e->apps[app]->type->name,
 				   sl_worker_step_name(st));
 		else
 			sl_appendf(m, size, &len, "is in step %s", sl_worker_step_name(st));
@@ -886,7 +971,7 @@ static int wait_workers(struct engine *e, unsigned n, const uint64_t *breaths_at
 	sl_errf(err, ETIMEDOUT, "%u of %u workers did not stop %s %.1f s: %s; exiting without "
 		"the clean-up that would wait for %s (apps not stopped, links not drained, "
 		"mbufs not counted)", stuck, n,
-		second ? "(a second signal came) after" : "within", now_s() - t0, m,
+		second ? "(a second signal came) after" : "within", sl_eng_now_s() - t0, m,
 		stuck > 1 ? "them" : "it");
 	return -ETIMEDOUT;
 }
@@ -899,217 +984,6 @@ static void watch_free(struct watch *wt)
 	free(wt->starved_s);
 }
 
-/* ---------------------------------------------------------------- reload */
-
-/* Hand each worker its part of a reload (items[0..n) for apps on several
- * workers) and wait until every one has taken it, at most 5 s.  Returns 0,
- * -ENOMEM, or -ETIMEDOUT naming the worker (which may still take it later:
- * its part is then never freed). */
-static int hand_over(struct engine *e, struct sl_app **apps, void **states, unsigned n,
-		     struct sl_err *err)
-{
-	unsigned nw = e->cfg->n_workers;
-	struct sl_worker_reconf **parts = calloc(nw, sizeof(*parts));
-	unsigned *count = calloc(nw, sizeof(*count));
-	int rc = 0;
-	if (parts == NULL || count == NULL) {
-		rc = sl_errf(err, ENOMEM, "out of memory");
-		goto out;
-	}
-	for (unsigned i = 0; i < n; i++)
-		count[apps[i]->worker]++;
-	for (unsigned w = 0; w < nw; w++) {
-		if (count[w] == 0)
-			continue;
-		parts[w] = malloc(sizeof(*parts[w]) + count[w] * sizeof(parts[w]->item[0]));
-		if (parts[w] == NULL) {
-			rc = sl_errf(err, ENOMEM, "out of memory");
-			goto out;
-		}
-		parts[w]->n = 0;
-	}
-	for (unsigned i = 0; i < n; i++) {
-		struct sl_worker_reconf *p = parts[apps[i]->worker];
-		p->item[p->n++] = (struct sl_worker_reconf_item){ apps[i], states[i] };
-	}
-	for (unsigned w = 0; w < nw; w++)
-		if (parts[w] != NULL)
-			__atomic_store_n(&e->workers[w].reconf, parts[w], __ATOMIC_RELEASE);
-	double t0 = now_s();
-	for (unsigned w = 0; w < nw; w++) {
-		if (parts[w] == NULL)
-			continue;
-		while (__atomic_load_n(&e->workers[w].reconf, __ATOMIC_ACQUIRE) != NULL) {
-			if (now_s() - t0 > 5.0) {
-				rc = sl_errf(err, ETIMEDOUT, "worker '%s' did not take its new settings "
-					     "within 5 s (it holds up its breaths)", e->workers[w].name);
-				parts[w] = NULL;   /* it may still take it: never freed */
-				break;
-			}
-			struct timespec nap = { 0, 50 * 1000 };
-			nanosleep(&nap, NULL);
-		}
-	}
-out:
-	if (parts != NULL)
-		for (unsigned w = 0; w < nw; w++)
-			free(parts[w]);
-	free(parts);
-	free(count);
-	return rc;
-}
-
-/* The engine's app of that name (the config the engine was built from). */
-static struct sl_app *app_named(struct engine *e, const char *name)
-{
-	for (unsigned i = 0; i < e->cfg->n_apps; i++)
-		if (strcmp(e->apps[i].name, name) == 0)
-			return &e->apps[i];
-	return NULL;
-}
-
-static json_t *actions_json(const struct sl_diff *d)
-{
-	json_t *a = json_array();
-	for (unsigned i = 0; a != NULL && i < d->n; i++)
-		json_array_append_new(a, json_pack("{ssssss}", "action",
-						   sl_diff_kind_name(d->actions[i].kind), "name",
-						   d->actions[i].name, "detail",
-						   d->actions[i].detail));
-	return a;
-}
-
-/* Reload the config at path (docs/control.md): load and check it, diff it
- * against the running one, and with dry_run only say what would be done;
- * else apply the reconfigure actions at the workers' next breath.  The
- * reply's status is 2 for a config that does not load or cannot be applied
- * to this engine, 1 for a failure while applying (nothing changed). */
-static json_t *reload(struct engine *e, const char *path, bool dry_run)
-{
-	struct sl_err err = { "" };
-	struct sl_config *nc = sl_config_load(path, &err);
-	if (nc == NULL)
-		return sl_ctl_error(SL_EXIT_CONFIG, err.msg);
-	struct sl_diff d;
-	int rc = sl_config_diff(e->running, nc, &d, &err);
-	if (rc < 0) {
-		sl_config_free(nc);
-		return sl_ctl_error(rc == -EPERM ? SL_EXIT_CONFIG : SL_EXIT_RUNTIME, err.msg);
-	}
-	json_t *reply = NULL;
-	if (dry_run) {
-		reply = json_pack("{sbsbso}", "ok", 1, "applied", 0, "actions", actions_json(&d));
-		goto out_free;
-	}
-	for (unsigned i = 0; i < d.n; i++)
-		if (d.actions[i].kind != SL_DIFF_RECONFIG_APP) {
-			char line[512], m[768];
-			sl_diff_format(&d.actions[i], line, sizeof(line));
-			snprintf(m, sizeof(m), "%s: cannot %s while running: a running engine "
-				 "changes apps in place (reconfigure) only; nothing was changed "
-				 "(restart Sluice for this config, or --dry-run to list every "
-				 "action)", path, line);
-			reply = sl_ctl_error(SL_EXIT_CONFIG, m);
-			goto out_free;
-		}
-	struct sl_app **apps = calloc(d.n + 1, sizeof(*apps));
-	void **states = calloc(d.n + 1, sizeof(*states));
-	unsigned made = 0;
-	if (apps == NULL || states == NULL) {
-		reply = sl_ctl_error(SL_EXIT_RUNTIME, "out of memory");
-		goto out_release;
-	}
-	for (; made < d.n; made++) {
-		const struct sl_diff_action *a = &d.actions[made];
-		apps[made] = app_named(e, a->name);
-		if (apps[made] == NULL) {
-			snprintf(err.msg, sizeof(err.msg), "app '%s': not running", a->name);
-			break;
-		}
-		rc = apps[made]->type->reconfig(apps[made], nc->apps[a->new_index].params,
-						&states[made], &err);
-		if (rc < 0) {
-			sl_err_prefix(&err, -rc, "app '%s'", a->name);
-			break;
-		}
-	}
-	if (made < d.n) {
-		reply = sl_ctl_error(SL_EXIT_RUNTIME, err.msg);
-		goto out_release;
-	}
-	rc = hand_over(e, apps, states, d.n, &err);
-	if (rc < 0) {
-		reply = sl_ctl_error(SL_EXIT_RUNTIME, err.msg);
-		if (rc == -ETIMEDOUT)
-			made = 0;   /* a worker may apply them yet: keep the states */
-		goto out_release;
-	}
-	struct sl_config **loaded = realloc(e->loaded, (e->n_loaded + 1) * sizeof(*loaded));
-	if (loaded == NULL) {   /* applied all the same: keep nc alive somewhere */
-		sl_report_warn("reload: out of memory; %s stays allocated", path);
-	} else {
-		e->loaded = loaded;
-		e->loaded[e->n_loaded++] = nc;
-	}
-	for (unsigned i = 0; i < d.n; i++) {
-		apps[i]->params = nc->apps[d.actions[i].new_index].params;
-		apps[i]->type->release(apps[i], states[i], true);
-	}
-	made = 0;
-	e->running = nc;
-	nc = NULL;
-	e->reloads++;
-	reply = json_pack("{sbsbsosI}", "ok", 1, "applied", 1, "actions", actions_json(&d),
-			  "reloads", (json_int_t)e->reloads);
-out_release:
-	for (unsigned i = 0; i < made; i++)
-		apps[i]->type->release(apps[i], states[i], false);
-	free(apps);
-	free(states);
-out_free:
-	sl_diff_free(&d);
-	sl_config_free(nc);
-	return reply;
-}
-
-static json_t *ctl_handle(void *arg, const char *verb, json_t *req)
-{
-	struct engine *e = arg;
-	if (strcmp(verb, "info") == 0)
-		return json_pack("{sbsIsssI}", "ok", 1, "pid", (json_int_t)getpid(), "config",
-				 e->cfg->path, "reloads", (json_int_t)e->reloads);
-	if (strcmp(verb, "reload") == 0) {
-		json_t *p = json_object_get(req, "config"), *dry = json_object_get(req, "dry_run");
-		if (!json_is_string(p))
-			return sl_ctl_error(SL_EXIT_CONFIG,
-					    "reload: \"config\" must be a string (the file's path)");
-		if (dry != NULL && !json_is_boolean(dry))
-			return sl_ctl_error(SL_EXIT_CONFIG,
-					    "reload: \"dry_run\" must be true or false");
-		return reload(e, json_string_value(p), json_is_true(dry));
-	}
-	char m[160];
-	snprintf(m, sizeof(m), "unknown verb '%.64s' (known: info, reload)", verb);
-	return sl_ctl_error(SL_EXIT_CONFIG, m);
-}
-
-/* SIGHUP: reload the file the engine was started with, saying how it went. */
-static void reload_on_hup(struct engine *e)
-{
-	json_t *r = reload(e, e->cfg->path, false);
-	if (r == NULL) {
-		sl_report_warn("SIGHUP: reload of %s: out of memory", e->cfg->path);
-		return;
-	}
-	if (json_is_true(json_object_get(r, "ok")))
-		sl_report_note("SIGHUP: reloaded %s (%zu actions applied)", e->cfg->path,
-			       json_array_size(json_object_get(r, "actions")));
-	else
-		sl_report_warn("SIGHUP: reload failed, nothing changed: %s",
-			       json_string_value(json_object_get(r, "error")));
-	json_decref(r);
-}
-
 /* Launch the workers, watch them until a signal or the duration, stop them
  * (bounded: wait_workers).  Returns 0 with the run's length in *elapsed,
  * -ENOMEM, -ETIMEDOUT (a worker did not stop: its thread still runs) or
@@ -1118,6 +992,7 @@ static int run_loop(struct engine *e, struct watch *wt, double *elapsed, struct 
 {
 	const struct sl_config *cfg = e->cfg;
 	unsigned n = cfg->n_apps, nw = cfg->n_workers;
+	unsigned generation = e->generation;
 	uint64_t *mem = calloc(6 * (size_t)n + 1, sizeof(uint64_t));
 	uint64_t *breaths = calloc(nw, sizeof(uint64_t));
 	wt->warned = calloc(nw, sizeof(double));
@@ -1156,7 +1031,7 @@ static int run_loop(struct engine *e, struct watch *wt, double *elapsed, struct 
 		sl_notify_ready(status);
 	}
 
-	double t0 = now_s(), next = e->opts->stats;
+	double t0 = sl_eng_now_s(), next = e->opts->stats;
 	take(e, &prev, t0);
 	while (rc == 0) {
 		if (e->ctl != NULL) {
@@ -1167,10 +1042,31 @@ static int run_loop(struct engine *e, struct watch *wt, double *elapsed, struct 
 		}
 		if (hup) {
 			hup = 0;
-			reload_on_hup(e);
+			sl_eng_reload_on_hup(e);
+		}
+		if (e->generation != generation) {
+			/* A reload changed the apps: the stats lines start again
+			 * from a snapshot of the new ones. */
+			generation = e->generation;
+			n = e->cfg->n_apps;
+			uint64_t *m = calloc(6 * (size_t)n + 1, sizeof(uint64_t));
+			if (m != NULL) {
+				free(mem);
+				mem = m;
+				prev = (struct sl_report_snapshot){ .in = mem, .out = mem + n,
+								    .drops = mem + 2 * n };
+				cur = (struct sl_report_snapshot){ .in = mem + 3 * n,
+								   .out = mem + 4 * n,
+								   .drops = mem + 5 * n };
+				take(e, &prev, t0);
+			}
+		}
+		if (e->reload_stopped) {
+			sl_report_note("stopping: a reload could not start an app it restarted");
+			break;
 		}
 		sl_epoch_reclaim(e->epoch, e->ctl_epoch_w, e->cfg->reclaim_cap);
-		double t = now_s() - t0;
+		double t = sl_eng_now_s() - t0;
 		sl_notify_watchdog_tick(t);
 		watch_laggards(e, wt, t, true);
 		watch_pool(e, wt, t);
@@ -1182,7 +1078,7 @@ static int run_loop(struct engine *e, struct watch *wt, double *elapsed, struct 
 		}
 		if (e->opts->duration > 0 && t >= e->opts->duration)
 			break;
-		if (e->opts->stats > 0 && t >= next) {
+		if (e->opts->stats > 0 && t >= next && mem != NULL) {
 			take(e, &cur, t0);
 			sl_report_stats_line(e->cfg, e->apps, &prev, &cur);
 			struct sl_report_snapshot tmp = prev;
@@ -1206,8 +1102,8 @@ static int run_loop(struct engine *e, struct watch *wt, double *elapsed, struct 
 		rc = wrc;
 	}
 	/* The last word on a stall that ended while stopping. */
-	watch_laggards(e, wt, now_s() - t0, false);
-	*elapsed = now_s() - t0;
+	watch_laggards(e, wt, sl_eng_now_s() - t0, false);
+	*elapsed = sl_eng_now_s() - t0;
 	free(breaths);
 	free(mem);
 	return rc;
@@ -1223,6 +1119,7 @@ static int report(const struct engine *e, const struct watch *wt, double elapsed
 		.cfg = e->cfg, .apps = e->apps, .links = e->links, .workers = e->workers,
 		.pool = e->pool, .epoch = e->epoch, .epoch_drained = e->epoch_drained,
 		.drained = e->drained, .freed_at_stop = e->freed_at_stop,
+		.reloads = e->reloads, .freed_by_reload = e->freed_by_reload,
 		.starved_s = wt->starved_s, .elapsed = elapsed, .control_cpu = e->plan->main_cpu,
 		.mbufs_total = e->pool->size, .mbufs_back = rte_mempool_avail_count(e->pool),
 	};
@@ -1287,11 +1184,13 @@ int sl_engine_run(const struct sl_config *cfg, const struct sl_topology *topo,
 	struct sl_tel_view tv = {
 		.cfg = cfg, .apps = e.apps, .links = e.links, .workers = e.workers,
 		.pool = e.pool, .epoch = e.epoch, .control_cpu = e.plan->main_cpu,
+		.reloads = &e.reloads, .freed_by_reload = &e.freed_by_reload,
 	};
 	sl_tel_attach(&tv);
 	e.running = cfg;
+	e.start_path = cfg->path;
 	struct sl_err cerr = { "" };
-	e.ctl = sl_ctl_open(rte_eal_get_runtime_dir(), ctl_handle, &e, &cerr);
+	e.ctl = sl_ctl_open(rte_eal_get_runtime_dir(), sl_eng_control, &e, &cerr);
 	if (e.ctl == NULL)   /* the run goes on without reloads */
 		sl_report_warn("%s; `sluice reload` cannot reach this engine", cerr.msg);
 	sl_report_start(cfg, e.workers, e.plan->main_cpu);
@@ -1309,12 +1208,15 @@ int sl_engine_run(const struct sl_config *cfg, const struct sl_topology *topo,
 	e.ran = true;
 	teardown(&e);
 	rc = report(&e, &wt, elapsed, err);
+	if (rc == 0 && e.reload_stopped)
+		rc = sl_errf(err, ECANCELED, "a reload could not start an app it had restarted, "
+			     "and stopped the engine (the warning above names it)");
 	goto out_release;
 
 out_teardown:
 	enter_cleanup();
 	teardown(&e);
-	sl_report_app_warnings(e.apps, cfg->n_apps);
+	sl_report_app_warnings(e.apps, e.cfg->n_apps);
 out_release:
 	step_to(NULL, "releasing memory");
 	release(&e);

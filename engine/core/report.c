@@ -64,19 +64,19 @@ void sl_report_start(const struct sl_config *cfg, const struct sl_worker *worker
 
 /* ---------------------------------------------------------------- stats */
 
-void sl_report_take(const struct sl_config *cfg, const struct sl_app *apps,
-		    const struct sl_link *links, struct sl_report_snapshot *s, double t)
+void sl_report_take(const struct sl_config *cfg, struct sl_app *const *apps,
+		    struct sl_link *const *links, struct sl_report_snapshot *s, double t)
 {
 	s->t = t;
 	for (unsigned i = 0; i < cfg->n_apps; i++) {
-		const struct sl_app *a = &apps[i];
+		const struct sl_app *a = apps[i];
 		s->in[i] = sl_counter_read(&a->stats.in_packets);
 		s->out[i] = sl_counter_read(&a->stats.out_packets);
 		s->drops[i] = sl_counter_read(&a->stats.drops);
 	}
 	s->link_drops = 0;
 	for (unsigned i = 0; i < cfg->n_links; i++)
-		s->link_drops += sl_counter_read(&links[i].tx.drops);
+		s->link_drops += sl_counter_read(&links[i]->tx.drops);
 }
 
 static void fmt_rate(char *buf, size_t len, double pps)
@@ -91,7 +91,7 @@ static void fmt_rate(char *buf, size_t len, double pps)
 
 /* Apps that do not fit in the line are left out ("..."); the drops always
  * fit. */
-void sl_report_stats_line(const struct sl_config *cfg, const struct sl_app *apps,
+void sl_report_stats_line(const struct sl_config *cfg, struct sl_app *const *apps,
 			  const struct sl_report_snapshot *a, const struct sl_report_snapshot *b)
 {
 	double dt = b->t - a->t;
@@ -106,7 +106,7 @@ void sl_report_stats_line(const struct sl_config *cfg, const struct sl_app *apps
 		if (b->in[i] == 0 && b->out[i] == 0)
 			continue;
 		size_t start = len;
-		fits = sl_appendf(line, room, &len, " %s", apps[i].name);
+		fits = sl_appendf(line, room, &len, " %s", apps[i]->name);
 		if (fits && b->in[i] > 0) {
 			fmt_rate(r, sizeof(r), (double)(b->in[i] - a->in[i]) / dt);
 			fits = sl_appendf(line, room, &len, " in %s", r);
@@ -167,7 +167,7 @@ static void text_apps(const struct sl_report *r)
 	printf("  %-16s %-13s %-10s", "app", "type", "worker");
 	print_head(sl_app_common_counters, width, SL_APP_COMMON_COUNTERS);
 	for (unsigned i = 0; i < cfg->n_apps; i++) {
-		const struct sl_app *a = &r->apps[i];
+		const struct sl_app *a = r->apps[i];
 		sl_app_counters_read(a, v);
 		printf("  %-16s %-13s %-10s", a->name, a->type->name, cfg->workers[a->worker].name);
 		print_row(v, 0, width, SL_APP_COMMON_COUNTERS);
@@ -182,7 +182,7 @@ static void text_replicated(const struct sl_report *r)
 	const struct sl_config *cfg = r->cfg;
 	bool head = false;
 	for (unsigned i = 0; i < cfg->n_apps; i++) {
-		const struct sl_app *a = &r->apps[i];
+		const struct sl_app *a = r->apps[i];
 		if (a->n_replicas == 0 || a->replica != 0)
 			continue;
 		if (!head)
@@ -208,7 +208,7 @@ static void text_links(const struct sl_report *r)
 	       "  %-40s %-9s", "link", "kind");
 	print_head(sl_link_counters, width, SL_LINK_N_COUNTERS);
 	for (unsigned i = 0; i < r->cfg->n_links; i++) {
-		const struct sl_link *l = &r->links[i];
+		const struct sl_link *l = r->links[i];
 		sl_view_link(l, &lv);
 		printf("  %-40s %-9s", l->name, l->il ? "interlink" : "local");
 		print_row(lv.v, lv.absent, width, SL_LINK_N_COUNTERS);
@@ -240,7 +240,7 @@ static void text_runtime(const struct sl_report *r)
 	       "packets", "cycles", "cycles/pkt", "pkts/call");
 	for (unsigned i = 0; i < r->cfg->n_apps; i++) {
 		struct sl_values v;
-		sl_view_app_runtime(&r->apps[i], &r->workers[r->apps[i].worker], &v);
+		sl_view_app_runtime(r->apps[i], &r->workers[r->apps[i]->worker], &v);
 		struct sl_app_runtime rt;
 		memcpy(&rt, v.v, sizeof(rt));
 		uint64_t calls = rt.pull_calls + rt.push_calls;
@@ -248,7 +248,7 @@ static void text_runtime(const struct sl_report *r)
 		uint64_t cyc = rt.pull_cycles + rt.push_cycles;
 		if (calls == 0)
 			continue;
-		printf("  %-16s %14" PRIu64 " %14" PRIu64 " %16" PRIu64 " %18" PRIu64, r->apps[i].name,
+		printf("  %-16s %14" PRIu64 " %14" PRIu64 " %16" PRIu64 " %18" PRIu64, r->apps[i]->name,
 		       rt.pull_calls, rt.push_calls, pkts, cyc);
 		if (pkts > 0)
 			printf(" %12.1f", (double)cyc / (double)pkts);
@@ -264,7 +264,7 @@ static void text_app_counters(const struct sl_report *r)
 	uint64_t v[SL_APP_COMMON_COUNTERS + SL_APP_COUNTERS_MAX];
 	bool head = false;
 	for (unsigned i = 0; i < r->cfg->n_apps; i++) {
-		const struct sl_app *a = &r->apps[i];
+		const struct sl_app *a = r->apps[i];
 		const struct sl_app_type *t = a->type;
 		if (t->n_counters == 0)
 			continue;
@@ -316,11 +316,11 @@ static void text_starvation(const struct sl_report *r)
 		       "freelists): %s\n", line);
 }
 
-void sl_report_app_warnings(const struct sl_app *apps, unsigned n)
+void sl_report_app_warnings(struct sl_app *const *apps, unsigned n)
 {
 	for (unsigned i = 0; apps != NULL && i < n; i++)
-		if (apps[i].warning[0] != '\0')
-			printf("sluice: warning: app '%s': %s\n", apps[i].name, apps[i].warning);
+		if (apps[i] != NULL && apps[i]->warning[0] != '\0')
+			printf("sluice: warning: app '%s': %s\n", apps[i]->name, apps[i]->warning);
 	fflush(stdout);
 }
 
@@ -339,6 +339,9 @@ void sl_report_summary(const struct sl_report *r, bool quiet)
 		text_pool_epoch(r);
 		printf("drained at stop: %" PRIu64 " packets delivered, %" PRIu64
 		       " freed from links\n", r->drained, r->freed_at_stop);
+		if (r->reloads > 0)
+			printf("reloads: %u applied; %" PRIu64 " packets freed by reload (in links "
+			       "it removed)\n", r->reloads, r->freed_by_reload);
 		printf("elapsed: %.2f s\n", r->elapsed);
 	}
 	text_starvation(r);
@@ -376,7 +379,7 @@ static int json_apps(const struct sl_report *r, json_t *root)
 	if (apps == NULL)
 		return -ENOMEM;
 	for (unsigned i = 0; i < r->cfg->n_apps; i++) {
-		const struct sl_app *a = &r->apps[i];
+		const struct sl_app *a = r->apps[i];
 		const struct sl_app_type *t = a->type;
 		struct sl_values v = { .absent = 0 };
 		sl_app_counters_read(a, v.v);
@@ -408,7 +411,7 @@ static int json_replicated(const struct sl_report *r, json_t *root)
 	if (rep == NULL)
 		return -ENOMEM;
 	for (unsigned i = 0; i < r->cfg->n_apps; i++) {
-		const struct sl_app *a = &r->apps[i];
+		const struct sl_app *a = r->apps[i];
 		if (a->n_replicas == 0 || a->replica != 0)
 			continue;
 		const struct sl_app_type *t = a->type;
@@ -422,7 +425,7 @@ static int json_replicated(const struct sl_report *r, json_t *root)
 		    json_object_set_new(o, "replicas", names) < 0)
 			return -ENOMEM;
 		for (unsigned k = 0; k < a->n_replicas; k++)
-			if (json_array_append_new(names, json_string(a[k].name)) < 0)
+			if (json_array_append_new(names, json_string(sl_app_replica(a, k)->name)) < 0)
 				return -ENOMEM;
 		if ((c = child(o, "counters")) == NULL ||
 		    add_values(c, sl_app_common_counters, SL_APP_COMMON_COUNTERS, &v) < 0)
@@ -445,7 +448,7 @@ static int json_links_workers(const struct sl_report *r, json_t *root)
 		return -ENOMEM;
 	char end[2][160];
 	for (unsigned i = 0; i < r->cfg->n_links; i++) {
-		const struct sl_link *l = &r->links[i];
+		const struct sl_link *l = r->links[i];
 		struct sl_values v;
 		sl_view_link(l, &v);
 		snprintf(end[0], sizeof(end[0]), "%s.%s", l->from->name, l->from_port);
@@ -517,16 +520,19 @@ static json_t *json_summary(const struct sl_report *r)
 	    json_links_workers(r, root) < 0 ||
 	    json_pool_epoch(r, root) < 0 || (drained = child(root, "drained_at_stop")) == NULL ||
 	    json_object_set_new(drained, "delivered", json_integer((json_int_t)r->drained)) < 0 ||
-	    json_object_set_new(drained, "freed", json_integer((json_int_t)r->freed_at_stop)) < 0)
+	    json_object_set_new(drained, "freed", json_integer((json_int_t)r->freed_at_stop)) < 0 ||
+	    json_object_set_new(root, "reload", json_pack("{sIsI}", "applied",
+							  (json_int_t)r->reloads, "freed",
+							  (json_int_t)r->freed_by_reload)) < 0)
 		goto fail;
 	if ((warnings = json_array()) == NULL ||
 	    json_object_set_new(root, "warnings", warnings) < 0)
 		goto fail;
 	for (unsigned i = 0; i < r->cfg->n_apps; i++) {
 		char w[SL_APP_WARNING_MAX + 96];
-		if (r->apps[i].warning[0] == '\0')
+		if (r->apps[i]->warning[0] == '\0')
 			continue;
-		snprintf(w, sizeof(w), "app '%s': %s", r->apps[i].name, r->apps[i].warning);
+		snprintf(w, sizeof(w), "app '%s': %s", r->apps[i]->name, r->apps[i]->warning);
 		if (json_array_append_new(warnings, json_string(w)) < 0)
 			goto fail;
 	}

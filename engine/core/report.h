@@ -45,14 +45,16 @@
  * the workers stopped and the apps were finalised. */
 struct sl_report {
 	const struct sl_config *cfg;
-	const struct sl_app *apps;         /* cfg->n_apps */
-	const struct sl_link *links;       /* cfg->n_links */
+	struct sl_app *const *apps;        /* cfg->n_apps, one each */
+	struct sl_link *const *links;      /* cfg->n_links, one each */
 	const struct sl_worker *workers;   /* cfg->n_workers */
 	struct rte_mempool *pool;
 	struct sl_epoch *epoch;            /* NULL: none */
 	uint64_t epoch_drained;            /* freed by the epoch drain at stop */
 	uint64_t drained;                  /* packets delivered by the drain */
 	uint64_t freed_at_stop;            /* packets freed from the links */
+	unsigned reloads;                  /* reloads applied while running */
+	uint64_t freed_by_reload;          /* packets of links reloads removed, freed */
 	const double *starved_s;           /* per worker, or NULL */
 	double elapsed;                    /* seconds */
 	int control_cpu;                   /* the control thread's CPU */
@@ -80,19 +82,19 @@ struct sl_report_snapshot {
 	uint64_t link_drops;
 };
 
-void sl_report_take(const struct sl_config *cfg, const struct sl_app *apps,
-		    const struct sl_link *links, struct sl_report_snapshot *s, double t);
+void sl_report_take(const struct sl_config *cfg, struct sl_app *const *apps,
+		    struct sl_link *const *links, struct sl_report_snapshot *s, double t);
 
 /* One line: every app with outside traffic, its rates between a and b,
  * then all drops. */
-void sl_report_stats_line(const struct sl_config *cfg, const struct sl_app *apps,
+void sl_report_stats_line(const struct sl_config *cfg, struct sl_app *const *apps,
 			  const struct sl_report_snapshot *a, const struct sl_report_snapshot *b);
 
 /* "sluice: warning: app 'NAME': TEXT" for every app of apps[0..n) that
  * recorded a warning (sl_app_warn); the summary prints them too.  For a run
  * that ends before its summary (a failed start), so that nothing an app
  * noticed at stop is lost. */
-void sl_report_app_warnings(const struct sl_app *apps, unsigned n);
+void sl_report_app_warnings(struct sl_app *const *apps, unsigned n);
 
 /* The end of a run: the apps' warnings, then (unless quiet) the summary
  * tables, the apps' own counters (also when quiet), the pool's starvation

@@ -226,14 +226,18 @@ static int cmd_info(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_u64(d, "apps", cfg->n_apps);
 		rte_tel_data_add_dict_u64(d, "links", cfg->n_links);
 		rte_tel_data_add_dict_u64(d, "workers", cfg->n_workers);
+		rte_tel_data_add_dict_u64(d, "reloads", view.reloads == NULL ? 0 :
+					  __atomic_load_n(view.reloads, __ATOMIC_RELAXED));
+		rte_tel_data_add_dict_u64(d, "freed_by_reload", view.freed_by_reload == NULL ? 0 :
+					  __atomic_load_n(view.freed_by_reload, __ATOMIC_RELAXED));
 		struct rte_tel_data *types = rte_tel_data_alloc();
 		if (types != NULL) {
 			rte_tel_data_start_array(types, RTE_TEL_STRING_VAL);
 			for (unsigned i = 0; i < cfg->n_apps; i++) {
-				const struct sl_app_type *t = view.apps[i].type;
+				const struct sl_app_type *t = view.apps[i]->type;
 				bool seen = t->n_counters == 0;
 				for (unsigned j = 0; j < i && !seen; j++)
-					seen = view.apps[j].type == t;
+					seen = view.apps[j]->type == t;
 				if (!seen)
 					rte_tel_data_add_array_string(types, t->name);
 			}
@@ -261,7 +265,7 @@ static int cmd_apps(const char *cmd, const char *params, struct rte_tel_data *d)
 	list_add_u(&l, sl_app_runtime_counters, SL_APP_RUNTIME_COUNTERS);
 	uint64_t v[SL_APP_COMMON_COUNTERS + SL_APP_COUNTERS_MAX];
 	for (unsigned k = 0; k < n; k++) {
-		const struct sl_app *a = &view.apps[offset + k];
+		const struct sl_app *a = view.apps[offset + k];
 		rows[k].s[0] = a->name;
 		rows[k].s[1] = a->type->name;
 		rows[k].s[2] = cfg->workers[a->worker].name;
@@ -290,7 +294,7 @@ static int cmd_replicated(const char *cmd, const char *params, struct rte_tel_da
 	const struct sl_config *cfg = view.cfg;
 	unsigned total = 0, offset, n;
 	for (unsigned i = 0; i < cfg->n_apps; i++)
-		total += view.apps[i].n_replicas > 0 && view.apps[i].replica == 0;
+		total += view.apps[i]->n_replicas > 0 && view.apps[i]->replica == 0;
 	struct row *rows = list_rows(d, params, total, &offset, &n);
 	if (rows == NULL)
 		goto out;
@@ -299,11 +303,11 @@ static int cmd_replicated(const char *cmd, const char *params, struct rte_tel_da
 	list_add_u(&l, sl_app_common_counters, SL_APP_COMMON_COUNTERS);
 	unsigned row = 0, k = 0;
 	for (unsigned i = 0; i < cfg->n_apps && k < n; i++) {
-		const struct sl_app *a = &view.apps[i];
+		const struct sl_app *a = view.apps[i];
 		if (a->n_replicas == 0 || a->replica != 0 || row++ < offset)
 			continue;
 		for (unsigned r = 0; r < a->n_replicas; r++)
-			sample(a + r);
+			sample(sl_app_replica(a, r));
 		struct sl_values v;
 		sl_view_replicated(a, &v);
 		rows[k].s[0] = a->base;
@@ -324,7 +328,7 @@ out:
 static int type_one(struct rte_tel_data *d, const struct sl_app_type *t, const char *name)
 {
 	for (unsigned i = 0; i < view.cfg->n_apps; i++) {
-		const struct sl_app *a = &view.apps[i];
+		const struct sl_app *a = view.apps[i];
 		if (strcmp(a->name, name) != 0)
 			continue;
 		if (a->type != t)
@@ -361,7 +365,7 @@ static int cmd_type(const char *cmd, const char *params, struct rte_tel_data *d)
 	/* The list of this type's apps. */
 	unsigned total = 0, offset, n;
 	for (unsigned i = 0; i < view.cfg->n_apps; i++)
-		total += view.apps[i].type == t;
+		total += view.apps[i]->type == t;
 	struct row *rows = list_rows(d, params, total, &offset, &n);
 	if (rows == NULL)
 		goto out;
@@ -370,7 +374,7 @@ static int cmd_type(const char *cmd, const char *params, struct rte_tel_data *d)
 	uint64_t v[SL_APP_COMMON_COUNTERS + SL_APP_COUNTERS_MAX];
 	unsigned seen = 0, k = 0;
 	for (unsigned i = 0; i < view.cfg->n_apps && k < n; i++) {
-		const struct sl_app *a = &view.apps[i];
+		const struct sl_app *a = view.apps[i];
 		if (a->type != t || seen++ < offset)
 			continue;
 		rows[k].s[0] = a->name;
@@ -407,7 +411,7 @@ static int cmd_links(const char *cmd, const char *params, struct rte_tel_data *d
 	struct list l = { .s_keys = { "name", "from", "to", "kind" }, .n_s = 4 };
 	list_add_u(&l, sl_link_counters, SL_LINK_N_COUNTERS);
 	for (unsigned k = 0; k < n; k++) {
-		const struct sl_link *lk = &view.links[offset + k];
+		const struct sl_link *lk = view.links[offset + k];
 		struct sl_values v;
 		sl_view_link(lk, &v);
 		snprintf(ends[k][0], sizeof(ends[k][0]), "%s.%s", lk->from->name, lk->from_port);

@@ -36,12 +36,16 @@
  * must stay valid from sl_tel_attach() until sl_tel_detach() returns. */
 struct sl_tel_view {
 	const struct sl_config *cfg;
-	const struct sl_app *apps;         /* cfg->n_apps */
-	const struct sl_link *links;       /* cfg->n_links */
+	struct sl_app *const *apps;        /* cfg->n_apps, one each */
+	struct sl_link *const *links;      /* cfg->n_links, one each */
 	const struct sl_worker *workers;   /* cfg->n_workers */
 	struct rte_mempool *pool;
 	struct sl_epoch *epoch;            /* NULL: none */
 	int control_cpu;
+	/* Reloads applied, and the packets of removed links they freed: the
+	 * control thread's, read with relaxed loads; NULL: none. */
+	const unsigned *reloads;
+	const uint64_t *freed_by_reload;
 };
 
 /* Register the commands (after the EAL is up; once per process: DPDK keeps

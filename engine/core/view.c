@@ -224,7 +224,7 @@ void sl_view_replicated(const struct sl_app *first, struct sl_values *out)
 	uint64_t v[SL_APP_COMMON_COUNTERS + SL_APP_COUNTERS_MAX];
 	memset(out, 0, sizeof(*out));
 	for (unsigned r = 0; r < first->n_replicas; r++) {
-		sl_app_counters_read(first + r, v);
+		sl_app_counters_read(sl_app_replica(first, r), v);
 		for (unsigned i = 0; i < n; i++)
 			out->v[i] += v[i];
 	}

@@ -2,6 +2,7 @@
 #include <numa.h>
 
 #include <rte_cycles.h>
+#include <rte_pause.h>
 
 #include "worker.h"
 
@@ -192,6 +193,11 @@ static void take_reconf(struct sl_worker *w)
 		return;
 	for (unsigned i = 0; i < rc->n; i++)
 		rc->item[i].app->type->apply(rc->item[i].app, rc->item[i].state);
+	if (rc->hold) {
+		__atomic_store_n(&rc->held, 1, __ATOMIC_RELEASE);
+		while (!__atomic_load_n(&rc->released, __ATOMIC_ACQUIRE))
+			rte_pause();
+	}
 	sl_counter_add(&w->reconfs, 1);
 	__atomic_store_n(&w->reconf, NULL, __ATOMIC_RELEASE);
 }

@@ -75,6 +75,12 @@ struct sl_push_entry {
 /* A reload's part for one worker: apps that take new state at a breath
  * boundary (sl_app_type.apply).  Built and owned by the control thread. */
 struct sl_worker_reconf {
+	/* hold: after the items, the worker says held (release store) and
+	 * waits, between two breaths, until the control thread says released
+	 * (release store): meanwhile the control thread may change anything
+	 * the worker reads (its lists, its apps' links). */
+	bool hold;
+	uint32_t held, released;
 	unsigned n;
 	struct sl_worker_reconf_item {
 		struct sl_app *app;
@@ -113,7 +119,8 @@ struct sl_worker {
 	 * (release) while the worker runs; the worker, between two breaths,
 	 * calls each item's apply, stores NULL (release) and counts it in
 	 * reconfs.  The control thread waits for the NULL and then owns the
-	 * reconf again.  One at a time. */
+	 * reconf again.  One at a time.  (With hold, see above, it waits
+	 * for held first.) */
 	struct sl_worker_reconf *reconf;
 	uint64_t reconfs;
 	struct sl_il **il_prod;                /* interlinks this worker feeds */

@@ -571,3 +571,21 @@ testpmd_kill() {
   end_process "$TP_PID"
   TP_PID=""
 }
+
+# --- reload tests (docs/control.md)
+
+# two_workers_head: the top of a pipeline on workers gen and fwd (placed
+# automatically), with this test's EAL arguments and an 8191-mbuf pool.
+two_workers_head() {
+  cat <<EOF
+dpdk:
+  args: $EAL_ARGS
+pool: { mbufs: 8191 }
+workers:
+  gen: { core: auto }
+  fwd: { core: auto }
+EOF
+}
+
+# snap: one `sluice stats --json` of this test's engine, into $T/s.json.
+snap() { "$SLUICE" stats --prefix "$PREFIX" --json >"$T/s.json" 2>/dev/null; }

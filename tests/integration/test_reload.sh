@@ -4,7 +4,7 @@
 #   - --dry-run lists the actions and changes nothing;
 #   - refused, exit 2, the engine untouched: a YAML error (FILE:LINE:COL), an
 #     unknown app type, a setting that cannot change (pool.mbufs), an action
-#     a running engine does not apply (a new app);
+#     a running engine does not apply (a new worker, with apps on it);
 #   - a reload from rate 1 to 1M: the source's count passes 100000, which
 #     rate 1 cannot reach; SIGHUP after editing the file in place back to a
 #     low rate: the count then grows by at most that rate (plus the bucket)
@@ -25,12 +25,7 @@ trap 'kill -KILL ${pid:-} 2>/dev/null; rm -rf "$T" "/var/run/dpdk/$PREFIX"' EXIT
 # source at RATE.
 conf() {
   cat <<EOF
-dpdk:
-  args: $EAL_ARGS
-pool: { mbufs: 8191 }
-workers:
-  gen: { core: auto }
-  fwd: { core: auto }
+$(two_workers_head)
 apps:
   src:  { type: source, worker: gen, size: 64, flows: 16, rate: $1 }
   swap: { type: l2fwd, worker: fwd }
@@ -52,10 +47,7 @@ wait_event "the control socket" "$pid" "$T/run.log" test -S "$sock"
 [[ $(stat -c %a "$sock") == 600 ]] || fail "the control socket's mode is $(stat -c %a "$sock"), not 600"
 ok "the control socket $sock, mode 0600"
 
-src_in() {
-  "$SLUICE" stats --prefix "$PREFIX" --json >"$T/s.json" 2>/dev/null &&
-    summary_get "$T/s.json" apps src counters in_packets
-}
+src_in() { snap && summary_get "$T/s.json" apps src counters in_packets; }
 
 # --- 1. --dry-run: the action, nothing changed.
 expect_exit 0 "$T/dry" reload --prefix "$PREFIX" "$T/fast.yaml" --dry-run
@@ -76,12 +68,13 @@ expect_in "$T/unknown" "unknown.yaml:10:17: app 'out': unknown type 'sinkk'"
 sed 's/mbufs: 8191/mbufs: 4095/' "$T/fast.yaml" >"$T/pool.yaml"
 expect_exit 2 "$T/pool" reload --prefix "$PREFIX" "$T/pool.yaml"
 expect_in "$T/pool" "pool.mbufs cannot change while running (8191 -> 4095); restart Sluice"
-conf 1000000 $'  gen2: { type: source, worker: gen, rate: 5 }\n  more: { type: sink, worker: fwd }' \
-  "  - gen2.output -> more.input" >"$T/more.yaml"
+conf 1000000 "  more: { type: sink, worker: extra }" >"$T/more.yaml"
+sed -i 's/^  fwd: { core: auto }/  fwd: { core: auto }\n  extra: { core: auto }/' "$T/more.yaml"
+sed -i 's/^  - swap.output -> out.input/  - swap.output -> out.input\n  - { link: "gen2.output -> more.input" }/' "$T/more.yaml"
+sed -i 's/^  out:  { type: sink, worker: fwd }/  out:  { type: sink, worker: fwd }\n  gen2: { type: source, worker: gen, rate: 5 }/' "$T/more.yaml"
 "$SLUICE" check "$T/more.yaml" >"$T/more.check" 2>&1 || { cat "$T/more.check" >&2; fail "more.yaml does not check"; }
 expect_exit 2 "$T/more" reload --prefix "$PREFIX" "$T/more.yaml"
-expect_in "$T/more" "cannot start app 'gen2': source on worker gen while running"
-expect_in "$T/more" "nothing was changed"
+expect_in "$T/more" "cannot add worker 'extra': core auto while running: a running engine's workers are fixed (DPDK's lcores are set when it starts); nothing was changed"
 kill -0 "$pid" 2>/dev/null || fail "the engine ended after the refused reloads"
 n=$(src_in) || fail "no snapshot after the refused reloads"
 ((n < 100000)) || fail "src sent $n packets at rate 1: a refused reload changed its rate"

@@ -11,12 +11,7 @@ trap 'kill -KILL ${pid:-} 2>/dev/null; rm -rf "$T" "/var/run/dpdk/$PREFIX"' EXIT
 # conf EXPIRY IDLE CAP
 conf() {
   cat <<EOF
-dpdk:
-  args: $EAL_ARGS
-pool: { mbufs: 8191 }
-workers:
-  gen: { core: auto }
-  fwd: { core: auto }
+$(two_workers_head)
 apps:
   src: { type: source, worker: gen, flows: 64, count: 64, rate: 1000 }
   fc:  { type: flowcache, worker: fwd, entries: 1024, expiry: $1, idle_timeout: $2, expiry_cap: $3 }
@@ -26,7 +21,6 @@ links:
   - fc.output -> out.input
 EOF
 }
-snap() { "$SLUICE" stats --prefix "$PREFIX" --json >"$T/s.json" 2>/dev/null; }
 fc() { summary_get "$T/s.json" apps fc counters "$1"; }
 inserted_all() { snap && (($(fc inserted) == 64)); }
 

@@ -20,12 +20,7 @@ conf() {
     first=fc extra="  fc: { type: flowcache, worker: fwd, route: r, entries: 1024 }"
   fi
   cat <<EOF
-dpdk:
-  args: $EAL_ARGS
-pool: { mbufs: 8191 }
-workers:
-  gen: { core: auto }
-  fwd: { core: auto }
+$(two_workers_head)
 apps:
   src: { type: source, worker: gen, count: $N, rate: 4000, flows: 8 }
 $extra
@@ -49,7 +44,6 @@ conf 1 >"$T/moved.yaml"
 "$SLUICE" run "$T/run.yaml" --summary-json "$T/run.log.json" >"$T/run.log" 2>&1 &
 pid=$!
 wait_event "the start line" "$pid" "$T/run.log" log_lines "$T/run.log" '^sluice: running 4 apps'
-snap() { "$SLUICE" stats --prefix "$PREFIX" --json >"$T/s.json" 2>/dev/null; }
 sink() { summary_get "$T/s.json" apps "$1" counters out_packets; }
 some_at_a() { snap && (($(sink a) > 0)); }
 wait_event "packets at sink a" "$pid" "$T/run.log" some_at_a

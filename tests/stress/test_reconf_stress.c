@@ -114,6 +114,7 @@ int main(void)
 		struct sl_worker_reconf r;
 		struct sl_worker_reconf_item item[1];
 	} parts[N_WORKERS];
+	memset(parts, 0, sizeof(parts));   /* no hold: a reconf of items only */
 	for (unsigned i = 1; i <= ROUNDS; i++) {
 		for (unsigned k = 0; k < N_WORKERS; k++) {
 			struct settings *s = &all[k][i];
