@@ -268,8 +268,8 @@ static void diff_app(struct list *l, const struct sl_config *o, unsigned oi,
 	if (*moved) {
 		struct sl_diff_action *x = add(l, SL_DIFF_MOVE_APP, (int)oi, (int)ni, b->name);
 		if (x != NULL)
-			snprintf(x->detail, sizeof(x->detail), "worker %s -> %s (its links drained "
-				 "first)", wa, wb);
+			snprintf(x->detail, sizeof(x->detail),
+				 "worker %s -> %s (its queued packets carried over)", wa, wb);
 	}
 	if (a->type != b->type) {
 		struct sl_diff_action *x = add(l, SL_DIFF_RESTART_APP, (int)oi, (int)ni, b->name);

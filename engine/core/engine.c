@@ -1140,7 +1140,7 @@ int sl_engine_run(const struct sl_config *cfg, const struct sl_topology *topo,
 		  const struct sl_plan *plan, const struct sl_run_opts *opts,
 		  struct sl_err *err)
 {
-	struct engine e = { .cfg = cfg, .opts = opts, .plan = plan };
+	struct engine e = { .cfg = cfg, .opts = opts, .plan = plan, .topo = topo };
 	struct watch wt = { 0 };
 	double elapsed = 0;
 	int rc;

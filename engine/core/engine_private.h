@@ -17,6 +17,8 @@
 #include "control.h"
 #include "engine.h"
 #include "epoch.h"
+#include "placement.h"
+#include "topology.h"
 #include "worker.h"
 
 /* Everything one run owns; torn down in reverse order of setup.  Apps and
@@ -35,6 +37,7 @@ struct engine {
 	struct sl_epoch *epoch;
 	uint64_t epoch_drained;
 	const struct sl_plan *plan;
+	const struct sl_topology *topo;  /* the machine (reloads check placement) */
 	bool stop;
 	bool ran;                       /* the workers ran: collect the apps' values */
 	/* Reload (engine/core/control.h): the config last applied (cfg, or a

@@ -711,6 +711,13 @@ static json_t *reload(struct engine *e, const char *path, bool dry_run)
 	struct sl_config *nc = sl_config_load(path, &err);
 	if (nc == NULL)
 		return sl_ctl_error(SL_EXIT_CONFIG, err.msg);
+	/* The placement check `sluice check` makes (cores that exist, ...). */
+	struct sl_plan plan;
+	if (sl_place(nc, e->topo, NULL, &plan, &err) < 0) {
+		sl_config_free(nc);
+		return sl_ctl_error(SL_EXIT_CONFIG, err.msg);
+	}
+	sl_plan_free(&plan);
 	struct sl_diff d;
 	int rc = sl_config_diff(e->running, nc, &d, &err);
 	if (rc < 0) {

@@ -3,7 +3,7 @@
 # pipeline running:
 #   - --dry-run lists the actions and changes nothing;
 #   - refused, exit 2, the engine untouched: a YAML error (FILE:LINE:COL), an
-#     unknown app type, a setting that cannot change (pool.mbufs), an action
+#     unknown app type, an impossible placement (FILE:LINE:COL), a setting that cannot change (pool.mbufs), an action
 #     a running engine does not apply (a new worker, with apps on it);
 #   - a reload from rate 1 to 1M: the source's count passes 100000, which
 #     rate 1 cannot reach; SIGHUP after editing the file in place back to a
@@ -65,6 +65,9 @@ expect_in "$T/broken" "$msg"
 sed 's/type: sink/type: sinkk/' "$T/fast.yaml" >"$T/unknown.yaml"
 expect_exit 2 "$T/unknown" reload --prefix "$PREFIX" "$T/unknown.yaml"
 expect_in "$T/unknown" "unknown.yaml:10:17: app 'out': unknown type 'sinkk'"
+sed 's/^  gen: { core: auto }/  gen: { core: 999 }/' "$T/fast.yaml" >"$T/place.yaml"
+expect_exit 2 "$T/place" reload --prefix "$PREFIX" "$T/place.yaml"
+expect_in "$T/place" "$T/place.yaml:5:3: worker 'gen': core 999 does not exist"
 sed 's/mbufs: 8191/mbufs: 4095/' "$T/fast.yaml" >"$T/pool.yaml"
 expect_exit 2 "$T/pool" reload --prefix "$PREFIX" "$T/pool.yaml"
 expect_in "$T/pool" "pool.mbufs cannot change while running (8191 -> 4095); restart Sluice"

@@ -102,7 +102,7 @@ ok "started a tee and a sink in chain A (a_out2 receives); chain B went on, no d
 b_before=$(ctr b_out out_packets)
 reload_ok "$T/s2.yaml"
 expect_in "$T/reload" "restart app 'b_swap': mode swap -> set (l2fwd cannot change it live)"
-expect_in "$T/reload" "move app 'b_out': worker fwd -> gen (its links drained first)"
+expect_in "$T/reload" "move app 'b_out': worker fwd -> gen (its queued packets carried over)"
 snap || fail "no snapshot after the restart"
 (($(ctr b_out out_packets) >= b_before)) || fail "b_out's count went back from $b_before to $(ctr b_out out_packets): not the same app"
 b_grows2() { snap && (($(ctr b_out out_packets) > b_before + 1000)); }

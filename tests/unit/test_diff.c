@@ -70,8 +70,8 @@ static const struct {
 	  "  fwd: { type: l2fwd, worker: b }\n  out: { type: sink, worker: a }\n" LINKS,
 	  "remove link 'fwd.output -> out.input'\n"
 	  "remove link 'src.output -> fwd.input'\n"
-	  "move app 'out': worker b -> a (its links drained first)\n"
-	  "move app 'src': worker a -> b (its links drained first)\n"
+	  "move app 'out': worker b -> a (its queued packets carried over)\n"
+	  "move app 'src': worker a -> b (its queued packets carried over)\n"
 	  "add link 'fwd.output -> out.input': rebuilt\n"
 	  "add link 'src.output -> fwd.input': rebuilt\n", NULL },
 	{ "a worker added, an app moved onto it", HEAD
@@ -80,15 +80,15 @@ static const struct {
 	  "  fwd: { type: l2fwd, worker: b }\n  out: { type: sink, worker: c }\n" LINKS,
 	  "remove link 'fwd.output -> out.input'\n"
 	  "add worker 'c': core auto\n"
-	  "move app 'out': worker b -> c (its links drained first)\n"
+	  "move app 'out': worker b -> c (its queued packets carried over)\n"
 	  "add link 'fwd.output -> out.input': rebuilt\n", NULL },
 	{ "a worker removed", HEAD "workers:\n  a: { core: auto }\n"
 	  "apps:\n  src: { type: source, worker: a, rate: 1000 }\n"
 	  "  fwd: { type: l2fwd, worker: a }\n  out: { type: sink, worker: a }\n" LINKS,
 	  "remove link 'src.output -> fwd.input'\n"
 	  "remove worker 'b'\n"
-	  "move app 'fwd': worker b -> a (its links drained first)\n"
-	  "move app 'out': worker b -> a (its links drained first)\n"
+	  "move app 'fwd': worker b -> a (its queued packets carried over)\n"
+	  "move app 'out': worker b -> a (its queued packets carried over)\n"
 	  "add link 'src.output -> fwd.input': rebuilt\n", NULL },
 	{ "a link's size", HEAD WORKERS APPS
 	  "links:\n  - { link: \"src.output -> fwd.input\", size: 4096 }\n"
