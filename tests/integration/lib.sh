@@ -574,6 +574,22 @@ testpmd_kill() {
 
 # --- reload tests (docs/control.md)
 
+# as_root_engine: skip unless root (an engine's runtime directory is root's);
+# on exit, kill the engine in $pid (if any) and remove the scratch files.
+as_root_engine() {
+  [[ $(id -u) -eq 0 ]] || skip "the engine's runtime directory is root's: run as root"
+  trap 'kill -KILL ${pid:-} 2>/dev/null; rm -rf "$T" "/var/run/dpdk/$PREFIX"' EXIT
+}
+
+# start_engine CONFIG LOG N: sluice run CONFIG in the background (its pid in
+# $pid, its output in LOG, its JSON summary in LOG.json), and wait for the
+# line saying it runs N apps.
+start_engine() {
+  "$SLUICE" run "$1" --summary-json "$2.json" >"$2" 2>&1 &
+  pid=$!
+  wait_event "the start line" "$pid" "$2" log_lines "$2" "^sluice: running $3 apps"
+}
+
 # two_workers_head: the top of a pipeline on workers gen and fwd (placed
 # automatically), with this test's EAL arguments and an 8191-mbuf pool.
 two_workers_head() {

@@ -17,9 +17,8 @@
 # Nothing here waits on a sleep: each step waits for a log line, a reply or
 # a counter (wait_event).
 . "$(dirname "$0")/lib.sh"
-[[ $(id -u) -eq 0 ]] || skip "the engine's runtime directory is root's: run as root"
+as_root_engine
 
-trap 'kill -KILL ${pid:-} 2>/dev/null; rm -rf "$T" "/var/run/dpdk/$PREFIX"' EXIT
 
 # conf RATE [EXTRA-APP-LINES [EXTRA-LINK-LINES]]: the pipeline with the
 # source at RATE.
@@ -39,9 +38,7 @@ EOF
 }
 conf 1 >"$T/run.yaml"
 conf 1000000 >"$T/fast.yaml"
-"$SLUICE" run "$T/run.yaml" --summary-json "$T/run.log.json" >"$T/run.log" 2>&1 &
-pid=$!
-wait_event "the start line" "$pid" "$T/run.log" log_lines "$T/run.log" '^sluice: running 3 apps'
+start_engine "$T/run.yaml" "$T/run.log" 3
 sock=/var/run/dpdk/$PREFIX/sluice_control
 wait_event "the control socket" "$pid" "$T/run.log" test -S "$sock"
 [[ $(stat -c %a "$sock") == 600 ]] || fail "the control socket's mode is $(stat -c %a "$sock"), not 600"

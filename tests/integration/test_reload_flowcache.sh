@@ -5,8 +5,7 @@
 # timeout.  A table with expiry wheel refuses new timeouts (exit 1, named)
 # and keeps its flows; expiry_cap alone changes on it.
 . "$(dirname "$0")/lib.sh"
-[[ $(id -u) -eq 0 ]] || skip "the engine's runtime directory is root's: run as root"
-trap 'kill -KILL ${pid:-} 2>/dev/null; rm -rf "$T" "/var/run/dpdk/$PREFIX"' EXIT
+as_root_engine
 
 # conf EXPIRY IDLE CAP
 conf() {
@@ -26,9 +25,7 @@ inserted_all() { snap && (($(fc inserted) == 64)); }
 
 for expiry in scan wheel; do
   conf $expiry 1h 32 >"$T/run.yaml"
-  "$SLUICE" run "$T/run.yaml" --summary-json "$T/run.log.json" >"$T/run.log" 2>&1 &
-  pid=$!
-  wait_event "the start line" "$pid" "$T/run.log" log_lines "$T/run.log" '^sluice: running 3 apps'
+  start_engine "$T/run.yaml" "$T/run.log" 3
   wait_event "64 flows in the table" "$pid" "$T/run.log" inserted_all
   (($(fc idle) == 0)) || fail "$expiry: flows ended at a 1 h idle timeout"
   if [[ $expiry == scan ]]; then

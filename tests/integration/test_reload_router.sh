@@ -8,8 +8,7 @@
 # (retired == freed, at least 1).  A router whose routes a flowcache caches
 # refuses the change (exit 1, named) and goes on as it was.
 . "$(dirname "$0")/lib.sh"
-[[ $(id -u) -eq 0 ]] || skip "the engine's runtime directory is root's: run as root"
-trap 'kill -KILL ${pid:-} 2>/dev/null; rm -rf "$T" "/var/run/dpdk/$PREFIX"' EXIT
+as_root_engine
 N=20000
 
 # conf OUTPUT [FRONT]: routes to OUTPUT; FRONT "fc" puts a flowcache that
@@ -41,9 +40,7 @@ EOF
 }
 conf 0 >"$T/run.yaml"
 conf 1 >"$T/moved.yaml"
-"$SLUICE" run "$T/run.yaml" --summary-json "$T/run.log.json" >"$T/run.log" 2>&1 &
-pid=$!
-wait_event "the start line" "$pid" "$T/run.log" log_lines "$T/run.log" '^sluice: running 4 apps'
+start_engine "$T/run.yaml" "$T/run.log" 4
 sink() { summary_get "$T/s.json" apps "$1" counters out_packets; }
 some_at_a() { snap && (($(sink a) > 0)); }
 wait_event "packets at sink a" "$pid" "$T/run.log" some_at_a
@@ -68,9 +65,7 @@ ok "the old table retired and freed through the epoch ($ret == $freed)"
 # --- a router whose routes a flowcache caches: refused, nothing changed.
 conf 0 fc >"$T/fc.yaml"
 conf 1 fc >"$T/fc-moved.yaml"
-"$SLUICE" run "$T/fc.yaml" --summary-json "$T/fc.log.json" >"$T/fc.log" 2>&1 &
-pid=$!
-wait_event "the start line" "$pid" "$T/fc.log" log_lines "$T/fc.log" '^sluice: running 5 apps'
+start_engine "$T/fc.yaml" "$T/fc.log" 5
 expect_exit 1 "$T/fc-reload" reload --prefix "$PREFIX" "$T/fc-moved.yaml"
 expect_in "$T/fc-reload" "app 'r': parameter 'routes' cannot change while running: a flowcache caches this router's routes (route: r); restart Sluice"
 done_fc() { snap && (($(sink a) == N)); }

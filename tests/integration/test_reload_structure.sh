@@ -16,8 +16,7 @@
 #   - a restarted port that cannot start: the engine stops cleanly (exit 1,
 #     named), every mbuf back.
 . "$(dirname "$0")/lib.sh"
-[[ $(id -u) -eq 0 ]] || skip "the engine's runtime directory is root's: run as root"
-trap 'kill -KILL ${pid:-} 2>/dev/null; rm -rf "$T" "/var/run/dpdk/$PREFIX"' EXIT
+as_root_engine
 
 # s0 [EXTRA-APPS [EXTRA-LINKS]]: the two chains.
 s0() {
@@ -67,9 +66,7 @@ for f in s0 s1 s2 s3; do
   "$SLUICE" check "$T/$f.yaml" >"$T/$f.check" 2>&1 || { cat "$T/$f.check" >&2; fail "$f.yaml does not check"; }
 done
 
-"$SLUICE" run "$T/s0.yaml" --summary-json "$T/run.log.json" >"$T/run.log" 2>&1 &
-pid=$!
-wait_event "the start line" "$pid" "$T/run.log" log_lines "$T/run.log" '^sluice: running 5 apps'
+start_engine "$T/s0.yaml" "$T/run.log" 5
 ctr() { summary_get "$T/s.json" apps "$1" counters "$2"; }
 lnk() { summary_get "$T/s.json" links "$1" "$2"; }
 b_drops() { echo $(($(lnk "b_src.output -> b_swap.input" drops) + $(lnk "b_swap.output -> b_out.input" drops))); }
@@ -152,9 +149,7 @@ ok "every mbuf back after 24 structural reloads; $freed_info packets freed by re
 s0 "  p:      { type: port, worker: fwd, device: \"net_null0\" }
   p_out:  { type: sink, worker: fwd }" "  - p.output -> p_out.input" >"$T/p.yaml"
 sed "s|device: \"net_null0\"|device: \"net_pcap9,rx_pcap=$T/missing.pcap\"|" "$T/p.yaml" >"$T/p-bad.yaml"
-"$SLUICE" run "$T/p.yaml" --summary-json "$T/p.log.json" >"$T/p.log" 2>&1 &
-pid=$!
-wait_event "the start line" "$pid" "$T/p.log" log_lines "$T/p.log" '^sluice: running 7 apps'
+start_engine "$T/p.yaml" "$T/p.log" 7
 expect_exit 1 "$T/p-reload" reload --prefix "$PREFIX" "$T/p-bad.yaml"
 expect_in "$T/p-reload" "the engine stops"
 wait "$pid"
