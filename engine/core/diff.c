@@ -194,7 +194,7 @@ static int find_worker(const struct sl_config *c, const char *name)
 	return -1;
 }
 
-static int find_app(const struct sl_config *c, const char *name)
+int sl_config_find_app(const struct sl_config *c, const char *name)
 {
 	for (unsigned i = 0; i < c->n_apps; i++)
 		if (strcmp(c->apps[i].name, name) == 0)
@@ -202,18 +202,18 @@ static int find_app(const struct sl_config *c, const char *name)
 	return -1;
 }
 
-static void link_name(const struct sl_config *c, const struct sl_link_cfg *l, char *buf,
-		      size_t len)
+void sl_config_link_name(const struct sl_config *c, unsigned i, char *buf, size_t len)
 {
+	const struct sl_link_cfg *l = &c->links[i];
 	snprintf(buf, len, "%s.%s -> %s.%s", c->apps[l->from.app].name, l->from.port,
 		 c->apps[l->to.app].name, l->to.port);
 }
 
-static int find_link(const struct sl_config *c, const char *name)
+int sl_config_find_link(const struct sl_config *c, const char *name)
 {
 	char buf[128];
 	for (unsigned i = 0; i < c->n_links; i++) {
-		link_name(c, &c->links[i], buf, sizeof(buf));
+		sl_config_link_name(c, i, buf, sizeof(buf));
 		if (strcmp(buf, name) == 0)
 			return (int)i;
 	}
@@ -345,14 +345,14 @@ int sl_config_diff(const struct sl_config *o, const struct sl_config *n, struct 
 		}
 
 	for (unsigned i = 0; i < o->n_apps; i++)
-		if (find_app(n, o->apps[i].name) < 0) {
+		if (sl_config_find_app(n, o->apps[i].name) < 0) {
 			struct sl_diff_action *x = add(&l, SL_DIFF_STOP_APP, (int)i, -1,
 						       o->apps[i].name);
 			if (x != NULL)
 				snprintf(x->detail, sizeof(x->detail), "%s", o->apps[i].type->name);
 		}
 	for (unsigned j = 0; j < n->n_apps; j++) {
-		int i = find_app(o, n->apps[j].name);
+		int i = sl_config_find_app(o, n->apps[j].name);
 		if (i < 0) {
 			struct sl_diff_action *x = add(&l, SL_DIFF_START_APP, -1, (int)j,
 						       n->apps[j].name);
@@ -368,8 +368,8 @@ int sl_config_diff(const struct sl_config *o, const struct sl_config *n, struct 
 	char name[128];
 	for (unsigned i = 0; i < o->n_links; i++) {
 		const struct sl_link_cfg *lo = &o->links[i];
-		link_name(o, lo, name, sizeof(name));
-		int j = find_link(n, name);
+		sl_config_link_name(o, i, name, sizeof(name));
+		int j = sl_config_find_link(n, name);
 		bool keep = j >= 0;
 		if (keep) {
 			const struct sl_link_cfg *ln = &n->links[j];
@@ -390,8 +390,8 @@ int sl_config_diff(const struct sl_config *o, const struct sl_config *n, struct 
 		}
 	}
 	for (unsigned j = 0; j < n->n_links; j++) {
-		link_name(n, &n->links[j], name, sizeof(name));
-		if (find_link(o, name) < 0)
+		sl_config_link_name(n, j, name, sizeof(name));
+		if (sl_config_find_link(o, name) < 0)
 			add(&l, SL_DIFF_ADD_LINK, -1, (int)j, name);
 	}
 	free(moved);

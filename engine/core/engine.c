@@ -373,8 +373,7 @@ struct sl_link *sl_eng_new_link(struct engine *e, const struct sl_config *cfg, u
 	l->from_port = lc->from.port;
 	l->to_port = lc->to.port;
 	l->index = i;
-	snprintf(l->name, sizeof(l->name), "%s.%s -> %s.%s", cfg->apps[lc->from.app].name,
-		 lc->from.port, cfg->apps[lc->to.app].name, lc->to.port);
+	sl_config_link_name(cfg, i, l->name, sizeof(l->name));
 	uint32_t size = lc->size != 0 ? lc->size : cfg->link_size;
 	if (wf == wt) {
 		l->mask = size - 1;

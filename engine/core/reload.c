@@ -108,32 +108,6 @@ out:
 	return rc;
 }
 
-static int index_of_app(const struct sl_config *c, const char *name)
-{
-	for (unsigned i = 0; i < c->n_apps; i++)
-		if (strcmp(c->apps[i].name, name) == 0)
-			return (int)i;
-	return -1;
-}
-
-static void link_name(const struct sl_config *c, unsigned i, char *buf, size_t len)
-{
-	const struct sl_link_cfg *l = &c->links[i];
-	snprintf(buf, len, "%s.%s -> %s.%s", c->apps[l->from.app].name, l->from.port,
-		 c->apps[l->to.app].name, l->to.port);
-}
-
-static int index_of_link(const struct sl_config *c, const char *name)
-{
-	char buf[128];
-	for (unsigned i = 0; i < c->n_links; i++) {
-		link_name(c, i, buf, sizeof(buf));
-		if (strcmp(buf, name) == 0)
-			return (int)i;
-	}
-	return -1;
-}
-
 static bool has_action(const struct sl_diff *d, enum sl_diff_kind k, const char *name)
 {
 	for (unsigned i = 0; i < d->n; i++)
@@ -206,7 +180,7 @@ static void free_rebuild(struct engine *e, struct rebuild *r)
 
 /* Undo what prepare made before any worker saw it: new apps finished and
  * freed, new links freed. */
-static void undo_fresh(struct engine *e, struct rebuild *r)
+static void undo_fresh(struct rebuild *r)
 {
 	const struct sl_config *nc = r->nc;
 	if (r->apps != NULL)
@@ -223,7 +197,6 @@ static void undo_fresh(struct engine *e, struct rebuild *r)
 		for (unsigned j = 0; j < nc->n_links; j++)
 			if (r->fresh_link[j])
 				sl_eng_free_link(r->links[j]);
-	(void)e;
 }
 
 /* Which diff actions the structure step can take, and why not. */
@@ -369,7 +342,7 @@ static int prepare(struct engine *e, struct rebuild *r, const struct sl_diff *d,
 		return sl_errf(err, ENOMEM, "out of memory");
 
 	for (unsigned j = 0; j < nc->n_apps; j++) {
-		int i = index_of_app(oc, nc->apps[j].name);
+		int i = sl_config_find_app(oc, nc->apps[j].name);
 		bool restart = i >= 0 && has_action(d, SL_DIFF_RESTART_APP, nc->apps[j].name);
 		if (i >= 0 && !restart) {
 			r->apps[j] = e->apps[i];
@@ -386,8 +359,8 @@ static int prepare(struct engine *e, struct rebuild *r, const struct sl_diff *d,
 	for (unsigned i = 0; i < oc->n_links; i++)
 		r->into[i] = -1;
 	for (unsigned j = 0; j < nc->n_links; j++) {
-		link_name(nc, j, name, sizeof(name));
-		int i = index_of_link(oc, name);
+		sl_config_link_name(nc, j, name, sizeof(name));
+		int i = sl_config_find_link(oc, name);
 		if (i >= 0 && !has_action(d, SL_DIFF_REMOVE_LINK, name)) {
 			r->links[j] = e->links[i];
 			r->old_link_kept[i] = true;
@@ -490,16 +463,11 @@ static int apply_structure(struct engine *e, struct rebuild *r, struct sl_err *e
 	unsigned nw = oc->n_workers;
 	int rc = 0;
 	sl_tel_detach();   /* telemetry reads none of this meanwhile */
-	unsigned held = 0;
-	for (unsigned w = 0; w < nw; w++) {
-		if (!r->affected[w])
-			continue;
-		r->holds[w] = (struct sl_worker_reconf){ .hold = true };
-		rc = give(e, w, &r->holds[w], err);
-		if (rc < 0)
-			break;
-		held++;
-	}
+	for (unsigned w = 0; w < nw && rc == 0; w++)
+		if (r->affected[w]) {
+			r->holds[w] = (struct sl_worker_reconf){ .hold = true };
+			rc = give(e, w, &r->holds[w], err);
+		}
 	if (rc < 0) {   /* let go of those held; nothing changed */
 		for (unsigned w = 0; w < nw; w++)
 			if (r->affected[w] && __atomic_load_n(&r->holds[w].held, __ATOMIC_ACQUIRE))
@@ -583,7 +551,6 @@ static int apply_structure(struct engine *e, struct rebuild *r, struct sl_err *e
 	for (unsigned w = 0; w < nw; w++)
 		if (r->affected[w])
 			let_go(e, w, &r->holds[w]);
-	(void)held;
 	return rc;
 }
 
@@ -635,9 +602,8 @@ struct reconf {
 };
 
 static int reconf_build(struct engine *e, const struct sl_config *nc, const struct sl_diff *d,
-			struct reconf *rc_, struct sl_err *err)
+			struct reconf *x, struct sl_err *err)
 {
-	struct reconf *x = rc_;
 	x->apps = calloc(d->n + 1, sizeof(*x->apps));
 	x->states = calloc(d->n + 1, sizeof(*x->states));
 	x->params = calloc(d->n + 1, sizeof(*x->params));
@@ -647,7 +613,7 @@ static int reconf_build(struct engine *e, const struct sl_config *nc, const stru
 		const struct sl_diff_action *a = &d->actions[i];
 		if (a->kind != SL_DIFF_RECONFIG_APP)
 			continue;
-		int k = index_of_app(e->cfg, a->name);
+		int k = sl_config_find_app(e->cfg, a->name);
 		if (k < 0)
 			return sl_errf(err, ENOENT, "app '%s': not running", a->name);
 		x->apps[x->n] = e->apps[k];
@@ -761,7 +727,7 @@ static json_t *reload(struct engine *e, const char *path, bool dry_run)
 		if (rc == 0)
 			rc = apply_structure(e, &r, &err);
 		if (rc < 0 && !e->reload_stopped) {   /* nothing changed */
-			undo_fresh(e, &r);
+			undo_fresh(&r);
 			free_rebuild(e, &r);
 			attach_view(e);
 			reply = sl_ctl_error(rc == -EDOM ? SL_EXIT_CONFIG : SL_EXIT_RUNTIME, err.msg);

@@ -165,6 +165,10 @@ expect_exit 2 "$T/noarg" reload
 expect_in "$T/noarg" "sluice: reload: no CONFIG given"
 expect_exit 2 "$T/badopt" reload "$T/fast.yaml" --now
 expect_in "$T/badopt" "sluice: reload: unknown option '--now'"
+expect_exit 2 "$T/noprefix" reload "$T/fast.yaml" --prefix
+expect_in "$T/noprefix" "sluice: reload: --prefix needs a value"
+expect_exit 2 "$T/two" reload "$T/fast.yaml" "$T/run.yaml"
+expect_in "$T/two" "sluice: reload: one CONFIG only ('$T/fast.yaml' and '$T/run.yaml')"
 expect_exit 2 "$T/nofile" reload "$T/missing.yaml"
 expect_in "$T/nofile" "sluice: reload: cannot open '$T/missing.yaml': No such file or directory"
 ok "no engine: exit 1, named; bad arguments: exit 2"
