@@ -6,9 +6,11 @@
  * init probes `device` (hot-plug) unless an ethdev of that name already
  * exists, for instance a NIC the EAL probed at start-up or a --vdev given in
  * the EAL arguments; the ethdev name is the part of `device` before the first
- * comma (a PCI address in its full 0000:bb:dd.f form).  The app takes
- * ownership of the port (rte_eth_dev_owner_*), so two apps cannot drive one
- * device.
+ * comma (a PCI address in its full 0000:bb:dd.f form).  The app claims the
+ * port in this process's table of claimed ports, so two apps cannot drive
+ * one device.  (Not with rte_eth_dev_owner_set: an owned port is invisible
+ * to RTE_ETH_FOREACH_DEV in every process, so dpdk-dumpcap, a secondary
+ * process, could not find it; docs/capture.md.)
  *
  * Queues.  An app on one worker gets rx_queues rx queues and polls them all,
  * and transmits on tx queue 0.  An app on a worker group of n members runs as
@@ -119,8 +121,7 @@ struct port_priv {
 	bool probed;             /* this app hot-plugged the device: fini removes it */
 	bool configured;         /* fini closes the port */
 	bool started;
-	bool owned;              /* port_id is owned by owner_id */
-	uint64_t owner_id;
+	bool owned;              /* claimed_by[port_id] is this app */
 	struct rte_device *dev;  /* the bus device, for rte_dev_remove */
 	char *tx_file;           /* queue 0's tx_pcap file when a regular file; else NULL */
 	char name[RTE_ETH_NAME_MAX_LEN];
@@ -254,11 +255,13 @@ static int check_probed_pcap_files(struct port_priv *p, struct sl_err *err)
 	return rc;
 }
 
-/* Find or probe the device, and take ownership of its port. */
+/* The app that claimed each port (control thread only). */
+static const char *claimed_by[RTE_MAX_ETHPORTS];
+
+/* Find or probe the device, and claim its port. */
 static int port_attach(struct sl_app *app, const char *device, struct sl_err *err)
 {
 	struct port_priv *p = app->priv;
-	struct rte_eth_dev_owner owner = { 0 };
 	int rc;
 
 	rc = device_name(device, p->name, sizeof(p->name), &p->is_pci, err);
@@ -290,17 +293,14 @@ static int port_attach(struct sl_app *app, const char *device, struct sl_err *er
 			return rc;
 	}
 
-	rc = rte_eth_dev_owner_new(&p->owner_id);
-	if (rc < 0)
-		return sl_errf(err, errnum(rc), "cannot create an ethdev owner: %s", why(rc));
-	owner.id = p->owner_id;
-	snprintf(owner.name, sizeof(owner.name), "sluice app '%s'", app->name);
-	if (rte_eth_dev_owner_set(p->port_id, &owner) != 0) {
-		struct rte_eth_dev_owner cur = { 0 };
-		rte_eth_dev_owner_get(p->port_id, &cur);
+	if (claimed_by[p->port_id] != NULL)
+		return sl_errf(err, EBUSY, "device '%s' is already used by sluice app '%s'", p->name,
+			       claimed_by[p->port_id]);
+	struct rte_eth_dev_owner cur = { 0 };
+	if (rte_eth_dev_owner_get(p->port_id, &cur) == 0 && cur.id != RTE_ETH_DEV_NO_OWNER)
 		return sl_errf(err, EBUSY, "device '%s' is already used by %s", p->name,
 			       cur.name[0] != '\0' ? cur.name : "another owner");
-	}
+	claimed_by[p->port_id] = app->name;
 	p->owned = true;
 	return 0;
 }
@@ -882,12 +882,11 @@ static void port_fini(struct sl_app *app)
 
 	port_stop(app);
 	if (p->configured) {
-		rte_eth_dev_close(p->port_id);   /* also releases the port and its owner */
+		rte_eth_dev_close(p->port_id);
 		p->configured = false;
-		p->owned = false;
 	}
 	if (p->owned) {
-		rte_eth_dev_owner_unset(p->port_id, p->owner_id);
+		claimed_by[p->port_id] = NULL;
 		p->owned = false;
 	}
 	if (p->probed) {

@@ -33,7 +33,8 @@
  * Pacing: with rate > 0 a token bucket on the TSC admits packets; it holds
  * at most catch_up (default 10 ms) of packets (at least 1), so a stall of
  * the worker up to that long is made up for and a longer one is not.  The source never sleeps.  With
- * count > 0 it stops after that many packets.
+ * count > 0 it stops after that many packets.  With paused it sends nothing
+ * (a reload can set it false, or true again).
  *
  * A frame larger than one buffer of the app's pool is sent as a chain of
  * segments.  If mbufs cannot be allocated the breath sends nothing; nothing
@@ -188,6 +189,7 @@ struct source_priv {
 	uint64_t next;           /* the next frame's counter */
 
 	struct sl_gen gen;       /* template (IPv4 checksum 0), pacing, count */
+	bool paused;             /* sends nothing (live) */
 };
 
 static int parse_zipf_text(const char *text, double *s, struct sl_err *err)
@@ -220,6 +222,7 @@ static int source_init(struct sl_app *app, struct sl_err *err)
 	if (rc < 0)
 		return rc;
 	sl_gen_catch_up(&p->gen, sl_app_param_uint(app, "catch_up"));
+	p->paused = sl_app_param_bool(app, "paused");
 
 	p->flow = 0;
 	p->addr_off = 0;
@@ -292,7 +295,7 @@ static void source_pull(struct sl_app *app)
 	struct sl_link *out = app->out[0];
 	unsigned n;
 
-	if (out == NULL)
+	if (out == NULL || p->paused)
 		return;
 	n = sl_gen_want(&p->gen);
 	if (n == 0)
@@ -316,10 +319,11 @@ static void source_pull(struct sl_app *app)
 	sl_link_transmit(out, pkts, n);
 }
 
-/* A reload that changes rate or catch_up: the new pair, applied by the
- * worker. */
+/* A reload that changes rate, catch_up or paused: the new values, applied
+ * by the worker. */
 struct source_pace {
 	uint64_t rate, catch_up_ns;
+	bool paused;
 };
 
 static int source_reconfig(struct sl_app *app, const struct sl_param_value *params,
@@ -332,6 +336,7 @@ static int source_reconfig(struct sl_app *app, const struct sl_param_value *para
 	unsigned n = app->type->n_params;
 	pace->rate = params[sl_param_find(t, n, "rate")].u;
 	pace->catch_up_ns = params[sl_param_find(t, n, "catch_up")].u;
+	pace->paused = params[sl_param_find(t, n, "paused")].u != 0;
 	*state = pace;
 	return 0;
 }
@@ -341,6 +346,7 @@ static void source_apply(struct sl_app *app, void *state)
 	struct source_priv *p = app->priv;
 	struct source_pace *pace = state;
 	sl_gen_set_rate(&p->gen, pace->rate, pace->catch_up_ns);
+	p->paused = pace->paused;
 }
 
 static void source_release(struct sl_app *app, void *state, bool applied)
@@ -363,6 +369,9 @@ static const struct sl_param_spec source_params[] = {
 	  .doc = "seed of the random numbers of dist zipf (same seed, same frames)" },
 	{ .name = "rate", .type = SL_PARAM_UINT, .def = "0", .max = 1000000000,
 	  .live = true, .doc = "packets per second; 0 means as fast as possible" },
+	{ .name = "paused", .type = SL_PARAM_BOOL, .def = "false", .live = true,
+	  .doc = "send nothing until a reload sets it false (to start traffic at a chosen moment, "
+		 "such as after a capture began)" },
 	{ .name = "count", .type = SL_PARAM_UINT, .def = "0",
 	  .doc = "packets to send before stopping; 0 means no limit" },
 	{ .name = "catch_up", .type = SL_PARAM_DURATION, .def = "10ms", .max = 1000000000,

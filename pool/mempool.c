@@ -196,7 +196,18 @@ static const struct rte_mempool_ops sl_pool_ops = {
 	.get_count = ops_get_count,
 };
 
+int sl_pool_ops_register(void)
+{
+	for (unsigned i = 0; i < rte_mempool_ops_table.num_ops; i++)
+		if (strcmp(rte_mempool_ops_table.ops[i].name, SL_POOL_OPS_NAME) == 0)
+			return 0;
+	return rte_mempool_register_ops(&sl_pool_ops) < 0 ? -ENOSPC : 0;
+}
+
+#ifdef SL_POOL_PLUGIN
+/* Loaded with -d by a DPDK program: registered as the EAL loads it. */
 RTE_MEMPOOL_REGISTER_OPS(sl_pool_ops);
+#endif
 
 struct sl_pool *sl_pool_of(const struct rte_mempool *mp)
 {
@@ -214,6 +225,9 @@ struct rte_mempool *sl_pool_mbuf_create(const char *name, unsigned n,
 	 * return an errno to DPDK: check them here, where a sentence can say
 	 * what is wrong. */
 	int rc = sl_pool_check(name, n, opts, err);
+	if (rc == 0 && sl_pool_ops_register() < 0)
+		rc = sl_errf(err, ENOSYS, "pool '%s': the mempool ops '%s' cannot be registered "
+			     "(DPDK's table of mempool ops is full)", name, SL_POOL_OPS_NAME);
 	if (rc == 0 && data_room > UINT16_MAX)
 		rc = sl_errf(err, EINVAL, "pool '%s': data_room must be at most %u, got %u", name,
 			     (unsigned)UINT16_MAX, data_room);

@@ -273,9 +273,13 @@ void sl_pool_stats(const struct sl_pool *pool, struct sl_pool_stats *out);
 /* ------------------------------------------------------------ DPDK mbufs */
 
 /*
- * The mempool ops driver.  Registered under SL_POOL_OPS_NAME by a
- * constructor in the same object as sl_pool_mbuf_create(), so linking that
- * function links the driver.  DPDK gives ops no per-thread state, so the
+ * The mempool ops driver, under SL_POOL_OPS_NAME.  Registered by
+ * sl_pool_ops_register(), which sl_pool_mbuf_create() calls: after
+ * rte_eal_init, so that it comes after every ops the EAL's plugins register
+ * and DPDK's own ops keep the table indices they have in a secondary process
+ * without it (a mempool names its ops by index: dpdk-dumpcap's pool must
+ * mean ring_mp_mc in the engine too).  The plugin build (-d) registers them
+ * by a constructor instead.  DPDK gives ops no per-thread state, so the
  * calling EAL lcore (rte_lcore_id(), a thread-local) picks the tier: an lcore
  * named in opts->workers uses that worker's freelist; any other lcore and
  * non-EAL threads use the global tier.  (Sluice's own code can pass the
@@ -292,6 +296,10 @@ void sl_pool_stats(const struct sl_pool *pool, struct sl_pool_stats *out);
  * its creator asked for, in front of the non-worker tier.
  */
 #define SL_POOL_OPS_NAME "sluice"
+
+/* Register the ops (once; again is a no-op).  0, or -ENOSPC when DPDK's
+ * table is full.  Control thread, after rte_eal_init. */
+int sl_pool_ops_register(void);
 
 /*
  * Create and populate a pktmbuf pool of n mbufs with these ops: data_room is

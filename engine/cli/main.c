@@ -10,6 +10,8 @@
  *   sluice apps [TYPE] [--markdown]
  *   sluice config [--markdown]
  *   sluice reload CONFIG [--prefix P] [--dry-run]
+ *   sluice capture [--prefix P] POINT... [-c N] [-s SNAPLEN] [-f FILTER]
+ *                  [-a duration:S] -w FILE|-
  *   sluice stats [--json] [--prefix P]
  *   sluice top [--prefix P] [--interval S] [--sort cycles|packets|drops]
  *   sluice exporter [--listen ADDR:PORT] [--prefix P]
@@ -69,6 +71,13 @@ static const char usage_text[] =
 	"                     restarted or moved, live parameters changed in place, other\n"
 	"                     workers untouched; --dry-run lists the actions only\n"
 	"                     (docs/control.md); SIGHUP reloads the engine's own file\n"
+	"  capture [--prefix P] POINT... [-c N] [-s SNAPLEN] [-f FILTER] [-a duration:S]\n"
+	"          -w FILE|-\n"
+	"                     copy the packets crossing links or app ports of a running\n"
+	"                     engine into pcapng (FILE, or - for stdout: | tcpdump -r -),\n"
+	"                     filtered in libpcap syntax, until N packets, S seconds or\n"
+	"                     Ctrl-C; prints the captured and dropped counts\n"
+	"                     (docs/capture.md)\n"
 	"  stats [--json] [--prefix P]\n"
 	"                     one snapshot of a running engine (found by its DPDK file prefix,\n"
 	"                     or the only one running): tables, or JSON in the schema of\n"
@@ -639,7 +648,7 @@ static int run_exporter(char **argv)
 int main(int argc, char **argv)
 {
 	static const char *const commands[] = { "run", "check", "plan", "apps", "config", "topology",
-					       "bench", "reload", "stats", "top", "exporter", "version", "help" };
+					       "bench", "reload", "capture", "stats", "top", "exporter", "version", "help" };
 	if (argc < 2) {
 		fputs(usage_text, stderr);
 		return SL_EXIT_CONFIG;
@@ -666,6 +675,8 @@ int main(int argc, char **argv)
 		return sl_cmd_stats(argc - 2, argv + 2);
 	if (strcmp(cmd, "reload") == 0)
 		return sl_cmd_reload(argc - 2, argv + 2);
+	if (strcmp(cmd, "capture") == 0)
+		return sl_cmd_capture(argc - 2, argv + 2);
 	if (strcmp(cmd, "top") == 0)
 		return sl_cmd_top(argc - 2, argv + 2);
 	if (strcmp(cmd, "exporter") == 0)

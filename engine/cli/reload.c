@@ -63,15 +63,11 @@ int sl_cmd_reload(int argc, char **argv)
 	}
 
 	struct sl_err err = { "" };
-	struct sl_telc *tc = sl_telc_open(prefix, &err);
-	if (tc == NULL) {
+	char dir[PATH_MAX + 160];
+	if (sl_telc_engine_dir(prefix, dir, sizeof(dir), &err) < 0) {
 		fprintf(stderr, "sluice: reload: %s\n", err.msg);
 		return SL_EXIT_RUNTIME;
 	}
-	char base[PATH_MAX], dir[PATH_MAX + 160];
-	sl_telc_runtime_base(base, sizeof(base));
-	snprintf(dir, sizeof(dir), "%s/%s", base, sl_telc_prefix(tc));
-	sl_telc_close(tc);
 
 	json_t *req = json_pack("{sssssb}", "verb", "reload", "config", path, "dry_run", dry_run);
 	json_t *ans = req != NULL ? sl_ctl_call(dir, req, RELOAD_TIMEOUT_MS, &err) : NULL;

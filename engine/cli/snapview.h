@@ -80,8 +80,9 @@ void sl_snap_fmt_u64(char *buf, size_t len, const json_t *v);
  * the command's name; the return value is the exit status (SL_EXIT_*). */
 int sl_cmd_stats(int argc, char **argv);
 
-/* sluice reload (engine/cli/reload.c). */
+/* sluice reload (engine/cli/reload.c) and sluice capture (capture.c). */
 int sl_cmd_reload(int argc, char **argv);
+int sl_cmd_capture(int argc, char **argv);
 int sl_cmd_top(int argc, char **argv);
 
 #endif

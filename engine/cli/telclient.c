@@ -124,6 +124,20 @@ const char *sl_telc_prefix(const struct sl_telc *c)
 	return c->prefix;
 }
 
+int sl_telc_engine_dir(const char *prefix, char *dir, size_t len, struct sl_err *err)
+{
+	struct sl_telc *tc = sl_telc_open(prefix, err);
+	if (tc == NULL)
+		return -(errno != 0 ? errno : ENOENT);
+	char base[PATH_MAX];
+	sl_telc_runtime_base(base, sizeof(base));
+	int n = snprintf(dir, len, "%s/%s", base, sl_telc_prefix(tc));
+	sl_telc_close(tc);
+	if (n < 0 || (size_t)n >= len)
+		return sl_errf(err, ENAMETOOLONG, "runtime directory %s/... is too long", base);
+	return 0;
+}
+
 /* Does the engine at c answer /sluice/info? */
 static bool is_sluice(struct sl_telc *c)
 {

@@ -48,6 +48,11 @@ void sl_telc_close(struct sl_telc *c);
  * XDG_RUNTIME_DIR, /tmp): "BASE/dpdk"; a prefix's is BASE/dpdk/PREFIX. */
 void sl_telc_runtime_base(char *out, size_t len);
 
+/* DPDK's runtime directory of the engine running with file prefix prefix,
+ * or of the only one running (prefix NULL), where its control socket is
+ * (engine/core/control.h): 0, or -errno with a sentence. */
+int sl_telc_engine_dir(const char *prefix, char *dir, size_t len, struct sl_err *err);
+
 /* The file prefix of the engine c talks to. */
 const char *sl_telc_prefix(const struct sl_telc *c);
 

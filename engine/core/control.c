@@ -25,6 +25,8 @@ struct sl_ctl {
 	void *arg;
 	struct client clients[SL_CTL_CLIENTS];
 	char *buf;              /* SL_CTL_MSG_MAX + 1 */
+	struct client *current; /* the client whose request the handler answers */
+	bool detached;          /* the handler took current's connection */
 };
 
 static double mono_s(void)
@@ -176,8 +178,25 @@ static void serve(struct sl_ctl *c, struct client *cl)
 		reply(cl, sl_ctl_error(2, err.msg));
 		return;
 	}
-	reply(cl, c->handler(c->arg, verb, req));
+	c->current = cl;
+	json_t *ans = c->handler(c->arg, verb, req);
+	c->current = NULL;
 	json_decref(req);
+	if (c->detached) {   /* the connection is the handler's now */
+		c->detached = false;
+		cl->fd = -1;
+		json_decref(ans);
+		return;
+	}
+	reply(cl, ans);
+}
+
+int sl_ctl_detach(struct sl_ctl *c)
+{
+	if (c->current == NULL || c->detached)
+		return -1;
+	c->detached = true;
+	return c->current->fd;
 }
 
 void sl_ctl_poll(struct sl_ctl *c, int timeout_ms)
@@ -229,6 +248,24 @@ void sl_ctl_close(struct sl_ctl *c)
 	free(c);
 }
 
+int sl_ctl_connect(const char *dir, struct sl_err *err)
+{
+	struct sockaddr_un sa;
+	if (socket_path(dir, &sa, err) < 0)
+		return -ENAMETOOLONG;
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return sl_errf(err, errno, "cannot create a socket: %s", strerror(errno));
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		int e = errno;
+		close(fd);
+		if (e == ENOENT || e == ECONNREFUSED)
+			return sl_errf(err, e, "no engine answers at %s", sa.sun_path);
+		return sl_errf(err, e, "cannot connect to %s: %s", sa.sun_path, strerror(e));
+	}
+	return fd;
+}
+
 json_t *sl_ctl_call(const char *dir, json_t *req, int timeout_ms, struct sl_err *err)
 {
 	struct sockaddr_un sa;
@@ -240,19 +277,15 @@ json_t *sl_ctl_call(const char *dir, json_t *req, int timeout_ms, struct sl_err 
 	if (text == NULL)
 		return sl_errf_null(err, ENOMEM, "out of memory");
 	json_t *ans = NULL;
-	int fail = 0;
+	int fail = 0, fd = -1;
 	char *buf = malloc(SL_CTL_MSG_MAX + 1);
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (buf == NULL || fd < 0) {
-		fail = -sl_errf(err, errno ? errno : ENOMEM, "cannot create a socket: %s", strerror(errno));
+	if (buf == NULL) {
+		fail = -sl_errf(err, ENOMEM, "out of memory");
 		goto out;
 	}
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		int e = errno;
-		if (e == ENOENT || e == ECONNREFUSED)
-			fail = -sl_errf(err, e, "no engine answers at %s", sa.sun_path);
-		else
-			fail = -sl_errf(err, e, "cannot connect to %s: %s", sa.sun_path, strerror(e));
+	fd = sl_ctl_connect(dir, err);
+	if (fd < 0) {
+		fail = -fd;
 		goto out;
 	}
 	size_t len = strlen(text);

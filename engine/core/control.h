@@ -23,6 +23,7 @@
 #ifndef SL_CONTROL_H
 #define SL_CONTROL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <jansson.h>
@@ -60,6 +61,17 @@ json_t *sl_ctl_parse(const char *buf, size_t len, const char **verb, struct sl_e
 
 /* An error reply {"ok": false, "error": msg, "status": status}. */
 json_t *sl_ctl_error(int status, const char *msg);
+
+/* For the handler, during a request: take the requesting client's
+ * connection over.  Returns its fd (the caller's to answer on and close;
+ * the server neither replies to that request nor reads the connection
+ * again, and ignores the handler's return value), or -1 outside a request. */
+int sl_ctl_detach(struct sl_ctl *c);
+
+/* The client side: a connection to DIR/SL_CTL_SOCKET (for a long
+ * conversation: a capture).  Returns the fd, or -errno with a sentence as
+ * sl_ctl_call says. */
+int sl_ctl_connect(const char *dir, struct sl_err *err);
 
 /* The client side: connect to DIR/SL_CTL_SOCKET, send req, wait at most
  * timeout_ms for the reply.  Returns the reply (the caller's), or NULL with

@@ -20,6 +20,7 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
+#include <rte_pdump.h>
 
 #include "control.h"
 #include "diff.h"
@@ -234,6 +235,32 @@ static int eal_init(struct engine *e, struct sl_err *err)
 	return sl_errf(err, EINVAL,
 		       "cannot initialise DPDK (EAL arguments in dpdk.args or after --); the "
 		       "EAL's messages above say why");
+}
+
+/* dpdk-dumpcap attaches as a secondary process, which needs the primary's
+ * shared configuration: hugepages, and neither --in-memory nor --no-shconf
+ * (docs/capture.md).  Then rte_pdump_init() lets it capture the ethdev ports
+ * (rte_pdump_init returns 0 also where secondaries cannot attach, so the
+ * arguments decide).  Returns whether it was called. */
+static bool pdump_start(const struct engine *e)
+{
+	const struct sl_config *cfg = e->cfg;
+	if (!rte_eal_has_hugepages())
+		return false;
+	for (unsigned i = 0; i < cfg->n_eal_args + e->opts->n_eal_args; i++) {
+		const char *a = i < cfg->n_eal_args ? cfg->eal_args[i]
+						    : e->opts->eal_args[i - cfg->n_eal_args];
+		if (strcmp(a, "--in-memory") == 0 || strcmp(a, "--no-shconf") == 0)
+			return false;
+	}
+	if (rte_pdump_init() < 0) {
+		sl_report_warn("dpdk-dumpcap cannot attach: rte_pdump_init failed: %s",
+			       rte_strerror(rte_errno));
+		return false;
+	}
+	sl_report_note("dpdk-dumpcap can attach to the ports (file prefix %s)",
+		       strrchr(rte_eal_get_runtime_dir(), '/') + 1);
+	return true;
 }
 
 /* ---------------------------------------------------------------- build */
@@ -1034,7 +1061,9 @@ static int run_loop(struct engine *e, struct watch *wt, double *elapsed, struct 
 	take(e, &prev, t0);
 	while (rc == 0) {
 		if (e->ctl != NULL) {
-			sl_ctl_poll(e->ctl, 20);
+			/* A capture drains its rings every millisecond. */
+			sl_ctl_poll(e->ctl, e->capturing ? 1 : 20);
+			e->capturing = sl_cap_service(e);
 		} else {
 			struct timespec nap = { 0, 20 * 1000 * 1000 };
 			nanosleep(&nap, NULL);
@@ -1099,6 +1128,9 @@ static int run_loop(struct engine *e, struct watch *wt, double *elapsed, struct 
 	if (wrc < 0) {   /* a thread still runs: that decides what the caller does */
 		*err = werr;
 		rc = wrc;
+	} else {
+		/* Captures get what their rings hold, and their counts. */
+		sl_cap_close_all(e, "the engine stopped");
 	}
 	/* The last word on a stall that ended while stopping. */
 	watch_laggards(e, wt, sl_eng_now_s() - t0, false);
@@ -1156,6 +1188,7 @@ int sl_engine_run(const struct sl_config *cfg, const struct sl_topology *topo,
 	rc = eal_init(&e, err);
 	if (rc < 0)
 		return rc;
+	bool pdump = pdump_start(&e);
 	struct sl_err terr = { "" };
 	if (sl_tel_register(cfg->path, &terr) < 0)   /* the run goes on without */
 		sl_report_warn("%s", terr.msg);
@@ -1220,6 +1253,8 @@ out_release:
 	step_to(NULL, "releasing memory");
 	release(&e);
 	step_to(NULL, "cleaning up DPDK");
+	if (pdump)
+		rte_pdump_uninit();
 	rte_eal_cleanup();
 	alarm(0);
 	phase = PHASE_QUIET;

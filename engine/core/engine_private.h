@@ -13,6 +13,7 @@
 #include <jansson.h>
 #include <rte_mempool.h>
 
+#include "capture.h"
 #include "config.h"
 #include "control.h"
 #include "engine.h"
@@ -54,6 +55,9 @@ struct engine {
 	unsigned il_serial;             /* names of interlinks made so far */
 	uint64_t freed_by_reload;       /* packets of removed links, freed */
 	bool reload_stopped;            /* a reload failed half-way: stopping */
+	/* Captures (capture.h), served by the control loop. */
+	struct sl_cap_session *caps[SL_CAP_SESSIONS];
+	bool capturing;
 	uint64_t drained, freed_at_stop;
 };
 

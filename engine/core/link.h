@@ -15,6 +15,10 @@
  * rule as Snabb's link.transmit).  sl_link_receive() hands ownership of the
  * returned packets to the caller.
  *
+ * Capture: a link may have a tap (capture.h); transmit hands it the burst
+ * first, before queuing (a tap sees what is transmitted, also what the link
+ * then drops).
+ *
  * Threads: transmit is called only by the worker that runs the producing app,
  * receive only by the worker that runs the consuming app.  The counters may be
  * read by any thread at any time (relaxed loads: a reader may see a value a
@@ -44,6 +48,12 @@ static inline uint64_t sl_pkts_bytes(struct rte_mbuf *const *p, unsigned n)
 }
 
 struct sl_app;
+struct sl_cap_tap;
+
+/* Capture (engine/core/capture.h): the producer copies what the tap's filter
+ * passes of pkts[0..n) into the tap's ring.  Never blocks; pkts are not
+ * changed. */
+void sl_cap_burst(struct sl_cap_tap *t, struct rte_mbuf *const *pkts, unsigned n);
 
 struct sl_link_stats {
 	uint64_t tx_packets;  /* accepted by transmit (producer side) */
@@ -60,6 +70,9 @@ struct sl_link {
 	uint32_t mask;
 	uint32_t read;              /* same-worker consumer cursor */
 	uint32_t write;             /* same-worker producer cursor */
+	/* A capture's tap (capture.h), or NULL: set and cleared by the control
+	 * thread, loaded once per burst by the producer. */
+	struct sl_cap_tap *cap;
 
 	/* Producer counters and consumer counter on separate lines so that the
 	 * two ends of a cross-worker link do not share a written cache line. */
@@ -137,7 +150,10 @@ static inline void sl_link_transmit(struct sl_link *l, struct rte_mbuf **pkts,
 				    unsigned n)
 {
 	unsigned sent;
+	struct sl_cap_tap *cap = __atomic_load_n(&l->cap, __ATOMIC_ACQUIRE);
 
+	if (unlikely(cap != NULL))
+		sl_cap_burst(cap, pkts, n);
 	if (l->il != NULL) {
 		sent = sl_il_enqueue_burst(l->il, (void *const *)pkts, n);
 	} else {

@@ -563,8 +563,10 @@ static void settle(struct engine *e, struct rebuild *r, struct sl_config *nc)
 		if (!r->old_kept[i])
 			sl_eng_free_app(e->apps[i]);
 	for (unsigned i = 0; i < oc->n_links; i++)
-		if (!r->old_link_kept[i])
+		if (!r->old_link_kept[i]) {
+			sl_cap_link_gone(e, e->links[i]);
 			sl_eng_free_link(e->links[i]);
+		}
 	free(e->apps);
 	free(e->links);
 	e->apps = r->apps;
@@ -791,7 +793,9 @@ json_t *sl_eng_control(void *arg, const char *verb, json_t *req)
 		return reload(e, json_string_value(p), json_is_true(dry));
 	}
 	char m[160];
-	snprintf(m, sizeof(m), "unknown verb '%.64s' (known: info, reload)", verb);
+	if (strcmp(verb, "capture") == 0)
+		return sl_cap_open(e, req);
+	snprintf(m, sizeof(m), "unknown verb '%.64s' (known: info, reload, capture)", verb);
 	return sl_ctl_error(SL_EXIT_CONFIG, m);
 }
 

@@ -872,6 +872,8 @@ int main(int argc, char **argv)
 			"--log-level", "lib.eal:error", "--lcores", lcores, NULL };
 	if (rte_eal_init(11, eal) < 0)
 		die("cannot initialise DPDK's EAL");
+	if (sl_pool_ops_register() < 0)
+		die("cannot register the sluice mempool ops");
 	tsc_ns = 1e9 / (double)rte_get_tsc_hz();
 	backoff_ticks = (uint64_t)(opt.backoff_ns / tsc_ns);
 

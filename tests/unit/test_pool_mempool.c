@@ -305,6 +305,7 @@ int main(void)
 		return 77;
 	}
 	test_two_lcores(1);
+	CHECK(sl_pool_ops_register() == 0, "the ops register (again: a no-op)");
 	test_by_ops();
 	test_errors();
 	rte_eal_cleanup();

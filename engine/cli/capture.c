@@ -1,0 +1,366 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sluice capture [--prefix P] POINT... [-c COUNT] [-s SNAPLEN] [-f FILTER]
+ *                [-a duration:S] -w FILE|-
+ *
+ * Ask a running engine (found as sluice stats finds it) to copy the packets
+ * crossing the capture points into a pcapng stream (engine/core/capture.h,
+ * docs/capture.md), and write that stream to FILE (or stdout).  The engine
+ * writes the pcapng blocks; this side passes them on.  Ends by -c (COUNT
+ * packets written), -a (S seconds), SIGINT or SIGTERM (a stop: the engine
+ * sends what it holds, then the counts), or the engine stopping; then prints
+ * how many packets were captured, dropped by the filter and dropped because
+ * the capture could not keep up, and exits 0.  Exit 2: bad arguments, a
+ * filter libpcap cannot compile, a point the engine does not have; 1: no
+ * engine, or the capture failed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <pcap/pcap.h>
+
+#include "capture.h"
+#include "control.h"
+#include "err.h"
+#include "snapview.h"
+#include "telclient.h"
+
+static const char capture_usage[] =
+	"usage: sluice capture [--prefix P] POINT... [-c COUNT] [-s SNAPLEN] [-f FILTER]\n"
+	"                      [-a duration:S] -w FILE|-\n"
+	"  POINT: a link \"a.output -> b.input\" or an app's port \"a.output\", \"b.input\"";
+
+/* How long the engine may take to answer the start. */
+#define START_TIMEOUT_MS 10000
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+}
+
+static int usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "sluice: capture: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n%s\n", capture_usage);
+	return SL_EXIT_CONFIG;
+}
+
+static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v)
+{
+	char *end;
+	errno = 0;
+	unsigned long long x = strtoull(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || s[0] == '-' || x < min || x > max)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Everything of buf[0..n) to fd; 0 or -errno. */
+static int write_all(int fd, const uint8_t *buf, size_t n)
+{
+	while (n > 0) {
+		ssize_t k = write(fd, buf, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return k < 0 ? -errno : -EIO;
+		buf += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/* The filter, compiled by libpcap as the engine will: 0, or exit status 2
+ * with libpcap's message. */
+static int check_filter(const char *filter, uint64_t snaplen)
+{
+	pcap_t *p = pcap_open_dead(DLT_EN10MB, (int)snaplen);
+	struct bpf_program prog;
+	if (p == NULL) {
+		fprintf(stderr, "sluice: capture: out of memory\n");
+		return SL_EXIT_RUNTIME;
+	}
+	if (pcap_compile(p, &prog, filter, 1, PCAP_NETMASK_UNKNOWN) != 0) {
+		fprintf(stderr, "sluice: capture: filter '%s': %s\n", filter, pcap_geterr(p));
+		pcap_close(p);
+		return SL_EXIT_CONFIG;
+	}
+	pcap_freecode(&prog);
+	pcap_close(p);
+	return 0;
+}
+
+static void print_counts(json_t *fin)
+{
+	json_t *pts = json_object_get(fin, "points");
+	fprintf(stderr, "sluice: capture: ended (%s): %lld packets captured, %lld dropped by "
+		"the filter, %lld dropped (the capture could not keep up)\n",
+		sl_snap_str(json_object_get(fin, "end"), "?"),
+		(long long)json_integer_value(json_object_get(fin, "captured")),
+		(long long)json_integer_value(json_object_get(fin, "filtered")),
+		(long long)json_integer_value(json_object_get(fin, "dropped")));
+	if (json_array_size(pts) < 2)
+		return;
+	size_t i;
+	json_t *p;
+	json_array_foreach(pts, i, p)
+		fprintf(stderr, "  %s: %lld captured, %lld dropped by the filter, %lld dropped\n",
+			sl_snap_str(json_object_get(p, "name"), "?"),
+			(long long)json_integer_value(json_object_get(p, "captured")),
+			(long long)json_integer_value(json_object_get(p, "filtered")),
+			(long long)json_integer_value(json_object_get(p, "dropped")));
+}
+
+/* Wait for and parse one JSON message on fd (the start's answer). */
+static json_t *read_answer(int fd, char *buf, size_t len, struct sl_err *err)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int r;
+	do
+		r = poll(&p, 1, START_TIMEOUT_MS);
+	while (r < 0 && errno == EINTR && !stop_signal);
+	if (r <= 0)
+		return sl_errf_null(err, ETIMEDOUT, "the engine did not answer within %d s",
+				    START_TIMEOUT_MS / 1000);
+	ssize_t n = recv(fd, buf, len, 0);
+	if (n <= 0)
+		return sl_errf_null(err, ECONNRESET, "the engine closed the connection without "
+				    "an answer");
+	json_error_t je;
+	json_t *j = json_loadb(buf, (size_t)n, 0, &je);
+	if (j == NULL)
+		return sl_errf_null(err, EPROTO, "the engine answered something that is not "
+				    "JSON (%s)", je.text);
+	return j;
+}
+
+int sl_cmd_capture(int argc, char **argv)
+{
+	const char *prefix = NULL, *filter = NULL, *out = NULL;
+	uint64_t count = 0, snaplen = SL_CAP_SNAPLEN_MAX, duration_s = 0;
+	json_t *points = json_array();
+	if (points == NULL)
+		return SL_EXIT_RUNTIME;
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		bool opt = a[0] == '-' && a[1] != '\0';
+		if (opt && i + 1 >= argc) {
+			json_decref(points);
+			return usage("%s needs a value", a);
+		}
+		int bad = 0;
+		if (strcmp(a, "--prefix") == 0)
+			prefix = argv[++i];
+		else if (strcmp(a, "-w") == 0)
+			out = argv[++i];
+		else if (strcmp(a, "-f") == 0)
+			filter = argv[++i];
+		else if (strcmp(a, "-c") == 0)
+			bad = parse_u64(argv[++i], 1, UINT64_MAX >> 1, &count);
+		else if (strcmp(a, "-s") == 0) {
+			bad = parse_u64(argv[++i], 0, SL_CAP_SNAPLEN_MAX, &snaplen);
+			if (snaplen == 0)   /* as tcpdump: the most */
+				snaplen = SL_CAP_SNAPLEN_MAX;
+		} else if (strcmp(a, "-a") == 0) {
+			const char *v = argv[++i];
+			bad = strncmp(v, "duration:", 9) != 0 ||
+			      parse_u64(v + 9, 1, 365u * 86400u, &duration_s) < 0;
+		} else if (opt) {
+			json_decref(points);
+			return usage("unknown option '%s'", a);
+		} else {
+			json_array_append_new(points, json_string(a));
+		}
+		if (bad) {
+			json_decref(points);
+			if (strcmp(a, "-c") == 0)
+				return usage("-c wants a packet count from 1, not '%s'", argv[i]);
+			if (strcmp(a, "-s") == 0)
+				return usage("-s wants a snap length from 0 to 65535 bytes (0: 65535), "
+					     "not '%s'", argv[i]);
+			return usage("-a wants duration:SECONDS (a whole number from 1), not '%s'",
+				     argv[i]);
+		}
+	}
+	if (json_array_size(points) == 0) {
+		json_decref(points);
+		return usage("no capture POINT given%s", "");
+	}
+	if (out == NULL) {
+		json_decref(points);
+		return usage("no output given (-w FILE, or -w - for stdout)%s", "");
+	}
+	if (filter != NULL) {
+		int rc = check_filter(filter, snaplen);
+		if (rc != 0) {
+			json_decref(points);
+			return rc;
+		}
+	}
+
+	struct sl_err err = { "" };
+	char dir[PATH_MAX + 160];
+	if (sl_telc_engine_dir(prefix, dir, sizeof(dir), &err) < 0) {
+		json_decref(points);
+		fprintf(stderr, "sluice: capture: %s\n", err.msg);
+		return SL_EXIT_RUNTIME;
+	}
+	json_t *req = json_pack("{sssosIsI}", "verb", "capture", "points", points, "snaplen",
+				(json_int_t)snaplen, "count", (json_int_t)count);
+	if (req != NULL && filter != NULL)
+		json_object_set_new(req, "filter", json_string(filter));
+	char *text = req != NULL ? json_dumps(req, JSON_COMPACT) : NULL;
+	json_decref(req);
+	uint8_t *buf = malloc(SL_CAP_MSG_MAX + 1);
+	if (text == NULL || buf == NULL) {
+		free(text);
+		free(buf);
+		fprintf(stderr, "sluice: capture: out of memory\n");
+		return SL_EXIT_RUNTIME;
+	}
+
+	struct sigaction sa = { .sa_handler = on_stop };   /* no SA_RESTART */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	int status = SL_EXIT_RUNTIME, ofd = -1;
+	json_t *ans = NULL;
+	int fd = sl_ctl_connect(dir, &err);
+	if (fd < 0) {
+		fprintf(stderr, "sluice: capture: %s\n", err.msg);
+		goto out;
+	}
+	if (send(fd, text, strlen(text), MSG_NOSIGNAL) < 0) {
+		fprintf(stderr, "sluice: capture: cannot send to the engine: %s\n", strerror(errno));
+		goto out;
+	}
+	ans = read_answer(fd, (char *)buf, SL_CAP_MSG_MAX, &err);
+	if (ans == NULL) {
+		fprintf(stderr, "sluice: capture: %s\n", err.msg);
+		goto out;
+	}
+	if (!json_is_true(json_object_get(ans, "ok"))) {
+		json_t *st = json_object_get(ans, "status");
+		status = json_is_integer(st) && json_integer_value(st) == SL_EXIT_CONFIG
+			 ? SL_EXIT_CONFIG : SL_EXIT_RUNTIME;
+		fprintf(stderr, "sluice: %s\n", sl_snap_str(json_object_get(ans, "error"),
+							   "the engine refused the capture"));
+		goto out;
+	}
+	if (strcmp(out, "-") == 0) {
+		ofd = STDOUT_FILENO;
+	} else {
+		ofd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (ofd < 0) {
+			fprintf(stderr, "sluice: capture: cannot create '%s': %s\n", out,
+				strerror(errno));
+			goto out;
+		}
+	}
+	{
+		json_t *ifs = json_object_get(ans, "interfaces");
+		size_t i, nl = 0;
+		json_t *f;
+		json_array_foreach(ifs, i, f)
+			nl += json_array_size(json_object_get(f, "links"));
+		fprintf(stderr, "sluice: capture: capturing on %zu point%s (%zu link%s), snaplen "
+			"%llu, into %s\n", json_array_size(ifs), json_array_size(ifs) == 1 ? "" : "s",
+			nl, nl == 1 ? "" : "s", (unsigned long long)snaplen,
+			ofd == STDOUT_FILENO ? "stdout" : out);
+	}
+
+	/* Pass the engine's pcapng on until its last message, the counts. */
+	double deadline = duration_s > 0 ? mono_s() + (double)duration_s : 0;
+	bool stopped = false, out_failed = false;
+	int out_err = 0;
+	for (;;) {
+		bool want_stop = stop_signal || (deadline > 0 && mono_s() >= deadline) || out_failed;
+		if (want_stop && !stopped) {
+			static const char stop[] = "{\"verb\":\"capture-stop\"}";
+			if (send(fd, stop, sizeof(stop) - 1, MSG_NOSIGNAL) < 0) {
+				fprintf(stderr, "sluice: capture: cannot ask the engine to stop: %s\n",
+					strerror(errno));
+				goto out;
+			}
+			stopped = true;
+		}
+		int wait = -1;
+		if (!stopped && deadline > 0) {
+			double left = deadline - mono_s();
+			wait = left > 0 ? (int)(left * 1000) + 1 : 0;
+		}
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		int r = poll(&p, 1, wait);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			continue;
+		ssize_t n = recv(fd, buf, SL_CAP_MSG_MAX + 1, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			fprintf(stderr, "sluice: capture: the engine closed the capture without its "
+				"counts%s\n", n < 0 ? "" : " (did it stop?)");
+			goto out;
+		}
+		if (buf[0] == SL_CAP_DATA_TAG) {
+			if (!out_failed) {
+				int rc = write_all(ofd, buf + 1, (size_t)n - 1);
+				if (rc < 0) {
+					fprintf(stderr, "sluice: capture: cannot write to %s: %s; "
+						"stopping\n", ofd == STDOUT_FILENO ? "stdout" : out,
+						strerror(-rc));
+					out_failed = true;
+					out_err = -rc;
+				}
+			}
+			continue;
+		}
+		json_error_t je;
+		json_t *fin = json_loadb((const char *)buf, (size_t)n, 0, &je);
+		if (fin == NULL) {
+			fprintf(stderr, "sluice: capture: the engine sent something that is not JSON "
+				"(%s)\n", je.text);
+			goto out;
+		}
+		print_counts(fin);
+		json_decref(fin);
+		/* A reader that went away (EPIPE) ends a capture as -c does. */
+		status = out_err != 0 && out_err != EPIPE ? SL_EXIT_RUNTIME : SL_EXIT_OK;
+		break;
+	}
+out:
+	if (ofd >= 0 && ofd != STDOUT_FILENO && close(ofd) < 0) {
+		fprintf(stderr, "sluice: capture: cannot write '%s': %s\n", out, strerror(errno));
+		status = SL_EXIT_RUNTIME;
+	}
+	if (fd >= 0)
+		close(fd);
+	json_decref(ans);
+	free(text);
+	free(buf);
+	return status;
+}
