@@ -603,7 +603,9 @@ static bool serve(struct engine *e, struct sl_cap_session *s)
 		return false;
 	if (s->count != 0 && s->written >= s->count)
 		begin_end(e, s, "count");
-	for (unsigned round = 0; round < 32; round++) {
+	/* At most 8 messages (1 MiB) a call: the control thread may share
+	 * its CPU with a worker. */
+	for (unsigned round = 0; round < 8; round++) {
 		int rc = flush(s);
 		if (rc < 0) {
 			s->abandoned = true;
