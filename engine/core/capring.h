@@ -119,8 +119,9 @@ static inline const struct sl_capring_rec *sl_capring_peek(struct sl_capring *r)
 			(const struct sl_capring_rec *)(r->buf + (r->tail & r->mask));
 		if (rec->caplen != SL_CAPRING_PAD)
 			return rec;
-		/* Skip the pad; the record is at the start of the buffer. */
-		r->tail += rec->len;
+		/* Skip the pad (published: the producer reads tail); the
+		 * record is at the start of the buffer. */
+		__atomic_store_n(&r->tail, r->tail + rec->len, __ATOMIC_RELEASE);
 	}
 }
 

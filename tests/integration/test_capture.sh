@@ -19,6 +19,7 @@
 # Every run ends with every mbuf back in the pool.
 . "$(dirname "$0")/lib.sh"
 as_root_engine
+trap 'kill -KILL ${pid:-} ${cap_pid:-} 2>/dev/null; rm -rf "$T" "/var/run/dpdk/$PREFIX"' EXIT
 command -v tshark >/dev/null || skip "tshark is not installed (scripts/setup installs it)"
 command -v tcpdump >/dev/null || skip "tcpdump is not installed (scripts/setup installs it)"
 cap_pid=

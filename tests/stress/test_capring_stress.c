@@ -151,10 +151,9 @@ static void empty_ring_at(uint64_t off)
 
 static void single_thread(void)
 {
-	const uint32_t max = (uint32_t)sl_capring_max_caplen(&(struct sl_capring){ .size = RING_BYTES });
-
 	/* Empty. */
 	sl_capring_init(&ring, ring_buf, RING_BYTES);
+	const uint32_t max = (uint32_t)sl_capring_max_caplen(&ring);
 	CHECK(sl_capring_max_caplen(&ring) == RING_BYTES / 2 - sizeof(struct sl_capring_rec),
 	      "max caplen %lu", (unsigned long)sl_capring_max_caplen(&ring));
 	CHECK(sl_capring_peek(&ring) == NULL, "an empty ring peeks a record");
