@@ -10,14 +10,12 @@
 #define BYTE_ORDER_MAGIC 0x1A2B3C4Du
 
 #define OPT_END 0
-#define OPT_COMMENT 1
 #define SHB_HARDWARE 2
 #define SHB_OS 3
 #define SHB_USERAPPL 4
 #define IF_NAME 2
 #define IF_DESCRIPTION 3
 #define IF_TSRESOL 9
-#define ISB_STARTTIME 2
 #define ISB_IFRECV 4
 #define ISB_IFDROP 5
 #define ISB_FILTERACCEPT 6
@@ -116,18 +114,25 @@ size_t sl_pcapng_idb(void *buf, size_t room, const char *name, const char *descr
 	return len;
 }
 
+/* The start of a packet or statistics block: type, length, interface,
+ * timestamp (high word first). */
+static uint8_t *put_iface_head(void *buf, uint32_t type, size_t len, uint32_t iface,
+			       uint64_t ts_ns)
+{
+	uint8_t *p = put32(buf, type);
+	p = put32(p, (uint32_t)len);
+	p = put32(p, iface);
+	p = put32(p, (uint32_t)(ts_ns >> 32));
+	return put32(p, (uint32_t)ts_ns);
+}
+
 size_t sl_pcapng_epb(void *buf, size_t room, uint32_t iface, uint64_t ts_ns, const void *data,
 		     uint32_t caplen, uint32_t origlen)
 {
 	size_t len = SL_PCAPNG_EPB_OVERHEAD + pad4(caplen);
 	if (len > room || len > UINT32_MAX)
 		return 0;
-	uint8_t *p = buf;
-	p = put32(p, BT_EPB);
-	p = put32(p, (uint32_t)len);
-	p = put32(p, iface);
-	p = put32(p, (uint32_t)(ts_ns >> 32));
-	p = put32(p, (uint32_t)ts_ns);
+	uint8_t *p = put_iface_head(buf, BT_EPB, len, iface, ts_ns);
 	p = put32(p, caplen);
 	p = put32(p, origlen);
 	memcpy(p, data, caplen);
@@ -143,12 +148,7 @@ size_t sl_pcapng_isb(void *buf, size_t room, uint32_t iface, uint64_t ts_ns, uin
 	size_t len = 24 + 3 * (4 + 8) + 4;
 	if (len > room)
 		return 0;
-	uint8_t *p = buf;
-	p = put32(p, BT_ISB);
-	p = put32(p, (uint32_t)len);
-	p = put32(p, iface);
-	p = put32(p, (uint32_t)(ts_ns >> 32));
-	p = put32(p, (uint32_t)ts_ns);
+	uint8_t *p = put_iface_head(buf, BT_ISB, len, iface, ts_ns);
 	p = put_opt(p, ISB_IFRECV, &recv, 8);
 	p = put_opt(p, ISB_IFDROP, &drop, 8);
 	p = put_opt(p, ISB_FILTERACCEPT, &accepted, 8);
