@@ -263,9 +263,7 @@ int sl_cmd_capture(int argc, char **argv)
 		goto out;
 	}
 	if (!json_is_true(json_object_get(ans, "ok"))) {
-		json_t *st = json_object_get(ans, "status");
-		status = json_is_integer(st) && json_integer_value(st) == SL_EXIT_CONFIG
-			 ? SL_EXIT_CONFIG : SL_EXIT_RUNTIME;
+		status = sl_ctl_error_status(ans);
 		fprintf(stderr, "sluice: %s\n", sl_snap_str(json_object_get(ans, "error"),
 							   "the engine refused the capture"));
 		goto out;

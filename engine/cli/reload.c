@@ -78,9 +78,7 @@ int sl_cmd_reload(int argc, char **argv)
 	}
 	int status = SL_EXIT_OK;
 	if (!json_is_true(json_object_get(ans, "ok"))) {
-		json_t *st = json_object_get(ans, "status");
-		status = json_is_integer(st) && json_integer_value(st) == SL_EXIT_CONFIG
-			 ? SL_EXIT_CONFIG : SL_EXIT_RUNTIME;
+		status = sl_ctl_error_status(ans);
 		fprintf(stderr, "sluice: %s\n", sl_snap_str(json_object_get(ans, "error"),
 							   "the engine failed the reload"));
 		json_decref(ans);

@@ -307,12 +307,6 @@ static int json_uint(json_t *req, const char *key, uint64_t def, uint64_t min, u
 	return 0;
 }
 
-static bool msg_add(struct sl_cap_session *s, size_t n)
-{
-	s->len += n;
-	return n != 0;
-}
-
 /* The section header and one interface block per point, into s->msg. */
 static void write_header(struct sl_cap_session *s)
 {
@@ -320,8 +314,8 @@ static void write_header(struct sl_cap_session *s)
 	char os[400] = "Linux";
 	if (uname(&u) == 0)
 		snprintf(os, sizeof(os), "%s %s", u.sysname, u.release);
-	msg_add(s, sl_pcapng_shb(s->msg + s->len, SL_CAP_MSG_MAX - s->len, u.machine, os,
-				 "sluice " SL_VERSION));
+	s->len += sl_pcapng_shb(s->msg + s->len, SL_CAP_MSG_MAX - s->len, u.machine, os,
+				"sluice " SL_VERSION);
 	for (unsigned i = 0; i < s->n_ifaces; i++) {
 		char desc[1024] = "";
 		size_t k, off = 0;
@@ -329,8 +323,8 @@ static void write_header(struct sl_cap_session *s)
 		json_array_foreach(s->ifaces[i].links, k, l)
 			off += (size_t)snprintf(desc + off, off < sizeof(desc) ? sizeof(desc) - off : 0,
 						"%s%s", k ? ", " : "", json_string_value(l));
-		msg_add(s, sl_pcapng_idb(s->msg + s->len, SL_CAP_MSG_MAX - s->len, s->ifaces[i].name,
-					 desc, s->snaplen));
+		s->len += sl_pcapng_idb(s->msg + s->len, SL_CAP_MSG_MAX - s->len,
+					s->ifaces[i].name, desc, s->snaplen);
 	}
 }
 
@@ -524,7 +518,7 @@ static bool fill(struct sl_cap_session *s)
 	return any;
 }
 
-static void begin_end(struct engine *e, struct sl_cap_session *s, const char *why)
+static void begin_end(struct sl_cap_session *s, const char *why)
 {
 	if (s->end != NULL)
 		return;
@@ -587,12 +581,12 @@ static void read_client(struct engine *e, struct sl_cap_session *s)
 		return;
 	if (n <= 0) {
 		s->abandoned = true;
-		begin_end(e, s, "the client went away");
+		begin_end(s, "the client went away");
 		return;
 	}
 	/* Any message is a stop: the only verb a capture's client sends
 	 * (capture-stop); the counts follow. */
-	begin_end(e, s, "stopped");
+	begin_end(s, "stopped");
 }
 
 /* Serve one session; returns false when it is over (freed by the caller). */
@@ -602,7 +596,7 @@ static bool serve(struct engine *e, struct sl_cap_session *s)
 	if (s->abandoned)
 		return false;
 	if (s->count != 0 && s->written >= s->count)
-		begin_end(e, s, "count");
+		begin_end(s, "count");
 	/* At most 8 messages (1 MiB) a call: the control thread may share
 	 * its CPU with a worker. */
 	for (unsigned round = 0; round < 8; round++) {
@@ -616,7 +610,7 @@ static bool serve(struct engine *e, struct sl_cap_session *s)
 		if (!fill(s))
 			break;
 		if (s->count != 0 && s->written >= s->count)
-			begin_end(e, s, "count");
+			begin_end(s, "count");
 	}
 	if (s->end == NULL)
 		return true;
@@ -637,7 +631,7 @@ static bool serve(struct engine *e, struct sl_cap_session *s)
 static void drop_session(struct engine *e, unsigned i, bool workers_run)
 {
 	struct sl_cap_session *s = e->caps[i];
-	begin_end(e, s, "the client went away");
+	begin_end(s, "the client went away");
 	release_taps(e, s, workers_run);
 	if (s->abandoned && !s->final_sent)
 		sl_report_note("capture: %s ended: %s (%llu packets captured)", s->ifaces[0].name,
@@ -669,7 +663,7 @@ void sl_cap_link_gone(struct engine *e, struct sl_link *l)
 			continue;
 		for (unsigned k = 0; k < s->n_taps; k++)
 			if (s->taps[k].link == l)
-				begin_end(e, s, "a reload removed or rebuilt one of its links");
+				begin_end(s, "a reload removed or rebuilt one of its links");
 	}
 }
 
@@ -679,7 +673,7 @@ void sl_cap_close_all(struct engine *e, const char *why)
 		struct sl_cap_session *s = e->caps[i];
 		if (s == NULL)
 			continue;
-		begin_end(e, s, why);
+		begin_end(s, why);
 		/* Everything the rings hold, then the counts; a client that
 		 * takes nothing for a second loses the rest. */
 		int rc = 1;

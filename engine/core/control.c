@@ -52,6 +52,12 @@ json_t *sl_ctl_error(int status, const char *msg)
 	return json_pack("{sbsssi}", "ok", 0, "error", msg, "status", status);
 }
 
+int sl_ctl_error_status(const json_t *reply)
+{
+	json_t *st = json_object_get(reply, "status");
+	return json_is_integer(st) && json_integer_value(st) == 2 ? 2 : 1;
+}
+
 json_t *sl_ctl_parse(const char *buf, size_t len, const char **verb, struct sl_err *err)
 {
 	json_error_t je;

@@ -62,6 +62,10 @@ json_t *sl_ctl_parse(const char *buf, size_t len, const char **verb, struct sl_e
 /* An error reply {"ok": false, "error": msg, "status": status}. */
 json_t *sl_ctl_error(int status, const char *msg);
 
+/* The client side: the exit status an error reply asks for (2 when its
+ * status is 2, else 1). */
+int sl_ctl_error_status(const json_t *reply);
+
 /* For the handler, during a request: take the requesting client's
  * connection over.  Returns its fd (the caller's to answer on and close;
  * the server neither replies to that request nor reads the connection

@@ -15,7 +15,8 @@
 #     reports drops (the rings filled) once the reader catches up.
 #  5. Bad input: unknown app, port, link, not a point, a point twice, a link
 #     under capture already, a filter libpcap cannot compile, bad options, no
-#     engine, an output that cannot be created: exit status and message.
+#     engine, an output that cannot be created, and malformed capture
+#     requests sent to the control socket itself: exit status and message.
 # Every run ends with every mbuf back in the pool.
 . "$(dirname "$0")/lib.sh"
 as_root_engine
@@ -148,8 +149,9 @@ ok "ends by -a duration:1 ($n packets) and by the engine stopping"
 # --- 4. a slow reader
 conf3 50000 >"$T/four.yaml"
 start_engine "$T/four.yaml" "$T/four.log" 2
-mkfifo "$T/fifo"
-{ while [[ ! -e $T/go ]]; do sleep 0.05; done; cat >/dev/null; } <"$T/fifo" &
+mkfifo "$T/fifo" "$T/gate"
+# The reader takes nothing until a line arrives on the gate fifo.
+{ read -r _ <"$T/gate"; cat >/dev/null; } <"$T/fifo" &
 reader=$!
 "$SLUICE" capture --prefix "$PREFIX" "src.output -> out.input" -w - >"$T/fifo" 2>"$T/c4.log" &
 cap_pid=$!
@@ -157,7 +159,7 @@ wait_event "the capture to start" "$cap_pid" "$T/c4.log" log_lines "$T/c4.log" "
 base=$(sink_out out) || fail "no snapshot"
 # The rings, the socket and the pipe hold about 60000 records of 64 bytes.
 WAIT_EVENT_POLL=0.2 wait_event "150000 more packets at the sink" "$pid" "$T/four.log" sink_has out $((base + 150000))
-touch "$T/go"
+echo go >"$T/gate"
 kill -INT "$cap_pid"
 wait_capture "$T/c4.log"
 wait "$reader"
@@ -198,6 +200,28 @@ bad 2 "-w needs a value" "${P[@]}" src.output -w
 bad 1 "no engine is running with file prefix 'nope$PREFIX'" --prefix "nope$PREFIX" src.output -w "$T/x"
 bad 1 "cannot create '$T/no/such/dir': " "${P[@]}" src.output -c 1 -w "$T/no/such/dir"
 [[ -e $T/x ]] && fail "a refused capture created its output file"
+bad 2 "-c wants a packet count from 1, not '1x'" "${P[@]}" src.output -c 1x -w "$T/x"
+# Requests the CLI never sends, straight to the control socket.
+python3 - "/var/run/dpdk/$PREFIX/sluice_control" <<'PY' || fail "the capture verb's answers to bad requests"
+import json, socket, sys
+def ask(data):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.settimeout(30)
+    s.connect(sys.argv[1])
+    s.send(data)
+    r = s.recv(65536)
+    s.close()
+    return json.loads(r)
+for data, want in ((b'{"verb": "capture"}', '"points" must be a non-empty list of capture points'),
+                   (b'{"verb": "capture", "points": []}', '"points" must be a non-empty list'),
+                   (b'{"verb": "capture", "points": [3]}', '"points" must be a list of strings'),
+                   (b'{"verb": "capture", "points": ["src.output"], "filter": 1}', '"filter" must be a string'),
+                   (b'{"verb": "capture", "points": ["src.output"], "snaplen": 0}', '"snaplen" must be an integer from 1 to 65535'),
+                   (b'{"verb": "capture", "points": ["src.output"], "count": -1}', '"count" must be an integer from 0'),
+                   (b'{"verb": "capture", "points": ["src.output"], "filter": "udp port"}', "filter 'udp port': ")):
+    r = ask(data)
+    assert r["ok"] is False and r["status"] == 2 and want in r["error"], (data, r)
+PY
 capture_bg "$T/c5.log" src.output -w "$T/held.pcapng"
 bad 1 "capture: link 'src.output -> out.input' (point 'out.input') is being captured already" "${P[@]}" out.input -w "$T/x"
 kill -INT "$cap_pid"
