@@ -10,6 +10,12 @@
 [[ $(id -u) -eq 0 ]] || skip "hugepages and the engine's runtime directory need root"
 command -v dpdk-dumpcap >/dev/null || skip "dpdk-dumpcap is not installed (Debian package dpdk)"
 command -v tcpdump >/dev/null || skip "tcpdump is not installed (scripts/setup installs it)"
+# Open defect: once, on one CPU, the AddressSanitizer build of the engine
+# died of a SIGSEGV (AddressSanitizer:DEADLYSIGNAL) around dpdk-dumpcap's
+# detach; the release build passes.  Until it is understood this test runs
+# on release builds only, and says so.
+[[ ${SLUICE_BUILD:-} == *asan* ]] &&
+  skip "AddressSanitizer build: an engine crash around dpdk-dumpcap's detach is not yet understood (see issue 17's note)"
 pid=
 cleanup() {
   local rc=$?
