@@ -20,10 +20,10 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
-#include <rte_pdump.h>
 
 #include "control.h"
 #include "diff.h"
+#include "pdump.h"
 #include "engine.h"
 #include "engine_private.h"
 #include "epoch.h"
@@ -235,32 +235,6 @@ static int eal_init(struct engine *e, struct sl_err *err)
 	return sl_errf(err, EINVAL,
 		       "cannot initialise DPDK (EAL arguments in dpdk.args or after --); the "
 		       "EAL's messages above say why");
-}
-
-/* dpdk-dumpcap attaches as a secondary process, which needs the primary's
- * shared configuration: hugepages, and neither --in-memory nor --no-shconf
- * (docs/capture.md).  Then rte_pdump_init() lets it capture the ethdev ports
- * (rte_pdump_init returns 0 also where secondaries cannot attach, so the
- * arguments decide).  Returns whether it was called. */
-static bool pdump_start(const struct engine *e)
-{
-	const struct sl_config *cfg = e->cfg;
-	if (!rte_eal_has_hugepages())
-		return false;
-	for (unsigned i = 0; i < cfg->n_eal_args + e->opts->n_eal_args; i++) {
-		const char *a = i < cfg->n_eal_args ? cfg->eal_args[i]
-						    : e->opts->eal_args[i - cfg->n_eal_args];
-		if (strcmp(a, "--in-memory") == 0 || strcmp(a, "--no-shconf") == 0)
-			return false;
-	}
-	if (rte_pdump_init() < 0) {
-		sl_report_warn("dpdk-dumpcap cannot attach: rte_pdump_init failed: %s",
-			       rte_strerror(rte_errno));
-		return false;
-	}
-	sl_report_note("dpdk-dumpcap can attach to the ports (file prefix %s)",
-		       strrchr(rte_eal_get_runtime_dir(), '/') + 1);
-	return true;
 }
 
 /* ---------------------------------------------------------------- build */
@@ -622,6 +596,7 @@ static int setup(struct engine *e, const struct sl_topology *topo, struct sl_err
 	if (e->epoch == NULL)
 		return sl_err_prefix(err, errno > 0 ? errno : ENOMEM, "engine.epoch");
 	e->ctl_epoch_w = sl_epoch_worker(e->epoch, cfg->n_workers);
+	sl_pdump_guard(e->epoch);   /* dpdk-dumpcap's detach waits for the workers */
 	for (unsigned w = 0; w < cfg->n_workers; w++) {
 		e->workers[w].epoch = e->epoch;
 		e->workers[w].epoch_w = sl_epoch_worker(e->epoch, w);
@@ -791,6 +766,7 @@ static void release(struct engine *e)
 	free(e->links);
 	rte_free(e->workers);
 	free(e->apps);
+	sl_pdump_guard(NULL);
 	sl_epoch_free(e->epoch);
 	rte_mempool_free(e->pool);
 	for (unsigned i = 0; i < e->n_loaded; i++)
@@ -1188,7 +1164,7 @@ int sl_engine_run(const struct sl_config *cfg, const struct sl_topology *topo,
 	rc = eal_init(&e, err);
 	if (rc < 0)
 		return rc;
-	bool pdump = pdump_start(&e);
+	bool pdump = sl_pdump_start(cfg, e.opts->eal_args, e.opts->n_eal_args);
 	struct sl_err terr = { "" };
 	if (sl_tel_register(cfg->path, &terr) < 0)   /* the run goes on without */
 		sl_report_warn("%s", terr.msg);
@@ -1253,8 +1229,7 @@ out_release:
 	step_to(NULL, "releasing memory");
 	release(&e);
 	step_to(NULL, "cleaning up DPDK");
-	if (pdump)
-		rte_pdump_uninit();
+	sl_pdump_stop(pdump);
 	rte_eal_cleanup();
 	alarm(0);
 	phase = PHASE_QUIET;

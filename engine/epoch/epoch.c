@@ -703,6 +703,23 @@ int sl_epoch_synchronize(struct sl_epoch *e)
 	return 0;
 }
 
+int sl_epoch_barrier(struct sl_epoch *e, uint64_t timeout_ns)
+{
+	uint64_t t = __atomic_add_fetch(&e->token, 1, __ATOMIC_SEQ_CST);
+	uint64_t deadline = metric_ns(e) + timeout_ns;
+	for (unsigned i = 0; i < e->n; i++) {
+		for (;;) {
+			uint64_t s = __atomic_load_n(&e->w[i].seen, __ATOMIC_ACQUIRE);
+			if (s == 0 || s >= t)
+				break;
+			if (metric_ns(e) > deadline)
+				return -ETIMEDOUT;
+			sched_yield();
+		}
+	}
+	return 0;
+}
+
 uint64_t sl_epoch_drain(struct sl_epoch *e)
 {
 	uint64_t total = 0, now = metric_ns(e);

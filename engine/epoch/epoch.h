@@ -60,7 +60,8 @@
  * handle at a time.  A thread that retires but never reads (the control
  * thread) may have a handle of its own and stay offline.  The control thread
  * calls create, synchronize, drain and free.  Any thread may read the
- * metrics.  Nothing here blocks except sl_epoch_synchronize().
+ * metrics.  Nothing here blocks except sl_epoch_synchronize() and
+ * sl_epoch_barrier().
  *
  * Clocks.  Everything here reads one clock per epoch state,
  * sl_epoch_now_ns(): the TSC scaled to ns when DPDK knew its rate at create
@@ -164,6 +165,15 @@ unsigned sl_epoch_reclaim(struct sl_epoch *e, struct sl_epoch_worker *w, unsigne
  * (polls with sched_yield).  Never call it from an online worker's thread:
  * it would wait for itself.  Returns 0. */
 int sl_epoch_synchronize(struct sl_epoch *e);
+
+/* Wait until every worker online at the call has passed a quiescent state
+ * after it began, or gone offline, or timeout_ns has passed: after it
+ * returns 0 no worker still runs code it entered before the call (what a
+ * caller needs after unlinking something workers call into, with nothing to
+ * retire).  Moves the token up by one.  Any thread but an online worker's;
+ * several may wait at once; records no metric.  Polls with sched_yield.
+ * Returns 0, or -ETIMEDOUT with a worker still behind. */
+int sl_epoch_barrier(struct sl_epoch *e, uint64_t timeout_ns);
 
 /* Free every retired object of every worker, whatever its token (immediate,
  * batch; open bags included), or every one whose grace period has passed

@@ -3,10 +3,12 @@
  * Epoch reclamation on one thread, workers simulated by their handles: when
  * an object is freed under each policy (exact breath counts), offline
  * workers, the cap, the full retire list, the metrics, the laggard check,
- * drain, and the creation errors.  The qsbr policy runs on a --no-huge EAL
+ * drain, the barrier (a second thread waits in it), and the creation
+ * errors.  The qsbr policy runs on a --no-huge EAL
  * (skipped, with the reason, if that cannot start).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -327,6 +329,57 @@ static void test_errors(void)
 	CHECK(strcmp(sl_epoch_policy_name(SL_EPOCH_BATCH), "batch") == 0, "policy name");
 }
 
+/* sl_epoch_barrier: a quiescent state from before the call does not count;
+ * one after it, or going offline, ends the wait. */
+struct barrier_arg {
+	struct sl_epoch *e;
+	int rc;
+	int done;
+};
+
+static void *barrier_thread(void *p)
+{
+	struct barrier_arg *a = p;
+	a->rc = sl_epoch_barrier(a->e, 60ull * 1000 * 1000 * 1000);
+	__atomic_store_n(&a->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void test_barrier(void)
+{
+	struct sl_epoch *e = make(SL_EPOCH_IMMEDIATE, 2, 0);
+	struct sl_epoch_worker *w0 = sl_epoch_worker(e, 0), *w1 = sl_epoch_worker(e, 1);
+	CHECK(sl_epoch_barrier(e, 0) == 0, "no worker online: the barrier waited");
+	sl_epoch_online(w0);
+	sl_epoch_quiesce(e, w0);
+	CHECK(sl_epoch_barrier(e, 1000 * 1000) == -ETIMEDOUT,
+	      "a quiescent state before the barrier ended it");
+	/* w0 quiesces (again and again) while another thread waits */
+	struct barrier_arg a = { .e = e, .rc = 1 };
+	pthread_t th;
+	CHECK(pthread_create(&th, NULL, barrier_thread, &a) == 0, "thread");
+	while (!__atomic_load_n(&a.done, __ATOMIC_ACQUIRE))
+		sl_epoch_quiesce(e, w0);
+	pthread_join(th, NULL);
+	CHECK(a.rc == 0, "barrier after w0's quiescent state: %d", a.rc);
+	/* w1 online and silent: the wait ends when it goes offline */
+	sl_epoch_online(w1);
+	a.done = 0, a.rc = 1;
+	CHECK(pthread_create(&th, NULL, barrier_thread, &a) == 0, "thread");
+	sl_epoch_quiesce(e, w0);
+	sl_epoch_offline(w1);
+	while (!__atomic_load_n(&a.done, __ATOMIC_ACQUIRE))
+		sl_epoch_quiesce(e, w0);
+	pthread_join(th, NULL);
+	CHECK(a.rc == 0, "barrier with w1 gone offline: %d", a.rc);
+	/* retires still free as before after the token moved */
+	unsigned c = 0;
+	CHECK(sl_epoch_retire(e, w0, &c, count_free, &c) == 0, "retire");
+	CHECK(breathe(e, w0, 16) == 1 && c == 1, "not freed at the next breath after a barrier");
+	sl_epoch_offline(w0);
+	sl_epoch_free(e);
+}
+
 /* Without EAL the qsbr policy says why it cannot be created. */
 static void test_qsbr_no_eal(void)
 {
@@ -349,6 +402,7 @@ int main(void)
 	test_batch();
 	test_laggard_and_drain();
 	test_stall_record();
+	test_barrier();
 
 	char prefix[32];
 	snprintf(prefix, sizeof(prefix), "tep%d", (int)getpid());
