@@ -49,7 +49,20 @@ static int socket_path(const char *dir, struct sockaddr_un *sa, struct sl_err *e
 
 json_t *sl_ctl_error(int status, const char *msg)
 {
-	return json_pack("{sbsssi}", "ok", 0, "error", msg, "status", status);
+	json_t *j = json_pack("{sbsssi}", "ok", 0, "error", msg, "status", status);
+	if (j != NULL)
+		return j;
+	/* Not UTF-8 (a JSON string must be): msg quotes bytes a client sent, or
+	 * a path.  The same sentence with each byte above 0x7f as '?'. */
+	char *safe = strdup(msg);
+	if (safe == NULL)
+		return NULL;
+	for (char *p = safe; *p != '\0'; p++)
+		if ((unsigned char)*p > 0x7f)
+			*p = '?';
+	j = json_pack("{sbsssi}", "ok", 0, "error", safe, "status", status);
+	free(safe);
+	return j;
 }
 
 int sl_ctl_error_status(const json_t *reply)

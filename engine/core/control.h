@@ -59,7 +59,9 @@ const char *sl_ctl_path(const struct sl_ctl *c);
  * object (the caller's; *verb points into it), or NULL with a sentence. */
 json_t *sl_ctl_parse(const char *buf, size_t len, const char **verb, struct sl_err *err);
 
-/* An error reply {"ok": false, "error": msg, "status": status}. */
+/* An error reply {"ok": false, "error": msg, "status": status}.  A msg that
+ * is not UTF-8 (it may quote a client's bytes or a path) goes out with each
+ * byte above 0x7f as '?'.  NULL only when out of memory. */
 json_t *sl_ctl_error(int status, const char *msg);
 
 /* The client side: the exit status an error reply asks for (2 when its

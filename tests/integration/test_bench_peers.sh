@@ -3,7 +3,8 @@
 # status 2; without OVS-DPDK the OVS part prints NA with its reason and the
 # summary line is still well formed; with OVS-DPDK and hugepages (root), a
 # tiny run of the OVS and expiry parts (1 run of 1 s, 1024 flows, 200
-# expiring flows) records both engines and ends with a well-formed summary.
+# expiring flows) records both engines (OVS with the in_port rule and with
+# one exact rule per 5-tuple) and ends with a well-formed summary.
 # Nothing here asserts a rate.  Skipped (77) where OVS-DPDK or hugepages are
 # unavailable.
 . "$(dirname "$0")/lib.sh"
@@ -23,6 +24,8 @@ bad "bench-peers: unknown part 'vpp' (testpmd, l3fwd, ovs, expiry)" --parts ovs,
 bad "bench-peers: --expiry-flows must be 1..131072" --expiry-flows 0
 bad "bench-peers: --flows values must be 1..16777216" --flows 1,0
 bad "bench-peers: --duration needs a value" --duration
+bad "bench-peers: unknown OVS rule set 'megaflow' (port, exact)" --ovs-rules port,megaflow
+bad "bench-peers: --ovs-rules needs port, exact or both" --ovs-rules ""
 ok "bad options refused with exit status 2"
 
 SUMMARY_RE='^summary: testpmd_ratio=(NA|[0-9]+\.[0-9]+) l3fwd_ratio=(NA|[0-9]+\.[0-9]+) ovs_ratio_min=(NA|[0-9]+\.[0-9]+) testpmd_pool_ratio=(NA|[0-9]+\.[0-9]+)$'
@@ -70,11 +73,15 @@ import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 got = sorted((r["part"], r["config"], r["engine"]) for r in rows)
 assert got == [("expiry", "flows=200", "ovs"), ("expiry", "flows=200", "sluice"),
-               ("ovs", "flows=1024", "ovs"), ("ovs", "flows=1024", "sluice")], got
+               ("ovs", "flows=1024", "ovs"), ("ovs", "flows=1024", "ovs-exact"),
+               ("ovs", "flows=1024", "sluice")], got
 for r in rows:
     if r["part"] == "ovs":
         assert int(r["packets"]) > 0, r
         assert r["hit_pct"] not in ("", "-"), r
+        if r["engine"] == "ovs-exact":
+            # one datapath flow per 5-tuple: EMC or megaflow hits, no simple match
+            assert "simple match 0.0%" in r["extra"], r
     else:
         assert int(r["packets"]) == 200, r   # every flow's expiry measured
 PY

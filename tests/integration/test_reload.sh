@@ -123,6 +123,8 @@ for data, want in ((b"not json", "malformed request (not JSON"),
                    (b'{"verb": "reload"}', "\"config\" must be a string"),
                    (b'{"verb": "reload", "config": "/x", "dry_run": 1}', "\"dry_run\" must be true or false"),
                    (b'{"verb": "reload", "config": "/nonexistent.yaml"}', "/nonexistent.yaml"),
+                   (b'{"ver\\\xde\x86\x86"}', "malformed request (not JSON: invalid escape near '\"ver\\?'"),
+                   (b'{"verb": "reload", "config": "/nonexistent-\\u00ff.yaml"}', "/nonexistent-\u00ff.yaml"),
                    (b"{" + b" " * 70000 + b"}", "request too long (70002 bytes; at most 65536)")):
     r = ask(data)
     assert r is not None and r["ok"] is False and r["status"] == 2 and want in r["error"], (data[:40], r)

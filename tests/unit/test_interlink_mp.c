@@ -23,6 +23,7 @@
 
 #include <rte_cycles.h>
 #include <rte_eal.h>
+#include <rte_errno.h>
 
 #include "interlink.h"
 #include "interlink_worker.h"
@@ -83,8 +84,10 @@ static int eal_init(const char *prog, const char *prefix, bool secondary, bool h
 static int secondary(const char *prog, const char *prefix, bool huge, const char *role,
 		     uintptr_t first, uintptr_t count, const cpu_set_t *cpus)
 {
-	if (eal_init(prog, prefix, true, huge) < 0)
+	if (eal_init(prog, prefix, true, huge) < 0) {
+		printf("secondary %s: EAL init failed: %s\n", role, rte_strerror(rte_errno));
 		return 77;
+	}
 	sched_setaffinity(0, sizeof(*cpus), cpus);
 	struct sl_err err = { "" };
 	struct sl_il *il = sl_il_lookup(RING, &err);
@@ -224,10 +227,16 @@ int main(int argc, char **argv)
 	CHECK(sl_il_detach(il, SL_IL_PRODUCER) == 0, "primary detaches the producer");
 	pid = spawn(self, prefix, huge, "produce", total + 1, N_SECONDARY);
 	uintptr_t end = total + 1 + N_SECONDARY;
+	bool exited = false;
 	while (next_out < end && rte_rdtsc() < deadline) {
 		unsigned n = sl_il_dequeue_burst_publish(il, objs, 32);
-		if (n == 0)
+		if (n == 0) {
+			/* The producer gone and the ring empty: nothing more comes. */
+			if (exited)
+				break;
+			exited = waitpid(pid, &st, WNOHANG) == pid;
 			sched_yield();
+		}
 		for (unsigned k = 0; k < n; k++, next_out++)
 			if ((uintptr_t)objs[k] != next_out) {
 				CHECK(0, "from the secondary producer: expected %lu, got %lu",
@@ -236,7 +245,8 @@ int main(int argc, char **argv)
 				break;
 			}
 	}
-	waitpid(pid, &st, 0);
+	if (!exited)
+		waitpid(pid, &st, 0);
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "secondary producer exit status %d", st);
 	CHECK(next_out == end, "received up to %lu of %lu", (unsigned long)next_out - 1,
 	      (unsigned long)end - 1);
