@@ -36,7 +36,7 @@ struct sl_route_table {
 	uint16_t id;                    /* hint id, never 0 */
 	int def_nh;                     /* the /0 route (rte_lpm has no depth 0), or -1 */
 	unsigned n_nh;
-	struct sl_route_nh nh[];        /* by next-hop index = route index */
+	struct sl_route_nh nh[];        /* by next-hop index; routes share equal ones */
 };
 
 /* Control thread only. */
@@ -51,6 +51,54 @@ static int hint_off = -1;
 static uint32_t depth_mask(uint8_t depth)
 {
 	return depth == 0 ? 0 : ~0u << (32 - depth);
+}
+
+/* Whether two next hops send a packet the same way (MACs compared only where
+ * they are written). */
+static bool nh_equal(const struct sl_route_nh *a, const struct sl_route_nh *b)
+{
+	return a->gateway == b->gateway && a->output == b->output &&
+	       a->set_dmac == b->set_dmac && a->set_smac == b->set_smac &&
+	       (!a->set_dmac || memcmp(a->dmac, b->dmac, 6) == 0) &&
+	       (!a->set_smac || memcmp(a->smac, b->smac, 6) == 0);
+}
+
+static uint32_t nh_hash(const struct sl_route_nh *h)
+{
+	uint64_t x = (uint64_t)h->gateway << 32 | (uint32_t)h->output << 16 |
+		     (uint32_t)h->set_dmac << 1 | h->set_smac;
+	for (int i = 0; i < 6; i++)
+		x = (x ^ (h->set_dmac ? h->dmac[i] : 0) ^ (uint64_t)(h->set_smac ? h->smac[i] : 0) << 8) *
+		    0x9e3779b97f4a7c15ull;
+	return (uint32_t)(x >> 32);
+}
+
+/* Give every route a next-hop index, equal next hops one index, numbered in
+ * the order of their first route: t->nh[0..t->n_nh) and idx[i] for route i.
+ * 0, or -ENOMEM. */
+static int share_next_hops(struct sl_route_table *t, const struct sl_route *routes, unsigned n,
+			   unsigned *idx)
+{
+	unsigned size = 2;
+	while (size < 2 * n)
+		size <<= 1;
+	uint32_t *slot = calloc(size, sizeof(*slot));   /* next-hop index + 1; 0: empty */
+	if (slot == NULL)
+		return -ENOMEM;
+	t->n_nh = 0;
+	for (unsigned i = 0; i < n; i++) {
+		const struct sl_route_nh *h = &routes[i].nh;
+		unsigned k = nh_hash(h) & (size - 1);
+		while (slot[k] != 0 && !nh_equal(&t->nh[slot[k] - 1], h))
+			k = (k + 1) & (size - 1);
+		if (slot[k] == 0) {
+			t->nh[t->n_nh] = *h;
+			slot[k] = ++t->n_nh;
+		}
+		idx[i] = slot[k] - 1;
+	}
+	free(slot);
+	return 0;
 }
 
 /* "a.b.c.d" into buf (at least 16 bytes). */
@@ -176,7 +224,7 @@ struct sl_route_table *sl_route_table_create(const char *name, const struct sl_r
 	struct sl_route_table *t;
 	struct rte_lpm_config conf = { 0 };
 	char lpm_name[RTE_LPM_NAMESIZE];
-	unsigned first, again, deep = 0;
+	unsigned first, again, deep = 0, *idx = NULL;
 	int rc, e;
 
 	if (n == 0)
@@ -207,20 +255,22 @@ struct sl_route_table *sl_route_table_create(const char *name, const struct sl_r
 	}
 
 	t = calloc(1, sizeof(*t) + n * sizeof(t->nh[0]));
-	if (t == NULL || (t->name = strdup(name)) == NULL) {
+	idx = malloc(n * sizeof(*idx));
+	if (t == NULL || idx == NULL || (t->name = strdup(name)) == NULL ||
+	    share_next_hops(t, routes, n, idx) < 0) {
+		if (t != NULL)
+			free(t->name);
 		free(t);
+		free(idx);
 		return sl_errf_null(err, ENOMEM, "route table '%s': out of memory", name);
 	}
-	t->n_nh = n;
 	t->def_nh = -1;
 	if (++last_id == 0)
 		last_id = 1;
 	t->id = last_id;
-	for (unsigned i = 0; i < n; i++)
-		t->nh[i] = routes[i].nh;
 
-	/* Every rule has its own next hop, so max_rules is n (a power of two
-	 * leaves room for nothing we need); each route longer than /24 needs
+	/* One rule per route, so max_rules is n (a power of two leaves room
+	 * for nothing we need); each route longer than /24 needs
 	 * at most one tbl8 group of its own. */
 	conf.max_rules = n;
 	conf.number_tbl8s = deep + 1;
@@ -234,10 +284,10 @@ struct sl_route_table *sl_route_table_create(const char *name, const struct sl_r
 	}
 	for (unsigned i = 0; i < n; i++) {
 		if (routes[i].depth == 0) {
-			t->def_nh = (int)i;
+			t->def_nh = (int)idx[i];
 			continue;
 		}
-		rc = rte_lpm_add(t->lpm, routes[i].prefix, routes[i].depth, i);
+		rc = rte_lpm_add(t->lpm, routes[i].prefix, routes[i].depth, idx[i]);
 		if (rc < 0) {
 			char buf[16];
 			e = -sl_errf(err, -rc, "route table '%s': cannot add route %u (%s/%u): %s",
@@ -246,9 +296,11 @@ struct sl_route_table *sl_route_table_create(const char *name, const struct sl_r
 			goto out_free;
 		}
 	}
+	free(idx);
 	return t;
 
 out_free:
+	free(idx);
 	sl_route_table_free(t);
 	errno = e;
 	return NULL;

@@ -10,9 +10,13 @@
  * lookups only read).  The router app owns the table; it is freed in the
  * router's fini, after every worker has stopped.
  *
- * Next hops.  Each distinct route gets a next-hop index (0..n_nh-1) in the
- * LPM; the next hop says which output the packet leaves by and what the
- * Ethernet header becomes.
+ * Next hops.  A next hop says which output the packet leaves by and what
+ * the Ethernet header becomes.  Routes with equal next hops (the same
+ * gateway, output and MAC rewrite) share one next-hop index (0..n_nh-1),
+ * numbered in the order of their first route, as routers share an
+ * adjacency: a table of 256k routes to a few neighbours keeps a few next
+ * hops, which stay in cache, and the flow cache's hints (16 bits) can carry
+ * them.
  *
  * Hint.  A dynamic mbuf field (registered once, "sluice_route_hint", 64
  * bits) carries (table id, next hop + 1, the destination it was looked up
@@ -60,7 +64,8 @@ struct sl_route {
 struct sl_route_table;
 
 /* Build a table of n routes (n >= 1) for a router named name; socket is the
- * NUMA node for the LPM.  Route i gets next hop i.  Duplicate prefixes (same
+ * NUMA node for the LPM.  Route i gets the index of the first route with an
+ * equal next hop, counted in distinct next hops.  Duplicate prefixes (same
  * prefix and depth), host bits set and more than 2^24 routes are errors.
  * Returns the table, or NULL with errno set (EINVAL, EEXIST for a repeated
  * route, ENOMEM, or what DPDK's LPM reports) and a sentence in err. */
@@ -92,7 +97,7 @@ void sl_route_lookup_bulk(const struct sl_route_table *t, const uint32_t *dst, i
 /* Next hop by index (0 <= nh < number of next hops). */
 const struct sl_route_nh *sl_route_nh(const struct sl_route_table *t, unsigned nh);
 
-/* Number of next hops (= routes) in t, and the router name it was built for. */
+/* Number of distinct next hops in t, and the router name it was built for. */
 unsigned sl_route_n_nh(const struct sl_route_table *t);
 const char *sl_route_table_name(const struct sl_route_table *t);
 

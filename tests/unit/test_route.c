@@ -157,6 +157,42 @@ static void test_lookup(void)
 	sl_route_table_free(NULL);
 }
 
+/* Equal next hops share an index, in the order of their first route; MACs
+ * that are not written do not count; the default route shares too. */
+static void test_shared_next_hops(void)
+{
+	struct sl_route routes[] = {
+		R(ip(10, 0, 0, 0), 8, 1),
+		R(ip(10, 1, 0, 0), 16, 2),
+		R(ip(10, 2, 0, 0), 16, 1),    /* = route 0 */
+		R(ip(10, 3, 0, 0), 16, 1),    /* output 1, new dmac */
+		R(ip(10, 4, 0, 0), 16, 1),    /* = route 3 */
+		R(ip(10, 5, 0, 0), 16, 1),    /* dmac bytes set but not written: = route 0 */
+		R(0, 0, 2),                   /* = route 1 */
+	};
+	routes[3].nh.set_dmac = routes[4].nh.set_dmac = true;
+	memcpy(routes[3].nh.dmac, "\x02\x00\x00\x00\x00\x07", 6);
+	memcpy(routes[4].nh.dmac, "\x02\x00\x00\x00\x00\x07", 6);
+	memcpy(routes[5].nh.dmac, "\x02\x00\x00\x00\x00\x09", 6);
+	struct sl_err err = { "" };
+	struct sl_route_table *t = sl_route_table_create("share", routes, 7, SOCKET_ID_ANY, &err);
+	CHECK(t != NULL, "create: %s", err.msg);
+	if (t == NULL)
+		return;
+	CHECK(sl_route_n_nh(t) == 3, "3 distinct next hops, got %u", sl_route_n_nh(t));
+	expect_lookup(t, ip(10, 9, 0, 1), 0);
+	expect_lookup(t, ip(10, 1, 0, 1), 1);
+	expect_lookup(t, ip(10, 2, 0, 1), 0);
+	expect_lookup(t, ip(10, 3, 0, 1), 2);
+	expect_lookup(t, ip(10, 4, 0, 1), 2);
+	expect_lookup(t, ip(10, 5, 0, 1), 0);
+	expect_lookup(t, ip(11, 0, 0, 1), 1);
+	const struct sl_route_nh *h = sl_route_nh(t, 2);
+	CHECK(h->output == 1 && h->set_dmac && h->dmac[5] == 7, "next hop 2 is route 3's");
+	CHECK(sl_route_nh(t, 1)->output == 2 && !sl_route_nh(t, 0)->set_dmac, "next hops 0 and 1");
+	sl_route_table_free(t);
+}
+
 static void test_many_deep(void)
 {
 	enum { N = 600 };
@@ -696,6 +732,7 @@ int main(void)
 	}
 	test_parse();
 	test_lookup();
+	test_shared_next_hops();
 	test_many_deep();
 	test_errors();
 	test_registry();
