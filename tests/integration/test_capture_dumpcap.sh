@@ -27,9 +27,16 @@ trap cleanup EXIT
 huge_reserve 160
 WAIT_EVENT_POLL=0.2
 
+# A secondary maps the primary's memory at the primary's addresses.  Left to
+# itself the EAL of the AddressSanitizer build (whose shadow takes most of
+# the low half of the address space) chose an address where dpdk-dumpcap
+# had a library ("Cannot get a virtual area at requested address"; once in
+# a one-CPU run): --base-virtaddr puts the memory at 32 TiB, above ASan's
+# shadow and far from where either process maps its libraries.
 cat >"$T/dc.yaml" <<EOF
 dpdk:
   args: [-m, "256", --huge-dir, "$HUGE_DIR", --no-pci, --file-prefix, $PREFIX,
+         --base-virtaddr, "0x200000000000",
          --vdev, net_null0, --log-level, "lib.eal:warning"]
 pool: { mbufs: 8191 }
 workers:
