@@ -620,9 +620,9 @@ void sl_ft_prefetch_insert(const struct sl_flowtable *t, uint32_t hash)
 		return;
 	for (unsigned w = 0; w < SL_FT_WAYS; w++)
 		if (ix[w] != 0) {
-			/* both lines: the choice reads last_ns, the unlink the key */
+			/* the choice reads last_ns, the unlink key and hash */
 			__builtin_prefetch(&t->ent[ix[w] - 1].key, 0, 3);
-			__builtin_prefetch(&t->ent[ix[w] - 1].last_ns, 0, 3);
+			__builtin_prefetch(&t->ent[ix[w] - 1].hash, 0, 3);
 		}
 }
 
@@ -638,7 +638,8 @@ struct sl_flow_entry *sl_ft_lookup(const struct sl_flowtable *t, const struct sl
 		if (ix == 0)
 			continue;
 		struct sl_flow_entry *e = &t->ent[ix - 1];
-		if (e->hash == hash && sl_flow_key_eq(&e->key, k))
+		/* the key alone: e->hash is on the entry's second line */
+		if (sl_flow_key_eq(&e->key, k))
 			return e;
 	}
 	return NULL;

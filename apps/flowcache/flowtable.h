@@ -18,7 +18,8 @@
  * returns stays valid (its memory is not reused) until the calling worker's
  * next quiescent state, even if another worker unlinks it meanwhile.
  * sl_ft_touch() updates its counters with atomic adds, so counts are exact
- * when several workers see one flow; a packet counted on an entry that a
+ * when several workers see one flow (sl_ft_touch_n, for a table of one
+ * handle, uses plain stores); a packet counted on an entry that a
  * writer (another worker, or an insert later in the same burst) has just
  * unlinked is missing from that flow's record.  last_ns is a relaxed
  * "store if later": two workers touching one flow at the same moment may
@@ -118,13 +119,15 @@ enum sl_ft_reason {
 };
 
 struct sl_flow_entry {
+	/* First cache line: all that a hit reads (lookup) and writes (touch). */
 	struct sl_flow_key key;
+	uint64_t packets;         /* sl_ft_touch */
+	uint64_t bytes;
+	uint64_t last_ns;         /* relaxed stores (sl_ft_touch) */
+	/* Second line: set at insert, read by writers (and cookie by callers). */
 	uint32_t hash;
 	uint32_t id;              /* flow id, also the entry's index */
-	uint64_t packets;         /* atomic adds (sl_ft_touch) */
-	uint64_t bytes;
 	uint64_t first_ns;        /* set at insert */
-	uint64_t last_ns;         /* relaxed stores (sl_ft_touch) */
 	uint64_t cookie;          /* the caller's cached decision, set at insert */
 	uint32_t linked;          /* 1 while reachable from a bucket (bucket lock) */
 	uint32_t handle;          /* handle that inserted it */
@@ -133,6 +136,9 @@ struct sl_flow_entry {
 	uint32_t w_slot;
 	uint32_t w_state;         /* 0 not filed, 1 in a slot, 2 taken out to fire */
 } __attribute__((aligned(64)));
+
+_Static_assert(__builtin_offsetof(struct sl_flow_entry, last_ns) + sizeof(uint64_t) <= 64,
+	       "a hit touches one cache line of its entry");
 
 /* A flow record: what the table reports for an entry it unlinks. */
 struct sl_flow_record {
@@ -273,10 +279,32 @@ void sl_ft_prefetch_insert(const struct sl_flowtable *t, uint32_t hash);
 /* Count a packet of len bytes seen at now on e, an entry from sl_ft_lookup
  * or sl_ft_insert still valid by their rules.  Any worker, concurrently with
  * other touches of e (atomic adds) and with writers. */
+static inline void sl_ft_touch_n(struct sl_flow_entry *e, uint64_t packets, uint64_t bytes,
+				 uint64_t now, bool sole);
+
 static inline void sl_ft_touch(struct sl_flow_entry *e, uint32_t len, uint64_t now)
 {
-	__atomic_fetch_add(&e->packets, 1, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&e->bytes, len, __ATOMIC_RELAXED);
+	sl_ft_touch_n(e, 1, len, now, false);
+}
+
+/* Count a run of packets (bytes in all, the last seen at now) on e, as that
+ * many sl_ft_touch calls.  sole: the table has a single handle
+ * (sl_ft_conf(t)->n_handles == 1) and only that handle's worker touches its
+ * entries; then the counts are plain loads and stores (relaxed atomics, so
+ * that other threads may read them) instead of atomic read-modify-writes,
+ * which cost a locked instruction each.  With sole false, as sl_ft_touch. */
+static inline void sl_ft_touch_n(struct sl_flow_entry *e, uint64_t packets, uint64_t bytes,
+				 uint64_t now, bool sole)
+{
+	if (sole) {
+		__atomic_store_n(&e->packets, __atomic_load_n(&e->packets, __ATOMIC_RELAXED) + packets,
+				 __ATOMIC_RELAXED);
+		__atomic_store_n(&e->bytes, __atomic_load_n(&e->bytes, __ATOMIC_RELAXED) + bytes,
+				 __ATOMIC_RELAXED);
+	} else {
+		__atomic_fetch_add(&e->packets, packets, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&e->bytes, bytes, __ATOMIC_RELAXED);
+	}
 	if (__atomic_load_n(&e->last_ns, __ATOMIC_RELAXED) < now)
 		__atomic_store_n(&e->last_ns, now, __ATOMIC_RELAXED);
 }

@@ -55,9 +55,22 @@ static inline uint64_t sl_flow_key_word(const struct sl_flow_key *k, unsigned i)
 	return w;
 }
 
-/* 32-bit hash of the key: a multiply-xorshift mix of its five words.  Good
- * enough for a power-of-two table indexed by the low bits; not keyed, so not
- * meant to resist chosen-collision traffic. */
+/* 32-bit hash of the key, for a power-of-two table indexed by its low bits
+ * (and a signature from its high bits).  On x86-64, CRC32C of its five
+ * words (the SSE4.2 instruction DPDK requires too: 5 x 3 cycles of latency;
+ * rte_hash hashes this way); elsewhere a multiply-xorshift mix of them.
+ * The same key hashes the same in every unit of one build.  Not keyed, so
+ * not meant to resist chosen-collision traffic. */
+#if defined(__x86_64__)
+__attribute__((target("sse4.2"))) static inline uint32_t
+sl_flow_key_hash(const struct sl_flow_key *k)
+{
+	uint64_t c = 0xffffffffu;
+	for (unsigned i = 0; i < 5; i++)
+		c = __builtin_ia32_crc32di(c, sl_flow_key_word(k, i));
+	return (uint32_t)c;
+}
+#else
 static inline uint32_t sl_flow_key_hash(const struct sl_flow_key *k)
 {
 	uint64_t h = 0x9e3779b97f4a7c15ull;
@@ -70,6 +83,7 @@ static inline uint32_t sl_flow_key_hash(const struct sl_flow_key *k)
 	h ^= h >> 29;
 	return (uint32_t)(h ^ (h >> 32));
 }
+#endif
 
 /* "ipv4" or "ipv6" (for messages and flow records). */
 static inline const char *sl_flow_family_name(const struct sl_flow_key *k)

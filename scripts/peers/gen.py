@@ -16,10 +16,11 @@
                                  from the flow records a flowcache sent as
                                  frames (pcap time of the record - its "end"):
                                  prints "n p0 p50 p90 p99 max" in ms
-  gen.py l3fwd-measure SOCK PID D   l3fwd's forwarding over D seconds: port 1's
+  gen.py l3fwd-measure SOCK PID D [TID]   forwarding over D seconds: port 1's
                                  opackets from the telemetry socket SOCK at the
-                                 start and end, the CPU time of PID's main
-                                 thread (the forwarding lcore) meanwhile:
+                                 start and end, the CPU time of PID's thread
+                                 TID (default PID's main thread: l3fwd's
+                                 forwarding lcore) meanwhile:
                                  prints "packets seconds cpu_seconds"
   gen.py ovs-expiry CTL N TIMEOUT   polls `ovs-appctl -t CTL dpctl/dump-flows`
                                  until the datapath has no flow left (or
@@ -177,7 +178,7 @@ def cmd_records(path):
     print("%d %.1f %.1f %.1f %.1f %.1f" % (len(d), d[0], pct(d, .5), pct(d, .9), pct(d, .99), d[-1]))
 
 
-def cmd_l3fwd_measure(sock, pid, secs):
+def cmd_l3fwd_measure(sock, pid, secs, tid=None):
     import socket
     import time
     s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -188,7 +189,7 @@ def cmd_l3fwd_measure(sock, pid, secs):
         s.send(b"/ethdev/stats,1")
         n = json.loads(s.recv(65536).decode())["/ethdev/stats"]["opackets"]
         t = time.monotonic()
-        with open("/proc/%d/task/%d/schedstat" % (pid, pid)) as fh:
+        with open("/proc/%d/task/%d/schedstat" % (pid, tid or pid)) as fh:
             c = int(fh.read().split()[0])
         return n, t, c
     n0, t0, c0 = sample()
@@ -252,8 +253,8 @@ def main(a):
         cmd_ofrules(int(a[1]), a[2])
     elif len(a) == 2 and a[0] == "records":
         cmd_records(a[1])
-    elif len(a) == 4 and a[0] == "l3fwd-measure":
-        cmd_l3fwd_measure(a[1], int(a[2]), float(a[3]))
+    elif len(a) in (4, 5) and a[0] == "l3fwd-measure":
+        cmd_l3fwd_measure(a[1], int(a[2]), float(a[3]), int(a[4]) if len(a) == 5 else None)
     elif len(a) == 4 and a[0] == "ovs-expiry":
         cmd_ovs_expiry(a[1], int(a[2]), float(a[3]))
     else:

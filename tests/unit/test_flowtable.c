@@ -641,8 +641,45 @@ static void test_memory(void)
 	sl_ft_free(t);
 }
 
+/* sl_ft_touch_n: a run of packets counts as that many touches, with plain
+ * stores (sole) and with atomic adds; last_ns only moves forward; the
+ * counts reach the flow's record. */
+static void test_touch_n(bool sole)
+{
+	const char *mn = sole ? "touch_n sole" : "touch_n shared";
+	struct rig r;
+	struct sl_flowtable_conf fc = { .name = "tn", .capacity = 64, .expiry_cap = 64 };
+	if (!rig_make(&r, SL_EPOCH_IMMEDIATE, &fc, 0))
+		return;
+	struct sl_flow_key k = key_of(1);
+	enum sl_ft_insert_status st;
+	struct sl_flow_entry *e = sl_ft_insert(r.h, &k, sl_flow_key_hash(&k), 100, 0, &st);
+	CHECK(e != NULL && st == SL_FT_INSERTED, "%s: insert", mn);
+	if (e == NULL) {
+		rig_free(&r);
+		return;
+	}
+	sl_ft_touch_n(e, 32, 32 * 64, 500, sole);
+	sl_ft_touch(e, 1500, 600);
+	sl_ft_touch_n(e, 3, 3 * 100, 550, sole);   /* earlier than the last: last_ns stays */
+	CHECK(e->packets == 36 && e->bytes == 32 * 64 + 1500 + 300 && e->last_ns == 600,
+	      "%s: %lu packets %lu bytes last %lu", mn, (unsigned long)e->packets,
+	      (unsigned long)e->bytes, (unsigned long)e->last_ns);
+	CHECK(sl_ft_flush(r.h, 64) == 1, "%s: flush", mn);
+	CHECK(r.recs.last.packets == 36 && r.recs.last.bytes == 32 * 64 + 1800 &&
+	      r.recs.last.first_ns == 100 && r.recs.last.last_ns == 600,
+	      "%s: record %lu packets %lu bytes %lu..%lu", mn, (unsigned long)r.recs.last.packets,
+	      (unsigned long)r.recs.last.bytes, (unsigned long)r.recs.last.first_ns,
+	      (unsigned long)r.recs.last.last_ns);
+	breathe_all(&r);
+	breathe_all(&r);
+	rig_free(&r);
+}
+
 int main(void)
 {
+	test_touch_n(true);
+	test_touch_n(false);
 	test_drop_immediately(SL_EPOCH_IMMEDIATE);
 	test_drop_immediately(SL_EPOCH_BATCH);
 	test_expiry(SL_FT_SCAN);
