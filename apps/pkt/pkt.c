@@ -185,8 +185,8 @@ static enum sl_pkt_class parse_ipv6(const struct rte_mbuf *m, uint32_t off, uint
 	return take_ports(m, key, info, pos, end);
 }
 
-enum sl_pkt_class sl_pkt_parse(const struct rte_mbuf *m, struct sl_flow_key *key,
-			       struct sl_pkt_info *info)
+enum sl_pkt_class sl_pkt_parse_full(const struct rte_mbuf *m, struct sl_flow_key *key,
+				    struct sl_pkt_info *info)
 {
 	uint32_t frame = rte_pktmbuf_pkt_len(m);
 	uint8_t buf[RTE_ETHER_HDR_LEN];

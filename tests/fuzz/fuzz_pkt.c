@@ -195,6 +195,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		     many.n, (int)c1, (int)c2, sl_pkt_reason_name(i1.reason),
 		     sl_pkt_reason_name(i2.reason));
 
+	struct sl_flow_key k3;
+	struct sl_pkt_info i3;
+	enum sl_pkt_class c3 = sl_pkt_parse_full(&one.m[0], &k3, &i3);
+	fuzz_require(c1 == c3 && sl_flow_key_eq(&k1, &k3) && memcmp(&i1, &i3, sizeof(i1)) == 0,
+		     "the inline parse differs from sl_pkt_parse_full (class %d/%d, reason %s/%s)",
+		     (int)c1, (int)c3, sl_pkt_reason_name(i1.reason), sl_pkt_reason_name(i3.reason));
+
 	struct sl_flow_key copy = k1;
 	fuzz_require(sl_flow_key_hash(&copy) == sl_flow_key_hash(&k1), "hash not a function");
 	fuzz_require(strcmp(sl_flow_family_name(&k1), k1.family == 6 ? "ipv6" : "ipv4") == 0,
