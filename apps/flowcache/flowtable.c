@@ -30,11 +30,6 @@ _Static_assert(sizeof(struct sl_ft_stats) % sizeof(uint64_t) == 0, "stats are wo
 
 #define ID_BATCH (SL_FT_ID_CACHE / 2)   /* ids moved per cache refill/spill */
 
-struct bucket {
-	uint32_t lock;
-	uint16_t sig[SL_FT_WAYS];
-	uint32_t idx[SL_FT_WAYS];            /* id + 1; 0: empty way */
-} __attribute__((aligned(64)));
 
 struct sl_ft_handle {
 	struct sl_flowtable *t;
@@ -63,14 +58,13 @@ struct sl_ft_handle {
 } __attribute__((aligned(64)));
 
 struct sl_flowtable {
+	struct sl_ft_index ix;               /* first: the inline lookups read it */
 	struct sl_flowtable_conf conf;
 	char name[64];
-	uint32_t n_buckets, mask;
+	uint32_t n_buckets;
 	uint32_t n_ids;
 	uint64_t tick_ns;                    /* wheel mode: one slot */
 	uint64_t sweep_ns;                   /* scan mode: one sweep of a range */
-	struct bucket *b;
-	struct sl_flow_entry *ent;
 	uint32_t *id_stack;
 	size_t b_bytes, ent_bytes;
 
@@ -188,7 +182,7 @@ uint64_t sl_ft_mem_bytes(const struct sl_flowtable_conf *conf)
 {
 	uint64_t ids = conf_ids(conf);
 	uint64_t handles = conf->n_handles > 0 ? conf->n_handles : 1;
-	uint64_t bytes = (uint64_t)conf_buckets(conf) * sizeof(struct bucket) +
+	uint64_t bytes = (uint64_t)conf_buckets(conf) * sizeof(struct sl_ft_bucket) +
 			 ids * sizeof(struct sl_flow_entry) + ids * sizeof(uint32_t) +
 			 sizeof(struct sl_flowtable) + handles * sizeof(struct sl_ft_handle);
 	if (conf->expiry == SL_FT_WHEEL)
@@ -425,12 +419,12 @@ static int check_conf(const struct sl_flowtable_conf *conf, const char *name,
  * caller frees t). */
 static int alloc_storage(struct sl_flowtable *t, const char *name, struct sl_err *err)
 {
-	t->b_bytes = (size_t)t->n_buckets * sizeof(struct bucket);
+	t->b_bytes = (size_t)t->n_buckets * sizeof(struct sl_ft_bucket);
 	t->ent_bytes = (size_t)t->n_ids * sizeof(struct sl_flow_entry);
-	t->b = alloc_on(t->b_bytes, t->conf.socket);
-	t->ent = alloc_on(t->ent_bytes, t->conf.socket);
+	t->ix.b = alloc_on(t->b_bytes, t->conf.socket);
+	t->ix.ent = alloc_on(t->ent_bytes, t->conf.socket);
 	t->id_stack = malloc((size_t)t->n_ids * sizeof(uint32_t));
-	if (t->b == NULL || t->ent == NULL || t->id_stack == NULL) {
+	if (t->ix.b == NULL || t->ix.ent == NULL || t->id_stack == NULL) {
 		char nb[32];
 		return sl_errf(err, ENOMEM, "table '%s': out of memory for %" PRIu32 " ids and "
 			       "their entries (%s in all)", name, t->n_ids,
@@ -536,7 +530,7 @@ struct sl_flowtable *sl_ft_create(const struct sl_flowtable_conf *conf, struct s
 		t->conf.scan = 4 * conf->expiry_cap;
 	t->n_ids = t->conf.ids;
 	t->n_buckets = conf_buckets(conf);
-	t->mask = t->n_buckets - 1;
+	t->ix.mask = t->n_buckets - 1;
 
 	uint64_t shortest = shortest_timeout(conf->idle_ns, conf->active_ns);
 	t->tick_ns = shortest / 256 > 1000 ? shortest / 256 : 1000;
@@ -585,8 +579,8 @@ void sl_ft_free(struct sl_flowtable *t)
 {
 	if (t == NULL)
 		return;
-	free_on(t->b, t->b_bytes);
-	free_on(t->ent, t->ent_bytes);
+	free_on(t->ix.b, t->b_bytes);
+	free_on(t->ix.ent, t->ent_bytes);
 	free(t->id_stack);
 	for (unsigned k = 0; k < t->conf.n_handles; k++)
 		free(t->h[k].w_head);
@@ -600,14 +594,9 @@ const struct sl_flowtable_conf *sl_ft_conf(const struct sl_flowtable *t)
 
 /* ------------------------------------------------------------------ readers */
 
-void sl_ft_prefetch(const struct sl_flowtable *t, uint32_t hash)
-{
-	__builtin_prefetch(&t->b[hash & t->mask], 0, 3);
-}
-
 void sl_ft_prefetch_insert(const struct sl_flowtable *t, uint32_t hash)
 {
-	const struct bucket *b = &t->b[hash & t->mask];
+	const struct sl_ft_bucket *b = &t->ix.b[hash & t->ix.mask];
 	uint32_t ix[SL_FT_WAYS];
 	unsigned used = 0;
 	for (unsigned w = 0; w < SL_FT_WAYS; w++) {
@@ -621,28 +610,9 @@ void sl_ft_prefetch_insert(const struct sl_flowtable *t, uint32_t hash)
 	for (unsigned w = 0; w < SL_FT_WAYS; w++)
 		if (ix[w] != 0) {
 			/* the choice reads last_ns, the unlink key and hash */
-			__builtin_prefetch(&t->ent[ix[w] - 1].key, 0, 3);
-			__builtin_prefetch(&t->ent[ix[w] - 1].hash, 0, 3);
+			__builtin_prefetch(&t->ix.ent[ix[w] - 1].key, 0, 3);
+			__builtin_prefetch(&t->ix.ent[ix[w] - 1].hash, 0, 3);
 		}
-}
-
-struct sl_flow_entry *sl_ft_lookup(const struct sl_flowtable *t, const struct sl_flow_key *k,
-				   uint32_t hash)
-{
-	const struct bucket *b = &t->b[hash & t->mask];
-	uint16_t sig = (uint16_t)(hash >> 16);
-	for (unsigned w = 0; w < SL_FT_WAYS; w++) {
-		if (__atomic_load_n(&b->sig[w], __ATOMIC_RELAXED) != sig)
-			continue;
-		uint32_t ix = __atomic_load_n(&b->idx[w], __ATOMIC_ACQUIRE);
-		if (ix == 0)
-			continue;
-		struct sl_flow_entry *e = &t->ent[ix - 1];
-		/* the key alone: e->hash is on the entry's second line */
-		if (sl_flow_key_eq(&e->key, k))
-			return e;
-	}
-	return NULL;
 }
 
 /* ------------------------------------------------------------------ writers */
@@ -710,7 +680,7 @@ static void wheel_add(struct sl_ft_handle *o, struct sl_flow_entry *e, uint64_t 
 	e->w_prev = 0;
 	e->w_next = o->w_head[slot];
 	if (e->w_next != 0)
-		t->ent[e->w_next - 1].w_prev = ix;
+		t->ix.ent[e->w_next - 1].w_prev = ix;
 	o->w_head[slot] = ix;
 	__atomic_store_n(&e->w_state, 1, __ATOMIC_RELAXED);
 	spin_unlock(&o->w_lock);
@@ -725,22 +695,22 @@ static void wheel_remove(struct sl_flowtable *t, struct sl_flow_entry *e)
 	spin_lock(&o->w_lock);
 	if (__atomic_load_n(&e->w_state, __ATOMIC_RELAXED) == 1) {
 		if (e->w_prev != 0)
-			t->ent[e->w_prev - 1].w_next = e->w_next;
+			t->ix.ent[e->w_prev - 1].w_next = e->w_next;
 		else
 			o->w_head[e->w_slot] = e->w_next;
 		if (e->w_next != 0)
-			t->ent[e->w_next - 1].w_prev = e->w_prev;
+			t->ix.ent[e->w_next - 1].w_prev = e->w_prev;
 		__atomic_store_n(&e->w_state, 0, __ATOMIC_RELAXED);
 	}
 	spin_unlock(&o->w_lock);
 }
 
 /* Clear way w of b (lock held) and describe its entry in rec. */
-static struct sl_flow_entry *unlink_way(struct sl_flowtable *t, struct bucket *b, unsigned w,
+static struct sl_flow_entry *unlink_way(struct sl_flowtable *t, struct sl_ft_bucket *b, unsigned w,
 					enum sl_ft_reason reason, struct sl_flow_record *rec)
 {
 	uint32_t ix = b->idx[w];
-	struct sl_flow_entry *e = &t->ent[ix - 1];
+	struct sl_flow_entry *e = &t->ix.ent[ix - 1];
 	__atomic_store_n(&b->idx[w], 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&b->sig[w], 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&e->linked, 0, __ATOMIC_RELAXED);
@@ -770,7 +740,7 @@ static void finish_unlink(struct sl_ft_handle *h, struct sl_flow_entry *e,
 }
 
 /* The way of b's least recently seen entry, or -1 if b is empty (lock held). */
-static int oldest_way(const struct sl_flowtable *t, const struct bucket *b)
+static int oldest_way(const struct sl_flowtable *t, const struct sl_ft_bucket *b)
 {
 	int best = -1;
 	uint64_t best_ns = UINT64_MAX;
@@ -778,7 +748,7 @@ static int oldest_way(const struct sl_flowtable *t, const struct bucket *b)
 		uint32_t ix = b->idx[w];
 		if (ix == 0)
 			continue;
-		uint64_t ns = __atomic_load_n(&t->ent[ix - 1].last_ns, __ATOMIC_RELAXED);
+		uint64_t ns = __atomic_load_n(&t->ix.ent[ix - 1].last_ns, __ATOMIC_RELAXED);
 		if (ns < best_ns) {
 			best_ns = ns;
 			best = (int)w;
@@ -793,7 +763,7 @@ static void evict_elsewhere(struct sl_ft_handle *h, uint32_t from)
 {
 	struct sl_flowtable *t = h->t;
 	for (uint32_t i = 1; i < t->n_buckets; i++) {
-		struct bucket *b = &t->b[(from + i) & t->mask];
+		struct sl_ft_bucket *b = &t->ix.b[(from + i) & t->ix.mask];
 		spin_lock(&b->lock);
 		int w = oldest_way(t, b);
 		if (w < 0) {
@@ -813,8 +783,8 @@ struct sl_flow_entry *sl_ft_insert(struct sl_ft_handle *h, const struct sl_flow_
 				   enum sl_ft_insert_status *status)
 {
 	struct sl_flowtable *t = h->t;
-	uint32_t bi = hash & t->mask;
-	struct bucket *b = &t->b[bi];
+	uint32_t bi = hash & t->ix.mask;
+	struct sl_ft_bucket *b = &t->ix.b[bi];
 	uint16_t sig = (uint16_t)(hash >> 16);
 	bool room = sl_epoch_retire_room(h->e, h->ew) > 0;
 	uint32_t id = 0;
@@ -833,7 +803,7 @@ struct sl_flow_entry *sl_ft_insert(struct sl_ft_handle *h, const struct sl_flow_
 		used++;
 		if (b->sig[w] != sig)
 			continue;
-		struct sl_flow_entry *o = &t->ent[ix - 1];
+		struct sl_flow_entry *o = &t->ix.ent[ix - 1];
 		if (o->hash == hash && sl_flow_key_eq(&o->key, k)) {
 			spin_unlock(&b->lock);
 			if (got_id)
@@ -878,7 +848,7 @@ struct sl_flow_entry *sl_ft_insert(struct sl_ft_handle *h, const struct sl_flow_
 		return NULL;
 	}
 
-	struct sl_flow_entry *e = &t->ent[id];
+	struct sl_flow_entry *e = &t->ix.ent[id];
 	e->key = *k;
 	e->hash = hash;
 	e->id = id;
@@ -923,7 +893,7 @@ static bool expired(const struct sl_flowtable *t, const struct sl_flow_entry *e,
 
 /* Unlink, report and retire way w of b if it still holds ix and (reason < 0)
  * is expired at now, or unconditionally with `reason`.  Returns 1 if it did. */
-static unsigned take_way(struct sl_ft_handle *h, struct bucket *b, unsigned w, uint32_t ix,
+static unsigned take_way(struct sl_ft_handle *h, struct sl_ft_bucket *b, unsigned w, uint32_t ix,
 			 int reason, uint64_t now)
 {
 	struct sl_flowtable *t = h->t;
@@ -933,7 +903,7 @@ static unsigned take_way(struct sl_ft_handle *h, struct bucket *b, unsigned w, u
 		return 0;
 	}
 	enum sl_ft_reason r = (enum sl_ft_reason)reason;
-	if (reason < 0 && !expired(t, &t->ent[ix - 1], now, &r)) {
+	if (reason < 0 && !expired(t, &t->ix.ent[ix - 1], now, &r)) {
 		spin_unlock(&b->lock);
 		return 0;
 	}
@@ -951,7 +921,7 @@ static unsigned wheel_fire(struct sl_ft_handle *h, struct sl_flow_entry *e, uint
 			   bool may_unlink)
 {
 	struct sl_flowtable *t = h->t;
-	struct bucket *b = &t->b[e->hash & t->mask];
+	struct sl_ft_bucket *b = &t->ix.b[e->hash & t->ix.mask];
 	spin_lock(&b->lock);
 	if (__atomic_load_n(&e->linked, __ATOMIC_RELAXED) == 0) {
 		/* another writer unlinked it meanwhile (and left it to us) */
@@ -995,7 +965,7 @@ static unsigned wheel_expire(struct sl_ft_handle *h, uint64_t now, unsigned cap)
 		spin_lock(&h->w_lock);
 		uint32_t list = h->w_head[slot], ix = list;
 		while (ix != 0 && n < budget) {
-			struct sl_flow_entry *e = &t->ent[ix - 1];
+			struct sl_flow_entry *e = &t->ix.ent[ix - 1];
 			__atomic_store_n(&e->w_state, 2, __ATOMIC_RELAXED);
 			last = ix;
 			ix = e->w_next;
@@ -1003,14 +973,14 @@ static unsigned wheel_expire(struct sl_ft_handle *h, uint64_t now, unsigned cap)
 		}
 		h->w_head[slot] = ix;          /* what is left stays filed */
 		if (ix != 0)
-			t->ent[ix - 1].w_prev = 0;
+			t->ix.ent[ix - 1].w_prev = 0;
 		if (last != 0)
-			t->ent[last - 1].w_next = 0;
+			t->ix.ent[last - 1].w_next = 0;
 		spin_unlock(&h->w_lock);
 		budget -= n > 0 ? n : 1;
 		visited += n > 0 ? n : 1;
 		for (ix = list; n > 0 && ix != 0;) {
-			struct sl_flow_entry *e = &t->ent[ix - 1];
+			struct sl_flow_entry *e = &t->ix.ent[ix - 1];
 			ix = e->w_next;
 			/* past the cap: filed again, into this slot if due */
 			done += wheel_fire(h, e, now, done < cap);
@@ -1050,12 +1020,12 @@ unsigned sl_ft_expire(struct sl_ft_handle *h, uint64_t now)
 	unsigned allowed = (unsigned)h->scan_credit;
 	unsigned done = 0, visited = 0;
 	while (visited < allowed && done < cap) {
-		struct bucket *b = &t->b[h->cursor];
+		struct sl_ft_bucket *b = &t->ix.b[h->cursor];
 		visited++;
 		for (unsigned w = 0; w < SL_FT_WAYS && done < cap; w++) {
 			uint32_t ix = __atomic_load_n(&b->idx[w], __ATOMIC_ACQUIRE);
 			enum sl_ft_reason why;
-			if (ix != 0 && expired(t, &t->ent[ix - 1], now, &why))
+			if (ix != 0 && expired(t, &t->ix.ent[ix - 1], now, &why))
 				done += take_way(h, b, w, ix, -1, now);
 		}
 		if (++h->cursor == h->hi)
@@ -1074,7 +1044,7 @@ unsigned sl_ft_flush(struct sl_ft_handle *h, unsigned cap)
 		cap = room;
 	unsigned done = 0;
 	while (done < cap && h->flush_cursor < h->hi) {
-		struct bucket *b = &t->b[h->flush_cursor];
+		struct sl_ft_bucket *b = &t->ix.b[h->flush_cursor];
 		bool left = false;
 		for (unsigned w = 0; w < SL_FT_WAYS; w++) {
 			uint32_t ix = __atomic_load_n(&b->idx[w], __ATOMIC_ACQUIRE);
@@ -1099,7 +1069,7 @@ uint64_t sl_ft_close(struct sl_ft_handle *h)
 	struct sl_flowtable *t = h->t;
 	uint64_t n = 0;
 	for (uint32_t i = h->lo; i < h->hi; i++) {
-		struct bucket *b = &t->b[i];
+		struct sl_ft_bucket *b = &t->ix.b[i];
 		for (unsigned w = 0; w < SL_FT_WAYS; w++) {
 			if (b->idx[w] == 0)
 				continue;

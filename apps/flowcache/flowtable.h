@@ -175,6 +175,24 @@ struct sl_flowtable_conf {
 struct sl_flowtable;
 struct sl_ft_handle;
 
+/* The table's layout as far as the inline readers below need it (nothing
+ * else may read or write these).  A bucket: its lock, and per way a 16-bit
+ * signature (hash >> 16) and the entry's id + 1 (0: empty), written under
+ * the lock; readers load sig relaxed and idx with acquire, so an entry's
+ * fields are complete once its idx is seen.  struct sl_ft_index is the first
+ * member of struct sl_flowtable. */
+struct sl_ft_bucket {
+	uint32_t lock;
+	uint16_t sig[SL_FT_WAYS];
+	uint32_t idx[SL_FT_WAYS];
+} __attribute__((aligned(64)));
+
+struct sl_ft_index {
+	struct sl_ft_bucket *b;
+	struct sl_flow_entry *ent;
+	uint32_t mask;            /* buckets - 1 */
+};
+
 /* Create a table (no handle open yet).  NULL with a sentence in err, and
  * errno set, on a bad conf (EINVAL) or no memory (ENOMEM; checked with
  * sl_ft_mem_check before anything is allocated).  Buckets and entries are
@@ -263,12 +281,33 @@ const struct sl_flowtable_conf *sl_ft_conf(const struct sl_flowtable *t);
  * meanwhile (then a later lookup misses it, and what sl_ft_touch adds is
  * not in its record).  Read its key, id and cookie; change it only with
  * sl_ft_touch. */
-struct sl_flow_entry *sl_ft_lookup(const struct sl_flowtable *t, const struct sl_flow_key *k,
-				   uint32_t hash);
+static inline struct sl_flow_entry *sl_ft_lookup(const struct sl_flowtable *t,
+						 const struct sl_flow_key *k, uint32_t hash)
+{
+	const struct sl_ft_index *ix = (const struct sl_ft_index *)t;
+	const struct sl_ft_bucket *b = &ix->b[hash & ix->mask];
+	uint16_t sig = (uint16_t)(hash >> 16);
+	for (unsigned w = 0; w < SL_FT_WAYS; w++) {
+		if (__atomic_load_n(&b->sig[w], __ATOMIC_RELAXED) != sig)
+			continue;
+		uint32_t id1 = __atomic_load_n(&b->idx[w], __ATOMIC_ACQUIRE);
+		if (id1 == 0)
+			continue;
+		/* the key alone: the entry's hash is on its second line */
+		struct sl_flow_entry *e = &ix->ent[id1 - 1];
+		if (sl_flow_key_eq(&e->key, k))
+			return e;
+	}
+	return NULL;
+}
 
 /* Prefetch the bucket of hash (before a lookup later in the burst).  Any
  * worker; a hint only, nothing kept. */
-void sl_ft_prefetch(const struct sl_flowtable *t, uint32_t hash);
+static inline void sl_ft_prefetch(const struct sl_flowtable *t, uint32_t hash)
+{
+	const struct sl_ft_index *ix = (const struct sl_ft_index *)t;
+	__builtin_prefetch(&ix->b[hash & ix->mask], 0, 3);
+}
 
 /* After a lookup of hash missed: prefetch what an insert will read to choose
  * a victim (the entries of its bucket, when the table is at capacity or the
