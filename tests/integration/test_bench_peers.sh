@@ -4,7 +4,8 @@
 # summary line is still well formed; with OVS-DPDK and hugepages (root), a
 # tiny run of the OVS and expiry parts (1 run of 1 s, 1024 flows, 200
 # expiring flows) records both engines (OVS with the in_port rule and with
-# one exact rule per 5-tuple) and ends with a well-formed summary.
+# one exact rule per 5-tuple) and the floors (Sluice port -> port, testpmd
+# io) and ends with a well-formed summary.
 # Nothing here asserts a rate.  Skipped (77) where OVS-DPDK or hugepages are
 # unavailable.
 . "$(dirname "$0")/lib.sh"
@@ -26,6 +27,7 @@ bad "bench-peers: --flows values must be 1..16777216" --flows 1,0
 bad "bench-peers: --duration needs a value" --duration
 bad "bench-peers: unknown OVS rule set 'megaflow' (port, exact)" --ovs-rules port,megaflow
 bad "bench-peers: --ovs-rules needs port, exact or both" --ovs-rules ""
+bad "bench-peers: unknown floor engine 'vpp-io' (sluice-io, testpmd-io, or none)" --floors sluice-io,vpp-io
 ok "bad options refused with exit status 2"
 
 SUMMARY_RE='^summary: testpmd_ratio=(NA|[0-9]+\.[0-9]+) l3fwd_ratio=(NA|[0-9]+\.[0-9]+) ovs_ratio_min=(NA|[0-9]+\.[0-9]+) testpmd_pool_ratio=(NA|[0-9]+\.[0-9]+)$'
@@ -74,18 +76,22 @@ rows = list(csv.DictReader(open(sys.argv[1])))
 got = sorted((r["part"], r["config"], r["engine"]) for r in rows)
 assert got == [("expiry", "flows=200", "ovs"), ("expiry", "flows=200", "sluice"),
                ("ovs", "flows=1024", "ovs"), ("ovs", "flows=1024", "ovs-exact"),
-               ("ovs", "flows=1024", "sluice")], got
+               ("ovs", "flows=1024", "sluice"), ("ovs", "flows=1024", "sluice-io"),
+               ("ovs", "flows=1024", "testpmd-io")], got
 for r in rows:
     if r["part"] == "ovs":
         assert int(r["packets"]) > 0, r
-        assert r["hit_pct"] not in ("", "-"), r
+        # the floors keep no flows: no hit rate
+        assert (r["hit_pct"] == "-") == (r["engine"] in ("sluice-io", "testpmd-io")), r
         if r["engine"] == "ovs-exact":
             # one datapath flow per 5-tuple: EMC or megaflow hits, no simple match
             assert "simple match 0.0%" in r["extra"], r
     else:
         assert int(r["packets"]) == 200, r   # every flow's expiry measured
 PY
-ok "OVS and expiry parts: both engines recorded, summary well formed"
+grep -Eq '^bench-peers: floor_ratio_min: testpmd-io=[0-9]+\.[0-9]+ sluice-io=[0-9]+\.[0-9]+ ' "$T/out" ||
+  { cat "$T/out"; fail "no floor_ratio_min line"; }
+ok "OVS and expiry parts: both engines and the floors recorded, summary well formed"
 # Only what the script started is gone: no ovs-vswitchd of its run directory.
 pgrep -f "$T/b/ovs/" >/dev/null && fail "an OVS process of the run is still alive"
 ok "no process of the run left"
