@@ -83,21 +83,19 @@ struct sl_pkt_info {
 enum sl_pkt_class sl_pkt_parse_full(const struct rte_mbuf *m, struct sl_flow_key *key,
 				    struct sl_pkt_info *info);
 
-/* sl_pkt_parse_full, with the commonest frame parsed inline: untagged IPv4
- * without options or fragmentation, carrying TCP, UDP, SCTP or UDP-Lite,
- * whose headers and ports are in the first segment.  The key is then
- * written as five 8-byte words (a hash that reads it in words finds each in
- * the store buffer).  Every other frame goes to sl_pkt_parse_full; the
- * result is the same either way (test_pkt and fuzz_pkt compare them). */
-static inline enum sl_pkt_class sl_pkt_parse(const struct rte_mbuf *m, struct sl_flow_key *key,
-					     struct sl_pkt_info *info)
+/* The IPv4 header of m if m is the commonest frame: untagged IPv4 without
+ * options or fragmentation, carrying TCP, UDP, SCTP or UDP-Lite, total
+ * length consistent with the frame, headers and ports in the first
+ * segment; NULL for any other frame (which may still be IP: ask
+ * sl_pkt_parse).  For such a frame sl_pkt_parse returns SL_PKT_IP, family
+ * 4, l3_off 14, l4_off 34.  Little-endian builds only (NULL elsewhere). */
+static inline const uint8_t *sl_pkt_ipv4_simple(const struct rte_mbuf *m)
 {
 #if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
 	if (likely(rte_pktmbuf_data_len(m) >= 14 + 20 + 4)) {
 		const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
 		const uint8_t *h = f + 14;
 		uint16_t type, total, frag;
-		uint32_t src, dst, ports;
 		memcpy(&type, f + 12, 2);
 		memcpy(&total, h + 2, 2);
 		memcpy(&frag, h + 6, 2);
@@ -106,25 +104,44 @@ static inline enum sl_pkt_class sl_pkt_parse(const struct rte_mbuf *m, struct sl
 		if (type == RTE_BE16(0x0800) && h[0] == 0x45 && total >= 24 &&
 		    total <= rte_pktmbuf_pkt_len(m) - 14 &&
 		    (frag & RTE_BE16(0x3fff)) == 0 &&
-		    (proto == 6 || proto == 17 || proto == 132 || proto == 136)) {
-			memcpy(&src, h + 12, 4);
-			memcpy(&dst, h + 16, 4);
-			memcpy(&ports, h + 20, 4);
-			uint64_t w[5] = {
-				4u | (uint64_t)proto << 8 |
-					(uint64_t)rte_be_to_cpu_16((uint16_t)ports) << 16 |
-					(uint64_t)rte_be_to_cpu_16((uint16_t)(ports >> 16)) << 32,
-				src, 0, dst, 0,
-			};
-			memcpy(key, w, sizeof(w));
-			*info = (struct sl_pkt_info){
-				.ethertype = 0x0800, .l3_off = 14, .first_fragment = true,
-				.l4_off = 34, .l3_len = total,
-			};
-			return SL_PKT_IP;
-		}
+		    (proto == 6 || proto == 17 || proto == 132 || proto == 136))
+			return h;
 	}
+#else
+	(void)m;
 #endif
+	return NULL;
+}
+
+/* sl_pkt_parse_full, with the frames of sl_pkt_ipv4_simple parsed inline:
+ * the key is then written as five 8-byte words (a hash that reads it in
+ * words finds each in the store buffer).  Every other frame goes to
+ * sl_pkt_parse_full; the result is the same either way (test_pkt and
+ * fuzz_pkt compare them). */
+static inline enum sl_pkt_class sl_pkt_parse(const struct rte_mbuf *m, struct sl_flow_key *key,
+					     struct sl_pkt_info *info)
+{
+	const uint8_t *h = sl_pkt_ipv4_simple(m);
+	if (likely(h != NULL)) {
+		uint32_t src, dst, ports;
+		uint16_t total;
+		memcpy(&total, h + 2, 2);
+		memcpy(&src, h + 12, 4);
+		memcpy(&dst, h + 16, 4);
+		memcpy(&ports, h + 20, 4);
+		uint64_t w[5] = {
+			4u | (uint64_t)h[9] << 8 |
+				(uint64_t)rte_be_to_cpu_16((uint16_t)ports) << 16 |
+				(uint64_t)rte_be_to_cpu_16((uint16_t)(ports >> 16)) << 32,
+			src, 0, dst, 0,
+		};
+		memcpy(key, w, sizeof(w));
+		*info = (struct sl_pkt_info){
+			.ethertype = 0x0800, .l3_off = 14, .first_fragment = true,
+			.l4_off = 34, .l3_len = rte_be_to_cpu_16(total),
+		};
+		return SL_PKT_IP;
+	}
 	return (enum sl_pkt_class)sl_pkt_parse_full(m, key, info);
 }
 

@@ -351,28 +351,36 @@ static void router_push(struct sl_app *app)
 		/* 1: parse; drop what cannot be routed; hints, or a lookup to do. */
 		for (unsigned i = 0; i < n; i++) {
 			struct rte_mbuf *m = pkts[i];
-			struct sl_flow_key key;
-			struct sl_pkt_info info;
-			enum sl_pkt_class c = sl_pkt_parse(m, &key, &info);
-
-			if (unlikely(c != SL_PKT_IP || key.family != 4)) {
-				if (c == SL_PKT_MALFORMED && info.ethertype != RTE_ETHER_TYPE_IPV6)
-					malformed++;
-				else
-					not_ipv4++;
-				sl_route_hint_clear(m);
-				drop[n_drop++] = m;
-				continue;
+			/* the commonest frame needs only its destination: no key */
+			const uint8_t *ip = sl_pkt_ipv4_simple(m);
+			uint32_t dst;
+			uint16_t l3_off = 14;
+			if (likely(ip != NULL)) {
+				memcpy(&dst, ip + 16, sizeof(dst));
+			} else {
+				struct sl_flow_key key;
+				struct sl_pkt_info info;
+				enum sl_pkt_class c = sl_pkt_parse_full(m, &key, &info);
+				if (unlikely(c != SL_PKT_IP || key.family != 4)) {
+					if (c == SL_PKT_MALFORMED &&
+					    info.ethertype != RTE_ETHER_TYPE_IPV6)
+						malformed++;
+					else
+						not_ipv4++;
+					sl_route_hint_clear(m);
+					drop[n_drop++] = m;
+					continue;
+				}
+				memcpy(&dst, key.dst, sizeof(dst));
+				l3_off = info.l3_off;
 			}
-			uint8_t *w = ttl_word(m, info.l3_off, tmp[n_ok]);
+			uint8_t *w = ttl_word(m, l3_off, tmp[n_ok]);
 			if (unlikely(w[0] <= 1)) {
 				ttl_expired++;
 				sl_route_hint_clear(m);
 				drop[n_drop++] = m;
 				continue;
 			}
-			uint32_t dst;
-			memcpy(&dst, key.dst, sizeof(dst));
 			dst = rte_be_to_cpu_32(dst);
 			int h = sl_route_hint_get(m, t, dst);
 			if (h >= 0) {
@@ -384,7 +392,7 @@ static void router_push(struct sl_app *app)
 			}
 			pkts[n_ok] = m;      /* n_ok <= i: overwrites only what was read */
 			word[n_ok] = w;
-			l3[n_ok] = info.l3_off;
+			l3[n_ok] = l3_off;
 			nh[n_ok++] = h;
 		}
 		/* 2: the lookups, together. */

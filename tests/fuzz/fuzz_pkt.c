@@ -202,6 +202,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		     "the inline parse differs from sl_pkt_parse_full (class %d/%d, reason %s/%s)",
 		     (int)c1, (int)c3, sl_pkt_reason_name(i1.reason), sl_pkt_reason_name(i3.reason));
 
+	fuzz_require(sl_pkt_ipv4_simple(&one.m[0]) == NULL ||
+		     (c3 == SL_PKT_IP && k3.family == 4 && i3.l3_off == 14 && i3.l4_off == 34 &&
+		      !i3.fragment && i3.vlans == 0),
+		     "sl_pkt_ipv4_simple took a frame the full parse does not see as simple IPv4");
+
 	struct sl_flow_key copy = k1;
 	fuzz_require(sl_flow_key_hash(&copy) == sl_flow_key_hash(&k1), "hash not a function");
 	fuzz_require(strcmp(sl_flow_family_name(&k1), k1.family == 6 ? "ipv6" : "ipv4") == 0,
