@@ -268,6 +268,20 @@ static inline uint32_t key_dst4(const struct sl_flow_key *k)
 	return k->family == 4 ? rte_be_to_cpu_32(dst) : 0;
 }
 
+/* Consecutive packets of one flow in a burst, counted on its entry at once
+ * (with one flow in a burst: one update instead of one per packet). */
+struct fc_run {
+	struct sl_flow_entry *e;          /* NULL: none */
+	uint64_t packets, bytes;
+};
+
+static inline void fc_run_flush(struct fc_run *r, uint64_t now, bool sole)
+{
+	if (r->e != NULL)
+		sl_ft_touch_n(r->e, r->packets, r->bytes, now, sole);
+	r->e = NULL;
+}
+
 static void fc_push(struct sl_app *app)
 {
 	struct fc_priv *p = app->priv;
@@ -280,10 +294,7 @@ static void fc_push(struct sl_app *app)
 	unsigned n, n_pass = 0, n_bad = 0;
 	uint64_t hits = 0, misses = 0;
 	uint64_t inserted_buckets = 0;   /* low 6 bits of buckets inserted into */
-	/* Touches of consecutive packets of one flow are counted once: with one
-	 * flow in a burst, one update of its entry instead of one per packet. */
-	struct sl_flow_entry *run = NULL;
-	uint64_t run_pkts = 0, run_bytes = 0;
+	struct fc_run run = { NULL, 0, 0 };
 
 	n = sl_link_receive(in, pkts, app->burst);
 	if (n == 0)
@@ -291,9 +302,9 @@ static void fc_push(struct sl_app *app)
 	uint64_t now = now_ns();
 
 	/* Parse the burst; then hash it, prefetching each flow's bucket.  Two
-	 * loops: the hash reads the key in 8-byte words, which the parse has
-	 * just written field by field, and a load that spans several stores
-	 * still in the store buffer waits for them (no store forwarding). */
+	 * loops: the hash reads the key in 8-byte words, which the full parse
+	 * writes field by field, and a load that spans several stores still in
+	 * the store buffer waits for them (no store forwarding). */
 	for (unsigned i = 0; i < n; i++) {
 		struct sl_pkt_info info;
 		cls[i] = (uint8_t)sl_pkt_parse(pkts[i], &keys[i], &info);
@@ -333,9 +344,16 @@ static void fc_push(struct sl_app *app)
 			continue;
 		}
 		struct sl_flow_entry *e = ent[i];
+		/* An insert earlier in this burst may have evicted the entry
+		 * found above (its packets would then be missing from every
+		 * record): once this burst has inserted, a hit on an unlinked
+		 * entry looks again, and inserts the flow anew if it is gone. */
+		if (unlikely(misses != 0) && e != NULL &&
+		    __atomic_load_n(&e->linked, __ATOMIC_RELAXED) == 0)
+			e = sl_ft_lookup(p->t, &keys[i], hash[i]);
 		/* An earlier packet of this burst may have inserted the flow:
 		 * look again where an insert went into a bucket like this. */
-		if (e == NULL && (inserted_buckets >> (hash[i] & 63) & 1))
+		else if (e == NULL && (inserted_buckets >> (hash[i] & 63) & 1))
 			e = sl_ft_lookup(p->t, &keys[i], hash[i]);
 		if (e != NULL) {
 			hits++;
@@ -343,9 +361,7 @@ static void fc_push(struct sl_app *app)
 			misses++;
 			/* what the run counted goes in before an insert may
 			 * choose a victim by last_ns, or unlink the run's entry */
-			if (run != NULL)
-				sl_ft_touch_n(run, run_pkts, run_bytes, now, p->sole);
-			run = NULL;
+			fc_run_flush(&run, now, p->sole);
 			uint64_t cookie = 0;
 			if (p->route != NULL && keys[i].family == 4)
 				cookie = (uint64_t)(sl_route_lookup(p->route, key_dst4(&keys[i])) + 1);
@@ -354,14 +370,12 @@ static void fc_push(struct sl_app *app)
 			inserted_buckets |= UINT64_C(1) << (hash[i] & 63);
 		}
 		if (e != NULL) {
-			if (e != run) {
-				if (run != NULL)
-					sl_ft_touch_n(run, run_pkts, run_bytes, now, p->sole);
-				run = e;
-				run_pkts = run_bytes = 0;
+			if (e != run.e) {
+				fc_run_flush(&run, now, p->sole);
+				run = (struct fc_run){ e, 0, 0 };
 			}
-			run_pkts++;
-			run_bytes += rte_pktmbuf_pkt_len(m);
+			run.packets++;
+			run.bytes += rte_pktmbuf_pkt_len(m);
 		}
 		/* Set or clear: a recycled mbuf may carry an old hint. */
 		if (p->route != NULL)
@@ -369,8 +383,7 @@ static void fc_push(struct sl_app *app)
 					  key_dst4(&keys[i]));
 		pass[n_pass++] = m;
 	}
-	if (run != NULL)
-		sl_ft_touch_n(run, run_pkts, run_bytes, now, p->sole);
+	fc_run_flush(&run, now, p->sole);
 	sl_ft_count_lookups(p->h, hits, misses);
 	sl_app_drop(app, bad, n_bad);
 	sl_link_transmit(out, pass, n_pass);

@@ -30,7 +30,6 @@ _Static_assert(sizeof(struct sl_ft_stats) % sizeof(uint64_t) == 0, "stats are wo
 
 #define ID_BATCH (SL_FT_ID_CACHE / 2)   /* ids moved per cache refill/spill */
 
-
 struct sl_ft_handle {
 	struct sl_flowtable *t;
 	unsigned k;

@@ -315,23 +315,14 @@ static inline void sl_ft_prefetch(const struct sl_flowtable *t, uint32_t hash)
  * Any worker; reads without locks, a hint only. */
 void sl_ft_prefetch_insert(const struct sl_flowtable *t, uint32_t hash);
 
-/* Count a packet of len bytes seen at now on e, an entry from sl_ft_lookup
- * or sl_ft_insert still valid by their rules.  Any worker, concurrently with
- * other touches of e (atomic adds) and with writers. */
-static inline void sl_ft_touch_n(struct sl_flow_entry *e, uint64_t packets, uint64_t bytes,
-				 uint64_t now, bool sole);
-
-static inline void sl_ft_touch(struct sl_flow_entry *e, uint32_t len, uint64_t now)
-{
-	sl_ft_touch_n(e, 1, len, now, false);
-}
-
-/* Count a run of packets (bytes in all, the last seen at now) on e, as that
- * many sl_ft_touch calls.  sole: the table has a single handle
- * (sl_ft_conf(t)->n_handles == 1) and only that handle's worker touches its
- * entries; then the counts are plain loads and stores (relaxed atomics, so
- * that other threads may read them) instead of atomic read-modify-writes,
- * which cost a locked instruction each.  With sole false, as sl_ft_touch. */
+/* Count a run of packets (bytes in all, the last seen at now) on e, an
+ * entry from sl_ft_lookup or sl_ft_insert still valid by their rules, as
+ * that many sl_ft_touch calls.  sole false: any worker, concurrently with
+ * other touches of e (atomic adds) and with writers.  sole true: the table
+ * has a single handle (sl_ft_conf(t)->n_handles == 1) and only its worker
+ * touches the entries; the counts are then plain loads and stores (relaxed
+ * atomics, which other threads may read) instead of atomic
+ * read-modify-writes, which cost a locked instruction each. */
 static inline void sl_ft_touch_n(struct sl_flow_entry *e, uint64_t packets, uint64_t bytes,
 				 uint64_t now, bool sole)
 {
@@ -346,6 +337,13 @@ static inline void sl_ft_touch_n(struct sl_flow_entry *e, uint64_t packets, uint
 	}
 	if (__atomic_load_n(&e->last_ns, __ATOMIC_RELAXED) < now)
 		__atomic_store_n(&e->last_ns, now, __ATOMIC_RELAXED);
+}
+
+/* Count one packet of len bytes seen at now on e: sl_ft_touch_n(e, 1, len,
+ * now, false). */
+static inline void sl_ft_touch(struct sl_flow_entry *e, uint32_t len, uint64_t now)
+{
+	sl_ft_touch_n(e, 1, len, now, false);
 }
 
 enum sl_ft_insert_status {

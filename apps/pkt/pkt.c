@@ -20,7 +20,6 @@
 #define IPV4_HDR_MIN 20
 #define IPV6_HDR_LEN 40
 #define IPV6_EXT_MIN 8        /* every extension header is 8 bytes or more */
-#define IPPROTO_UDPLITE_ 136  /* not in every libc's netinet/in.h */
 
 static const char *const reason_names[SL_PKT_R_COUNT] = {
 	[SL_PKT_R_NONE] = "none",
@@ -52,12 +51,6 @@ static inline bool is_vlan_tpid(uint16_t type)
 	       type == ETHER_TYPE_VLAN_9100;
 }
 
-static inline bool has_ports(uint8_t proto)
-{
-	return proto == IPPROTO_TCP || proto == IPPROTO_UDP || proto == IPPROTO_SCTP ||
-	       proto == IPPROTO_UDPLITE_;
-}
-
 static inline bool is_ipv6_ext(uint8_t nh)
 {
 	return nh == IPPROTO_HOPOPTS || nh == IPPROTO_ROUTING || nh == IPPROTO_DSTOPTS ||
@@ -82,7 +75,7 @@ static enum sl_pkt_class take_ports(const struct rte_mbuf *m, struct sl_flow_key
 	uint8_t buf[4];
 	const uint8_t *p;
 
-	if (!info->first_fragment || !has_ports(key->proto))
+	if (!info->first_fragment || !sl_pkt_has_ports(key->proto))
 		return SL_PKT_IP;
 	if (l4 + 4 > end)
 		return malformed(key, info, SL_PKT_R_SHORT_L4);

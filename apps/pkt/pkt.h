@@ -37,8 +37,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include <netinet/in.h>
 
 #include <rte_byteorder.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
 #include <rte_mbuf.h>
 
 #include "flowkey.h"
@@ -83,6 +86,16 @@ struct sl_pkt_info {
 enum sl_pkt_class sl_pkt_parse_full(const struct rte_mbuf *m, struct sl_flow_key *key,
 				    struct sl_pkt_info *info);
 
+#define SL_IPPROTO_UDPLITE 136  /* not in every libc's netinet/in.h */
+
+/* Does the transport protocol carry 16-bit source and destination ports
+ * first (TCP, UDP, SCTP, UDP-Lite)? */
+static inline bool sl_pkt_has_ports(uint8_t proto)
+{
+	return proto == IPPROTO_TCP || proto == IPPROTO_UDP || proto == IPPROTO_SCTP ||
+	       proto == SL_IPPROTO_UDPLITE;
+}
+
 /* The IPv4 header of m if m is the commonest frame: untagged IPv4 without
  * options or fragmentation, carrying TCP, UDP, SCTP or UDP-Lite, total
  * length consistent with the frame, headers and ports in the first
@@ -92,20 +105,20 @@ enum sl_pkt_class sl_pkt_parse_full(const struct rte_mbuf *m, struct sl_flow_key
 static inline const uint8_t *sl_pkt_ipv4_simple(const struct rte_mbuf *m)
 {
 #if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
-	if (likely(rte_pktmbuf_data_len(m) >= 14 + 20 + 4)) {
+	const uint32_t l3 = RTE_ETHER_HDR_LEN, l4 = l3 + sizeof(struct rte_ipv4_hdr);
+	if (likely(rte_pktmbuf_data_len(m) >= l4 + 4)) {
 		const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
-		const uint8_t *h = f + 14;
-		uint16_t type, total, frag;
-		memcpy(&type, f + 12, 2);
-		memcpy(&total, h + 2, 2);
-		memcpy(&frag, h + 6, 2);
-		total = rte_be_to_cpu_16(total);
-		uint8_t proto = h[9];
-		if (type == RTE_BE16(0x0800) && h[0] == 0x45 && total >= 24 &&
-		    total <= rte_pktmbuf_pkt_len(m) - 14 &&
-		    (frag & RTE_BE16(0x3fff)) == 0 &&
-		    (proto == 6 || proto == 17 || proto == 132 || proto == 136))
-			return h;
+		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(f + l3);
+		uint16_t type;
+		memcpy(&type, f + 12, sizeof(type));
+		uint16_t total = rte_be_to_cpu_16(ip->total_length);
+		if (type == RTE_BE16(RTE_ETHER_TYPE_IPV4) &&
+		    ip->version_ihl == RTE_IPV4_VHL_DEF &&
+		    total >= l4 - l3 + 4 && total <= rte_pktmbuf_pkt_len(m) - l3 &&
+		    (ip->fragment_offset &
+		     RTE_BE16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)) == 0 &&
+		    sl_pkt_has_ports(ip->next_proto_id))
+			return f + l3;
 	}
 #else
 	(void)m;
@@ -123,26 +136,25 @@ static inline enum sl_pkt_class sl_pkt_parse(const struct rte_mbuf *m, struct sl
 {
 	const uint8_t *h = sl_pkt_ipv4_simple(m);
 	if (likely(h != NULL)) {
-		uint32_t src, dst, ports;
-		uint16_t total;
-		memcpy(&total, h + 2, 2);
-		memcpy(&src, h + 12, 4);
-		memcpy(&dst, h + 16, 4);
-		memcpy(&ports, h + 20, 4);
+		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)h;
+		uint32_t ports;
+		memcpy(&ports, h + sizeof(*ip), sizeof(ports));
 		uint64_t w[5] = {
-			4u | (uint64_t)h[9] << 8 |
+			4u | (uint64_t)ip->next_proto_id << 8 |
 				(uint64_t)rte_be_to_cpu_16((uint16_t)ports) << 16 |
 				(uint64_t)rte_be_to_cpu_16((uint16_t)(ports >> 16)) << 32,
-			src, 0, dst, 0,
+			ip->src_addr, 0, ip->dst_addr, 0,
 		};
 		memcpy(key, w, sizeof(w));
 		*info = (struct sl_pkt_info){
-			.ethertype = 0x0800, .l3_off = 14, .first_fragment = true,
-			.l4_off = 34, .l3_len = rte_be_to_cpu_16(total),
+			.ethertype = RTE_ETHER_TYPE_IPV4, .l3_off = RTE_ETHER_HDR_LEN,
+			.first_fragment = true,
+			.l4_off = RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr),
+			.l3_len = rte_be_to_cpu_16(ip->total_length),
 		};
 		return SL_PKT_IP;
 	}
-	return (enum sl_pkt_class)sl_pkt_parse_full(m, key, info);
+	return sl_pkt_parse_full(m, key, info);
 }
 
 /* Short name of a reason ("short_l3", "bad_ihl", ...), for counters and
