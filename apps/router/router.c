@@ -45,12 +45,14 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <rte_byteorder.h>
 #include <rte_ether.h>
+#include <rte_ip.h>
 
 #include "app.h"
 #include "epoch.h"
@@ -354,9 +356,10 @@ static void router_push(struct sl_app *app)
 			/* the commonest frame needs only its destination: no key */
 			const uint8_t *ip = sl_pkt_ipv4_simple(m);
 			uint32_t dst;
-			uint16_t l3_off = 14;
+			uint16_t l3_off = RTE_ETHER_HDR_LEN; /* the simple frame's */
 			if (likely(ip != NULL)) {
-				memcpy(&dst, ip + 16, sizeof(dst));
+				memcpy(&dst, ip + offsetof(struct rte_ipv4_hdr, dst_addr),
+				       sizeof(dst));
 			} else {
 				struct sl_flow_key key;
 				struct sl_pkt_info info;
