@@ -16,7 +16,8 @@
                                  from the flow records a flowcache sent as
                                  frames (pcap time of the record - its "end"):
                                  prints "n p0 p50 p90 p99 max" in ms
-  gen.py l3fwd-measure SOCK PID D [TID]   forwarding over D seconds: port 1's
+  gen.py ethdev-measure SOCK PID D [TID]  a DPDK program (l3fwd, testpmd)
+                                 forwarding over D seconds: port 1's
                                  opackets from the telemetry socket SOCK at the
                                  start and end, the CPU time of PID's thread
                                  TID (default PID's main thread: l3fwd's
@@ -253,7 +254,7 @@ def main(a):
         cmd_ofrules(int(a[1]), a[2])
     elif len(a) == 2 and a[0] == "records":
         cmd_records(a[1])
-    elif len(a) in (4, 5) and a[0] == "l3fwd-measure":
+    elif len(a) in (4, 5) and a[0] == "ethdev-measure":
         cmd_l3fwd_measure(a[1], int(a[2]), float(a[3]), int(a[4]) if len(a) == 5 else None)
     elif len(a) == 4 and a[0] == "ovs-expiry":
         cmd_ovs_expiry(a[1], int(a[2]), float(a[3]))
