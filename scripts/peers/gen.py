@@ -179,7 +179,7 @@ def cmd_records(path):
     print("%d %.1f %.1f %.1f %.1f %.1f" % (len(d), d[0], pct(d, .5), pct(d, .9), pct(d, .99), d[-1]))
 
 
-def cmd_l3fwd_measure(sock, pid, secs, tid=None):
+def cmd_ethdev_measure(sock, pid, secs, tid=None):
     import socket
     import time
     s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -255,7 +255,7 @@ def main(a):
     elif len(a) == 2 and a[0] == "records":
         cmd_records(a[1])
     elif len(a) in (4, 5) and a[0] == "ethdev-measure":
-        cmd_l3fwd_measure(a[1], int(a[2]), float(a[3]), int(a[4]) if len(a) == 5 else None)
+        cmd_ethdev_measure(a[1], int(a[2]), float(a[3]), int(a[4]) if len(a) == 5 else None)
     elif len(a) == 4 and a[0] == "ovs-expiry":
         cmd_ovs_expiry(a[1], int(a[2]), float(a[3]))
     else:
