@@ -348,8 +348,7 @@ static void fc_push(struct sl_app *app)
 		 * found above (its packets would then be missing from every
 		 * record): once this burst has inserted, a hit on an unlinked
 		 * entry looks again, and inserts the flow anew if it is gone. */
-		if (unlikely(misses != 0) && e != NULL &&
-		    __atomic_load_n(&e->linked, __ATOMIC_RELAXED) == 0)
+		if (unlikely(misses != 0) && e != NULL && !sl_ft_linked(p->t, e))
 			e = sl_ft_lookup(p->t, &keys[i], hash[i]);
 		/* An earlier packet of this burst may have inserted the flow:
 		 * look again where an insert went into a bucket like this. */
@@ -379,7 +378,7 @@ static void fc_push(struct sl_app *app)
 		}
 		/* Set or clear: a recycled mbuf may carry an old hint. */
 		if (p->route != NULL)
-			sl_route_hint_set(m, p->route, e != NULL ? (int)e->cookie - 1 : -1,
+			sl_route_hint_set(m, p->route, e != NULL ? (int)sl_ft_entry_cookie(p->t, e) - 1 : -1,
 					  key_dst4(&keys[i]));
 		pass[n_pass++] = m;
 	}

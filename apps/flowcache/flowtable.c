@@ -65,7 +65,7 @@ struct sl_flowtable {
 	uint64_t tick_ns;                    /* wheel mode: one slot */
 	uint64_t sweep_ns;                   /* scan mode: one sweep of a range */
 	uint32_t *id_stack;
-	size_t b_bytes, ent_bytes;
+	size_t b_bytes, ent_bytes, meta_bytes;
 
 	uint64_t live __attribute__((aligned(64)));
 
@@ -182,7 +182,8 @@ uint64_t sl_ft_mem_bytes(const struct sl_flowtable_conf *conf)
 	uint64_t ids = conf_ids(conf);
 	uint64_t handles = conf->n_handles > 0 ? conf->n_handles : 1;
 	uint64_t bytes = (uint64_t)conf_buckets(conf) * sizeof(struct sl_ft_bucket) +
-			 ids * sizeof(struct sl_flow_entry) + ids * sizeof(uint32_t) +
+			 ids * (sizeof(struct sl_flow_entry) + sizeof(struct sl_flow_meta)) +
+			 ids * sizeof(uint32_t) +
 			 sizeof(struct sl_flowtable) + handles * sizeof(struct sl_ft_handle);
 	if (conf->expiry == SL_FT_WHEEL)
 		bytes += handles * SL_FT_WHEEL_SLOTS * sizeof(uint32_t);
@@ -420,10 +421,12 @@ static int alloc_storage(struct sl_flowtable *t, const char *name, struct sl_err
 {
 	t->b_bytes = (size_t)t->n_buckets * sizeof(struct sl_ft_bucket);
 	t->ent_bytes = (size_t)t->n_ids * sizeof(struct sl_flow_entry);
+	t->meta_bytes = (size_t)t->n_ids * sizeof(struct sl_flow_meta);
 	t->ix.b = alloc_on(t->b_bytes, t->conf.socket);
 	t->ix.ent = alloc_on(t->ent_bytes, t->conf.socket);
+	t->ix.meta = alloc_on(t->meta_bytes, t->conf.socket);
 	t->id_stack = malloc((size_t)t->n_ids * sizeof(uint32_t));
-	if (t->ix.b == NULL || t->ix.ent == NULL || t->id_stack == NULL) {
+	if (t->ix.b == NULL || t->ix.ent == NULL || t->ix.meta == NULL || t->id_stack == NULL) {
 		char nb[32];
 		return sl_errf(err, ENOMEM, "table '%s': out of memory for %" PRIu32 " ids and "
 			       "their entries (%s in all)", name, t->n_ids,
@@ -580,6 +583,7 @@ void sl_ft_free(struct sl_flowtable *t)
 		return;
 	free_on(t->ix.b, t->b_bytes);
 	free_on(t->ix.ent, t->ent_bytes);
+	free_on(t->ix.meta, t->meta_bytes);
 	free(t->id_stack);
 	for (unsigned k = 0; k < t->conf.n_handles; k++)
 		free(t->h[k].w_head);
@@ -609,18 +613,25 @@ void sl_ft_prefetch_insert(const struct sl_flowtable *t, uint32_t hash)
 	for (unsigned w = 0; w < SL_FT_WAYS; w++)
 		if (ix[w] != 0) {
 			/* the choice reads last_ns, the unlink key and hash */
-			__builtin_prefetch(&t->ix.ent[ix[w] - 1].key, 0, 3);
-			__builtin_prefetch(&t->ix.ent[ix[w] - 1].hash, 0, 3);
+			__builtin_prefetch(&t->ix.ent[ix[w] - 1], 0, 3);
+			__builtin_prefetch(&t->ix.meta[ix[w] - 1], 0, 3);
 		}
 }
 
 /* ------------------------------------------------------------------ writers */
 
+/* The meta of entry e of t (the same index). */
+static inline struct sl_flow_meta *meta_of(const struct sl_flowtable *t,
+					   const struct sl_flow_entry *e)
+{
+	return &t->ix.meta[e - t->ix.ent];
+}
+
 static void free_entry(void *obj, void *arg)
 {
 	struct sl_flow_entry *e = obj;
 	struct sl_ft_handle *h = arg;
-	id_put(h, e->id);
+	id_put(h, sl_ft_entry_id(h->t, e));
 	sl_counter_add(&h->st.freed, 1);
 }
 
@@ -643,8 +654,8 @@ static uint64_t deadline_of(const struct sl_flowtable *t, const struct sl_flow_e
 	uint64_t d = UINT64_MAX, idle = idle_of(t), active = active_of(t);
 	if (idle != 0)
 		d = __atomic_load_n(&e->last_ns, __ATOMIC_RELAXED) + idle;
-	if (active != 0 && e->first_ns + active < d)
-		d = e->first_ns + active;
+	if (active != 0 && meta_of(t, e)->first_ns + active < d)
+		d = meta_of(t, e)->first_ns + active;
 	return d;
 }
 
@@ -673,15 +684,16 @@ static void wheel_add(struct sl_ft_handle *o, struct sl_flow_entry *e, uint64_t 
 	if (tick >= o->w_cursor + SL_FT_WHEEL_SLOTS)
 		tick = o->w_cursor + SL_FT_WHEEL_SLOTS - 1;
 	uint32_t slot = (uint32_t)(tick & (SL_FT_WHEEL_SLOTS - 1));
-	uint32_t ix = e->id + 1;
+	uint32_t ix = sl_ft_entry_id(t, e) + 1;
+	struct sl_flow_meta *m = meta_of(t, e);
 	spin_lock(&o->w_lock);
-	e->w_slot = slot;
-	e->w_prev = 0;
-	e->w_next = o->w_head[slot];
-	if (e->w_next != 0)
-		t->ix.ent[e->w_next - 1].w_prev = ix;
+	m->w_slot = slot;
+	m->w_prev = 0;
+	m->w_next = o->w_head[slot];
+	if (m->w_next != 0)
+		t->ix.meta[m->w_next - 1].w_prev = ix;
 	o->w_head[slot] = ix;
-	__atomic_store_n(&e->w_state, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&m->w_state, 1, __ATOMIC_RELAXED);
 	spin_unlock(&o->w_lock);
 }
 
@@ -690,16 +702,17 @@ static void wheel_add(struct sl_ft_handle *o, struct sl_flow_entry *e, uint64_t 
  * which finds it unlinked. */
 static void wheel_remove(struct sl_flowtable *t, struct sl_flow_entry *e)
 {
-	struct sl_ft_handle *o = &t->h[e->handle];
+	struct sl_flow_meta *m = meta_of(t, e);
+	struct sl_ft_handle *o = &t->h[m->handle];
 	spin_lock(&o->w_lock);
-	if (__atomic_load_n(&e->w_state, __ATOMIC_RELAXED) == 1) {
-		if (e->w_prev != 0)
-			t->ix.ent[e->w_prev - 1].w_next = e->w_next;
+	if (__atomic_load_n(&m->w_state, __ATOMIC_RELAXED) == 1) {
+		if (m->w_prev != 0)
+			t->ix.meta[m->w_prev - 1].w_next = m->w_next;
 		else
-			o->w_head[e->w_slot] = e->w_next;
-		if (e->w_next != 0)
-			t->ix.ent[e->w_next - 1].w_prev = e->w_prev;
-		__atomic_store_n(&e->w_state, 0, __ATOMIC_RELAXED);
+			o->w_head[m->w_slot] = m->w_next;
+		if (m->w_next != 0)
+			t->ix.meta[m->w_next - 1].w_prev = m->w_prev;
+		__atomic_store_n(&m->w_state, 0, __ATOMIC_RELAXED);
 	}
 	spin_unlock(&o->w_lock);
 }
@@ -712,16 +725,16 @@ static struct sl_flow_entry *unlink_way(struct sl_flowtable *t, struct sl_ft_buc
 	struct sl_flow_entry *e = &t->ix.ent[ix - 1];
 	__atomic_store_n(&b->idx[w], 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&b->sig[w], 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&e->linked, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&meta_of(t, e)->linked, 0, __ATOMIC_RELAXED);
 	__atomic_fetch_sub(&t->live, 1, __ATOMIC_RELAXED);
 	if (wheel_used(t))
 		wheel_remove(t, e);
 	rec->key = e->key;
-	rec->id = e->id;
+	rec->id = sl_ft_entry_id(t, e);
 	rec->reason = reason;
 	rec->packets = __atomic_load_n(&e->packets, __ATOMIC_RELAXED);
 	rec->bytes = __atomic_load_n(&e->bytes, __ATOMIC_RELAXED);
-	rec->first_ns = e->first_ns;
+	rec->first_ns = meta_of(t, e)->first_ns;
 	rec->last_ns = __atomic_load_n(&e->last_ns, __ATOMIC_RELAXED);
 	return e;
 }
@@ -803,7 +816,7 @@ struct sl_flow_entry *sl_ft_insert(struct sl_ft_handle *h, const struct sl_flow_
 		if (b->sig[w] != sig)
 			continue;
 		struct sl_flow_entry *o = &t->ix.ent[ix - 1];
-		if (o->hash == hash && sl_flow_key_eq(&o->key, k)) {
+		if (meta_of(t, o)->hash == hash && sl_flow_key_eq(&o->key, k)) {
 			spin_unlock(&b->lock);
 			if (got_id)
 				id_put(h, id);
@@ -848,16 +861,16 @@ struct sl_flow_entry *sl_ft_insert(struct sl_ft_handle *h, const struct sl_flow_
 	}
 
 	struct sl_flow_entry *e = &t->ix.ent[id];
+	struct sl_flow_meta *m = &t->ix.meta[id];
 	e->key = *k;
-	e->hash = hash;
-	e->id = id;
 	__atomic_store_n(&e->packets, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&e->bytes, 0, __ATOMIC_RELAXED);
-	e->first_ns = now;
 	__atomic_store_n(&e->last_ns, now, __ATOMIC_RELAXED);
-	e->cookie = cookie;
-	e->handle = h->k;
-	__atomic_store_n(&e->linked, 1, __ATOMIC_RELAXED);
+	m->hash = hash;
+	m->first_ns = now;
+	m->cookie = cookie;
+	m->handle = h->k;
+	__atomic_store_n(&m->linked, 1, __ATOMIC_RELAXED);
 	if (wheel_used(t))
 		wheel_add(h, e, now, 0);
 	__atomic_store_n(&b->sig[free_way], sig, __ATOMIC_RELAXED);
@@ -883,7 +896,8 @@ static bool expired(const struct sl_flowtable *t, const struct sl_flow_entry *e,
 		*why = SL_FT_IDLE;
 		return true;
 	}
-	if (active != 0 && now >= e->first_ns && now - e->first_ns >= active) {
+	uint64_t first = active != 0 ? meta_of(t, e)->first_ns : 0;
+	if (active != 0 && now >= first && now - first >= active) {
 		*why = SL_FT_ACTIVE;
 		return true;
 	}
@@ -920,22 +934,23 @@ static unsigned wheel_fire(struct sl_ft_handle *h, struct sl_flow_entry *e, uint
 			   bool may_unlink)
 {
 	struct sl_flowtable *t = h->t;
-	struct sl_ft_bucket *b = &t->ix.b[e->hash & t->ix.mask];
+	struct sl_flow_meta *m = meta_of(t, e);
+	struct sl_ft_bucket *b = &t->ix.b[m->hash & t->ix.mask];
 	spin_lock(&b->lock);
-	if (__atomic_load_n(&e->linked, __ATOMIC_RELAXED) == 0) {
+	if (__atomic_load_n(&m->linked, __ATOMIC_RELAXED) == 0) {
 		/* another writer unlinked it meanwhile (and left it to us) */
-		__atomic_store_n(&e->w_state, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&m->w_state, 0, __ATOMIC_RELAXED);
 		spin_unlock(&b->lock);
 		return 0;
 	}
 	enum sl_ft_reason r;
 	if (may_unlink && expired(t, e, now, &r)) {
 		for (unsigned w = 0; w < SL_FT_WAYS; w++) {
-			if (b->idx[w] != e->id + 1)
+			if (b->idx[w] != sl_ft_entry_id(t, e) + 1)
 				continue;
 			struct sl_flow_record rec;
 			unlink_way(t, b, w, r, &rec);
-			__atomic_store_n(&e->w_state, 0, __ATOMIC_RELAXED);
+			__atomic_store_n(&m->w_state, 0, __ATOMIC_RELAXED);
 			spin_unlock(&b->lock);
 			finish_unlink(h, e, &rec);
 			return 1;
@@ -964,23 +979,23 @@ static unsigned wheel_expire(struct sl_ft_handle *h, uint64_t now, unsigned cap)
 		spin_lock(&h->w_lock);
 		uint32_t list = h->w_head[slot], ix = list;
 		while (ix != 0 && n < budget) {
-			struct sl_flow_entry *e = &t->ix.ent[ix - 1];
-			__atomic_store_n(&e->w_state, 2, __ATOMIC_RELAXED);
+			struct sl_flow_meta *m = &t->ix.meta[ix - 1];
+			__atomic_store_n(&m->w_state, 2, __ATOMIC_RELAXED);
 			last = ix;
-			ix = e->w_next;
+			ix = m->w_next;
 			n++;
 		}
 		h->w_head[slot] = ix;          /* what is left stays filed */
 		if (ix != 0)
-			t->ix.ent[ix - 1].w_prev = 0;
+			t->ix.meta[ix - 1].w_prev = 0;
 		if (last != 0)
-			t->ix.ent[last - 1].w_next = 0;
+			t->ix.meta[last - 1].w_next = 0;
 		spin_unlock(&h->w_lock);
 		budget -= n > 0 ? n : 1;
 		visited += n > 0 ? n : 1;
 		for (ix = list; n > 0 && ix != 0;) {
 			struct sl_flow_entry *e = &t->ix.ent[ix - 1];
-			ix = e->w_next;
+			ix = t->ix.meta[ix - 1].w_next;
 			/* past the cap: filed again, into this slot if due */
 			done += wheel_fire(h, e, now, done < cap);
 		}

@@ -9,10 +9,11 @@
  * Layout.  The number of buckets is a power of two, at least capacity / 2,
  * so that a full table fills about a quarter of the ways; a bucket is one cache line with a
  * spinlock and SL_FT_WAYS ways (16-bit signature + entry index).  A key lives
- * only in bucket hash & (buckets - 1).  Entries live in an array indexed by
- * flow id; the id pool (`ids` ids, >= capacity) hands them out.  An entry's
- * memory and its id are one thing: both are released together, when the
- * grace period of its retirement ends.
+ * only in bucket hash & (buckets - 1).  Entries (64 bytes: key and counters)
+ * live in an array indexed by flow id, their metas (hash, times, cookie,
+ * links) in a second array with the same index; the id pool (`ids` ids,
+ * >= capacity) hands them out.  An entry's memory and its id are one thing:
+ * both are released together, when the grace period of its retirement ends.
  *
  * Readers.  sl_ft_lookup() takes no lock and writes nothing; the entry it
  * returns stays valid (its memory is not reused) until the calling worker's
@@ -118,27 +119,33 @@ enum sl_ft_reason {
 	SL_FT_REASONS
 };
 
+/* An entry is two parts with one index (its flow id): the entry proper,
+ * one cache line that is all a hit reads (lookup) and writes (touch), and
+ * its meta, in an array of its own, that only inserts, writers and callers
+ * of the accessors below read.  At many flows a hit thus brings in one line
+ * of the entries' array, and the lines it brings in are all hot ones. */
 struct sl_flow_entry {
-	/* First cache line: all that a hit reads (lookup) and writes (touch). */
 	struct sl_flow_key key;
 	uint64_t packets;         /* sl_ft_touch */
 	uint64_t bytes;
 	uint64_t last_ns;         /* relaxed stores (sl_ft_touch) */
-	/* Second line: set at insert, read by writers (and cookie by callers). */
+} __attribute__((aligned(64)));
+
+_Static_assert(sizeof(struct sl_flow_entry) == 64, "a hit touches one cache line of its entry");
+
+/* The rest of an entry: set at insert, read by writers (and the cookie and
+ * linked flag by callers, through sl_ft_entry_cookie and sl_ft_linked). */
+struct sl_flow_meta {
 	uint32_t hash;
-	uint32_t id;              /* flow id, also the entry's index */
+	uint32_t handle;          /* handle that inserted it */
 	uint64_t first_ns;        /* set at insert */
 	uint64_t cookie;          /* the caller's cached decision, set at insert */
 	uint32_t linked;          /* 1 while reachable from a bucket (bucket lock) */
-	uint32_t handle;          /* handle that inserted it */
 	/* wheel mode: the owner's wheel list (ids + 1), under its wheel lock */
 	uint32_t w_next, w_prev;
 	uint32_t w_slot;
 	uint32_t w_state;         /* 0 not filed, 1 in a slot, 2 taken out to fire */
 } __attribute__((aligned(64)));
-
-_Static_assert(__builtin_offsetof(struct sl_flow_entry, last_ns) + sizeof(uint64_t) <= 64,
-	       "a hit touches one cache line of its entry");
 
 /* A flow record: what the table reports for an entry it unlinks. */
 struct sl_flow_record {
@@ -190,6 +197,7 @@ struct sl_ft_bucket {
 struct sl_ft_index {
 	struct sl_ft_bucket *b;
 	struct sl_flow_entry *ent;
+	struct sl_flow_meta *meta;  /* meta[i] goes with ent[i] */
 	uint32_t mask;            /* buckets - 1 */
 };
 
@@ -279,8 +287,8 @@ const struct sl_flowtable_conf *sl_ft_conf(const struct sl_flowtable *t);
  * table's, borrowed: its memory stays the entry of k until the caller's next
  * sl_epoch_quiesce() or sl_epoch_offline(), even if a writer unlinks it
  * meanwhile (then a later lookup misses it, and what sl_ft_touch adds is
- * not in its record).  Read its key, id and cookie; change it only with
- * sl_ft_touch. */
+ * not in its record).  Read its key (and its id, cookie and linked flag
+ * with the accessors below); change it only with sl_ft_touch. */
 static inline struct sl_flow_entry *sl_ft_lookup(const struct sl_flowtable *t,
 						 const struct sl_flow_key *k, uint32_t hash)
 {
@@ -293,12 +301,33 @@ static inline struct sl_flow_entry *sl_ft_lookup(const struct sl_flowtable *t,
 		uint32_t id1 = __atomic_load_n(&b->idx[w], __ATOMIC_ACQUIRE);
 		if (id1 == 0)
 			continue;
-		/* the key alone: the entry's hash is on its second line */
+		/* the key alone: the entry's hash is in its meta */
 		struct sl_flow_entry *e = &ix->ent[id1 - 1];
 		if (sl_flow_key_eq(&e->key, k))
 			return e;
 	}
 	return NULL;
+}
+
+/* An entry's flow id (also its index), its cookie (as inserted), and
+ * whether it is still reachable from its bucket (a relaxed read: an entry
+ * found by a lookup may be unlinked by a writer at any moment).  e is an
+ * entry of t, borrowed by the rules of sl_ft_lookup.  Any worker. */
+static inline uint32_t sl_ft_entry_id(const struct sl_flowtable *t, const struct sl_flow_entry *e)
+{
+	return (uint32_t)(e - ((const struct sl_ft_index *)t)->ent);
+}
+
+static inline uint64_t sl_ft_entry_cookie(const struct sl_flowtable *t,
+					  const struct sl_flow_entry *e)
+{
+	return ((const struct sl_ft_index *)t)->meta[sl_ft_entry_id(t, e)].cookie;
+}
+
+static inline bool sl_ft_linked(const struct sl_flowtable *t, const struct sl_flow_entry *e)
+{
+	const struct sl_flow_meta *m = &((const struct sl_ft_index *)t)->meta[sl_ft_entry_id(t, e)];
+	return __atomic_load_n(&m->linked, __ATOMIC_RELAXED) != 0;
 }
 
 /* Prefetch the bucket of hash (before a lookup later in the burst).  Any

@@ -109,7 +109,7 @@ static void *run(void *arg)
 		}
 		for (unsigned j = 0; j < n_held; j++) {
 			CHECK(sl_flow_key_eq(&held[j]->key, &held_key[j]) &&
-			      held[j]->cookie == ((uint64_t)held_key[j].dport << 16 | held_key[j].sport),
+			      sl_ft_entry_cookie(table, held[j]) == ((uint64_t)held_key[j].dport << 16 | held_key[j].sport),
 			      "worker %u: an entry changed before the grace period ended", w->k);
 			w->checks_done++;
 		}

@@ -315,7 +315,7 @@ static void test_expiry_timing(enum sl_ft_expiry mode)
 		}
 		if (timing.now % 100000 == 0 && timing.now <= 400000)
 			for (unsigned j = 0; j < 300 && j <= i; j += 3)
-				if (e[j]->linked)
+				if (sl_ft_linked(t, e[j]))
 					sl_ft_touch(e[j], 1, timing.now);
 		sl_ft_expire(h, timing.now);
 		sl_epoch_quiesce(ep, w);
@@ -466,7 +466,7 @@ static void test_eviction_and_limits(void)
 	/* same key again: found, not inserted twice */
 	CHECK(sl_ft_insert(r.h, &k, sl_flow_key_hash(&k), 102, 0, &st) != NULL && st == SL_FT_FOUND,
 	      "second insert of one key: %d", st);
-	CHECK(sl_ft_lookup(r.t, &k, sl_flow_key_hash(&k))->cookie == 0, "cookie");
+	CHECK(sl_ft_entry_cookie(r.t, sl_ft_lookup(r.t, &k, sl_flow_key_hash(&k))) == 0, "cookie");
 	k = key_of(0);
 	CHECK(sl_ft_lookup(r.t, &k, sl_flow_key_hash(&k)) == first, "recently seen flow kept");
 	rig_free(&r);
@@ -569,9 +569,12 @@ static void test_memory(void)
 	char want[512];
 
 	/* What a table needs: buckets (a power of two >= capacity / 2, a cache
-	 * line each), an entry and an id per id, the table and its handles. */
+	 * line each), an entry, its meta and an id per id, the table and its
+	 * handles. */
 	uint64_t need = sl_ft_mem_bytes(&c);
-	uint64_t parts = 262144ull * 64 + 375000ull * sizeof(struct sl_flow_entry) + 375000ull * 4;
+	uint64_t parts = 262144ull * 64 +
+			 375000ull * (sizeof(struct sl_flow_entry) + sizeof(struct sl_flow_meta)) +
+			 375000ull * 4;
 	CHECK(need >= parts && need < parts + 65536, "needs %llu bytes, parts %llu",
 	      (unsigned long long)need, (unsigned long long)parts);
 	c.expiry = SL_FT_WHEEL;
