@@ -124,8 +124,12 @@ static inline unsigned sl_link_receive_sum(struct sl_link *l, struct rte_mbuf **
 		n = l->write - l->read;
 		if (n > max)
 			n = max;
-		for (unsigned i = 0; i < n; i++)
-			pkts[i] = l->slots[(l->read + i) & l->mask];
+		/* at most two runs of the ring, each a plain (vectorised) copy */
+		unsigned at = l->read & l->mask, run = RTE_MIN(n, l->mask + 1 - at);
+		for (unsigned i = 0; i < run; i++)
+			pkts[i] = l->slots[at + i];
+		for (unsigned i = run; i < n; i++)
+			pkts[i] = l->slots[i - run];
 		l->read += n;
 	}
 	uint64_t b = sl_pkts_bytes(pkts, n);
@@ -159,8 +163,11 @@ static inline void sl_link_transmit(struct sl_link *l, struct rte_mbuf **pkts,
 	} else {
 		unsigned room = l->mask + 1 - (l->write - l->read);
 		sent = n < room ? n : room;
-		for (unsigned i = 0; i < sent; i++)
-			l->slots[(l->write + i) & l->mask] = pkts[i];
+		unsigned at = l->write & l->mask, run = RTE_MIN(sent, l->mask + 1 - at);
+		for (unsigned i = 0; i < run; i++)
+			l->slots[at + i] = pkts[i];
+		for (unsigned i = run; i < sent; i++)
+			l->slots[i - run] = pkts[i];
 		l->write += sent;
 	}
 	if (unlikely(sent < n)) {
