@@ -612,20 +612,13 @@ void sl_ft_prefetch_insert(const struct sl_flowtable *t, uint32_t hash)
 		return;
 	for (unsigned w = 0; w < SL_FT_WAYS; w++)
 		if (ix[w] != 0) {
-			/* the choice reads last_ns, the unlink key and hash */
+			/* the choice reads last_ns, the unlink the key and the meta */
 			__builtin_prefetch(&t->ix.ent[ix[w] - 1], 0, 3);
 			__builtin_prefetch(&t->ix.meta[ix[w] - 1], 0, 3);
 		}
 }
 
 /* ------------------------------------------------------------------ writers */
-
-/* The meta of entry e of t (the same index). */
-static inline struct sl_flow_meta *meta_of(const struct sl_flowtable *t,
-					   const struct sl_flow_entry *e)
-{
-	return &t->ix.meta[e - t->ix.ent];
-}
 
 static void free_entry(void *obj, void *arg)
 {
@@ -654,8 +647,8 @@ static uint64_t deadline_of(const struct sl_flowtable *t, const struct sl_flow_e
 	uint64_t d = UINT64_MAX, idle = idle_of(t), active = active_of(t);
 	if (idle != 0)
 		d = __atomic_load_n(&e->last_ns, __ATOMIC_RELAXED) + idle;
-	if (active != 0 && meta_of(t, e)->first_ns + active < d)
-		d = meta_of(t, e)->first_ns + active;
+	if (active != 0 && sl_ft_meta(t, e)->first_ns + active < d)
+		d = sl_ft_meta(t, e)->first_ns + active;
 	return d;
 }
 
@@ -685,7 +678,7 @@ static void wheel_add(struct sl_ft_handle *o, struct sl_flow_entry *e, uint64_t 
 		tick = o->w_cursor + SL_FT_WHEEL_SLOTS - 1;
 	uint32_t slot = (uint32_t)(tick & (SL_FT_WHEEL_SLOTS - 1));
 	uint32_t ix = sl_ft_entry_id(t, e) + 1;
-	struct sl_flow_meta *m = meta_of(t, e);
+	struct sl_flow_meta *m = sl_ft_meta(t, e);
 	spin_lock(&o->w_lock);
 	m->w_slot = slot;
 	m->w_prev = 0;
@@ -702,7 +695,7 @@ static void wheel_add(struct sl_ft_handle *o, struct sl_flow_entry *e, uint64_t 
  * which finds it unlinked. */
 static void wheel_remove(struct sl_flowtable *t, struct sl_flow_entry *e)
 {
-	struct sl_flow_meta *m = meta_of(t, e);
+	struct sl_flow_meta *m = sl_ft_meta(t, e);
 	struct sl_ft_handle *o = &t->h[m->handle];
 	spin_lock(&o->w_lock);
 	if (__atomic_load_n(&m->w_state, __ATOMIC_RELAXED) == 1) {
@@ -725,7 +718,7 @@ static struct sl_flow_entry *unlink_way(struct sl_flowtable *t, struct sl_ft_buc
 	struct sl_flow_entry *e = &t->ix.ent[ix - 1];
 	__atomic_store_n(&b->idx[w], 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&b->sig[w], 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&meta_of(t, e)->linked, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&sl_ft_meta(t, e)->linked, 0, __ATOMIC_RELAXED);
 	__atomic_fetch_sub(&t->live, 1, __ATOMIC_RELAXED);
 	if (wheel_used(t))
 		wheel_remove(t, e);
@@ -734,7 +727,7 @@ static struct sl_flow_entry *unlink_way(struct sl_flowtable *t, struct sl_ft_buc
 	rec->reason = reason;
 	rec->packets = __atomic_load_n(&e->packets, __ATOMIC_RELAXED);
 	rec->bytes = __atomic_load_n(&e->bytes, __ATOMIC_RELAXED);
-	rec->first_ns = meta_of(t, e)->first_ns;
+	rec->first_ns = sl_ft_meta(t, e)->first_ns;
 	rec->last_ns = __atomic_load_n(&e->last_ns, __ATOMIC_RELAXED);
 	return e;
 }
@@ -816,7 +809,7 @@ struct sl_flow_entry *sl_ft_insert(struct sl_ft_handle *h, const struct sl_flow_
 		if (b->sig[w] != sig)
 			continue;
 		struct sl_flow_entry *o = &t->ix.ent[ix - 1];
-		if (meta_of(t, o)->hash == hash && sl_flow_key_eq(&o->key, k)) {
+		if (sl_ft_meta(t, o)->hash == hash && sl_flow_key_eq(&o->key, k)) {
 			spin_unlock(&b->lock);
 			if (got_id)
 				id_put(h, id);
@@ -896,8 +889,8 @@ static bool expired(const struct sl_flowtable *t, const struct sl_flow_entry *e,
 		*why = SL_FT_IDLE;
 		return true;
 	}
-	uint64_t first = active != 0 ? meta_of(t, e)->first_ns : 0;
-	if (active != 0 && now >= first && now - first >= active) {
+	if (active != 0 && now >= sl_ft_meta(t, e)->first_ns &&
+	    now - sl_ft_meta(t, e)->first_ns >= active) {
 		*why = SL_FT_ACTIVE;
 		return true;
 	}
@@ -934,7 +927,7 @@ static unsigned wheel_fire(struct sl_ft_handle *h, struct sl_flow_entry *e, uint
 			   bool may_unlink)
 {
 	struct sl_flowtable *t = h->t;
-	struct sl_flow_meta *m = meta_of(t, e);
+	struct sl_flow_meta *m = sl_ft_meta(t, e);
 	struct sl_ft_bucket *b = &t->ix.b[m->hash & t->ix.mask];
 	spin_lock(&b->lock);
 	if (__atomic_load_n(&m->linked, __ATOMIC_RELAXED) == 0) {
@@ -945,8 +938,9 @@ static unsigned wheel_fire(struct sl_ft_handle *h, struct sl_flow_entry *e, uint
 	}
 	enum sl_ft_reason r;
 	if (may_unlink && expired(t, e, now, &r)) {
+		uint32_t ix = sl_ft_entry_id(t, e) + 1;
 		for (unsigned w = 0; w < SL_FT_WAYS; w++) {
-			if (b->idx[w] != sl_ft_entry_id(t, e) + 1)
+			if (b->idx[w] != ix)
 				continue;
 			struct sl_flow_record rec;
 			unlink_way(t, b, w, r, &rec);

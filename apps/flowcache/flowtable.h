@@ -318,16 +318,22 @@ static inline uint32_t sl_ft_entry_id(const struct sl_flowtable *t, const struct
 	return (uint32_t)(e - ((const struct sl_ft_index *)t)->ent);
 }
 
+/* e's meta (the table's own; callers read it through the two below). */
+static inline struct sl_flow_meta *sl_ft_meta(const struct sl_flowtable *t,
+					      const struct sl_flow_entry *e)
+{
+	return &((const struct sl_ft_index *)t)->meta[sl_ft_entry_id(t, e)];
+}
+
 static inline uint64_t sl_ft_entry_cookie(const struct sl_flowtable *t,
 					  const struct sl_flow_entry *e)
 {
-	return ((const struct sl_ft_index *)t)->meta[sl_ft_entry_id(t, e)].cookie;
+	return sl_ft_meta(t, e)->cookie;
 }
 
 static inline bool sl_ft_linked(const struct sl_flowtable *t, const struct sl_flow_entry *e)
 {
-	const struct sl_flow_meta *m = &((const struct sl_ft_index *)t)->meta[sl_ft_entry_id(t, e)];
-	return __atomic_load_n(&m->linked, __ATOMIC_RELAXED) != 0;
+	return __atomic_load_n(&sl_ft_meta(t, e)->linked, __ATOMIC_RELAXED) != 0;
 }
 
 /* Prefetch the bucket of hash (before a lookup later in the burst).  Any
