@@ -29,6 +29,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_branch_prediction.h>
 #include <rte_common.h>
@@ -124,12 +125,10 @@ static inline unsigned sl_link_receive_sum(struct sl_link *l, struct rte_mbuf **
 		n = l->write - l->read;
 		if (n > max)
 			n = max;
-		/* at most two runs of the ring, each a plain (vectorised) copy */
+		/* at most two runs of the ring, each one memcpy */
 		unsigned at = l->read & l->mask, run = RTE_MIN(n, l->mask + 1 - at);
-		for (unsigned i = 0; i < run; i++)
-			pkts[i] = l->slots[at + i];
-		for (unsigned i = run; i < n; i++)
-			pkts[i] = l->slots[i - run];
+		memcpy(pkts, &l->slots[at], run * sizeof(*pkts));
+		memcpy(pkts + run, l->slots, (n - run) * sizeof(*pkts));
 		l->read += n;
 	}
 	uint64_t b = sl_pkts_bytes(pkts, n);
@@ -164,10 +163,8 @@ static inline void sl_link_transmit(struct sl_link *l, struct rte_mbuf **pkts,
 		unsigned room = l->mask + 1 - (l->write - l->read);
 		sent = n < room ? n : room;
 		unsigned at = l->write & l->mask, run = RTE_MIN(sent, l->mask + 1 - at);
-		for (unsigned i = 0; i < run; i++)
-			l->slots[at + i] = pkts[i];
-		for (unsigned i = run; i < sent; i++)
-			l->slots[i - run] = pkts[i];
+		memcpy(&l->slots[at], pkts, run * sizeof(*pkts));
+		memcpy(l->slots, pkts + run, (sent - run) * sizeof(*pkts));
 		l->write += sent;
 	}
 	if (unlikely(sent < n)) {
