@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# scripts/bench-forward: bad options are refused with a message and exit
+# status 2, before anything is built or run.  (The benchmark itself is run
+# by hand or by scripts/bench-peers; nothing here asserts a rate.)
+. "$(dirname "$0")/lib.sh"
+B="$SRC/scripts/bench-forward"
+
+bad() {  # bad EXPECTED-TEXT ARGS...
+  local want=$1; shift
+  "$B" "$@" >"$T/out" 2>&1
+  local rc=$?
+  [[ $rc -eq 2 ]] || { cat "$T/out"; fail "bench-forward $* exited $rc, expected 2"; }
+  expect_in "$T/out" "$want"
+  expect_in "$T/out" "try: scripts/bench-forward --help"
+}
+bad "bench-forward: unknown argument '--bogus'" --bogus
+bad "bench-forward: --runs must be a positive integer" --runs 0
+bad "bench-forward: --duration needs a value" --duration
+bad "bench-forward: --size must be 60..2048" --size 59
+bad "bench-forward: --direction must be bi or uni" --direction both
+bad "bench-forward: --pool-ops must be sluice or dpdk" --pool-ops stack
+bad "bench-forward: --accounting must be on or off" --accounting maybe
+bad "bench-forward: --memory must be 4k or huge" --memory 1g
+bad "bench-forward: --worker-core must be a CPU number" --worker-core x
+ok "bad options refused with exit status 2"
+
+"$B" --help >"$T/help" 2>&1 || fail "bench-forward --help exited $?"
+expect_in "$T/help" "--memory M"
+ok "--help lists --memory"
