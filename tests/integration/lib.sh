@@ -30,6 +30,16 @@ expect_exit() {
   [[ $rc -eq $want ]] || { cat "$log" >&2; fail "sluice $* exited $rc, expected $want"; }
 }
 
+# expect_refused TEXT ARGS...: run the script $B with ARGS (its output in
+# $T/out) and fail unless it exits 2 (a usage error) saying TEXT.
+expect_refused() {
+  local want=$1; shift
+  "$B" "$@" >"$T/out" 2>&1
+  local rc=$?
+  [[ $rc -eq 2 ]] || { cat "$T/out"; fail "${B##*/} $* exited $rc, expected 2"; }
+  expect_in "$T/out" "$want"
+}
+
 # expect_in LOG TEXT: fail unless LOG contains TEXT (fixed string).
 expect_in() {
   grep -qF -- "$2" "$1" || { cat "$1" >&2; fail "expected '$2' in the output"; }

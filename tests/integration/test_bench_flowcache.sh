@@ -7,19 +7,12 @@
 B="$SRC/scripts/bench-flowcache"
 export SLUICE SLUICE_BENCH_NO_BUILD=1
 
-bad() {  # bad EXPECTED-TEXT ARGS...
-  local want=$1; shift
-  "$B" "$@" >"$T/out" 2>&1
-  local rc=$?
-  [[ $rc -eq 2 ]] || { cat "$T/out"; fail "bench-flowcache $* exited $rc, expected 2"; }
-  expect_in "$T/out" "$want"
-}
-bad "bench-flowcache: unknown argument '--bogus'" --bogus
-bad "bench-flowcache: --runs must be a positive integer" --runs 0
-bad "bench-flowcache: unknown load 'heavy' (pressure, churn, unique)" --loads heavy
-bad "bench-flowcache: unknown policy 'lazy' (immediate, batch, qsbr)" --policies lazy
-bad "bench-flowcache: --expiry must be scan or wheel" --expiry timer
-bad "bench-flowcache: --workers needs a value" --workers
+expect_refused "bench-flowcache: unknown argument '--bogus'" --bogus
+expect_refused "bench-flowcache: --runs must be a positive integer" --runs 0
+expect_refused "bench-flowcache: unknown load 'heavy' (pressure, churn, unique)" --loads heavy
+expect_refused "bench-flowcache: unknown policy 'lazy' (immediate, batch, qsbr)" --policies lazy
+expect_refused "bench-flowcache: --expiry must be scan or wheel" --expiry timer
+expect_refused "bench-flowcache: --workers needs a value" --workers
 ok "bad options refused with exit status 2"
 
 "$B" --workers 1 --runs 1 --duration 1 --loads unique --policies immediate,batch \

@@ -5,12 +5,8 @@
 . "$(dirname "$0")/lib.sh"
 B="$SRC/scripts/bench-forward"
 
-bad() {  # bad EXPECTED-TEXT ARGS...
-  local want=$1; shift
-  "$B" "$@" >"$T/out" 2>&1
-  local rc=$?
-  [[ $rc -eq 2 ]] || { cat "$T/out"; fail "bench-forward $* exited $rc, expected 2"; }
-  expect_in "$T/out" "$want"
+bad() {  # bad TEXT ARGS...: refused, and pointed to --help
+  expect_refused "$@"
   expect_in "$T/out" "try: scripts/bench-forward --help"
 }
 bad "bench-forward: unknown argument '--bogus'" --bogus

@@ -12,22 +12,15 @@
 B="$SRC/scripts/bench-peers"
 export SLUICE SLUICE_BENCH_NO_BUILD=1
 
-bad() {  # bad EXPECTED-TEXT ARGS...
-  local want=$1; shift
-  "$B" "$@" >"$T/out" 2>&1
-  local rc=$?
-  [[ $rc -eq 2 ]] || { cat "$T/out"; fail "bench-peers $* exited $rc, expected 2"; }
-  expect_in "$T/out" "$want"
-}
-bad "bench-peers: unknown argument '--bogus'" --bogus
-bad "bench-peers: --runs must be a positive integer" --runs 0
-bad "bench-peers: unknown part 'vpp' (testpmd, l3fwd, ovs, expiry)" --parts ovs,vpp
-bad "bench-peers: --expiry-flows must be 1..131072" --expiry-flows 0
-bad "bench-peers: --flows values must be 1..16777216" --flows 1,0
-bad "bench-peers: --duration needs a value" --duration
-bad "bench-peers: unknown OVS rule set 'megaflow' (port, exact)" --ovs-rules port,megaflow
-bad "bench-peers: --ovs-rules needs port, exact or both" --ovs-rules ""
-bad "bench-peers: unknown floor engine 'vpp-io' (sluice-io, testpmd-io, or none)" --floors sluice-io,vpp-io
+expect_refused "bench-peers: unknown argument '--bogus'" --bogus
+expect_refused "bench-peers: --runs must be a positive integer" --runs 0
+expect_refused "bench-peers: unknown part 'vpp' (testpmd, l3fwd, ovs, expiry)" --parts ovs,vpp
+expect_refused "bench-peers: --expiry-flows must be 1..131072" --expiry-flows 0
+expect_refused "bench-peers: --flows values must be 1..16777216" --flows 1,0
+expect_refused "bench-peers: --duration needs a value" --duration
+expect_refused "bench-peers: unknown OVS rule set 'megaflow' (port, exact)" --ovs-rules port,megaflow
+expect_refused "bench-peers: --ovs-rules needs port, exact or both" --ovs-rules ""
+expect_refused "bench-peers: unknown floor engine 'vpp-io' (sluice-io, testpmd-io, or none)" --floors sluice-io,vpp-io
 ok "bad options refused with exit status 2"
 
 SUMMARY_RE='^summary: testpmd_ratio=(NA|[0-9]+\.[0-9]+) l3fwd_ratio=(NA|[0-9]+\.[0-9]+) ovs_ratio_min=(NA|[0-9]+\.[0-9]+) testpmd_pool_ratio=(NA|[0-9]+\.[0-9]+)$'

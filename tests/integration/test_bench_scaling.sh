@@ -8,20 +8,13 @@
 B="$SRC/scripts/bench-scaling"
 export SLUICE SLUICE_BENCH_NO_BUILD=1
 
-bad() {  # bad EXPECTED-TEXT ARGS...
-  local want=$1; shift
-  "$B" "$@" >"$T/out" 2>&1
-  local rc=$?
-  [[ $rc -eq 2 ]] || { cat "$T/out"; fail "bench-scaling $* exited $rc, expected 2"; }
-  expect_in "$T/out" "$want"
-}
-bad "bench-scaling: unknown argument '--bogus'" --bogus
-bad "bench-scaling: --runs must be a positive integer" --runs 0
-bad "bench-scaling: --duration needs a value" --duration
-bad "bench-scaling: --source must be pcap or null" --source ring
-bad "bench-scaling: --placement must be explicit or auto" --placement spread
-bad "bench-scaling: --counts must include 1 (the scaling is relative to one worker)" --counts 2,4
-bad "bench-scaling: --max-workers must be at most the CPUs this process may use" --max-workers 4096
+expect_refused "bench-scaling: unknown argument '--bogus'" --bogus
+expect_refused "bench-scaling: --runs must be a positive integer" --runs 0
+expect_refused "bench-scaling: --duration needs a value" --duration
+expect_refused "bench-scaling: --source must be pcap or null" --source ring
+expect_refused "bench-scaling: --placement must be explicit or auto" --placement spread
+expect_refused "bench-scaling: --counts must include 1 (the scaling is relative to one worker)" --counts 2,4
+expect_refused "bench-scaling: --max-workers must be at most the CPUs this process may use" --max-workers 4096
 ok "bad options refused with exit status 2"
 
 mapfile -t cpus < <(python3 -c 'import os; print("\n".join(str(c) for c in sorted(os.sched_getaffinity(0))))')

@@ -1,0 +1,26 @@
+# Sourced by the bench scripts: 2 MB hugepages reserved for a run and given
+# back after it.
+#   hugepages MB          at least MB of free 2 MB pages, reserving the
+#                         missing ones as root; 1 with HP_WHY set if not
+#   hugepages_give_back   what hugepages added, not more (others may have
+#                         reserved pages meanwhile); for the EXIT trap
+hp_added=0 HP_WHY=""
+hugepages() {
+  local need=$(($1 / 2)) total free
+  total=$(awk '/^HugePages_Total:/{print $2}' /proc/meminfo)
+  free=$(awk '/^HugePages_Free:/{print $2}' /proc/meminfo)
+  ((free >= need)) && return 0
+  if ((EUID != 0)); then HP_WHY="$free free 2 MB hugepages, $need needed, and not root to reserve them"; return 1; fi
+  echo $((total + need - free)) >/proc/sys/vm/nr_hugepages 2>/dev/null || true
+  hp_added=$((hp_added + $(cat /proc/sys/vm/nr_hugepages) - total))
+  free=$(awk '/^HugePages_Free:/{print $2}' /proc/meminfo)
+  ((free >= need)) && return 0
+  HP_WHY="only $free of $need 2 MB hugepages could be reserved"
+  return 1
+}
+hugepages_give_back() {
+  if ((hp_added > 0)); then
+    echo $(($(cat /proc/sys/vm/nr_hugepages) - hp_added)) >/proc/sys/vm/nr_hugepages 2>/dev/null || true
+    hp_added=0
+  fi
+}
