@@ -318,7 +318,7 @@ static const struct sl_param_spec pool_keys[POOL_N] = {
 };
 
 enum engine_key {
-	ENGINE_BURST, ENGINE_LINK_SIZE, ENGINE_EPOCH, ENGINE_RECLAIM_CAP, ENGINE_STOP_TIMEOUT,
+	ENGINE_BURST, ENGINE_LINK_SIZE, ENGINE_LINK_IMPL, ENGINE_EPOCH, ENGINE_RECLAIM_CAP, ENGINE_STOP_TIMEOUT,
 	ENGINE_ACCOUNTING, ENGINE_N
 };
 
@@ -329,6 +329,12 @@ static const struct sl_param_spec engine_keys[ENGINE_N] = {
 		.min = 64, .max = 65536,
 		.doc = "slots in every link's ring, a power of two (a link can set its own: "
 		       "see links)" },
+	/* Choices in the order of enum sl_link_impl. */
+	[ENGINE_LINK_IMPL] = { .name = "link_impl", .type = SL_PARAM_ENUM, .def = "interlink",
+		.choices = "interlink|ring",
+		.doc = "what carries a link between two workers: interlink (published once "
+		       "per breath) or ring (DPDK's rte_ring SP/SC, for comparison: "
+		       "scripts/bench-link)" },
 	/* Choices in the order of enum sl_epoch_policy. */
 	[ENGINE_EPOCH] = { .name = "epoch", .type = SL_PARAM_ENUM, .def = "immediate",
 		.choices = "immediate|batch|qsbr",
@@ -786,6 +792,7 @@ static int parse_engine(struct ctx *c, const yaml_node_t *n)
 	if (rc == 0) {
 		cfg->burst = (unsigned)v[ENGINE_BURST].u;
 		cfg->link_size = (unsigned)v[ENGINE_LINK_SIZE].u;
+		cfg->link_impl = (enum sl_link_impl)v[ENGINE_LINK_IMPL].u;
 		cfg->epoch_policy = (enum sl_epoch_policy)v[ENGINE_EPOCH].u;
 		cfg->reclaim_cap = (unsigned)v[ENGINE_RECLAIM_CAP].u;
 		cfg->stop_timeout_ns = v[ENGINE_STOP_TIMEOUT].u;

@@ -109,6 +109,12 @@ struct sl_pool_cfg {
 	uint32_t l3_chunks;      /* chunks per L3 queue; 0: the pool's default */
 };
 
+/* How a link between two workers is carried (engine.link_impl). */
+enum sl_link_impl {
+	SL_LINK_INTERLINK = 0,   /* interlink/: published once per breath */
+	SL_LINK_RING,            /* DPDK's rte_ring SP/SC, for A/B comparison */
+};
+
 struct sl_config {
 	char *path;
 	char **eal_args;         /* from dpdk.args */
@@ -116,6 +122,7 @@ struct sl_config {
 	struct sl_pool_cfg pool;
 	unsigned burst;          /* packets per burst, 1..SL_BURST_MAX */
 	unsigned link_size;      /* same-worker and cross-worker ring size */
+	enum sl_link_impl link_impl;         /* engine.link_impl */
 	enum sl_epoch_policy epoch_policy;   /* engine.epoch */
 	unsigned reclaim_cap;    /* engine.reclaim_cap: frees per breath per worker */
 	uint64_t stop_timeout_ns; /* engine.stop_timeout: 0 = no limit */

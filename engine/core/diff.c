@@ -165,6 +165,7 @@ static int settings(const struct sl_config *o, const struct sl_config *n, struct
 		F("pool.l3_chunks", sl_config, pool.l3_chunks),
 		F("engine.burst", sl_config, burst),
 		F("engine.link_size", sl_config, link_size),
+		F("engine.link_impl", sl_config, link_impl),
 		F("engine.epoch", sl_config, epoch_policy),
 		F("engine.reclaim_cap", sl_config, reclaim_cap),
 		F("engine.stop_timeout", sl_config, stop_timeout_ns),

@@ -20,6 +20,7 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
+#include <rte_ring.h>
 
 #include "control.h"
 #include "diff.h"
@@ -386,6 +387,18 @@ struct sl_link *sl_eng_new_link(struct engine *e, const struct sl_config *cfg, u
 		}
 		return l;
 	}
+	if (cfg->link_impl == SL_LINK_RING) {
+		char rname[RTE_RING_NAMESIZE];
+		snprintf(rname, sizeof(rname), "sluice_r%u", e->il_serial++);
+		l->ring = rte_ring_create(rname, size, socket,
+					  RING_F_SP_ENQ | RING_F_SC_DEQ | RING_F_EXACT_SZ);
+		if (l->ring == NULL) {
+			sl_errf(err, rte_errno, "link '%s': cannot create its rte_ring: %s",
+				l->name, rte_strerror(rte_errno));
+			goto out_free;
+		}
+		return l;
+	}
 	char name[SL_IL_NAME_MAX + 1];
 	snprintf(name, sizeof(name), "sluice_l%u", e->il_serial++);
 	struct sl_il_config ilc = { .size = size, .socket = socket };
@@ -740,6 +753,14 @@ void sl_eng_free_link(struct sl_link *l)
 	rte_free(l->slots);
 	if (l->il != NULL)
 		free_interlink(l);
+	if (l->ring != NULL) {
+		struct rte_mbuf *pkts[64];
+		unsigned k;
+		while ((k = rte_ring_sc_dequeue_burst(l->ring, (void **)pkts, RTE_DIM(pkts),
+						      NULL)) > 0)
+			rte_pktmbuf_free_bulk(pkts, k);
+		rte_ring_free(l->ring);
+	}
 	rte_free(l);
 }
 

@@ -8,7 +8,11 @@
  *  - apps on different workers: an interlink (interlink/), an SPSC ring in a
  *    DPDK memzone on the consumer's node whose indices each worker publishes
  *    once per breath (sl_worker_breathe's flush step): packets transmitted
- *    in a breath become visible to the consumer at the end of that breath.
+ *    in a breath become visible to the consumer at the end of that breath;
+ *  - apps on different workers with engine.link_impl: ring: DPDK's rte_ring
+ *    in SP/SC mode, which publishes in every burst call.  Kept for A/B
+ *    measurements against the interlink (scripts/bench-link); it has no
+ *    sojourn sampling and no occupancy high-water mark.
  *
  * Ownership: sl_link_transmit() always takes every packet it is given.  What
  * fits is queued; the rest is freed at once and counted in `drops` (the same
@@ -34,6 +38,7 @@
 #include <rte_branch_prediction.h>
 #include <rte_common.h>
 #include <rte_mbuf.h>
+#include <rte_ring.h>
 
 #include "interlink_worker.h"
 
@@ -68,6 +73,7 @@ struct sl_link {
 	/* Read by both ends of a same-worker link, so all on one line. */
 	struct rte_mbuf **slots;    /* same-worker ring, size mask + 1 */
 	struct sl_il *il;           /* cross-worker: an interlink, else NULL */
+	struct rte_ring *ring;      /* cross-worker, link_impl ring: else NULL */
 	uint32_t mask;
 	uint32_t read;              /* same-worker consumer cursor */
 	uint32_t write;             /* same-worker producer cursor */
@@ -99,6 +105,8 @@ static inline unsigned sl_link_count(struct sl_link *l)
 		sl_il_empty_hint(l->il);
 		return sl_il_count_cached(l->il);
 	}
+	if (unlikely(l->ring != NULL))
+		return rte_ring_count(l->ring);
 	return l->write - l->read;
 }
 
@@ -108,6 +116,8 @@ static inline bool sl_link_empty(struct sl_link *l)
 {
 	if (l->il != NULL)
 		return sl_il_empty_hint(l->il);
+	if (unlikely(l->ring != NULL))
+		return rte_ring_empty(l->ring);
 	return l->write == l->read;
 }
 
@@ -121,6 +131,8 @@ static inline unsigned sl_link_receive_sum(struct sl_link *l, struct rte_mbuf **
 	unsigned n;
 	if (l->il != NULL) {
 		n = sl_il_dequeue_burst(l->il, (void **)pkts, max);
+	} else if (unlikely(l->ring != NULL)) {
+		n = rte_ring_sc_dequeue_burst(l->ring, (void **)pkts, max, NULL);
 	} else {
 		n = l->write - l->read;
 		if (n > max)
@@ -159,6 +171,8 @@ static inline void sl_link_transmit(struct sl_link *l, struct rte_mbuf **pkts,
 		sl_cap_burst(cap, pkts, n);
 	if (l->il != NULL) {
 		sent = sl_il_enqueue_burst(l->il, (void *const *)pkts, n);
+	} else if (unlikely(l->ring != NULL)) {
+		sent = rte_ring_sp_enqueue_burst(l->ring, (void *const *)pkts, n, NULL);
 	} else {
 		unsigned room = l->mask + 1 - (l->write - l->read);
 		sent = n < room ? n : room;
@@ -172,6 +186,12 @@ static inline void sl_link_transmit(struct sl_link *l, struct rte_mbuf **pkts,
 		sl_counter_add(&l->tx.drops, n - sent);
 	}
 	sl_counter_add(&l->tx.packets, sent);
+}
+
+/* The link's kind as reports name it: "interlink", "ring" or "local". */
+static inline const char *sl_link_kind(const struct sl_link *l)
+{
+	return l->il != NULL ? "interlink" : l->ring != NULL ? "ring" : "local";
 }
 
 /* Snapshot of the counters (any thread). */

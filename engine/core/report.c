@@ -210,7 +210,7 @@ static void text_links(const struct sl_report *r)
 	for (unsigned i = 0; i < r->cfg->n_links; i++) {
 		const struct sl_link *l = r->links[i];
 		sl_view_link(l, &lv);
-		printf("  %-40s %-9s", l->name, l->il ? "interlink" : "local");
+		printf("  %-40s %-9s", l->name, sl_link_kind(l));
 		print_row(lv.v, lv.absent, width, SL_LINK_N_COUNTERS);
 	}
 }
@@ -456,7 +456,7 @@ static int json_links_workers(const struct sl_report *r, json_t *root)
 		json_t *o = child(links, l->name);
 		if (o == NULL || json_object_set_new(o, "from", json_string(end[0])) < 0 ||
 		    json_object_set_new(o, "to", json_string(end[1])) < 0 ||
-		    json_object_set_new(o, "kind", json_string(l->il ? "interlink" : "local")) < 0 ||
+		    json_object_set_new(o, "kind", json_string(sl_link_kind(l))) < 0 ||
 		    add_values(o, sl_link_counters, SL_LINK_N_COUNTERS, &v) < 0)
 			return -ENOMEM;
 	}

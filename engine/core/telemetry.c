@@ -419,7 +419,7 @@ static int cmd_links(const char *cmd, const char *params, struct rte_tel_data *d
 		rows[k].s[0] = lk->name;
 		rows[k].s[1] = ends[k][0];
 		rows[k].s[2] = ends[k][1];
-		rows[k].s[3] = lk->il != NULL ? "interlink" : "local";
+		rows[k].s[3] = sl_link_kind(lk);
 		copy_values(rows[k].u, &v, SL_LINK_N_COUNTERS);
 	}
 	rc = reply_list(d, cmd, &l, rows, offset, n, view.cfg->n_links);

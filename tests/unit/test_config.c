@@ -229,6 +229,7 @@ static void test_minimal_defaults(void)
 	check_uint("default pool.data_room", cfg->pool.data_room, 2048);
 	check_uint("default engine.burst", cfg->burst, 32);
 	check_uint("default engine.link_size", cfg->link_size, 1024);
+	check_uint("default engine.link_impl", cfg->link_impl, SL_LINK_INTERLINK);
 	check_uint("no eal args", cfg->n_eal_args, 0);
 	check_uint("one default worker", cfg->n_workers, 1);
 	check_str("default worker name", cfg->workers[0].name, "main");
@@ -987,6 +988,8 @@ static const struct bad_case bad_cases[] = {
 	  "t.yaml:1:22: engine.link_size must be a power of two, got 1000", NULL },
 	{ "engine.link_size too big", "engine: { link_size: 128Ki }\n" TWO_LINKED,
 	  "engine.link_size must be in 64..65536, got 131072", NULL },
+	{ "engine.link_impl unknown", "engine: { link_impl: rte_ring }\n" TWO_LINKED,
+	  "t.yaml:1:22: engine.link_impl must be one of interlink|ring, got 'rte_ring'", NULL },
 	{ "engine.burst zero", "engine: { burst: 0 }\n" TWO_LINKED,
 	  "t.yaml:1:18: engine.burst must be in 1..256, got 0", NULL },
 	{ "engine unknown key", "engine: { brust: 8 }\n" TWO_LINKED,
@@ -1244,7 +1247,7 @@ static const struct exact_case section_cases[] = {
 	{ "engine.stop_timeout is a mapping", "engine: { stop_timeout: { s: 1 } }\n" TWO_LINKED,
 	  "t.yaml:1:25: engine.stop_timeout must be a duration like 30s or 250ms, got a mapping" },
 	{ "engine is a sequence", "engine: [1]\n" TWO_LINKED,
-	  "t.yaml:1:9: 'engine' must be a mapping with keys burst, link_size, epoch, "
+	  "t.yaml:1:9: 'engine' must be a mapping with keys burst, link_size, link_impl, epoch, "
 	  "reclaim_cap, stop_timeout, accounting, got a sequence" },
 	{ "engine.accounting not a bool", "engine: { accounting: sometimes }\n" TWO_LINKED,
 	  "t.yaml:1:23: engine.accounting must be true or false, got 'sometimes'" },
@@ -1640,6 +1643,7 @@ static bool config_value(const struct sl_config *cfg, const char *section, const
 		{ "pool", "chunk", pc->chunk }, { "pool", "high", pc->high },
 		{ "pool", "l3_tier", pc->l3_tier }, { "pool", "l3_chunks", pc->l3_chunks },
 		{ "engine", "burst", cfg->burst }, { "engine", "link_size", cfg->link_size },
+		{ "engine", "link_impl", cfg->link_impl },
 		{ "engine", "epoch", cfg->epoch_policy }, { "engine", "reclaim_cap", cfg->reclaim_cap },
 		{ "engine", "stop_timeout", cfg->stop_timeout_ns },
 		{ "engine", "accounting", cfg->accounting },

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# scripts/bench-link: bad options are refused with a message and exit status
+# 2 before anything runs; one short real run of each implementation (on two
+# CPUs) writes both kinds of link, its results and a well-formed summary line.
+# Nothing here asserts a rate.
+. "$(dirname "$0")/lib.sh"
+B="$SRC/scripts/bench-link"
+
+bad() {  # bad TEXT ARGS...: refused, and pointed to --help
+  expect_refused "$@"
+  expect_in "$T/out" "try: scripts/bench-link --help"
+}
+bad "bench-link: unknown argument '--bogus'" --bogus
+bad "bench-link: --runs must be a positive integer" --runs 0
+bad "bench-link: --duration needs a value" --duration
+bad "bench-link: --duration must be 0.2..600 seconds" --duration 0.1
+bad "bench-link: --receivers must be 1 or 2" --receivers 3
+bad "bench-link: --link-size must be a power of two from 64 to 65536" --link-size 1000
+bad "bench-link: --latency-rate must be 1..10000000" --latency-rate 0
+bad "bench-link: --cores must be two CPU numbers A,B" --cores 0
+bad "bench-link: --cores needs two different CPUs" --cores 0,0
+bad "bench-link: --cores: CPU 9999 is not in this process's CPU affinity" --cores 0,9999
+ok "bad options refused with exit status 2"
+
+"$B" --help >"$T/help" 2>&1 || fail "bench-link --help exited $?"
+expect_in "$T/help" "engine_link_ratio"
+ok "--help says what the summary line holds"
+
+[[ $(id -u) -eq 0 ]] || skip "the engine's runtime directory is root's: run as root"
+ncpu=$(awk '/^Cpus_allowed_list:/{print $2}' /proc/self/status | tr ',' '\n' |
+       awk -F- '{ n += NF == 2 ? $2 - $1 + 1 : 1 } END { print n }')
+if ((ncpu < 2)); then
+  bad "bench-link: needs two CPUs" --runs 1
+  skip "one CPU: the refusal checked; a run needs two"
+fi
+BUILD=${SLUICE_BUILD:-$SRC/build} "$B" --runs 1 --duration 0.3 --receivers 2 \
+  --latency-rate 20000 --out "$T/bl" >"$T/run" 2>&1 ||
+  { cat "$T/run"; fail "bench-link exited $?"; }
+grep -qE '^summary: engine_link_ratio=[0-9.]+ sojourn_p50_ratio=([0-9.]+|NA) c2c_ns=([0-9.]+|NA) regime=(near|far|mixed|NA)$' "$T/run" ||
+  { cat "$T/run"; fail "no well-formed summary line"; }
+expect_in "$T/run" "run 1 interlink"
+expect_in "$T/run" "run 1 ring"
+[[ $(wc -l <"$T/bl/results.csv") -eq 3 ]] || { cat "$T/bl/results.csv"; fail "results.csv lacks a row"; }
+for impl in interlink ring; do
+  f=$T/bl/runs/01-$impl-tput.json
+  [[ $(summary_get "$f" links "spl.output1 -> rx1.input" kind) == "$impl" ]] ||
+    fail "$f: the cross-worker link is not $impl"
+  [[ $(summary_get "$f" links "src.output -> spl.input" kind) == local ]] ||
+    fail "$f: the same-worker link is not local"
+  [[ $(summary_get "$T/bl/runs/01-$impl-lat.json" links "src.output1 -> rx1.input0" kind) == "$impl" ]] ||
+    fail "the latency run's link is not $impl"
+done
+ok "one run of each: both kinds of link, results and the summary line"
