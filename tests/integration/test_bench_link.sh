@@ -36,10 +36,11 @@ fi
 BUILD=${SLUICE_BUILD:-$SRC/build} "$B" --runs 1 --duration 0.3 --receivers 2 \
   --latency-rate 20000 --out "$T/bl" >"$T/run" 2>&1 ||
   { cat "$T/run"; fail "bench-link exited $?"; }
-grep -qE '^summary: engine_link_ratio=[0-9.]+ sojourn_p50_ratio=([0-9.]+|NA) c2c_ns=([0-9.]+|NA) regime=(near|far|mixed|NA)$' "$T/run" ||
+grep -qE '^summary: engine_link_ratio=[0-9.]+ sojourn_p50_ratio=([0-9.]+|NA) cliff_ratio=[0-9.]+ c2c_ns=([0-9.]+|NA) regime=(near|far|mixed|NA)$' "$T/run" ||
   { cat "$T/run"; fail "no well-formed summary line"; }
 expect_in "$T/run" "run 1 interlink"
 expect_in "$T/run" "run 1 ring"
+expect_in "$T/run" "run 1 local"
 [[ $(wc -l <"$T/bl/results.csv") -eq 3 ]] || { cat "$T/bl/results.csv"; fail "results.csv lacks a row"; }
 for impl in interlink ring; do
   f=$T/bl/runs/01-$impl-tput.json
