@@ -21,7 +21,7 @@ static void sink_push(struct sl_app *app)
 		if (n == 0)
 			break;
 		sl_app_count_out(app, pkts, n);
-		rte_pktmbuf_free_bulk(pkts, n);
+		sl_pkts_free(pkts, n);
 		if (n < app->burst)
 			break;
 	}

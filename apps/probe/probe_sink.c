@@ -216,7 +216,7 @@ static void psink_push(struct sl_app *app)
 				break;
 			take(app, pkts, n, record);
 			sl_app_count_out(app, pkts, n);
-			rte_pktmbuf_free_bulk(pkts, n);
+			sl_pkts_free(pkts, n);
 			if (n < app->burst)
 				break;
 		}

@@ -342,7 +342,7 @@ static inline void sl_app_drop(struct sl_app *app, struct rte_mbuf **p, unsigned
 {
 	if (n == 0)
 		return;
-	rte_pktmbuf_free_bulk(p, n);
+	sl_pkts_free(p, n);
 	sl_counter_add(&app->stats.drops, n);
 }
 

@@ -41,7 +41,8 @@ grep -qE '^summary: engine_link_ratio=[0-9.]+ sojourn_p50_ratio=([0-9.]+|NA) cli
 expect_in "$T/run" "run 1 interlink"
 expect_in "$T/run" "run 1 ring"
 expect_in "$T/run" "run 1 local"
-[[ $(wc -l <"$T/bl/results.csv") -eq 3 ]] || { cat "$T/bl/results.csv"; fail "results.csv lacks a row"; }
+expect_in "$T/run" "regime of each run: 1:"
+[[ $(wc -l <"$T/bl/results.csv") -eq 4 ]] || { cat "$T/bl/results.csv"; fail "results.csv lacks a row"; }
 for impl in interlink ring; do
   f=$T/bl/runs/01-$impl-tput.json
   [[ $(summary_get "$f" links "spl.output1 -> rx1.input" kind) == "$impl" ]] ||
@@ -51,4 +52,6 @@ for impl in interlink ring; do
   [[ $(summary_get "$T/bl/runs/01-$impl-lat.json" links "src.output1 -> rx1.input0" kind) == "$impl" ]] ||
     fail "the latency run's link is not $impl"
 done
-ok "one run of each: both kinds of link, results and the summary line"
+[[ $(summary_get "$T/bl/runs/01-local-tput.json" links "spl.output1 -> rx1.input" kind) == local ]] ||
+  fail "the local run's links are not local"
+ok "one run of each: every kind of link, results and the summary line"

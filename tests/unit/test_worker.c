@@ -461,6 +461,63 @@ static void test_counter_registry(void)
 			      "more than the 64 an app can keep (SL_APP_COUNTERS_MAX)");
 }
 
+/* sl_pkts_free: plain packets go back without a read of their second line,
+ * and everything else is freed as rte_pktmbuf_free would: chains, a clone
+ * (indirect) and the direct mbuf it holds, a packet with another reference,
+ * packets of two pools interleaved, more than one run's worth at once. */
+static void test_pkts_free(void)
+{
+	struct rte_mempool *other = rte_pktmbuf_pool_create("tw2", 255, 0, 0,
+							    2048 + RTE_PKTMBUF_HEADROOM,
+							    SOCKET_ID_ANY);
+	CHECK(other != NULL, "cannot create a second pool");
+	if (other == NULL)
+		return;
+	unsigned avail = rte_mempool_avail_count(pool);
+	struct rte_mbuf *p[200];
+	unsigned n = 0;
+
+	/* 150 plain packets, alternating pools in runs of 1, 2 and 3. */
+	for (unsigned i = 0; i < 150; i++)
+		p[n++] = rte_pktmbuf_alloc((i / ((i % 3) + 1)) % 2 ? other : pool);
+	/* A chain of three segments. */
+	struct rte_mbuf *h = rte_pktmbuf_alloc(pool);
+	CHECK(rte_pktmbuf_chain(h, rte_pktmbuf_alloc(pool)) == 0 &&
+	      rte_pktmbuf_chain(h, rte_pktmbuf_alloc(other)) == 0, "cannot chain");
+	p[n++] = h;
+	/* A clone (indirect, attached to a direct mbuf) and the direct one. */
+	struct rte_mbuf *d = rte_pktmbuf_alloc(pool);
+	struct rte_mbuf *c = rte_pktmbuf_clone(d, other);
+	CHECK(c != NULL && rte_mbuf_refcnt_read(d) == 2, "cannot clone");
+	p[n++] = c;
+	p[n++] = d;
+	/* A packet with a second reference: freed once here, once below. */
+	struct rte_mbuf *two = rte_pktmbuf_alloc(pool);
+	rte_mbuf_refcnt_update(two, 1);
+	p[n++] = two;
+	for (unsigned i = 0; i < n; i++)
+		CHECK(p[i] != NULL, "allocation %u failed", i);
+
+	sl_pkts_free(p, n);
+	CHECK(rte_mbuf_refcnt_read(two) == 1, "a packet with two references: refcnt %u",
+	      rte_mbuf_refcnt_read(two));
+	CHECK(rte_mempool_avail_count(pool) == avail - 1, "%u of %u mbufs back before the last "
+	      "reference", rte_mempool_avail_count(pool), avail - 1);
+	sl_pkts_free(&two, 1);
+	CHECK(rte_mempool_avail_count(pool) == avail, "%u of %u mbufs back",
+	      rte_mempool_avail_count(pool), avail);
+	CHECK(rte_mempool_avail_count(other) == 255, "%u of 255 mbufs of the second pool back",
+	      rte_mempool_avail_count(other));
+	/* What went back is fit for reuse: one segment, no next, one reference. */
+	struct rte_mbuf *again[64];
+	CHECK(rte_pktmbuf_alloc_bulk(pool, again, 64) == 0, "cannot allocate again");
+	for (unsigned i = 0; i < 64; i++)
+		CHECK(again[i]->next == NULL && again[i]->nb_segs == 1 &&
+		      rte_mbuf_refcnt_read(again[i]) == 1, "a reused mbuf is not clean");
+	sl_pkts_free(again, 64);
+	rte_mempool_free(other);
+}
+
 int main(void)
 {
 	char prefix[32];
@@ -485,6 +542,7 @@ int main(void)
 	test_where();
 	test_app_counters();
 	test_counter_registry();
+	test_pkts_free();
 	CHECK(rte_mempool_avail_count(pool) == 1023, "%u of 1023 mbufs back",
 	      rte_mempool_avail_count(pool));
 	rte_mempool_free(pool);
