@@ -327,6 +327,11 @@ static json_t *call_list(struct sl_telc *c, const char *cmd, struct sl_err *err)
 			json_decref(all);
 			return NULL;
 		}
+		/* Where to go on is this page's own "next" (the merged
+		 * object keeps the first page's keys only). */
+		json_t *next = json_object_get(page, "next");
+		bool more = next != NULL;
+		uint64_t n = more ? (uint64_t)json_integer_value(next) : 0;
 		if (all == NULL) {
 			all = page;
 		} else {
@@ -339,18 +344,16 @@ static json_t *call_list(struct sl_telc *c, const char *cmd, struct sl_err *err)
 			}
 			json_decref(page);
 		}
-		json_t *next = json_object_get(all, "next");
-		if (next == NULL)
+		json_object_del(all, "next");
+		json_object_del(all, "cut");
+		if (!more)
 			break;
-		uint64_t n = (uint64_t)json_integer_value(next);
 		if (n <= offset) {
 			json_decref(all);
 			return sl_errf_null(err, EPROTO, "engine '%s': %s does not advance past row "
 					    "%llu", c->prefix, cmd, (unsigned long long)offset);
 		}
 		offset = n;
-		json_object_del(all, "next");
-		json_object_del(all, "cut");
 	}
 	json_object_del(all, "offset");
 	json_object_set_new(all, "count", json_incref(json_object_get(all, "total")));
