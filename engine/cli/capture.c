@@ -40,7 +40,8 @@ static const char capture_usage[] =
 	"                      [-a duration:S] -w FILE|-\n"
 	"  POINT: a link \"a.output -> b.input\" or an app's port \"a.output\", \"b.input\"";
 
-/* How long the engine may take to answer the start. */
+/* How long the engine may take to take the connection and to answer the
+ * start ($SLUICE_TIMEOUT replaces it: engine/core/control.h). */
 #define START_TIMEOUT_MS 10000
 
 static volatile sig_atomic_t stop_signal;
@@ -132,27 +133,10 @@ static void print_counts(json_t *fin)
 			(long long)json_integer_value(json_object_get(p, "dropped")));
 }
 
-/* Wait for and parse one JSON message on fd (the start's answer). */
-static json_t *read_answer(int fd, char *buf, size_t len, struct sl_err *err)
+/* A busy engine: said once, while the start is tried again. */
+static void busy_note(const char *sentence)
 {
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	int r;
-	do
-		r = poll(&p, 1, START_TIMEOUT_MS);
-	while (r < 0 && errno == EINTR && !stop_signal);
-	if (r <= 0)
-		return sl_errf_null(err, ETIMEDOUT, "the engine did not answer within %d s",
-				    START_TIMEOUT_MS / 1000);
-	ssize_t n = recv(fd, buf, len, 0);
-	if (n <= 0)
-		return sl_errf_null(err, ECONNRESET, "the engine closed the connection without "
-				    "an answer");
-	json_error_t je;
-	json_t *j = json_loadb(buf, (size_t)n, 0, &je);
-	if (j == NULL)
-		return sl_errf_null(err, EPROTO, "the engine answered something that is not "
-				    "JSON (%s)", je.text);
-	return j;
+	fprintf(stderr, "sluice: capture: %s\n", sentence);
 }
 
 int sl_cmd_capture(int argc, char **argv)
@@ -248,16 +232,12 @@ int sl_cmd_capture(int argc, char **argv)
 
 	int status = SL_EXIT_RUNTIME, ofd = -1;
 	json_t *ans = NULL;
-	int fd = sl_ctl_connect(dir, &err);
-	if (fd < 0) {
-		fprintf(stderr, "sluice: capture: %s\n", err.msg);
-		goto out;
+	int fd = -1;
+	struct sl_ctl_wait wait;
+	if (sl_ctl_client_wait(START_TIMEOUT_MS, START_TIMEOUT_MS, &wait, &err) == 0) {
+		wait.on_busy = busy_note;
+		ans = sl_ctl_request(dir, text, &wait, &fd, &err);
 	}
-	if (send(fd, text, strlen(text), MSG_NOSIGNAL) < 0) {
-		fprintf(stderr, "sluice: capture: cannot send to the engine: %s\n", strerror(errno));
-		goto out;
-	}
-	ans = read_answer(fd, (char *)buf, SL_CAP_MSG_MAX, &err);
 	if (ans == NULL) {
 		fprintf(stderr, "sluice: capture: %s\n", err.msg);
 		goto out;

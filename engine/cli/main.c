@@ -32,6 +32,7 @@
 #include "app.h"
 #include "bench.h"
 #include "config.h"
+#include "control.h"
 #include "engine.h"
 #include "c2c.h"
 #include "placement.h"
@@ -671,6 +672,16 @@ int main(int argc, char **argv)
 		return cmd_topology(argc - 2, argv + 2);
 	if (strcmp(cmd, "bench") == 0)
 		return sl_bench_main(argc - 2, argv + 2);
+	/* A client of a running engine: its waits first (control.h). */
+	static const char *const clients[] = { "stats", "reload", "capture", "top", "exporter" };
+	for (unsigned i = 0; i < SL_ARRAY_LEN(clients); i++) {
+		struct sl_ctl_wait w;
+		struct sl_err err = { "" };
+		if (strcmp(cmd, clients[i]) == 0 && sl_ctl_client_wait(1, 1, &w, &err) < 0) {
+			fprintf(stderr, "sluice: %s: %s\n", cmd, err.msg);
+			return SL_EXIT_CONFIG;
+		}
+	}
 	if (strcmp(cmd, "stats") == 0)
 		return sl_cmd_stats(argc - 2, argv + 2);
 	if (strcmp(cmd, "reload") == 0)

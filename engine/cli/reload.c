@@ -22,8 +22,16 @@
 
 static const char reload_usage[] = "usage: sluice reload CONFIG [--prefix P] [--dry-run]";
 
-/* How long an engine may take to load, check and apply a config. */
+/* How long an engine may take to take the connection, and to load, check
+ * and apply a config ($SLUICE_TIMEOUT replaces both: control.h). */
+#define CONNECT_TIMEOUT_MS 10000
 #define RELOAD_TIMEOUT_MS 30000
+
+/* A busy engine: said once, while the reload is tried again. */
+static void busy_note(const char *sentence)
+{
+	fprintf(stderr, "sluice: reload: %s\n", sentence);
+}
 
 int sl_cmd_reload(int argc, char **argv)
 {
@@ -64,13 +72,19 @@ int sl_cmd_reload(int argc, char **argv)
 
 	struct sl_err err = { "" };
 	char dir[PATH_MAX + 160];
+	struct sl_ctl_wait wait;
+	if (sl_ctl_client_wait(CONNECT_TIMEOUT_MS, RELOAD_TIMEOUT_MS, &wait, &err) < 0) {
+		fprintf(stderr, "sluice: reload: %s\n", err.msg);
+		return SL_EXIT_CONFIG;
+	}
 	if (sl_telc_engine_dir(prefix, dir, sizeof(dir), &err) < 0) {
 		fprintf(stderr, "sluice: reload: %s\n", err.msg);
 		return SL_EXIT_RUNTIME;
 	}
+	wait.on_busy = busy_note;
 
 	json_t *req = json_pack("{sssssb}", "verb", "reload", "config", path, "dry_run", dry_run);
-	json_t *ans = req != NULL ? sl_ctl_call(dir, req, RELOAD_TIMEOUT_MS, &err) : NULL;
+	json_t *ans = req != NULL ? sl_ctl_call(dir, req, &wait, &err) : NULL;
 	json_decref(req);
 	if (ans == NULL) {
 		fprintf(stderr, "sluice: reload: %s\n", req == NULL ? "out of memory" : err.msg);

@@ -13,15 +13,17 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "control.h"
 #include "telclient.h"
 #include "view.h"
 
 #define SOCKET_NAME "dpdk_telemetry.v2"
 #define REPLY_MAX (64 * 1024)       /* DPDK 22.11 sends at most 16 KiB */
-#define REPLY_TIMEOUT_MS 10000
+#define TIMEOUT_MS 10000            /* to connect, and for each reply */
 
 struct sl_telc {
 	int fd;
+	struct sl_ctl_wait wait;    /* SLUICE_TIMEOUT, or TIMEOUT_MS */
 	char prefix[128];
 	char path[PATH_MAX];
 	char *buf;
@@ -40,23 +42,16 @@ void sl_telc_runtime_base(char *out, size_t len)
 	snprintf(out, len, "%s/dpdk", dir);
 }
 
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Receive one message: a whole JSON document, NUL-terminated in c->buf.  A
- * signal that interrupts the wait (a terminal resized under sluice top) does
- * not end it: the reply is still on its way. */
-static ssize_t recv_reply(struct sl_telc *c)
+/* Receive one message by end (ms, sl_ctl_now_ms): a whole JSON document,
+ * NUL-terminated in c->buf.  A signal that interrupts the wait (a terminal
+ * resized under sluice top) does not end it: the reply is still on its
+ * way. */
+static ssize_t recv_reply(struct sl_telc *c, int64_t end)
 {
 	struct pollfd p = { .fd = c->fd, .events = POLLIN };
-	int64_t end = mono_ms() + REPLY_TIMEOUT_MS;
 	int rc;
 	do {
-		int64_t left = end - mono_ms();
+		int64_t left = end - sl_ctl_now_ms();
 		rc = poll(&p, 1, left > 0 ? (int)left : 0);
 	} while (rc < 0 && errno == EINTR);
 	if (rc == 0) {
@@ -78,17 +73,19 @@ static ssize_t recv_reply(struct sl_telc *c)
 	return n;
 }
 
-/* Connect to path and read DPDK's greeting.  0 or -errno. */
+/* Connect to path and read DPDK's greeting, within the connect wait (a
+ * telemetry thread that no longer accepts leaves a full listen queue, or a
+ * connection that gets no greeting).  0 or -errno (ETIMEDOUT). */
 static int connect_to(struct sl_telc *c, const char *path)
 {
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	if (strlen(path) >= sizeof(sun.sun_path))
-		return -ENAMETOOLONG;
-	strcpy(sun.sun_path, path);
-	c->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (c->fd < 0)
-		return -errno;
-	if (connect(c->fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 || recv_reply(c) < 0) {
+	int64_t end = sl_ctl_now_ms() + c->wait.connect_ms;
+	c->fd = sl_ctl_connect_path(path, end);
+	if (c->fd < 0) {
+		int e = -c->fd;
+		c->fd = -1;
+		return -e;
+	}
+	if (recv_reply(c, end) < 0) {
 		int e = errno;
 		close(c->fd);
 		c->fd = -1;
@@ -106,6 +103,12 @@ static struct sl_telc *telc_new(void)
 		return NULL;
 	}
 	c->fd = -1;
+	struct sl_err err;
+	if (sl_ctl_client_wait(TIMEOUT_MS, TIMEOUT_MS, &c->wait, &err) < 0) {
+		sl_telc_close(c);   /* main() refuses such a value first */
+		errno = EINVAL;
+		return NULL;
+	}
 	return c;
 }
 
@@ -138,12 +141,14 @@ int sl_telc_engine_dir(const char *prefix, char *dir, size_t len, struct sl_err 
 	return 0;
 }
 
-/* Does the engine at c answer /sluice/info? */
-static bool is_sluice(struct sl_telc *c)
+/* Does the engine at c answer /sluice/info?  When it does not, errno says
+ * why (ETIMEDOUT: no answer in time, err says so). */
+static bool is_sluice(struct sl_telc *c, struct sl_err *err)
 {
-	struct sl_err e;
-	json_t *info = sl_telc_call(c, "/sluice/info", &e);
+	json_t *info = sl_telc_call(c, "/sluice/info", err);
 	bool ok = info != NULL && json_is_object(info);
+	if (info != NULL && !ok)
+		errno = EPROTO;
 	json_decref(info);
 	return ok;
 }
@@ -153,14 +158,26 @@ static struct sl_telc *open_prefix(const char *base, const char *prefix, struct 
 	char path[PATH_MAX];
 	snprintf(path, sizeof(path), "%s/%s/%s", base, prefix, SOCKET_NAME);
 	struct sl_telc *c = telc_new();
+	if (c == NULL && errno == EINVAL)
+		return sl_errf_null(err, EINVAL, "%s is not a number of seconds above 0",
+				    SL_CTL_TIMEOUT_ENV);
 	if (c == NULL)
 		return sl_errf_null(err, ENOMEM, "out of memory");
 	snprintf(c->prefix, sizeof(c->prefix), "%s", prefix);
 	int rc = connect_to(c, path);
+	double limit_s = c->wait.connect_ms / 1000.0;
 	if (rc == 0) {
-		if (is_sluice(c))
+		struct sl_err e = { "" };
+		if (is_sluice(c, &e))
 			return c;
+		int why = errno;
 		sl_telc_close(c);
+		if (why == ETIMEDOUT) {   /* e names the prefix, the command and the limit */
+			if (err != NULL)
+				*err = e;
+			errno = ETIMEDOUT;
+			return NULL;
+		}
 		return sl_errf_null(err, ENOENT, "the DPDK process with file prefix '%s' (%s) is "
 				    "not a Sluice engine, or it has no pipeline", prefix, path);
 	}
@@ -171,6 +188,10 @@ static struct sl_telc *open_prefix(const char *base, const char *prefix, struct 
 	if (rc == -ENOENT || rc == -ECONNREFUSED)
 		return sl_errf_null(err, ENOENT, "no engine is running with file prefix '%s' "
 				    "(no telemetry socket answers at %s)", prefix, path);
+	if (rc == -ETIMEDOUT)
+		return sl_errf_null(err, ETIMEDOUT, "the engine with file prefix '%s' did not "
+				    "answer on its telemetry socket %s within %.1f s (%s sets the "
+				    "limit)", prefix, path, limit_s, SL_CTL_TIMEOUT_ENV);
 	return sl_errf_null(err, -rc, "cannot connect to the telemetry socket %s of file prefix "
 			    "'%s': %s", path, prefix, strerror(-rc));
 }
@@ -223,7 +244,8 @@ struct sl_telc *sl_telc_open(const char *prefix, struct sl_err *err)
 	struct sl_telc *found = NULL;
 	char names[512] = "";
 	size_t len = 0;
-	unsigned n_found = 0, n_denied = 0;
+	unsigned n_found = 0, n_denied = 0, n_silent = 0;
+	struct sl_err silent = { "" };   /* an engine that did not answer in time */
 	struct dirent *de;
 	while ((de = readdir(d)) != NULL) {
 		if (de->d_name[0] == '.')
@@ -237,6 +259,8 @@ struct sl_telc *sl_telc_open(const char *prefix, struct sl_err *err)
 		struct sl_telc *c = open_prefix(base, de->d_name, &e);
 		if (c == NULL) {
 			n_denied += errno == EACCES;
+			if (errno == ETIMEDOUT && n_silent++ == 0)
+				silent = e;
 			continue;
 		}
 		n_found++;
@@ -253,6 +277,12 @@ struct sl_telc *sl_telc_open(const char *prefix, struct sl_err *err)
 	if (n_found > 1)
 		return sl_errf_null(err, ENOTUNIQ, "%u engines are running (file prefixes %s); "
 				    "say which with --prefix", n_found, names);
+	if (n_silent > 0) {
+		if (err != NULL)
+			*err = silent;
+		errno = ETIMEDOUT;
+		return NULL;
+	}
 	if (n_denied > 0)
 		return sl_errf_null(err, EACCES, "cannot read the telemetry sockets in %s: they are "
 				    "root's; run as root", base);
@@ -270,13 +300,18 @@ json_t *sl_telc_call(struct sl_telc *c, const char *cmd, struct sl_err *err)
 	do
 		sent = send(c->fd, cmd, strlen(cmd), MSG_NOSIGNAL);
 	while (sent < 0 && errno == EINTR);
-	if (sent < 0 || recv_reply(c) < 0) {
+	if (sent < 0 || recv_reply(c, sl_ctl_now_ms() + c->wait.reply_ms) < 0) {
 		int e = errno == EPIPE || errno == ECONNREFUSED ? ECONNRESET : errno;
 		close(c->fd);
 		c->fd = -1;
 		if (e == ECONNRESET)
 			return sl_errf_null(err, e, "the engine with file prefix '%s' stopped "
 					    "(its telemetry socket closed)", c->prefix);
+		if (e == ETIMEDOUT)
+			return sl_errf_null(err, e, "the engine with file prefix '%s' did not "
+					    "answer %s within %.1f s on its telemetry socket %s (%s "
+					    "sets the limit)", c->prefix, cmd,
+					    c->wait.reply_ms / 1000.0, c->path, SL_CTL_TIMEOUT_ENV);
 		return sl_errf_null(err, e, "telemetry socket %s: %s: %s", c->path, cmd,
 				    strerror(e));
 	}
@@ -327,6 +362,11 @@ static json_t *call_list(struct sl_telc *c, const char *cmd, struct sl_err *err)
 			json_decref(all);
 			return NULL;
 		}
+		/* Where to go on is this page's own "next" (the merged
+		 * object keeps the first page's keys only). */
+		json_t *next = json_object_get(page, "next");
+		bool more = next != NULL;
+		uint64_t n = more ? (uint64_t)json_integer_value(next) : 0;
 		if (all == NULL) {
 			all = page;
 		} else {
@@ -339,18 +379,16 @@ static json_t *call_list(struct sl_telc *c, const char *cmd, struct sl_err *err)
 			}
 			json_decref(page);
 		}
-		json_t *next = json_object_get(all, "next");
-		if (next == NULL)
+		json_object_del(all, "next");
+		json_object_del(all, "cut");
+		if (!more)
 			break;
-		uint64_t n = (uint64_t)json_integer_value(next);
 		if (n <= offset) {
 			json_decref(all);
 			return sl_errf_null(err, EPROTO, "engine '%s': %s does not advance past row "
 					    "%llu", c->prefix, cmd, (unsigned long long)offset);
 		}
 		offset = n;
-		json_object_del(all, "next");
-		json_object_del(all, "cut");
 	}
 	json_object_del(all, "offset");
 	json_object_set_new(all, "count", json_incref(json_object_get(all, "total")));

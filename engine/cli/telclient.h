@@ -23,6 +23,13 @@
  *   ECONNRESET    the engine went away (stopped) during or before a call
  *   EPROTO        a reply that is not what docs/telemetry.md says
  *   EAGAIN        the engine is starting or stopping: nothing to read now
+ *   ETIMEDOUT     the engine did not take the connection, greet, or answer a
+ *                 command in time (10 s each, or $SLUICE_TIMEOUT seconds:
+ *                 engine/core/control.h); the sentence names the prefix,
+ *                 the socket and the limit
+ *
+ * Lists (apps, links, workers, a type's counters) are read page by page to
+ * their end (docs/telemetry.md, "Columns and pages").
  *
  * Threads: a client is used by one thread at a time (a caller that shares
  * one between threads serialises its calls).

@@ -15,7 +15,9 @@
 
 struct client {
 	int fd;                 /* -1: free */
-	double since;           /* connected, or last request, s */
+	double since;           /* connected, or last progress, s */
+	char *out;              /* a reply being sent (NULL: none) */
+	size_t out_len, out_off;
 };
 
 struct sl_ctl {
@@ -150,25 +152,85 @@ static void drop(struct client *cl)
 {
 	close(cl->fd);
 	cl->fd = -1;
+	free(cl->out);
+	cl->out = NULL;
 }
 
-/* Send j (and release it) to cl; a client that cannot take it at once is
- * closed. */
+/* Send what the socket takes now of cl's reply (messages of SL_CTL_MSG_MAX
+ * bytes, the last shorter); the rest waits for the client to read.  A
+ * client that failed is closed. */
+static void flush(struct client *cl, double now)
+{
+	while (cl->out_off < cl->out_len) {
+		size_t n = cl->out_len - cl->out_off;
+		if (n > SL_CTL_MSG_MAX)
+			n = SL_CTL_MSG_MAX;
+		ssize_t k = send(cl->fd, cl->out + cl->out_off, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (k < 0 && (errno == EAGAIN || errno == EINTR))
+			return;
+		if (k < 0 || (size_t)k != n) {
+			drop(cl);
+			return;
+		}
+		cl->out_off += n;
+		cl->since = now;
+	}
+	free(cl->out);
+	cl->out = NULL;
+}
+
+/* Send j (and release it) to cl, whole (flush). */
 static void reply(struct client *cl, json_t *j)
 {
 	if (j == NULL)
 		j = sl_ctl_error(1, "out of memory");
 	char *text = j != NULL ? json_dumps(j, JSON_COMPACT) : NULL;
 	json_decref(j);
+	size_t len = text != NULL ? strlen(text) : 0;
+	if (text != NULL && len % SL_CTL_MSG_MAX == 0) {
+		/* A last message of SL_CTL_MSG_MAX bytes would say "more
+		 * follows": end with JSON whitespace. */
+		char *t = realloc(text, len + 2);
+		if (t == NULL) {
+			free(text);
+			text = NULL;
+		} else {
+			text = t;
+			text[len++] = '\n';
+			text[len] = '\0';
+		}
+	}
 	if (text == NULL) {
 		drop(cl);
 		return;
 	}
-	size_t len = strlen(text);
-	ssize_t n = send(cl->fd, text, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+	cl->out = text;
+	cl->out_len = len;
+	cl->out_off = 0;
+	flush(cl, mono_s());
+}
+
+/* All SL_CTL_CLIENTS are taken: say so on fd (what it sent is not read)
+ * and close it. */
+static void refuse_busy(int fd)
+{
+	char m[160];
+	snprintf(m, sizeof(m), "the engine is busy: all %d of its control connections are in "
+		 "use; try again", SL_CTL_CLIENTS);
+	json_t *j = sl_ctl_error(1, m);
+	char *text = NULL;
+	if (j != NULL && json_object_set_new(j, "busy", json_true()) == 0)
+		text = json_dumps(j, JSON_COMPACT);
+	json_decref(j);
+	/* Read what came already, so that closing with it unread does not
+	 * turn the client's read of this reply into ECONNRESET. */
+	char sink[64];
+	while (recv(fd, sink, sizeof(sink), MSG_DONTWAIT | MSG_TRUNC) > 0)
+		;
+	if (text != NULL)
+		(void)send(fd, text, strlen(text), MSG_DONTWAIT | MSG_NOSIGNAL);
 	free(text);
-	if (n < 0 || (size_t)n != len)
-		drop(cl);
+	close(fd);
 }
 
 static void serve(struct sl_ctl *c, struct client *cl)
@@ -226,15 +288,24 @@ void sl_ctl_poll(struct sl_ctl *c, int timeout_ms)
 	map[n++] = SL_CTL_CLIENTS;
 	for (unsigned i = 0; i < SL_CTL_CLIENTS; i++)
 		if (c->clients[i].fd >= 0) {
-			p[n] = (struct pollfd){ .fd = c->clients[i].fd, .events = POLLIN };
+			/* A client reads the rest of its reply before its next
+			 * request is read. */
+			short ev = c->clients[i].out != NULL ? POLLOUT : POLLIN;
+			p[n] = (struct pollfd){ .fd = c->clients[i].fd, .events = ev };
 			map[n++] = i;
 		}
 	int r = poll(p, n, timeout_ms);
 	double now = mono_s();
 	if (r > 0) {
-		for (unsigned k = 1; k < n; k++)
-			if (p[k].revents != 0)
-				serve(c, &c->clients[map[k]]);
+		for (unsigned k = 1; k < n; k++) {
+			struct client *cl = &c->clients[map[k]];
+			if (p[k].revents == 0 || cl->fd < 0)
+				continue;
+			if (cl->out != NULL)
+				flush(cl, now);   /* fails, and drops, on a hang-up */
+			else
+				serve(c, cl);
+		}
 		if (p[0].revents & POLLIN) {
 			int fd;
 			while ((fd = accept4(c->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
@@ -242,7 +313,7 @@ void sl_ctl_poll(struct sl_ctl *c, int timeout_ms)
 				while (i < SL_CTL_CLIENTS && c->clients[i].fd >= 0)
 					i++;
 				if (i == SL_CTL_CLIENTS) {
-					close(fd);   /* too many at once */
+					refuse_busy(fd);   /* too many at once */
 					continue;
 				}
 				c->clients[i] = (struct client){ .fd = fd, .since = now };
@@ -267,78 +338,260 @@ void sl_ctl_close(struct sl_ctl *c)
 	free(c);
 }
 
-int sl_ctl_connect(const char *dir, struct sl_err *err)
+/* ---------------------------------------------------------------- client */
+
+int64_t sl_ctl_now_ms(void)
 {
-	struct sockaddr_un sa;
-	if (socket_path(dir, &sa, err) < 0)
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int sl_ctl_client_wait(int connect_ms, int reply_ms, struct sl_ctl_wait *w, struct sl_err *err)
+{
+	*w = (struct sl_ctl_wait){ .connect_ms = connect_ms, .reply_ms = reply_ms };
+	const char *v = getenv(SL_CTL_TIMEOUT_ENV);
+	if (v == NULL || *v == '\0')
+		return 0;
+	char *end;
+	errno = 0;
+	double s = strtod(v, &end);
+	if (errno != 0 || end == v || *end != '\0' || !(s > 0 && s <= 86400))
+		return sl_errf(err, EINVAL, "%s must be a number of seconds above 0 (at most "
+			       "86400), not '%.40s'", SL_CTL_TIMEOUT_ENV, v);
+	int ms = (int)(s * 1000 + 0.5);
+	w->connect_ms = w->reply_ms = ms > 0 ? ms : 1;
+	return 0;
+}
+
+/* Sleep ms, or until deadline_ms if sooner. */
+static void pause_until(int ms, int64_t deadline_ms)
+{
+	int64_t left = deadline_ms - sl_ctl_now_ms();
+	if (left < ms)
+		ms = left > 0 ? (int)left : 0;
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+int sl_ctl_connect_path(const char *path, int64_t deadline_ms)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	if (strlen(path) >= sizeof(sa.sun_path))
 		return -ENAMETOOLONG;
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	strcpy(sa.sun_path, path);
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return sl_errf(err, errno, "cannot create a socket: %s", strerror(errno));
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		int e = errno;
+		return -errno;
+	/* Non-blocking, a UNIX socket connects at once or says EAGAIN: the
+	 * listener's queue is full (the listener is slow, or stopped
+	 * accepting).  Try again, with a growing pause, until the deadline. */
+	int pause_ms = 1, e = 0;
+	for (;;) {
+		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
+			break;
+		e = errno;
+		if (e != EAGAIN && e != EINTR)
+			break;
+		if (sl_ctl_now_ms() >= deadline_ms) {
+			e = ETIMEDOUT;
+			break;
+		}
+		pause_until(pause_ms, deadline_ms);
+		pause_ms = pause_ms < 64 ? pause_ms * 2 : 100;
+		e = 0;
+	}
+	if (e == 0 && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0)
+		e = errno;
+	if (e != 0) {
 		close(fd);
-		if (e == ENOENT || e == ECONNREFUSED)
-			return sl_errf(err, e, "no engine answers at %s", sa.sun_path);
-		return sl_errf(err, e, "cannot connect to %s: %s", sa.sun_path, strerror(e));
+		return -e;
 	}
 	return fd;
 }
 
-json_t *sl_ctl_call(const char *dir, json_t *req, int timeout_ms, struct sl_err *err)
+/* Wait until fd is readable or deadline_ms: 0, or -ETIMEDOUT. */
+static int wait_readable(int fd, int64_t deadline_ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	for (;;) {
+		int64_t left = deadline_ms - sl_ctl_now_ms();
+		int r = poll(&p, 1, left > 0 ? (int)left : 0);
+		if (r > 0)
+			return 0;
+		if (r == 0)
+			return -ETIMEDOUT;
+		if (errno != EINTR)
+			return -errno;
+	}
+}
+
+/* Read one reply (messages of SL_CTL_MSG_MAX bytes, then a shorter one) into
+ * *buf (malloc'd, NUL-terminated), its length in *len; every message by
+ * deadline_ms.  0, or -errno: ETIMEDOUT, ECONNRESET (closed before the end),
+ * EMSGSIZE (over SL_CTL_REPLY_MAX), ENOMEM. */
+static int read_reply(int fd, int64_t deadline_ms, char **buf, size_t *len)
+{
+	char *b = NULL;
+	size_t n = 0, cap = 0;
+	bool reset = false;
+	int rc = 0;
+	for (;;) {
+		rc = wait_readable(fd, deadline_ms);
+		if (rc < 0)
+			break;
+		/* The next message's length (MSG_TRUNC), to make room. */
+		ssize_t want = recv(fd, NULL, 0, MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT);
+		if (want < 0 && errno == ECONNRESET && !reset) {
+			/* The engine closed with our request unread (a busy
+			 * reply): the error is reported once, what it sent
+			 * before is still there. */
+			reset = true;
+			continue;
+		}
+		if (want < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (want <= 0) {
+			rc = want < 0 ? -errno : -ECONNRESET;
+			break;
+		}
+		if (n + (size_t)want > SL_CTL_REPLY_MAX) {
+			rc = -EMSGSIZE;
+			break;
+		}
+		if (n + (size_t)want + 1 > cap) {
+			size_t ncap = cap ? cap : SL_CTL_MSG_MAX + 1;
+			while (ncap < n + (size_t)want + 1)
+				ncap *= 2;
+			char *nb = realloc(b, ncap);
+			if (nb == NULL) {
+				rc = -ENOMEM;
+				break;
+			}
+			b = nb;
+			cap = ncap;
+		}
+		ssize_t k = recv(fd, b + n, cap - n, MSG_DONTWAIT);
+		if (k < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (k <= 0) {
+			rc = k < 0 ? -errno : -ECONNRESET;
+			break;
+		}
+		n += (size_t)k;
+		if (k != SL_CTL_MSG_MAX)
+			break;   /* the last message */
+	}
+	if (rc < 0) {
+		free(b);
+		return rc;
+	}
+	b[n] = '\0';
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+json_t *sl_ctl_request(const char *dir, const char *text, const struct sl_ctl_wait *w,
+		       int *fd_out, struct sl_err *err)
 {
 	struct sockaddr_un sa;
 	if (socket_path(dir, &sa, err) < 0) {
 		errno = ENAMETOOLONG;
 		return NULL;
 	}
+	const char *path = sa.sun_path;
+	int64_t start = sl_ctl_now_ms(), deadline = start + w->connect_ms;
+	int pause_ms = 10;
+	unsigned busy = 0;
+	for (;;) {
+		int fd = sl_ctl_connect_path(path, deadline);
+		if (fd == -ENOENT || fd == -ECONNREFUSED)
+			return sl_errf_null(err, -fd, "no engine answers at %s", path);
+		if (fd == -ETIMEDOUT)
+			return sl_errf_null(err, ETIMEDOUT, "the engine at %s did not take the "
+					    "connection within %.1f s (its control thread does not "
+					    "accept; %s sets the limit)", path,
+					    w->connect_ms / 1000.0, SL_CTL_TIMEOUT_ENV);
+		if (fd < 0)
+			return sl_errf_null(err, -fd, "cannot connect to %s: %s", path,
+					    strerror(-fd));
+		size_t len = strlen(text);
+		ssize_t sent = send(fd, text, len, MSG_NOSIGNAL);
+		int send_errno = sent < 0 ? errno : 0;
+		/* A busy engine may have answered and closed already: read
+		 * its answer even when the send failed. */
+		int64_t reply_deadline = sent == (ssize_t)len ? sl_ctl_now_ms() + w->reply_ms
+							      : sl_ctl_now_ms();
+		char *buf = NULL;
+		size_t n = 0;
+		int rc = read_reply(fd, reply_deadline, &buf, &n);
+		if (rc < 0 && sent != (ssize_t)len) {
+			close(fd);
+			return sl_errf_null(err, send_errno ? send_errno : EIO, "cannot send to %s: "
+					    "%s", path, strerror(send_errno ? send_errno : EIO));
+		}
+		if (rc < 0) {
+			close(fd);
+			if (rc == -ETIMEDOUT)
+				return sl_errf_null(err, ETIMEDOUT, "the engine at %s did not answer "
+						    "within %.1f s (%s sets the limit)", path,
+						    w->reply_ms / 1000.0, SL_CTL_TIMEOUT_ENV);
+			if (rc == -EMSGSIZE)
+				return sl_errf_null(err, EMSGSIZE, "the engine at %s answered more "
+						    "than %u MiB", path, SL_CTL_REPLY_MAX >> 20);
+			if (rc == -ENOMEM)
+				return sl_errf_null(err, ENOMEM, "out of memory");
+			return sl_errf_null(err, -rc, "the engine at %s closed the connection "
+					    "without an answer", path);
+		}
+		json_error_t je;
+		json_t *ans = json_loadb(buf, n, 0, &je);
+		free(buf);
+		if (ans == NULL) {
+			close(fd);
+			return sl_errf_null(err, EPROTO, "the engine at %s answered something that "
+					    "is not JSON (%s)", path, je.text);
+		}
+		if (!json_is_true(json_object_get(ans, "busy"))) {
+			if (fd_out != NULL)
+				*fd_out = fd;
+			else
+				close(fd);
+			return ans;
+		}
+		/* Busy: try again after a pause that grows, while the time to
+		 * connect lasts. */
+		close(fd);
+		json_decref(ans);
+		double held_s = (double)(sl_ctl_now_ms() - start) / 1000.0;
+		if (sl_ctl_now_ms() + pause_ms >= deadline)
+			return sl_errf_null(err, EBUSY, "the engine at %s is busy: all %d of its "
+					    "control connections stayed in use for %.1f s (%u tries; "
+					    "%s sets the limit)", path, SL_CTL_CLIENTS, held_s,
+					    busy + 1, SL_CTL_TIMEOUT_ENV);
+		if (busy++ == 0 && w->on_busy != NULL) {
+			char m[sizeof(err->msg)];
+			snprintf(m, sizeof(m), "the engine at %s is busy (all %d control "
+				 "connections in use); trying again for up to %.1f s", path,
+				 SL_CTL_CLIENTS, w->connect_ms / 1000.0);
+			w->on_busy(m);
+		}
+		pause_until(pause_ms, deadline);
+		pause_ms = pause_ms < 200 ? pause_ms * 2 : 250;
+	}
+}
+
+json_t *sl_ctl_call(const char *dir, json_t *req, const struct sl_ctl_wait *w,
+		    struct sl_err *err)
+{
 	char *text = json_dumps(req, JSON_COMPACT);
 	if (text == NULL)
 		return sl_errf_null(err, ENOMEM, "out of memory");
-	json_t *ans = NULL;
-	int fail = 0, fd = -1;
-	char *buf = malloc(SL_CTL_MSG_MAX + 1);
-	if (buf == NULL) {
-		fail = -sl_errf(err, ENOMEM, "out of memory");
-		goto out;
-	}
-	fd = sl_ctl_connect(dir, err);
-	if (fd < 0) {
-		fail = -fd;
-		goto out;
-	}
-	size_t len = strlen(text);
-	if (send(fd, text, len, MSG_NOSIGNAL) != (ssize_t)len) {
-		fail = -sl_errf(err, errno, "cannot send to %s: %s", sa.sun_path, strerror(errno));
-		goto out;
-	}
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	int r;
-	do
-		r = poll(&p, 1, timeout_ms);
-	while (r < 0 && errno == EINTR);
-	if (r == 0) {
-		fail = -sl_errf(err, ETIMEDOUT, "the engine at %s did not answer within %.1f s", sa.sun_path,
-			timeout_ms / 1000.0);
-		goto out;
-	}
-	ssize_t n = recv(fd, buf, SL_CTL_MSG_MAX, 0);
-	if (n <= 0) {
-		fail = -sl_errf(err, n < 0 ? errno : ECONNRESET, "the engine at %s closed the connection "
-			"without an answer", sa.sun_path);
-		goto out;
-	}
-	json_error_t je;
-	ans = json_loadb(buf, (size_t)n, 0, &je);
-	if (ans == NULL)
-		fail = -sl_errf(err, EPROTO, "the engine at %s answered something that is not JSON (%s)",
-			sa.sun_path, je.text);
-out:
-	if (fd >= 0)
-		close(fd);
-	free(buf);
+	json_t *ans = sl_ctl_request(dir, text, w, NULL, err);
+	int e = errno;
 	free(text);
-	if (ans == NULL)
-		errno = fail != 0 ? fail : EPROTO;
+	errno = e;
 	return ans;
 }

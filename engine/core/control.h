@@ -9,13 +9,28 @@
  * "status": 1|2} (2: the request or the configuration it names is wrong; 1:
  * the engine could not do it).
  *
+ * A reply of any length goes out as consecutive messages of exactly
+ * SL_CTL_MSG_MAX bytes and a last one shorter than that (a reply whose
+ * length is a multiple of SL_CTL_MSG_MAX ends with a newline, JSON
+ * whitespace, to make it so): a message of SL_CTL_MSG_MAX bytes means
+ * "more follows".  A reply under SL_CTL_MSG_MAX bytes is one message.
+ *
  * The server runs on the engine's control thread: sl_ctl_poll() waits at
  * most timeout_ms for something to do, accepts, reads whole messages and
  * answers them through the handler, never blocking on a client: a client
- * that connects and sends nothing is closed after SL_CTL_IDLE_MS; one whose
- * reply cannot be sent at once is closed; a message that is not a JSON
- * object with a string verb, or is longer than SL_CTL_MSG_MAX, gets an error
- * reply.  At most SL_CTL_CLIENTS at once; more are refused by closing them.
+ * that connects and sends nothing, or does not take its reply, is closed
+ * after SL_CTL_IDLE_MS without progress; the rest of a reply that the
+ * socket cannot take at once is sent as the client reads it (the client's
+ * next request is read after that); a message that is not a JSON object
+ * with a string verb, or is longer than SL_CTL_MSG_MAX, gets an error reply.
+ * At most SL_CTL_CLIENTS at once; one more is answered with the busy reply
+ * {"ok": false, "busy": true, "status": 1, "error": SENTENCE} and closed.
+ *
+ * The client side (sl_ctl_request, sl_ctl_call) never waits without a
+ * limit: connecting (a full listen queue is tried again), each busy reply
+ * (tried again with a growing pause) and the reply each have one, and the
+ * environment variable SLUICE_TIMEOUT (seconds) replaces the caller's
+ * defaults (sl_ctl_client_wait).
  *
  * Threads: everything on one thread (the engine's control thread, or a
  * client's).  Errors follow engine/err/err.h.
@@ -25,6 +40,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -34,6 +50,8 @@
 #define SL_CTL_MSG_MAX 65536
 #define SL_CTL_IDLE_MS 2000
 #define SL_CTL_CLIENTS 8
+#define SL_CTL_REPLY_MAX (64u << 20)   /* the longest reply a client takes */
+#define SL_CTL_TIMEOUT_ENV "SLUICE_TIMEOUT"
 
 struct sl_ctl;
 
@@ -74,15 +92,48 @@ int sl_ctl_error_status(const json_t *reply);
  * again, and ignores the handler's return value), or -1 outside a request. */
 int sl_ctl_detach(struct sl_ctl *c);
 
-/* The client side: a connection to DIR/SL_CTL_SOCKET (for a long
- * conversation: a capture).  Returns the fd, or -errno with a sentence as
- * sl_ctl_call says. */
-int sl_ctl_connect(const char *dir, struct sl_err *err);
+/* How long a client waits for an engine, in ms: to connect (busy replies
+ * and a full listen queue tried again within it), then for the reply. */
+struct sl_ctl_wait {
+	int connect_ms;
+	int reply_ms;
+	/* Called once, at the first busy reply, with a sentence that says so
+	 * (a command line prints it); NULL: nothing. */
+	void (*on_busy)(const char *sentence);
+};
 
-/* The client side: connect to DIR/SL_CTL_SOCKET, send req, wait at most
- * timeout_ms for the reply.  Returns the reply (the caller's), or NULL with
- * errno (ENOENT: no socket; ECONNREFUSED: nobody listens; EACCES; ETIMEDOUT)
- * and a sentence. */
-json_t *sl_ctl_call(const char *dir, json_t *req, int timeout_ms, struct sl_err *err);
+/* The waits a client uses: connect_ms and reply_ms, both replaced by
+ * $SLUICE_TIMEOUT (seconds, > 0, at most a day) when it is set.  0, or
+ * -EINVAL with a sentence naming the variable when it is not a number of
+ * seconds. */
+int sl_ctl_client_wait(int connect_ms, int reply_ms, struct sl_ctl_wait *w,
+		       struct sl_err *err);
+
+/* The client side: connect a SOCK_SEQPACKET socket to the UNIX socket path,
+ * trying again while the listener's queue is full, until deadline_ms
+ * (CLOCK_MONOTONIC, ms).  Returns the fd (blocking), or -errno: ENOENT or
+ * ECONNREFUSED (nobody listens), EACCES, ETIMEDOUT, ... (no sentence: the
+ * caller names the engine). */
+int sl_ctl_connect_path(const char *path, int64_t deadline_ms);
+
+/* CLOCK_MONOTONIC in ms (for deadlines). */
+int64_t sl_ctl_now_ms(void);
+
+/* The client side: send the request text to DIR/SL_CTL_SOCKET and return
+ * its reply, read whole (see the framing above), as JSON (the caller's),
+ * trying again after a busy reply while w->connect_ms lasts.  With fd NULL
+ * the connection is closed; else it is left open in *fd (the caller's: a
+ * capture goes on on it).  NULL with errno and a sentence naming the socket:
+ * ENOENT (no socket), ECONNREFUSED (nobody listens), EACCES, ETIMEDOUT (no
+ * connection or no reply in time; the sentence gives the limit and
+ * SLUICE_TIMEOUT), EBUSY (every connection stayed in use for
+ * w->connect_ms), ECONNRESET (closed without an answer), EPROTO (not JSON),
+ * EMSGSIZE (a reply over SL_CTL_REPLY_MAX). */
+json_t *sl_ctl_request(const char *dir, const char *text, const struct sl_ctl_wait *w,
+		       int *fd, struct sl_err *err);
+
+/* sl_ctl_request for a JSON request, the connection closed after. */
+json_t *sl_ctl_call(const char *dir, json_t *req, const struct sl_ctl_wait *w,
+		    struct sl_err *err);
 
 #endif

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -51,6 +52,17 @@
  *    A clean-up that follows a run stopped by a signal gets the same alarm
  *    when it begins (enter_cleanup).
  * The handler uses only async-signal-safe calls (write, alarm, _exit).
+ *
+ * Only the control thread takes these signals (SIGINT, SIGTERM, SIGHUP,
+ * SIGALRM): sl_engine_run blocks them before rte_eal_init, so that every
+ * thread DPDK starts there (the workers' lcores, telemetry and its client
+ * threads, interrupts, multi-process) inherits the mask, and unblocks them
+ * on the control thread once the handlers are in place.  A signal therefore
+ * never interrupts a system call of a DPDK thread (DPDK 22.11's telemetry
+ * thread ends at the first failed accept(), EINTR included).  SIGHUP's
+ * handler restarts what it interrupts (SA_RESTART): a reload request must
+ * not fail a step of setup; SIGINT's and SIGTERM's do not, so that a step
+ * blocked in a system call ends at a stop.
  */
 enum phase { PHASE_QUIET, PHASE_SETUP, PHASE_RUN, PHASE_CLEANUP };
 
@@ -167,7 +179,7 @@ static int install_signals(double stop_timeout, struct sl_err *err)
 	sigemptyset(&al.sa_mask);
 	grace_s = stop_timeout <= 0 ? 0 : stop_timeout >= 1e6 ? 1000000
 		  : (int)stop_timeout + (stop_timeout > (int)stop_timeout);
-	struct sigaction hu = { .sa_handler = on_hup };
+	struct sigaction hu = { .sa_handler = on_hup, .sa_flags = SA_RESTART };
 	sigemptyset(&hu.sa_mask);
 	if (sigaction(SIGINT, &sa, NULL) < 0 || sigaction(SIGTERM, &sa, NULL) < 0 ||
 	    sigaction(SIGALRM, &al, NULL) < 0 || sigaction(SIGHUP, &hu, NULL) < 0)
@@ -176,6 +188,16 @@ static int install_signals(double stop_timeout, struct sl_err *err)
 	return 0;
 }
 
+
+/* The signals the control thread alone takes (see "signals" above). */
+static void engine_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+	sigaddset(set, SIGALRM);
+}
 
 /* ---------------------------------------------------------------- EAL */
 
@@ -1182,9 +1204,16 @@ int sl_engine_run(const struct sl_config *cfg, const struct sl_topology *topo,
 			       topo->source);
 	for (unsigned i = 0; i < e.plan->n_warnings; i++)
 		sl_report_warn("%s", e.plan->warnings[i]);
+	/* Blocked here, so that DPDK's threads inherit the mask; unblocked on
+	 * this thread (the control thread) once the handlers are installed. */
+	sigset_t sigs, old_mask;
+	engine_signals(&sigs);
+	pthread_sigmask(SIG_BLOCK, &sigs, &old_mask);
 	rc = eal_init(&e, err);
-	if (rc < 0)
+	if (rc < 0) {
+		pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 		return rc;
+	}
 	bool pdump = sl_pdump_start(cfg, e.opts->eal_args, e.opts->n_eal_args);
 	struct sl_err terr = { "" };
 	if (sl_tel_register(cfg->path, &terr) < 0)   /* the run goes on without */
@@ -1193,6 +1222,7 @@ int sl_engine_run(const struct sl_config *cfg, const struct sl_topology *topo,
 	step_to(NULL, "installing the signal handlers");
 	phase = PHASE_SETUP;
 	rc = install_signals(opts->stop_timeout, err);
+	pthread_sigmask(SIG_UNBLOCK, &sigs, NULL);   /* one that came meanwhile is taken now */
 	if (rc == 0)
 		rc = setup(&e, topo, err);
 	alarm(0);
@@ -1254,6 +1284,7 @@ out_release:
 	rte_eal_cleanup();
 	alarm(0);
 	phase = PHASE_QUIET;
+	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 	watch_free(&wt);
 	return rc;
 }
