@@ -40,6 +40,13 @@ expect_refused() {
   expect_in "$T/out" "$want"
 }
 
+# expect_usage TEXT ARGS...: expect_refused, and the message points to the
+# script's --help ("try: scripts/NAME --help").
+expect_usage() {
+  expect_refused "$@"
+  expect_in "$T/out" "try: scripts/${B##*/} --help"
+}
+
 # expect_in LOG TEXT: fail unless LOG contains TEXT (fixed string).
 expect_in() {
   grep -qF -- "$2" "$1" || { cat "$1" >&2; fail "expected '$2' in the output"; }
@@ -610,6 +617,24 @@ pool: { mbufs: 8191 }
 workers:
   gen: { core: auto }
   fwd: { core: auto }
+EOF
+}
+
+# swap_pipeline RATE [LINE]: two_workers_head, LINE (a section such as
+# "engine: { ... }", or nothing), then source (RATE packets/s, 64 bytes, 16
+# flows) on gen -> l2fwd -> sink on fwd: 3 apps, one cross-worker link
+# "src.output -> swap.input" and one local "swap.output -> out.input".
+swap_pipeline() {
+  two_workers_head
+  [[ -n ${2:-} ]] && echo "$2"
+  cat <<EOF
+apps:
+  src:  { type: source, worker: gen, size: 64, flows: 16, rate: $1 }
+  swap: { type: l2fwd, worker: fwd }
+  out:  { type: sink, worker: fwd }
+links:
+  - src.output -> swap.input
+  - swap.output -> out.input
 EOF
 }
 

@@ -6,20 +6,16 @@
 . "$(dirname "$0")/lib.sh"
 B="$SRC/scripts/bench-link"
 
-bad() {  # bad TEXT ARGS...: refused, and pointed to --help
-  expect_refused "$@"
-  expect_in "$T/out" "try: scripts/bench-link --help"
-}
-bad "bench-link: unknown argument '--bogus'" --bogus
-bad "bench-link: --runs must be a positive integer" --runs 0
-bad "bench-link: --duration needs a value" --duration
-bad "bench-link: --duration must be 0.2..600 seconds" --duration 0.1
-bad "bench-link: --receivers must be 1 or 2" --receivers 3
-bad "bench-link: --link-size must be a power of two from 64 to 65536" --link-size 1000
-bad "bench-link: --latency-rate must be 1..10000000" --latency-rate 0
-bad "bench-link: --cores must be two CPU numbers A,B" --cores 0
-bad "bench-link: --cores needs two different CPUs" --cores 0,0
-bad "bench-link: --cores: CPU 9999 is not in this process's CPU affinity" --cores 0,9999
+expect_usage "bench-link: unknown argument '--bogus'" --bogus
+expect_usage "bench-link: --runs must be a positive integer" --runs 0
+expect_usage "bench-link: --duration needs a value" --duration
+expect_usage "bench-link: --duration must be 0.2..600 seconds" --duration 0.1
+expect_usage "bench-link: --receivers must be 1 or 2" --receivers 3
+expect_usage "bench-link: --link-size must be a power of two from 64 to 65536" --link-size 1000
+expect_usage "bench-link: --latency-rate must be 1..10000000" --latency-rate 0
+expect_usage "bench-link: --cores must be two CPU numbers A,B" --cores 0
+expect_usage "bench-link: --cores needs two different CPUs" --cores 0,0
+expect_usage "bench-link: --cores: CPU 9999 is not in this process's CPU affinity" --cores 0,9999
 ok "bad options refused with exit status 2"
 
 "$B" --help >"$T/help" 2>&1 || fail "bench-link --help exited $?"
@@ -30,7 +26,7 @@ ok "--help says what the summary line holds"
 ncpu=$(awk '/^Cpus_allowed_list:/{print $2}' /proc/self/status | tr ',' '\n' |
        awk -F- '{ n += NF == 2 ? $2 - $1 + 1 : 1 } END { print n }')
 if ((ncpu < 2)); then
-  bad "bench-link: needs two CPUs" --runs 1
+  expect_usage "bench-link: needs two CPUs" --runs 1
   skip "one CPU: the refusal checked; a run needs two"
 fi
 BUILD=${SLUICE_BUILD:-$SRC/build} "$B" --runs 1 --duration 0.3 --receivers 2 \

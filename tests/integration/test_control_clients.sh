@@ -28,16 +28,7 @@ trap 'kill -KILL ${pid:-} 2>/dev/null; for p in "${pids[@]}"; do end_process "$p
 # stopping it.
 client() { timeout 120 "$SLUICE" "$@"; }
 
-cat >"$T/run.yaml" <<EOF
-$(two_workers_head)
-apps:
-  src:  { type: source, worker: gen, size: 64, flows: 16, rate: 1000 }
-  swap: { type: l2fwd, worker: fwd }
-  out:  { type: sink, worker: fwd }
-links:
-  - src.output -> swap.input
-  - swap.output -> out.input
-EOF
+swap_pipeline 1000 >"$T/run.yaml"
 start_engine "$T/run.yaml" "$T/run.log" 3
 sock=/var/run/dpdk/$PREFIX/sluice_control
 wait_event "the control socket" "$pid" "$T/run.log" test -S "$sock"

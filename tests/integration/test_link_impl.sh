@@ -10,19 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 as_root_engine
 
-conf() {  # conf IMPL-LINE RATE
-  cat <<EOF
-$(two_workers_head)
-$1
-apps:
-  src:  { type: source, worker: gen, size: 64, flows: 16, rate: $2 }
-  swap: { type: l2fwd, worker: fwd }
-  out:  { type: sink, worker: fwd }
-links:
-  - src.output -> swap.input
-  - swap.output -> out.input
-EOF
-}
+conf() { swap_pipeline "$2" "$1"; }   # conf ENGINE-LINE RATE
 X="src.output -> swap.input" L="swap.output -> out.input"
 
 # --- the default: interlink.
