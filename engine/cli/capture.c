@@ -91,10 +91,15 @@ static int write_all(int fd, const uint8_t *buf, size_t n)
 	return 0;
 }
 
-/* The filter, compiled by libpcap as the engine will: 0, or exit status 2
- * with libpcap's message. */
+/* The filter, bounded and compiled by libpcap as the engine will: 0, or
+ * exit status 2 with the bound or libpcap's message. */
 static int check_filter(const char *filter, uint64_t snaplen)
 {
+	struct sl_err err = { "" };
+	if (sl_cap_filter_check(filter, &err) < 0) {
+		fprintf(stderr, "sluice: %s\n", err.msg);
+		return SL_EXIT_CONFIG;
+	}
 	pcap_t *p = pcap_open_dead(DLT_EN10MB, (int)snaplen);
 	struct bpf_program prog;
 	if (p == NULL) {
