@@ -748,9 +748,9 @@ static int finish(struct engine *e, struct sl_cap_session *s, bool workers_run)
 		send(s->fd, text, strlen(text), MSG_DONTWAIT | MSG_NOSIGNAL);
 	free(text);
 	s->final_sent = true;
-	sl_report_note("capture: %s ended (%s): %llu packets captured, %llu dropped by the "
-		       "filter, %llu dropped for want of room", s->ifaces[0].name, s->end,
-		       (unsigned long long)s->written, (unsigned long long)filtered,
+	sl_report_note("capture: %s ended (%s): %llu packets sent to sluice capture, %llu "
+		       "dropped by the filter, %llu dropped for want of room", s->ifaces[0].name,
+		       s->end, (unsigned long long)s->written, (unsigned long long)filtered,
 		       (unsigned long long)dropped);
 	return 1;
 }
@@ -817,7 +817,7 @@ static void drop_session(struct engine *e, unsigned i, bool workers_run)
 	begin_end(s, "the client went away");
 	release_taps(e, s, workers_run);
 	if (s->abandoned && !s->final_sent)
-		sl_report_note("capture: %s ended: %s (%llu packets captured)", s->ifaces[0].name,
+		sl_report_note("capture: %s ended: %s (%llu packets sent)", s->ifaces[0].name,
 			       s->end, (unsigned long long)s->written);
 	free_session(s);
 	e->caps[i] = NULL;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# sluice capture's bounds (docs/capture.md): the filter's size, and the
-# control thread while a filter compiles.
+# sluice capture's bounds (docs/capture.md): the filter's size, the control
+# thread while a filter compiles, and what "captured" counts when the output
+# fails.
 #  1. A filter over the bounds (65 terms; 800 "host" terms, 15 KB) is refused
 #     by sluice capture and, sent raw, by the engine: exit/status 2 and a
 #     message naming the bound.  A filter of 64 terms (63 of them "portrange",
@@ -10,10 +11,17 @@
 #     engine alone), `info` on the control socket and `sluice stats` answer,
 #     and the sd_notify watchdog pings go on; then the held name is answered
 #     NXDOMAIN and the capture is refused with libpcap's message.
+#  3. -w /dev/full: exit 1, the output and the error named, 0 packets
+#     captured.
+#  4. -w - into `head -c 20000`: sluice capture exits 0 (its own status,
+#     from PIPESTATUS) saying the reader went away, and counts as captured
+#     only packets whose blocks it wrote whole: at least those head passed
+#     on, at most those plus what the pipe's 64 KiB buffer held; captured
+#     plus "not written" is what the engine sent.
 # Every run ends with every mbuf back in the pool.
 . "$(dirname "$0")/lib.sh"
 as_root_engine
-trap 'kill -KILL ${pid:-} ${dns_pid:-} ${listener:-} 2>/dev/null; rm -rf "$T" "/var/run/dpdk/$PREFIX"' EXIT
+trap 'kill -KILL ${pid:-} ${dns_pid:-} ${listener:-} ${bg:-} 2>/dev/null; rm -rf "$T" "/var/run/dpdk/$PREFIX"' EXIT
 command -v unshare >/dev/null || skip "unshare is not installed"
 P=(--prefix "$PREFIX")
 
@@ -159,3 +167,58 @@ pid=
 pool_back "$T/one.log"
 ok "info, stats and the watchdog's pings went on while the engine compiled a filter; the unknown host then refused (status 2)"
 
+# --- 3. an output that fails: /dev/full
+conf false 64 0 >"$T/three.yaml"
+start_engine "$T/three.yaml" "$T/three.log" 2
+expect_exit 1 "$T/full" capture "${P[@]}" src.output -w /dev/full
+expect_in "$T/full" "sluice: capture: cannot write to /dev/full: No space left on device; stopping"
+expect_in "$T/full" "sluice: capture: ended (cannot write to /dev/full: No space left on device): 0 packets captured, 0 dropped by the filter"
+interrupt "$pid" "$T/three.log" || { cat "$T/three.log" >&2; fail "run 3 failed"; }
+pid=
+pool_back "$T/three.log"
+ok "-w /dev/full: exit 1, the output and its error named, 0 packets captured"
+
+# --- 4. a reader that goes away: | head -c 20000
+conf true 1000 1000 >"$T/four.yaml"
+conf false 1000 1000 >"$T/four-go.yaml"
+start_engine "$T/four.yaml" "$T/four.log" 2
+( "$SLUICE" capture "${P[@]}" src.output -w - 2>"$T/c4.log" | head -c 20000 >"$T/head.pcapng"
+  echo "${PIPESTATUS[*]}" >"$T/c4.rc" ) &
+bg=$!
+wait_event "the capture to start" "$bg" "$T/c4.log" log_lines "$T/c4.log" "^sluice: capture: capturing on"
+expect_exit 0 "$T/r4" reload "${P[@]}" "$T/four-go.yaml"
+wait "$bg"
+bg=
+[[ $(cat "$T/c4.rc") == "0 0" ]] || { cat "$T/c4.log" >&2; fail "sluice capture | head exited $(cat "$T/c4.rc"), expected 0 0"; }
+expect_in "$T/c4.log" "sluice: capture: ended (the reader of stdout went away): "
+grep -q "cannot write" "$T/c4.log" && { cat "$T/c4.log" >&2; fail "a reader that went away reported as a write error"; }
+captured=$(sed -nE 's/.*: ([0-9]+) packets captured, .*/\1/p' "$T/c4.log")
+unwritten=$(sed -nE 's/.*; ([0-9]+) more sent by the engine not written$/\1/p' "$T/c4.log")
+# The blocks head passed on whole: the section header, the interface, and
+# enhanced packet blocks of 1032 bytes (1000 of data).
+read -r whole epb < <(python3 - "$T/head.pcapng" <<'PY'
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+off = n = size = 0
+while len(b) - off >= 12:
+    t, l = struct.unpack_from("=II", b, off)
+    if l > len(b) - off:
+        break
+    if t == 6:
+        n, size = n + 1, l
+    off += l
+print(n, size)
+PY
+)
+wait_event "the engine's end of the capture" "$pid" "$T/four.log" log_lines "$T/four.log" "capture: src.output ended"
+sent=$(sed -nE 's/.*capture: src\.output ended \(.*\): ([0-9]+) packets sent to sluice capture.*/\1/p' "$T/four.log")
+[[ -n $captured && -n $unwritten && -n $sent ]] || { cat "$T/c4.log" "$T/four.log" >&2; fail "no counts in the capture's or the engine's log"; }
+((epb == 1032 && whole > 0)) || fail "head passed on $whole whole packet blocks of $epb bytes"
+((captured >= whole && captured <= whole + 65536 / epb + 1)) ||
+  { cat "$T/c4.log" >&2; fail "$captured packets captured, but head read $whole whole and the pipe holds at most $((65536 / epb + 1)) more"; }
+((captured + unwritten == sent)) || fail "captured $captured + not written $unwritten != $sent sent by the engine"
+((sent > captured)) || fail "the engine sent only $sent packets; the reader went away after $whole"
+interrupt "$pid" "$T/four.log" || { cat "$T/four.log" >&2; fail "run 4 failed"; }
+pid=
+pool_back "$T/four.log"
+ok "| head -c 20000: exit 0, $captured captured (head got $whole whole), $unwritten not written, $sent sent"
