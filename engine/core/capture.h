@@ -28,14 +28,16 @@
  * and pinging the service manager's watchdog meanwhile; the session
  * answers the request once it is compiled (a reload that removes one of
  * its links meanwhile, or the engine stopping, refuses it then).
- * sl_cap_service() moves records into enhanced packet blocks with nanosecond timestamps (the TSC scaled, from a
- * realtime base taken at the start) and sends them to the client in
- * messages that it sends without waiting: when the client does not keep
- * up, the session keeps its message and stops draining, the rings fill and
- * the workers count drops.  A session ends when the client asks (the
- * `capture-stop` verb), when COUNT packets were written, when the client
- * goes away, when a reload removes or rebuilds one of its links, or when
- * the engine stops; its last message is a JSON object with the counts.
+ * sl_cap_service() moves records into enhanced packet blocks with
+ * nanosecond timestamps (the TSC scaled, from a realtime base taken at the
+ * start) and sends them to the client in messages that it sends without
+ * waiting: when the client does not keep up, the session keeps its message
+ * and stops draining, the rings fill and the workers count drops.  A
+ * session ends when the client asks (the `capture-stop` verb), when COUNT
+ * packets were sent, when the client goes away, when a reload removes or
+ * rebuilds one of its links, or when the engine stops; its last message is
+ * a JSON object with the counts (what the client wrote is the client's to
+ * count).
  * Taps are attached with a release store and detached by storing NULL;
  * a detached tap is freed through the epoch (the control thread's handle)
  * once every worker has passed a quiescent state.
