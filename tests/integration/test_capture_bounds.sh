@@ -111,6 +111,13 @@ expect_in "$T/b4" "ended (count): 10 packets captured"
 ok "filters over 64 terms or 4096 bytes refused by sluice capture and the engine (status 2); 64 terms captured"
 
 # --- 2. the control thread answers while a filter compiles
+# The lookup must go from the engine to the DNS server of resolv.conf, which
+# systemd-resolved's NSS module and nscd (outside its mount namespace) would
+# not do.
+held=
+if grep -qE '^hosts:.*\bdns\b' /etc/nsswitch.conf && ! grep -qE '^hosts:.*\bresolve\b' /etc/nsswitch.conf &&
+   ! pgrep -x nscd >/dev/null; then
+held=yes
 python3 - "$ns" "$T/dns.log" "$T/gate" <<'PY' &
 # A DNS server that holds each query until the gate file exists, then
 # answers NXDOMAIN (the question echoed, no records).
@@ -160,12 +167,17 @@ r = json.loads(held.recv(65536))
 want = "capture: filter 'host held.sluice-test.example': unknown host 'held.sluice-test.example'"
 assert r["ok"] is False and r["status"] == 2 and r["error"] == want, r
 PY
-kill "$dns_pid" "$listener"
-dns_pid= listener=
+kill "$dns_pid"
+dns_pid=
+else
+  echo "note: part 2 skipped: host names are not looked up through /etc/resolv.conf here (nsswitch.conf: $(grep ^hosts: /etc/nsswitch.conf))"
+fi
+kill "$listener"
+listener=
 interrupt "$pid" "$T/one.log" || { cat "$T/one.log" >&2; fail "run 1 failed"; }
 pid=
 pool_back "$T/one.log"
-ok "info, stats and the watchdog's pings went on while the engine compiled a filter; the unknown host then refused (status 2)"
+[[ -n $held ]] && ok "info, stats and the watchdog's pings went on while the engine compiled a filter; the unknown host then refused (status 2)"
 
 # --- 3. an output that fails: /dev/full
 conf false 64 0 >"$T/three.yaml"
