@@ -9,10 +9,13 @@
  * writes the pcapng blocks; this side passes them on.  Ends by -c (COUNT
  * packets written), -a (S seconds), SIGINT or SIGTERM (a stop: the engine
  * sends what it holds, then the counts), or the engine stopping; then prints
- * how many packets were captured, dropped by the filter and dropped because
- * the capture could not keep up, and exits 0.  Exit 2: bad arguments, a
- * filter libpcap cannot compile, a point the engine does not have; 1: no
- * engine, or the capture failed.
+ * how many packets were captured (their blocks written whole to the
+ * output), dropped by the filter and dropped because the capture could not
+ * keep up, and exits 0.  An output that fails ends the capture too: a
+ * reader that went away (EPIPE) exits 0, any other write error 1, both with
+ * the count written and the packets the engine sent that were not.  Exit 2:
+ * bad arguments, a filter over the bounds or that libpcap cannot compile, a
+ * point the engine does not have; 1: no engine, or the capture failed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,6 +35,7 @@
 #include "capture.h"
 #include "control.h"
 #include "err.h"
+#include "pcapng.h"
 #include "snapview.h"
 #include "telclient.h"
 
@@ -77,25 +81,31 @@ static double mono_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Everything of buf[0..n) to fd; 0 or -errno. */
-static int write_all(int fd, const uint8_t *buf, size_t n)
+/* Everything of buf[0..n) to fd: 0, or -errno with the bytes that were
+ * written in *done. */
+static int write_all(int fd, const uint8_t *buf, size_t n, size_t *done)
 {
-	while (n > 0) {
-		ssize_t k = write(fd, buf, n);
+	*done = 0;
+	while (*done < n) {
+		ssize_t k = write(fd, buf + *done, n - *done);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0)
 			return k < 0 ? -errno : -EIO;
-		buf += k;
-		n -= (size_t)k;
+		*done += (size_t)k;
 	}
 	return 0;
 }
 
-/* The filter, compiled by libpcap as the engine will: 0, or exit status 2
- * with libpcap's message. */
+/* The filter, bounded and compiled by libpcap as the engine will: 0, or
+ * exit status 2 with the bound or libpcap's message. */
 static int check_filter(const char *filter, uint64_t snaplen)
 {
+	struct sl_err err = { "" };
+	if (sl_cap_filter_check(filter, &err) < 0) {
+		fprintf(stderr, "sluice: %s\n", err.msg);
+		return SL_EXIT_CONFIG;
+	}
 	pcap_t *p = pcap_open_dead(DLT_EN10MB, (int)snaplen);
 	struct bpf_program prog;
 	if (p == NULL) {
@@ -112,23 +122,45 @@ static int check_filter(const char *filter, uint64_t snaplen)
 	return 0;
 }
 
-static void print_counts(json_t *fin)
+/* What was written to the output: packets in all and per point (the
+ * engine's points, in order), and how the output failed (0: it did not). */
+struct written {
+	uint64_t packets, unwritten;
+	uint64_t *per_point;
+	size_t n_points;
+	int err;
+	const char *out;     /* the output's name, for the messages */
+};
+
+/* The end: how it ended, and the counts (the engine's, but what was
+ * captured is what reached the output). */
+static void print_counts(json_t *fin, const struct written *w)
 {
 	json_t *pts = json_object_get(fin, "points");
-	fprintf(stderr, "sluice: capture: ended (%s): %lld packets captured, %lld dropped by "
-		"the filter, %lld dropped (the capture could not keep up)\n",
-		sl_snap_str(json_object_get(fin, "end"), "?"),
-		(long long)json_integer_value(json_object_get(fin, "captured")),
+	char why[256];
+	if (w->err == EPIPE)
+		snprintf(why, sizeof(why), "the reader of %s went away", w->out);
+	else if (w->err != 0)
+		snprintf(why, sizeof(why), "cannot write to %s: %s", w->out, strerror(w->err));
+	else
+		snprintf(why, sizeof(why), "%s", sl_snap_str(json_object_get(fin, "end"), "?"));
+	char tail[96] = "";
+	if (w->err != 0)
+		snprintf(tail, sizeof(tail), "; %llu more sent by the engine not written",
+			 (unsigned long long)w->unwritten);
+	fprintf(stderr, "sluice: capture: ended (%s): %llu packets captured, %lld dropped by "
+		"the filter, %lld dropped (the capture could not keep up)%s\n", why,
+		(unsigned long long)w->packets,
 		(long long)json_integer_value(json_object_get(fin, "filtered")),
-		(long long)json_integer_value(json_object_get(fin, "dropped")));
+		(long long)json_integer_value(json_object_get(fin, "dropped")), tail);
 	if (json_array_size(pts) < 2)
 		return;
 	size_t i;
 	json_t *p;
 	json_array_foreach(pts, i, p)
-		fprintf(stderr, "  %s: %lld captured, %lld dropped by the filter, %lld dropped\n",
+		fprintf(stderr, "  %s: %llu captured, %lld dropped by the filter, %lld dropped\n",
 			sl_snap_str(json_object_get(p, "name"), "?"),
-			(long long)json_integer_value(json_object_get(p, "captured")),
+			(unsigned long long)(i < w->n_points ? w->per_point[i] : 0),
 			(long long)json_integer_value(json_object_get(p, "filtered")),
 			(long long)json_integer_value(json_object_get(p, "dropped")));
 }
@@ -232,6 +264,7 @@ int sl_cmd_capture(int argc, char **argv)
 
 	int status = SL_EXIT_RUNTIME, ofd = -1;
 	json_t *ans = NULL;
+	struct written w = { .out = out };
 	int fd = -1;
 	struct sl_ctl_wait wait;
 	if (sl_ctl_client_wait(START_TIMEOUT_MS, START_TIMEOUT_MS, &wait, &err) == 0) {
@@ -270,12 +303,19 @@ int sl_cmd_capture(int argc, char **argv)
 			ofd == STDOUT_FILENO ? "stdout" : out);
 	}
 
-	/* Pass the engine's pcapng on until its last message, the counts. */
+	/* Pass the engine's pcapng on until its last message, the counts;
+	 * count the packets that reach the output. */
+	w.out = ofd == STDOUT_FILENO ? "stdout" : out;
+	w.n_points = json_array_size(json_object_get(ans, "interfaces"));
+	w.per_point = calloc(w.n_points + 1, sizeof(uint64_t));
+	if (w.per_point == NULL) {
+		fprintf(stderr, "sluice: capture: out of memory\n");
+		goto out;
+	}
 	double deadline = duration_s > 0 ? mono_s() + (double)duration_s : 0;
-	bool stopped = false, out_failed = false;
-	int out_err = 0;
+	bool stopped = false;
 	for (;;) {
-		bool want_stop = stop_signal || (deadline > 0 && mono_s() >= deadline) || out_failed;
+		bool want_stop = stop_signal || (deadline > 0 && mono_s() >= deadline) || w.err != 0;
 		if (want_stop && !stopped) {
 			static const char stop[] = "{\"verb\":\"capture-stop\"}";
 			if (send(fd, stop, sizeof(stop) - 1, MSG_NOSIGNAL) < 0) {
@@ -305,15 +345,20 @@ int sl_cmd_capture(int argc, char **argv)
 			goto out;
 		}
 		if (buf[0] == SL_CAP_DATA_TAG) {
-			if (!out_failed) {
-				int rc = write_all(ofd, buf + 1, (size_t)n - 1);
-				if (rc < 0) {
+			/* Whole blocks: the packets whose blocks were written whole
+			 * are what was captured. */
+			size_t len = (size_t)n - 1, done = 0;
+			int rc = w.err == 0 ? write_all(ofd, buf + 1, len, &done) : 0;
+			w.packets += sl_pcapng_count_epb(buf + 1, done, w.per_point,
+							 (unsigned)w.n_points);
+			if (w.err != 0 || rc < 0)
+				w.unwritten += sl_pcapng_count_epb(buf + 1, len, NULL, 0) -
+					       sl_pcapng_count_epb(buf + 1, done, NULL, 0);
+			if (rc < 0) {
+				w.err = -rc;
+				if (w.err != EPIPE)
 					fprintf(stderr, "sluice: capture: cannot write to %s: %s; "
-						"stopping\n", ofd == STDOUT_FILENO ? "stdout" : out,
-						strerror(-rc));
-					out_failed = true;
-					out_err = -rc;
-				}
+						"stopping\n", w.out, strerror(w.err));
 			}
 			continue;
 		}
@@ -324,10 +369,10 @@ int sl_cmd_capture(int argc, char **argv)
 				"(%s)\n", je.text);
 			goto out;
 		}
-		print_counts(fin);
+		print_counts(fin, &w);
 		json_decref(fin);
 		/* A reader that went away (EPIPE) ends a capture as -c does. */
-		status = out_err != 0 && out_err != EPIPE ? SL_EXIT_RUNTIME : SL_EXIT_OK;
+		status = w.err != 0 && w.err != EPIPE ? SL_EXIT_RUNTIME : SL_EXIT_OK;
 		break;
 	}
 out:
@@ -338,6 +383,7 @@ out:
 	if (fd >= 0)
 		close(fd);
 	json_decref(ans);
+	free(w.per_point);
 	free(text);
 	free(buf);
 	return status;

@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #define ALLOW_EXPERIMENTAL_API   /* rte_bpf_convert (DPDK 22.11) */
 
+#include <ctype.h>
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -62,33 +66,125 @@ void sl_cap_burst(struct sl_cap_tap *t, struct rte_mbuf *const *pkts, unsigned n
 		sl_counter_add(&t->ctr.dropped, dropped);
 }
 
-int sl_cap_filter_load(const char *filter, uint32_t snaplen, struct rte_bpf **bpf,
-		       struct sl_err *err)
+int sl_cap_filter_check(const char *filter, struct sl_err *err)
 {
-	*bpf = NULL;
-	if (filter == NULL || filter[0] == '\0')
-		return 0;
-	pcap_t *p = pcap_open_dead(DLT_EN10MB, (int)snaplen);
-	if (p == NULL)
-		return sl_errf(err, ENOMEM, "filter '%s': out of memory", filter);
-	struct bpf_program prog;
-	if (pcap_compile(p, &prog, filter, 1, PCAP_NETMASK_UNKNOWN) != 0) {
-		sl_errf(err, EINVAL, "filter '%s': %s", filter, pcap_geterr(p));
-		pcap_close(p);
-		return -EINVAL;
+	size_t len = strlen(filter);
+	if (len > SL_CAP_FILTER_MAX_BYTES)
+		return sl_errf(err, E2BIG, "capture: filter is %zu bytes long; at most %u are "
+			       "accepted", len, SL_CAP_FILTER_MAX_BYTES);
+	unsigned long terms = 1;
+	for (const char *c = filter; *c != '\0';) {
+		if ((c[0] == '&' && c[1] == '&') || (c[0] == '|' && c[1] == '|')) {
+			terms++;
+			c += 2;
+			continue;
+		}
+		if (!isalnum((unsigned char)*c)) {
+			c++;
+			continue;
+		}
+		/* A word: letters, digits and what names and addresses hold. */
+		const char *w = c;
+		while (isalnum((unsigned char)*c) || *c == '_' || *c == '-' || *c == '.' ||
+		       *c == ':')
+			c++;
+		size_t n = (size_t)(c - w);
+		if ((n == 3 && strncasecmp(w, "and", 3) == 0) ||
+		    (n == 2 && strncasecmp(w, "or", 2) == 0))
+			terms++;
 	}
-	struct rte_bpf_prm *prm = rte_bpf_convert(&prog);
-	pcap_freecode(&prog);
-	pcap_close(p);
-	if (prm == NULL)
-		return sl_errf(err, ENOTSUP, "filter '%s': DPDK cannot convert it to eBPF: %s",
-			       filter, strerror(rte_errno));
-	*bpf = rte_bpf_load(prm);
-	rte_free(prm);
-	if (*bpf == NULL)
-		return sl_errf(err, ENOTSUP, "filter '%s': DPDK cannot load it: %s", filter,
-			       strerror(rte_errno));
+	if (terms > SL_CAP_FILTER_MAX_TERMS)
+		return sl_errf(err, E2BIG, "capture: filter has %lu terms (primitives joined by "
+			       "and/or); at most %u are accepted, as libpcap's compile time grows "
+			       "steeply with them", terms, SL_CAP_FILTER_MAX_TERMS);
 	return 0;
+}
+
+/* A filter compiled by libpcap on a thread of its own.  state tells who
+ * frees the job: the thread when the session abandoned it first, the
+ * session otherwise. */
+enum { JOB_RUNNING, JOB_DONE, JOB_ABANDONED };
+
+struct compile_job {
+	char *filter;
+	int snaplen;
+	int rc;                     /* 0: prog holds the code; else msg says why not */
+	struct bpf_program prog;
+	char msg[PCAP_ERRBUF_SIZE + 32];
+	int state;                  /* JOB_*, atomic */
+};
+
+static void job_free(struct compile_job *j)
+{
+	if (j->rc == 0)
+		pcap_freecode(&j->prog);
+	free(j->filter);
+	free(j);
+}
+
+static void *job_main(void *arg)
+{
+	struct compile_job *j = arg;
+	pthread_setname_np(pthread_self(), "sl-capfilter");
+	pcap_t *p = pcap_open_dead(DLT_EN10MB, j->snaplen);
+	j->rc = 0;
+	if (p == NULL) {
+		j->rc = -ENOMEM;
+		snprintf(j->msg, sizeof(j->msg), "out of memory");
+	} else if (pcap_compile(p, &j->prog, j->filter, 1, PCAP_NETMASK_UNKNOWN) != 0) {
+		j->rc = -EINVAL;
+		snprintf(j->msg, sizeof(j->msg), "%s", pcap_geterr(p));
+	}
+	if (p != NULL)
+		pcap_close(p);
+	if (__atomic_exchange_n(&j->state, JOB_DONE, __ATOMIC_ACQ_REL) == JOB_ABANDONED)
+		job_free(j);
+	return NULL;
+}
+
+/* Start compiling filter: the job, or NULL with a sentence. */
+static struct compile_job *job_start(const char *filter, uint32_t snaplen, struct sl_err *err)
+{
+	struct compile_job *j = calloc(1, sizeof(*j));
+	if (j == NULL || (j->filter = strdup(filter)) == NULL) {
+		free(j);
+		return sl_errf_null(err, ENOMEM, "capture: out of memory");
+	}
+	j->snaplen = (int)snaplen;
+	j->rc = -EINPROGRESS;
+	j->state = JOB_RUNNING;
+	/* The thread takes no signal: they are the control thread's. */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_attr_t attr;
+	int rc = pthread_attr_init(&attr);
+	if (rc == 0) {
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		pthread_t t;
+		rc = pthread_create(&t, &attr, job_main, j);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		pthread_attr_destroy(&attr);
+	}
+	if (rc != 0) {
+		free(j->filter);
+		free(j);
+		return sl_errf_null(err, rc, "capture: cannot start a thread to compile the "
+				    "filter: %s", strerror(rc));
+	}
+	return j;
+}
+
+static bool job_done(struct compile_job *j)
+{
+	return __atomic_load_n(&j->state, __ATOMIC_ACQUIRE) == JOB_DONE;
+}
+
+/* The session no longer wants j (done or not). */
+static void job_abandon(struct compile_job *j)
+{
+	if (__atomic_exchange_n(&j->state, JOB_ABANDONED, __ATOMIC_ACQ_REL) == JOB_DONE)
+		job_free(j);
 }
 
 /* ---- the control thread ----------------------------------------------- */
@@ -119,6 +215,8 @@ struct sl_cap_session {
 	uint8_t *msg;               /* SL_CAP_MSG_MAX: tag byte, then blocks */
 	size_t len;                 /* bytes in msg; 1: nothing but the tag */
 	const char *end;            /* why it ends, or NULL while it runs */
+	struct compile_job *job;    /* the filter, while it compiles: not started */
+	bool attached;              /* the taps are attached: the capture runs */
 	bool stats_added, final_sent, abandoned;
 };
 
@@ -145,35 +243,46 @@ static void free_tap(void *obj, void *arg)
 	free(t);
 }
 
-static struct sl_cap_tap *new_tap(uint32_t snaplen, uint32_t tag, const char *filter,
-				  struct sl_err *err)
+/* A tap into *tap, its filter loaded from prm (NULL: none): 0, or -ENOMEM
+ * or -ENOTSUP with a sentence. */
+static int new_tap(uint32_t snaplen, uint32_t tag, const struct rte_bpf_prm *prm,
+		   struct sl_cap_tap **tap, struct sl_err *err)
 {
+	*tap = NULL;
 	struct sl_cap_tap *t = aligned_alloc(RTE_CACHE_LINE_SIZE,
 					     RTE_ALIGN_CEIL(sizeof(*t), RTE_CACHE_LINE_SIZE));
 	void *buf = aligned_alloc(RTE_CACHE_LINE_SIZE, SL_CAP_RING_BYTES);
 	if (t == NULL || buf == NULL) {
 		free(t);
 		free(buf);
-		return sl_errf_null(err, ENOMEM, "out of memory");
+		return sl_errf(err, ENOMEM, "capture: out of memory");
 	}
 	memset(t, 0, sizeof(*t));
 	sl_capring_init(&t->ring, buf, SL_CAP_RING_BYTES);
 	t->snaplen = snaplen;
 	t->tag = tag;
-	if (sl_cap_filter_load(filter, snaplen, &t->bpf, err) < 0) {
-		free_tap(t, NULL);
-		return NULL;
+	if (prm != NULL) {
+		t->bpf = rte_bpf_load(prm);
+		if (t->bpf == NULL) {
+			free_tap(t, NULL);
+			return sl_errf(err, ENOTSUP, "capture: DPDK cannot load the filter: %s",
+				       strerror(rte_errno));
+		}
 	}
 	struct rte_bpf_jit jit = { 0 };
 	if (t->bpf != NULL && rte_bpf_get_jit(t->bpf, &jit) == 0)
 		t->jit = jit.func;
-	return t;
+	*tap = t;
+	return 0;
 }
 
 /* Detach every tap still attached (the workers stop writing into it within
  * a breath). */
 static void detach_taps(struct sl_cap_session *s)
 {
+	if (!s->attached)
+		return;
+	s->attached = false;
 	for (unsigned k = 0; k < s->n_taps; k++) {
 		struct tapref *r = &s->taps[k];
 		if (r->link == NULL)
@@ -211,6 +320,11 @@ static void free_session(struct sl_cap_session *s)
 {
 	if (s == NULL)
 		return;
+	if (s->job != NULL)
+		job_abandon(s->job);
+	for (unsigned k = 0; s->taps != NULL && k < s->n_taps; k++)
+		if (s->taps[k].tap != NULL && !s->attached)
+			free_tap(s->taps[k].tap, NULL);
 	for (unsigned i = 0; i < s->n_ifaces; i++) {
 		free(s->ifaces[i].name);
 		json_decref(s->ifaces[i].links);
@@ -336,6 +450,100 @@ static struct sl_cap_session **free_slot(struct engine *e)
 	return NULL;
 }
 
+/* An error reply on s's connection (the server's reply, when the session
+ * has taken the connection over). */
+static void answer_error(struct sl_cap_session *s, int status, const char *msg)
+{
+	json_t *j = sl_ctl_error(status, msg);
+	char *text = j != NULL ? json_dumps(j, JSON_COMPACT) : NULL;
+	json_decref(j);
+	if (text != NULL && s->fd >= 0)
+		send(s->fd, text, strlen(text), MSG_DONTWAIT | MSG_NOSIGNAL);
+	free(text);
+}
+
+/* Start s (its connection taken over; prog: its compiled filter, or NULL):
+ * check its links again, make and attach its taps, answer.  Returns true
+ * when the capture runs; false when it was refused (the refusal sent) or
+ * the client went away: the caller frees s. */
+static bool launch(struct engine *e, struct sl_cap_session *s, const struct bpf_program *prog)
+{
+	struct sl_err err = { "" };
+	int status = SL_EXIT_RUNTIME;
+	struct rte_bpf_prm *prm = NULL;
+	if (e->reload_stopped) {
+		sl_errf(&err, ESHUTDOWN, "capture: the engine is stopping");
+		goto refuse;
+	}
+	if (s->end != NULL) {   /* sl_cap_link_gone, while the filter compiled */
+		sl_errf(&err, EAGAIN, "capture: %s while the filter compiled; ask again",
+			s->end);
+		goto refuse;
+	}
+	for (unsigned k = 0; k < s->n_taps; k++) {
+		struct sl_link *l = s->taps[k].link;
+		if (__atomic_load_n(&l->cap, __ATOMIC_ACQUIRE) != NULL) {
+			sl_errf(&err, EBUSY, "capture: link '%s' (point '%s') is being captured "
+				"already, by another sluice capture", l->name,
+				s->ifaces[s->taps[k].iface].name);
+			goto refuse;
+		}
+	}
+	if (prog != NULL) {
+		prm = rte_bpf_convert(prog);
+		if (prm == NULL) {
+			sl_errf(&err, ENOTSUP, "capture: DPDK cannot convert the filter to eBPF: %s",
+				strerror(rte_errno));
+			status = SL_EXIT_CONFIG;
+			goto refuse;
+		}
+	}
+	for (unsigned k = 0; k < s->n_taps; k++) {
+		int rc = new_tap(s->snaplen, s->taps[k].iface, prm, &s->taps[k].tap, &err);
+		if (rc < 0) {
+			status = rc == -ENOTSUP ? SL_EXIT_CONFIG : SL_EXIT_RUNTIME;
+			goto refuse;
+		}
+	}
+	rte_free(prm);
+	prm = NULL;
+	write_header(s);
+
+	/* The answer, on the connection the session took over. */
+	json_t *ifs = json_array();
+	for (unsigned i = 0; ifs != NULL && i < s->n_ifaces; i++)
+		json_array_append_new(ifs, json_pack("{sssO}", "name", s->ifaces[i].name, "links",
+						     s->ifaces[i].links));
+	json_t *ans = json_pack("{sbsosI}", "ok", 1, "interfaces", ifs, "snaplen",
+				(json_int_t)s->snaplen);
+	char *text = ans != NULL ? json_dumps(ans, JSON_COMPACT) : NULL;
+	json_decref(ans);
+	if (text == NULL) {
+		sl_errf(&err, ENOMEM, "capture: out of memory");
+		goto refuse;
+	}
+	ssize_t sent = send(s->fd, text, strlen(text), MSG_DONTWAIT | MSG_NOSIGNAL);
+	free(text);
+	if (sent < 0)   /* the client went away: nobody to answer */
+		return false;
+	int sndbuf = 4 << 20;
+	setsockopt(s->fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
+	s->hz = rte_get_tsc_hz();
+	s->base_tsc = rte_rdtsc();
+	s->base_ns = realtime_ns();
+	for (unsigned k = 0; k < s->n_taps; k++)
+		__atomic_store_n(&s->taps[k].link->cap, s->taps[k].tap, __ATOMIC_RELEASE);
+	s->attached = true;
+	sl_report_note("capture: started on %s (%u link%s)", s->ifaces[0].name, s->n_taps,
+		       s->n_taps == 1 ? "" : "s");
+	return true;
+
+refuse:
+	rte_free(prm);
+	answer_error(s, status, err.msg);
+	return false;
+}
+
 json_t *sl_cap_open(struct engine *e, json_t *req)
 {
 	struct sl_err err = { "" };
@@ -350,6 +558,11 @@ json_t *sl_cap_open(struct engine *e, json_t *req)
 		return sl_ctl_error(SL_EXIT_CONFIG, "capture: \"filter\" must be a string");
 	if (json_uint(req, "snaplen", SL_CAP_SNAPLEN_MAX, 1, SL_CAP_SNAPLEN_MAX, &snaplen, &err) < 0 ||
 	    json_uint(req, "count", 0, 0, UINT64_MAX >> 1, &count, &err) < 0)
+		return sl_ctl_error(SL_EXIT_CONFIG, err.msg);
+	const char *filter = jf != NULL ? json_string_value(jf) : NULL;
+	if (filter != NULL && filter[0] == '\0')
+		filter = NULL;
+	if (filter != NULL && sl_cap_filter_check(filter, &err) < 0)
 		return sl_ctl_error(SL_EXIT_CONFIG, err.msg);
 	if (e->reload_stopped)
 		return sl_ctl_error(SL_EXIT_RUNTIME, "capture: the engine is stopping");
@@ -412,61 +625,31 @@ json_t *sl_cap_open(struct engine *e, json_t *req)
 			s->taps[s->n_taps++] = (struct tapref){ .link = l, .iface = s->n_ifaces - 1 };
 		}
 	}
-	const char *filter = jf != NULL ? json_string_value(jf) : NULL;
-	for (unsigned k = 0; k < s->n_taps; k++) {
-		s->taps[k].tap = new_tap(s->snaplen, s->taps[k].iface, filter, &err);
-		if (s->taps[k].tap == NULL)
-			goto refuse;
-	}
-	write_header(s);
-
-	/* The answer, on the connection the session takes over. */
-	json_t *ifs = json_array();
-	for (unsigned i = 0; ifs != NULL && i < s->n_ifaces; i++)
-		json_array_append_new(ifs, json_pack("{sssO}", "name", s->ifaces[i].name, "links",
-						     s->ifaces[i].links));
-	json_t *ans = json_pack("{sbsosI}", "ok", 1, "interfaces", ifs, "snaplen",
-				(json_int_t)s->snaplen);
-	char *text = ans != NULL ? json_dumps(ans, JSON_COMPACT) : NULL;
-	json_decref(ans);
-	if (text == NULL)
-		goto oom;
-	s->fd = sl_ctl_detach(e->ctl);
-	ssize_t sent = s->fd >= 0 ? send(s->fd, text, strlen(text), MSG_DONTWAIT | MSG_NOSIGNAL) : -1;
-	free(text);
-	if (sent < 0) {   /* the client went away: nobody to answer */
-		for (unsigned k = 0; k < s->n_taps; k++)
-			free_tap(s->taps[k].tap, NULL);
-		s->n_taps = 0;
-		free_session(s);
-		free(idx);
-		free(taken);
-		return NULL;
-	}
-	int sndbuf = 4 << 20;
-	setsockopt(s->fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
-	s->hz = rte_get_tsc_hz();
-	s->base_tsc = rte_rdtsc();
-	s->base_ns = realtime_ns();
-	for (unsigned k = 0; k < s->n_taps; k++)
-		__atomic_store_n(&s->taps[k].link->cap, s->taps[k].tap, __ATOMIC_RELEASE);
-	*slot = s;
-	sl_report_note("capture: started on %s (%u link%s)", s->ifaces[0].name, s->n_taps,
-		       s->n_taps == 1 ? "" : "s");
 	free(idx);
 	free(taken);
+	if (filter != NULL) {
+		/* Compiled off this thread; sl_cap_service starts the capture
+		 * once it is. */
+		s->job = job_start(filter, s->snaplen, &err);
+		if (s->job == NULL) {
+			status = SL_EXIT_RUNTIME;
+			free_session(s);
+			return sl_ctl_error(status, err.msg);
+		}
+	}
+	s->fd = sl_ctl_detach(e->ctl);
+	*slot = s;
+	if (s->job == NULL && !launch(e, s, NULL)) {
+		free_session(s);
+		*slot = NULL;
+	}
 	return NULL;
 
 oom:
 	sl_errf(&err, ENOMEM, "capture: out of memory");
 	status = SL_EXIT_RUNTIME;
 refuse:
-	if (s != NULL) {
-		for (unsigned k = 0; s->taps != NULL && k < s->n_taps; k++)
-			if (s->taps[k].tap != NULL)
-				free_tap(s->taps[k].tap, NULL);
-		free_session(s);
-	}
+	free_session(s);
 	free(idx);
 	free(taken);
 	return sl_ctl_error(status, err.msg);
@@ -565,9 +748,9 @@ static int finish(struct engine *e, struct sl_cap_session *s, bool workers_run)
 		send(s->fd, text, strlen(text), MSG_DONTWAIT | MSG_NOSIGNAL);
 	free(text);
 	s->final_sent = true;
-	sl_report_note("capture: %s ended (%s): %llu packets captured, %llu dropped by the "
-		       "filter, %llu dropped for want of room", s->ifaces[0].name, s->end,
-		       (unsigned long long)s->written, (unsigned long long)filtered,
+	sl_report_note("capture: %s ended (%s): %llu packets sent to sluice capture, %llu "
+		       "dropped by the filter, %llu dropped for want of room", s->ifaces[0].name,
+		       s->end, (unsigned long long)s->written, (unsigned long long)filtered,
 		       (unsigned long long)dropped);
 	return 1;
 }
@@ -634,7 +817,7 @@ static void drop_session(struct engine *e, unsigned i, bool workers_run)
 	begin_end(s, "the client went away");
 	release_taps(e, s, workers_run);
 	if (s->abandoned && !s->final_sent)
-		sl_report_note("capture: %s ended: %s (%llu packets captured)", s->ifaces[0].name,
+		sl_report_note("capture: %s ended: %s (%llu packets sent)", s->ifaces[0].name,
 			       s->end, (unsigned long long)s->written);
 	free_session(s);
 	e->caps[i] = NULL;
@@ -647,6 +830,32 @@ bool sl_cap_service(struct engine *e)
 		struct sl_cap_session *s = e->caps[i];
 		if (s == NULL)
 			continue;
+		if (s->job != NULL) {   /* its filter compiles */
+			if (!job_done(s->job)) {
+				any = true;
+				continue;
+			}
+			struct compile_job *j = s->job;
+			bool runs;
+			if (j->rc != 0) {
+				char m[SL_CAP_FILTER_MAX_BYTES + sizeof(j->msg) + 32];
+				snprintf(m, sizeof(m), "capture: filter '%s': %s", j->filter, j->msg);
+				answer_error(s, j->rc == -EINVAL ? SL_EXIT_CONFIG : SL_EXIT_RUNTIME,
+					     m);
+				runs = false;
+			} else {
+				runs = launch(e, s, &j->prog);
+			}
+			if (!runs) {
+				free_session(s);
+				e->caps[i] = NULL;
+				continue;
+			}
+			s->job = NULL;
+			job_abandon(j);   /* done: freed now */
+			any = true;
+			continue;
+		}
 		if (s->final_sent || !serve(e, s))
 			drop_session(e, i, true);
 		else
@@ -673,6 +882,14 @@ void sl_cap_close_all(struct engine *e, const char *why)
 		struct sl_cap_session *s = e->caps[i];
 		if (s == NULL)
 			continue;
+		if (s->job != NULL) {   /* not started: its filter compiles */
+			char m[256];
+			snprintf(m, sizeof(m), "capture: %s before the filter compiled", why);
+			answer_error(s, SL_EXIT_RUNTIME, m);
+			free_session(s);
+			e->caps[i] = NULL;
+			continue;
+		}
 		begin_end(s, why);
 		/* Everything the rings hold, then the counts; a client that
 		 * takes nothing for a second loses the rest. */

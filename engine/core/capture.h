@@ -22,21 +22,30 @@
  * link).
  *
  * Control thread.  A capture is a session on a connection the control
- * socket handed over (sl_ctl_detach).  sl_cap_service() moves records into
- * enhanced packet blocks with nanosecond timestamps (the TSC scaled, from a
- * realtime base taken at the start) and sends them to the client in
- * messages that it sends without waiting: when the client does not keep
- * up, the session keeps its message and stops draining, the rings fill and
- * the workers count drops.  A session ends when the client asks (the
- * `capture-stop` verb), when COUNT packets were written, when the client
- * goes away, when a reload removes or rebuilds one of its links, or when
- * the engine stops; its last message is a JSON object with the counts.
+ * socket handed over (sl_ctl_detach).  A filter (checked against the bounds
+ * below first) is compiled by libpcap on a thread of its own, so that the
+ * control thread goes on serving requests (info, reload, other captures)
+ * and pinging the service manager's watchdog meanwhile; the session
+ * answers the request once it is compiled (a reload that removes one of
+ * its links meanwhile, or the engine stopping, refuses it then).
+ * sl_cap_service() moves records into enhanced packet blocks with
+ * nanosecond timestamps (the TSC scaled, from a realtime base taken at the
+ * start) and sends them to the client in messages that it sends without
+ * waiting: when the client does not keep up, the session keeps its message
+ * and stops draining, the rings fill and the workers count drops.  A
+ * session ends when the client asks (the `capture-stop` verb), when COUNT
+ * packets were sent, when the client goes away, when a reload removes or
+ * rebuilds one of its links, or when the engine stops; its last message is
+ * a JSON object with the counts (what the client wrote is the client's to
+ * count).
  * Taps are attached with a release store and detached by storing NULL;
  * a detached tap is freed through the epoch (the control thread's handle)
  * once every worker has passed a quiescent state.
  *
- * Threads: sl_cap_burst on the link's producer (one thread at a time); all
- * the rest on the engine's control thread.  Errors follow engine/err/err.h.
+ * Threads: sl_cap_burst on the link's producer (one thread at a time); a
+ * filter's compile on a thread of its own (signals blocked), started and
+ * collected by the control thread; all the rest on the engine's control
+ * thread.  Errors follow engine/err/err.h.
  */
 #ifndef SL_CAPTURE_H
 #define SL_CAPTURE_H
@@ -77,23 +86,34 @@ struct sl_cap_tap {
 
 /* sl_cap_burst(tap, pkts, n), the producer's side, is declared in link.h. */
 
-/* Compile FILTER (libpcap syntax, for Ethernet frames of at most snaplen
- * bytes) and load it: 0 and *bpf (NULL for an empty filter), or -EINVAL with
- * "filter 'F': libpcap's message" (-ENOTSUP where DPDK cannot convert it). */
-int sl_cap_filter_load(const char *filter, uint32_t snaplen, struct rte_bpf **bpf,
-		       struct sl_err *err);
+/* Filters are bounded: libpcap's optimizer takes time that grows faster
+ * than the square of a filter's terms (the primitives joined by and/or: 64
+ * "portrange" terms, the costliest, take about 0.3 s; 400 "host" terms 6 s),
+ * and it runs on one thread.  Both sluice capture and the engine refuse a
+ * longer filter before compiling it. */
+#define SL_CAP_FILTER_MAX_TERMS 64
+#define SL_CAP_FILTER_MAX_BYTES 4096
+
+/* Whether filter is within those bounds: 0, or -E2BIG with "capture: filter
+ * has N terms ...; at most 64 ..." (or "... is N bytes long ...").  Terms
+ * are counted as 1 + the operators and, or, && and || (as whole words,
+ * case-insensitive).  Pure: any thread. */
+int sl_cap_filter_check(const char *filter, struct sl_err *err);
 
 struct engine;
 struct sl_cap_session;
 
 /* The control socket's `capture` verb: check req (points, snaplen, count,
- * filter), attach the taps, take the connection over and answer on it.
- * Returns NULL when it answered itself (the capture runs), else the error
- * reply for the server to send. */
+ * filter), take the connection over, start the filter's compile, and (at
+ * once without a filter, else once it compiled: sl_cap_service) attach the
+ * taps and answer on the connection.  Returns NULL when it took the
+ * connection over (the answer, or a refusal found later, goes on it), else
+ * the error reply for the server to send. */
 json_t *sl_cap_open(struct engine *e, json_t *req);
 
-/* Serve every capture: answer stops, move records, send.  Returns true while
- * any capture runs (the control loop then polls sooner). */
+/* Serve every capture: start those whose filter has compiled, answer
+ * stops, move records, send.  Returns true while any capture runs or
+ * compiles (the control loop then polls sooner). */
 bool sl_cap_service(struct engine *e);
 
 /* A reload is about to free link l: end the capture that has a tap on it. */

@@ -19,7 +19,8 @@
  * datagram on a local socket, which does not wait unless the manager's queue
  * is full.  The watchdog pings come from the control thread's loop, so a
  * control thread that stops looping (not a busy worker) is what the watchdog
- * catches.
+ * catches; work that may take long is kept off that loop (a capture's
+ * filter compiles on a thread of its own: capture.h).
  */
 #ifndef SL_NOTIFY_H
 #define SL_NOTIFY_H

@@ -156,3 +156,25 @@ size_t sl_pcapng_isb(void *buf, size_t room, uint32_t iface, uint64_t ts_ns, uin
 	put32(p, (uint32_t)len);
 	return len;
 }
+
+uint64_t sl_pcapng_count_epb(const void *buf, size_t len, uint64_t *per_iface, unsigned n_iface)
+{
+	const uint8_t *p = buf;
+	uint64_t n = 0;
+	for (size_t off = 0; len - off >= 12;) {
+		uint32_t type, blen;
+		memcpy(&type, p + off, 4);
+		memcpy(&blen, p + off + 4, 4);
+		if (blen < 12 || blen > len - off)
+			break;
+		if (type == BT_EPB && blen >= SL_PCAPNG_EPB_OVERHEAD) {
+			uint32_t iface;
+			memcpy(&iface, p + off + 8, 4);
+			n++;
+			if (per_iface != NULL && iface < n_iface)
+				per_iface[iface]++;
+		}
+		off += blen;
+	}
+	return n;
+}

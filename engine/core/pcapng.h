@@ -9,8 +9,9 @@
  * rte_pcapng names interfaces only after ethdev ports; a capture point is a
  * link between two apps, hence this writer.
  *
- * Each function appends one block at buf and returns its length, or 0 when
- * it does not fit in room (nothing written).  Pure functions: any thread.
+ * Each writing function appends one block at buf and returns its length, or
+ * 0 when it does not fit in room (nothing written).  Pure functions: any
+ * thread.
  */
 #ifndef SL_PCAPNG_H
 #define SL_PCAPNG_H
@@ -40,5 +41,12 @@ size_t sl_pcapng_epb(void *buf, size_t room, uint32_t iface, uint64_t ts_ns, con
  * the filter (isb_filteraccept is what passed: recv - filtered). */
 size_t sl_pcapng_isb(void *buf, size_t room, uint32_t iface, uint64_t ts_ns, uint64_t recv,
 		     uint64_t drop, uint64_t accepted);
+
+/* Reading back: the enhanced packet blocks that lie wholly within the
+ * first len bytes of buf, a run of whole blocks as the functions above
+ * write them (the host's byte order), counted; each is also counted in
+ * per_iface[its interface] when that is below n_iface (per_iface NULL:
+ * not).  A block cut by len, and what follows it, is not counted. */
+uint64_t sl_pcapng_count_epb(const void *buf, size_t len, uint64_t *per_iface, unsigned n_iface);
 
 #endif

@@ -397,7 +397,7 @@ int main(void)
 
 	/* The stream. */
 	static uint8_t s[4096];
-	size_t len = 0, n;
+	size_t len = 0, n, epb_end[N_PKTS];
 	n = sl_pcapng_shb(s + len, sizeof(s) - len, HARDWARE, OS, APPLICATION);
 	CHECK(n > 0, "sl_pcapng_shb failed");
 	len += n;
@@ -412,6 +412,7 @@ int main(void)
 		CHECK(n == SL_PCAPNG_EPB_OVERHEAD + ((pkts[i].caplen + 3u) & ~3u),
 		      "sl_pcapng_epb %u returned %zu", i, n);
 		len += n;
+		epb_end[i] = len;
 	}
 	for (unsigned i = 0; i < 2; i++) {
 		n = sl_pcapng_isb(s + len, sizeof(s) - len, isbs[i].iface, isbs[i].ts_ns, isbs[i].recv,
@@ -437,6 +438,20 @@ int main(void)
 		at += n;
 	}
 	CHECK(n > 0 && at == len, "the walk ended at %zu of %zu bytes", at, len);
+
+	/* Counted back: whole packet blocks only, per interface. */
+	uint64_t per[3] = { 0, 0, 0 };
+	CHECK(sl_pcapng_count_epb(s, len, per, 2) == N_PKTS && per[0] == 4 && per[1] == 3 &&
+	      per[2] == 0, "counted %llu %llu %llu of the whole stream's packets",
+	      (unsigned long long)per[0], (unsigned long long)per[1], (unsigned long long)per[2]);
+	memset(per, 0, sizeof(per));
+	CHECK(sl_pcapng_count_epb(s, epb_end[N_PKTS - 1] - 1, per, 1) == N_PKTS - 1 &&
+	      per[0] == 3 && per[1] == 0, "a cut last block counted (per interface 0: %llu)",
+	      (unsigned long long)per[0]);
+	CHECK(sl_pcapng_count_epb(s, epb_end[0] - 1, NULL, 0) == 0,
+	      "the first block, cut, counted");
+	CHECK(sl_pcapng_count_epb(s, epb_end[2], NULL, 0) == 3, "three whole blocks not counted");
+	CHECK(sl_pcapng_count_epb(s, 7, NULL, 0) == 0, "7 bytes counted as a packet");
 
 	/* Without the optional strings. */
 	static uint8_t t[256];
