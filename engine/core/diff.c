@@ -129,11 +129,40 @@ static int frozen(struct sl_err *err, const char *key, const char *from, const c
 		       key, from, to);
 }
 
+/* Setting `key` ("engine.epoch") of value v as a config file writes it: an
+ * enum's choice ("qsbr"), a bool's true or false, else the number. */
+static void setting_text(const char *key, uint64_t v, char *buf, size_t len)
+{
+	unsigned n;
+	const struct sl_config_section *sec = sl_config_sections(&n);
+	const char *dot = strchr(key, '.');
+	snprintf(buf, len, "%" PRIu64, v);
+	for (unsigned i = 0; dot != NULL && i < n; i++) {
+		if (strlen(sec[i].name) != (size_t)(dot - key) ||
+		    strncmp(sec[i].name, key, (size_t)(dot - key)) != 0)
+			continue;
+		for (unsigned k = 0; k < sec[i].n_keys; k++) {
+			const struct sl_param_spec *ks = &sec[i].keys[k];
+			if (strcmp(ks->name, dot + 1) != 0)
+				continue;
+			if (ks->type == SL_PARAM_BOOL) {
+				snprintf(buf, len, "%s", v ? "true" : "false");
+			} else if (ks->type == SL_PARAM_ENUM) {
+				const char *c = ks->choices;
+				for (uint64_t j = 0; j < v && c != NULL; j++)
+					c = strchr(c, '|') ? strchr(c, '|') + 1 : NULL;
+				if (c != NULL)
+					snprintf(buf, len, "%.*s", (int)strcspn(c, "|"), c);
+			}
+		}
+	}
+}
+
 static int frozen_u(struct sl_err *err, const char *key, uint64_t a, uint64_t b)
 {
-	char sa[32], sb[32];
-	snprintf(sa, sizeof(sa), "%" PRIu64, a);
-	snprintf(sb, sizeof(sb), "%" PRIu64, b);
+	char sa[64], sb[64];
+	setting_text(key, a, sa, sizeof(sa));
+	setting_text(key, b, sb, sizeof(sb));
 	return frozen(err, key, sa, sb);
 }
 

@@ -415,9 +415,12 @@ struct sl_link *sl_eng_new_link(struct engine *e, const struct sl_config *cfg, u
 		l->ring = rte_ring_create(rname, size, socket,
 					  RING_F_SP_ENQ | RING_F_SC_DEQ | RING_F_EXACT_SZ);
 		if (l->ring == NULL) {
-			sl_errf(err, rte_errno, "link '%s': cannot create its rte_ring: %s",
-				l->name, rte_strerror(rte_errno));
-			goto out_free;
+			int e = rte_errno;
+			sl_errf(err, e, "link '%s': cannot create its rte_ring: %s", l->name,
+				rte_strerror(e));
+			sl_eng_free_link(l);
+			errno = e;
+			return NULL;
 		}
 		return l;
 	}
@@ -776,11 +779,7 @@ void sl_eng_free_link(struct sl_link *l)
 	if (l->il != NULL)
 		free_interlink(l);
 	if (l->ring != NULL) {
-		struct rte_mbuf *pkts[64];
-		unsigned k;
-		while ((k = rte_ring_sc_dequeue_burst(l->ring, (void **)pkts, RTE_DIM(pkts),
-						      NULL)) > 0)
-			rte_pktmbuf_free_bulk(pkts, k);
+		sl_eng_free_link_contents(l);   /* nothing after teardown */
 		rte_ring_free(l->ring);
 	}
 	rte_free(l);

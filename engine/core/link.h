@@ -75,8 +75,9 @@ static inline void sl_pkts_free(struct rte_mbuf **pkts, unsigned n)
 
 	for (unsigned i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
+		__rte_mbuf_sanity_check(m, 1);   /* debug builds of DPDK: next too */
 		if (unlikely(rte_mbuf_refcnt_read(m) != 1 || m->nb_segs != 1 ||
-			     !RTE_MBUF_DIRECT(m) || RTE_MBUF_HAS_EXTBUF(m))) {
+			     !RTE_MBUF_DIRECT(m))) {   /* DIRECT: neither indirect nor external */
 			rte_pktmbuf_free(m);
 			continue;
 		}

@@ -39,7 +39,7 @@ ok "stats show the cross-worker link as a ring, packets through it"
 
 conf "engine: { link_impl: interlink }" 1000000 >"$T/back.yaml"
 expect_exit 2 "$T/reload" reload --prefix "$PREFIX" "$T/back.yaml"
-expect_in "$T/reload" "engine.link_impl cannot change"
+expect_in "$T/reload" "engine.link_impl cannot change while running (ring -> interlink); restart Sluice"
 kill -0 "$pid" || fail "the engine stopped after a refused reload"
 ok "a reload that changes link_impl is refused with exit 2"
 
@@ -48,7 +48,6 @@ rc=$?
 [[ $rc -eq 0 ]] || { cat "$T/ring.log" >&2; fail "sluice run exited $rc"; }
 pool_back "$T/ring.log"
 [[ $(link_kind "$T/ring.log" "$X") == ring ]] || fail "the summary's link is not a ring"
-expect_in "$T/ring.log" "ring"
 f=$T/ring.log.json
 python3 - "$f" <<'PY' || fail "the packets do not add up"
 import json, sys

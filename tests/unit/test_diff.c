@@ -103,6 +103,13 @@ static const struct {
 	  "dpdk.args cannot change while running; restart Sluice" },
 	{ "the burst", HEAD "engine: { burst: 64 }\n" WORKERS APPS LINKS, NULL,
 	  "engine.burst cannot change while running (32 -> 64); restart Sluice" },
+	{ "the link implementation (an enum: its names)",
+	  HEAD "engine: { link_impl: ring }\n" WORKERS APPS LINKS, NULL,
+	  "engine.link_impl cannot change while running (interlink -> ring); restart Sluice" },
+	{ "the epoch policy", HEAD "engine: { epoch: qsbr }\n" WORKERS APPS LINKS, NULL,
+	  "engine.epoch cannot change while running (immediate -> qsbr); restart Sluice" },
+	{ "accounting (a bool)", HEAD "engine: { accounting: false }\n" WORKERS APPS LINKS, NULL,
+	  "engine.accounting cannot change while running (true -> false); restart Sluice" },
 	{ "a worker's core", HEAD "workers:\n  a: { core: 0 }\n  b: { core: auto }\n"
 	  APPS LINKS, NULL,
 	  "worker 'a': core cannot change while running (auto -> 0); restart Sluice" },

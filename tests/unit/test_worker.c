@@ -481,9 +481,12 @@ static void test_pkts_free(void)
 	for (unsigned i = 0; i < 150; i++)
 		p[n++] = rte_pktmbuf_alloc((i / ((i % 3) + 1)) % 2 ? other : pool);
 	/* A chain of three segments. */
-	struct rte_mbuf *h = rte_pktmbuf_alloc(pool);
-	CHECK(rte_pktmbuf_chain(h, rte_pktmbuf_alloc(pool)) == 0 &&
-	      rte_pktmbuf_chain(h, rte_pktmbuf_alloc(other)) == 0, "cannot chain");
+	struct rte_mbuf *h = rte_pktmbuf_alloc(pool), *s1 = rte_pktmbuf_alloc(pool),
+			*s2 = rte_pktmbuf_alloc(other);
+	CHECK(h != NULL && s1 != NULL && s2 != NULL, "cannot allocate a chain");
+	if (h == NULL || s1 == NULL || s2 == NULL)
+		return;
+	CHECK(rte_pktmbuf_chain(h, s1) == 0 && rte_pktmbuf_chain(h, s2) == 0, "cannot chain");
 	p[n++] = h;
 	/* A clone (indirect, attached to a direct mbuf) and the direct one. */
 	struct rte_mbuf *d = rte_pktmbuf_alloc(pool);
@@ -508,13 +511,20 @@ static void test_pkts_free(void)
 	      rte_mempool_avail_count(pool), avail);
 	CHECK(rte_mempool_avail_count(other) == 255, "%u of 255 mbufs of the second pool back",
 	      rte_mempool_avail_count(other));
-	/* What went back is fit for reuse: one segment, no next, one reference. */
-	struct rte_mbuf *again[64];
-	CHECK(rte_pktmbuf_alloc_bulk(pool, again, 64) == 0, "cannot allocate again");
-	for (unsigned i = 0; i < 64; i++)
-		CHECK(again[i]->next == NULL && again[i]->nb_segs == 1 &&
-		      rte_mbuf_refcnt_read(again[i]) == 1, "a reused mbuf is not clean");
-	sl_pkts_free(again, 64);
+	/* What went back is fit for reuse as it lies in the pool (taken raw, no
+	 * reset): one segment, no next, one reference, a valid mbuf. */
+	void *again[256];
+	unsigned left = rte_mempool_avail_count(other);
+	CHECK(left <= RTE_DIM(again) && rte_mempool_get_bulk(other, again, left) == 0,
+	      "cannot take the second pool's %u mbufs", left);
+	for (unsigned j = 0; j < left; j++) {
+		struct rte_mbuf *m = again[j];
+		const char *why = NULL;
+		CHECK(m->next == NULL && m->nb_segs == 1 && rte_mbuf_refcnt_read(m) == 1 &&
+		      rte_mbuf_check(m, 1, &why) == 0, "a freed mbuf is not clean: %s",
+		      why != NULL ? why : "next, nb_segs or refcnt");
+	}
+	rte_mempool_put_bulk(other, again, left);
 	rte_mempool_free(other);
 }
 
