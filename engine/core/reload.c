@@ -237,7 +237,16 @@ static int supported(const struct engine *e, const struct sl_config *nc,
 			break;
 		}
 	}
-	for (unsigned w = 0; w < nc->n_workers; w++)
+	return 0;
+}
+
+/* Whether nc lists the workers the engine runs in another order (their
+ * lcores and CPUs are fixed by their place when the engine starts): checked
+ * for every reload, whatever else it changes. */
+static int reordered(const struct sl_config *oc, const struct sl_config *nc, char *why,
+		     size_t len)
+{
+	for (unsigned w = 0; w < nc->n_workers && w < oc->n_workers; w++)
 		if (strcmp(nc->workers[w].name, oc->workers[w].name) != 0) {
 			snprintf(why, len, "cannot reorder the workers while running (worker %u is "
 				 "'%s', was '%s')", w, nc->workers[w].name, oc->workers[w].name);
@@ -702,7 +711,8 @@ static json_t *reload(struct engine *e, const char *path, bool dry_run)
 	bool structural = false;
 	for (unsigned i = 0; i < d.n; i++)
 		structural |= d.actions[i].kind != SL_DIFF_RECONFIG_APP;
-	if (structural && supported(e, nc, &d, why, sizeof(why)) < 0) {
+	if ((structural && supported(e, nc, &d, why, sizeof(why)) < 0) ||
+	    reordered(e->cfg, nc, why, sizeof(why)) < 0) {
 		char m[900];
 		snprintf(m, sizeof(m), "%s: %s; nothing was changed (restart Sluice for this "
 			 "config, or --dry-run to list every action)", path, why);
