@@ -446,9 +446,16 @@ static int prepare(struct engine *e, struct rebuild *r, const struct sl_diff *d,
 	return 0;
 }
 
-/* Move what old holds into new (both ends of both held or not running). */
+/* Move what old holds into new, the link rebuilt for it (both ends of both
+ * held, or not running yet), and carry old's counters over: new goes on
+ * from old's totals, as if it were the same link.  The move itself is no
+ * traffic: a moved packet stays counted once in `packets` (when it was
+ * accepted), received or consumed by nobody yet; one that does not fit in
+ * new is dropped (a drop of the link, no longer counted as accepted). */
 static uint64_t move_packets(struct sl_link *old, struct sl_link *new)
 {
+	struct sl_link_stats before;
+	sl_link_stats_read(old, &before);
 	struct rte_mbuf *pkts[64];
 	uint64_t n = 0;
 	unsigned k;
@@ -460,6 +467,11 @@ static uint64_t move_packets(struct sl_link *old, struct sl_link *new)
 		sl_il_publish_consumer(old->il);
 	if (new->il != NULL)
 		sl_il_publish_producer(new->il);
+	uint64_t overflow = sl_counter_read(&new->tx.drops);
+	sl_counter_set(&new->tx.packets, before.tx_packets - overflow);
+	sl_counter_set(&new->tx.drops, before.drops + overflow);
+	sl_counter_set(&new->rx.packets, before.rx_packets);
+	sl_counter_set(&new->rx.bytes, before.rx_bytes);
 	return n;
 }
 
