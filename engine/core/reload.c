@@ -690,6 +690,45 @@ static void attach_view(struct engine *e)
 	sl_tel_attach(&tv);
 }
 
+/* After a reload applied nc: every app's strings and parameters are nc's
+ * (equal to those it has, or the live ones the reload gave it), so that
+ * nothing points into the configs before it (app.h).  e->apps is parallel
+ * to e->cfg, which is nc after a structural reload and otherwise holds the
+ * same apps, most often in the same order.  Telemetry paused. */
+static void adopt(struct engine *e, const struct sl_config *nc)
+{
+	const struct sl_config *c = e->cfg;
+	for (unsigned i = 0; i < c->n_apps; i++) {
+		struct sl_app *a = e->apps[i];
+		int j = (int)i;
+		if (c != nc && (i >= nc->n_apps || strcmp(nc->apps[i].name, a->name) != 0))
+			j = sl_config_find_app(nc, a->name);
+		if (j < 0)
+			continue;   /* not reached: nc runs the same apps */
+		const struct sl_app_cfg *ac = &nc->apps[j];
+		a->name = ac->name;
+		a->base = ac->base;
+		a->group = nc->workers[ac->worker].group;
+		a->params = ac->params;
+	}
+}
+
+/* Free the configs reloads loaded that nothing uses any more: all but the
+ * structure running (e->cfg: links, telemetry) and the last one applied
+ * (e->running: the apps' strings and parameters, the next diff). */
+static void sweep(struct engine *e)
+{
+	unsigned k = 0;
+	for (unsigned i = 0; i < e->n_loaded; i++) {
+		struct sl_config *c = e->loaded[i];
+		if (c == e->cfg || c == e->running)
+			e->loaded[k++] = c;
+		else
+			sl_config_free(c);
+	}
+	e->n_loaded = k;
+}
+
 /* Reload the config at path (docs/control.md).  The reply's status is 2 for
  * a config that does not load or cannot be applied to this engine, 1 for a
  * failure while applying: nothing changed, unless the reply says that the
@@ -731,8 +770,8 @@ static json_t *reload(struct engine *e, const char *path, bool dry_run)
 		reply = sl_ctl_error(SL_EXIT_CONFIG, m);
 		goto out_free;
 	}
-	/* The configs reloads applied live as long as the engine (apps keep
-	 * pointers into them). */
+	/* The configs in use (e->cfg, e->running) and this one: a successful
+	 * reload frees those it replaced (sweep). */
 	struct sl_config **loaded = realloc(e->loaded, (e->n_loaded + 1) * sizeof(*loaded));
 	if (loaded == NULL) {
 		reply = sl_ctl_error(SL_EXIT_RUNTIME, "out of memory");
@@ -785,6 +824,11 @@ static json_t *reload(struct engine *e, const char *path, bool dry_run)
 		nc = NULL;
 	}
 	__atomic_store_n(&e->reloads, e->reloads + 1, __ATOMIC_RELAXED);
+	/* The configs before this one: nothing points into them any more. */
+	sl_tel_pause();
+	adopt(e, e->running);
+	attach_view(e);
+	sweep(e);
 	reply = json_pack("{sbsbsosIsIsI}", "ok", 1, "applied", 1, "actions", actions_json(&d),
 			  "reloads", (json_int_t)e->reloads, "moved", (json_int_t)moved,
 			  "freed", (json_int_t)freed);

@@ -31,6 +31,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sl_tel_view view;              /* under lock */
 static const char *state = "starting";       /* under lock */
 static uint64_t t0_ns;                       /* under lock: the attach */
+static bool paused;                          /* control thread: it holds lock */
 static char config_path[512];
 static char prefix[128];
 
@@ -546,18 +547,33 @@ int sl_tel_register(const char *path, struct sl_err *err)
 	return 0;
 }
 
+/* The lock, unless the control thread holds it already (sl_tel_pause). */
+static void take(void)
+{
+	if (!paused)
+		pthread_mutex_lock(&lock);
+	paused = false;
+}
+
 void sl_tel_attach(const struct sl_tel_view *v)
 {
-	pthread_mutex_lock(&lock);
+	take();
 	view = *v;
 	state = "running";
 	t0_ns = now_ns();
 	pthread_mutex_unlock(&lock);
 }
 
+void sl_tel_pause(void)
+{
+	if (!paused)
+		pthread_mutex_lock(&lock);
+	paused = true;
+}
+
 void sl_tel_detach(void)
 {
-	pthread_mutex_lock(&lock);
+	take();
 	memset(&view, 0, sizeof(view));
 	state = "stopping";
 	pthread_mutex_unlock(&lock);

@@ -21,6 +21,7 @@
 #ifndef SL_TELEMETRY_H
 #define SL_TELEMETRY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <rte_mempool.h>
@@ -54,13 +55,19 @@ struct sl_tel_view {
  * refused). */
 int sl_tel_register(const char *config_path, struct sl_err *err);
 
-/* Make v readable (state "running"; elapsed time counts from here).
- * Control thread.  v is copied; the objects it points to are not. */
+/* Make v readable (state "running"; elapsed time counts from here); ends a
+ * pause.  Control thread.  v is copied; the objects it points to are not. */
 void sl_tel_attach(const struct sl_tel_view *v);
 
+/* Hold the callbacks off while a reload changes the objects: returns once
+ * no callback reads them; callbacks that come meanwhile wait (they are not
+ * told "no pipeline") until sl_tel_attach gives them the new objects.
+ * Control thread; the pause must be short (the switch of a reload). */
+void sl_tel_pause(void);
+
 /* Stop reading the objects (state "stopping"): returns once no callback
- * reads them any more.  Control thread; call before tearing them down.
- * Harmless when not attached. */
+ * reads them any more; ends a pause.  Control thread; call before tearing
+ * them down.  Harmless when not attached. */
 void sl_tel_detach(void);
 
 #endif
