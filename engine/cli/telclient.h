@@ -23,6 +23,7 @@
  *   ECONNRESET    the engine went away (stopped) during or before a call
  *   EPROTO        a reply that is not what docs/telemetry.md says
  *   EAGAIN        the engine is starting or stopping: nothing to read now
+ *                 (one that is reloading is read: state "reloading")
  *
  * Threads: a client is used by one thread at a time (a caller that shares
  * one between threads serialises its calls).

@@ -51,6 +51,7 @@ struct engine {
 	const char *start_path;         /* the file the run was started with (SIGHUP) */
 	struct sl_config **loaded;
 	unsigned n_loaded, reloads;
+	uint64_t last_reload_ns;        /* Unix time of the last reload applied; 0: none */
 	struct sl_ctl *ctl;
 	struct sl_epoch_worker *ctl_epoch_w;
 	unsigned generation;            /* bumped when apps or links change */

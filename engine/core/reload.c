@@ -483,7 +483,7 @@ static int apply_structure(struct engine *e, struct rebuild *r, struct sl_err *e
 	const struct sl_config *oc = e->cfg, *nc = r->nc;
 	unsigned nw = oc->n_workers;
 	int rc = 0;
-	sl_tel_detach();   /* telemetry reads none of this meanwhile */
+	sl_tel_pause();   /* telemetry waits for the new objects (attach_view) */
 	for (unsigned w = 0; w < nw && rc == 0; w++)
 		if (r->affected[w]) {
 			r->holds[w] = (struct sl_worker_reconf){ .hold = true };
@@ -686,6 +686,7 @@ static void attach_view(struct engine *e)
 		.cfg = e->cfg, .apps = e->apps, .links = e->links, .workers = e->workers,
 		.pool = e->pool, .epoch = e->epoch, .control_cpu = e->plan->main_cpu,
 		.reloads = &e->reloads, .freed_by_reload = &e->freed_by_reload,
+		.last_reload_ns = &e->last_reload_ns,
 	};
 	sl_tel_attach(&tv);
 }
@@ -824,6 +825,11 @@ static json_t *reload(struct engine *e, const char *path, bool dry_run)
 		nc = NULL;
 	}
 	__atomic_store_n(&e->reloads, e->reloads + 1, __ATOMIC_RELAXED);
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	__atomic_store_n(&e->last_reload_ns,
+			 (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec,
+			 __ATOMIC_RELAXED);
 	/* The configs before this one: nothing points into them any more. */
 	sl_tel_pause();
 	adopt(e, e->running);
@@ -856,7 +862,12 @@ json_t *sl_eng_control(void *arg, const char *verb, json_t *req)
 					    "reload: \"dry_run\" must be true or false");
 		if (e->reload_stopped)
 			return sl_ctl_error(SL_EXIT_RUNTIME, "reload: the engine is stopping");
-		return reload(e, json_string_value(p), json_is_true(dry));
+		if (json_is_true(dry))
+			return reload(e, json_string_value(p), true);
+		sl_tel_reloading(true);
+		json_t *r = reload(e, json_string_value(p), false);
+		sl_tel_reloading(false);
+		return r;
 	}
 	char m[160];
 	if (strcmp(verb, "capture") == 0)
@@ -872,7 +883,9 @@ void sl_eng_reload_on_hup(struct engine *e)
 		return;
 	char file[4096];
 	snprintf(file, sizeof(file), "%s", path);
+	sl_tel_reloading(true);
 	json_t *r = reload(e, file, false);
+	sl_tel_reloading(false);
 	if (r == NULL) {
 		sl_report_warn("SIGHUP: reload of %s: out of memory", file);
 		return;
