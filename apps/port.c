@@ -255,8 +255,9 @@ static int check_probed_pcap_files(struct port_priv *p, struct sl_err *err)
 	return rc;
 }
 
-/* The app that claimed each port (control thread only). */
-static const char *claimed_by[RTE_MAX_ETHPORTS];
+/* The app that claimed each port (control thread only; its name is read
+ * when needed: a reload may move it to another config's copy). */
+static const struct sl_app *claimed_by[RTE_MAX_ETHPORTS];
 
 /* Find or probe the device, and claim its port. */
 static int port_attach(struct sl_app *app, const char *device, struct sl_err *err)
@@ -295,12 +296,12 @@ static int port_attach(struct sl_app *app, const char *device, struct sl_err *er
 
 	if (claimed_by[p->port_id] != NULL)
 		return sl_errf(err, EBUSY, "device '%s' is already used by sluice app '%s'", p->name,
-			       claimed_by[p->port_id]);
+			       claimed_by[p->port_id]->name);
 	struct rte_eth_dev_owner cur = { 0 };
 	if (rte_eth_dev_owner_get(p->port_id, &cur) == 0 && cur.id != RTE_ETH_DEV_NO_OWNER)
 		return sl_errf(err, EBUSY, "device '%s' is already used by %s", p->name,
 			       cur.name[0] != '\0' ? cur.name : "another owner");
-	claimed_by[p->port_id] = app->name;
+	claimed_by[p->port_id] = app;
 	p->owned = true;
 	return 0;
 }

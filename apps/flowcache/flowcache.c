@@ -138,7 +138,7 @@ struct fc_share {
 	char route[64];                   /* the sharers' `route` (cookies mean its hops) */
 	bool private;                     /* an app's own table: nobody may join */
 	struct sl_flowtable_conf conf;
-	const char *first_app;
+	char *first_app;                  /* a copy: a reload may free the config's */
 	unsigned n_apps, n_opened, refs;
 	struct sl_flowtable *t;
 	struct fc_share *next;
@@ -439,6 +439,7 @@ static void share_put(struct fc_share *s)
 			break;
 		}
 	sl_ft_free(s->t);
+	free(s->first_app);
 	free(s);
 }
 
@@ -505,13 +506,16 @@ static int fc_init(struct sl_app *app, struct sl_err *err)
 			return rc;
 	} else {
 		s = calloc(1, sizeof(*s));
+		if (s != NULL && (s->first_app = strdup(app->name)) == NULL) {
+			free(s);
+			s = NULL;
+		}
 		if (s == NULL)
 			return sl_errf(err, ENOMEM, "out of memory");
 		snprintf(s->name, sizeof(s->name), "%s", name);
 		snprintf(s->route, sizeof(s->route), "%s", route);
 		s->private = !shared;
 		s->conf = c;
-		s->first_app = app->name;
 		s->next = shares;
 		shares = s;
 	}

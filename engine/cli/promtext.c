@@ -484,8 +484,19 @@ static void emit_live(struct prom *p, const json_t *live)
 		    &l, "1");
 	free(l.s);
 	sample(p, family(p, "sluice_uptime_seconds", "gauge",
-			 "Seconds since the engine launched its workers."),
+			 "Seconds since the engine launched its workers (reloads do not reset it)."),
 	       &none, json_object_get(live, "elapsed_ns"), 1e-9);
+}
+
+static void emit_reload(struct prom *p, const json_t *reload)
+{
+	struct str none = { 0 };
+	sample(p, family(p, "sluice_reloads_total", "counter",
+			 "Reloads applied since the engine started (sluice reload, SIGHUP)."),
+	       &none, json_object_get(reload, "applied"), 1.0);
+	sample(p, family(p, "sluice_last_reload_timestamp_seconds", "gauge",
+			 "Unix time of the last reload applied; 0 when none was."),
+	       &none, json_object_get(reload, "last_unix_s"), 1.0);
 }
 
 static char *render(struct prom *p, size_t *len)
@@ -522,6 +533,7 @@ char *sl_prom_text(const json_t *snap, const struct sl_prom_self *self, size_t *
 		const json_t *live = json_object_get(snap, "live");
 		double tsc_hz = json_number_value(json_object_get(live, "tsc_hz"));
 		emit_live(&p, live);
+		emit_reload(&p, json_object_get(snap, "reload"));
 		emit_apps(&p, json_object_get(snap, "apps"), tsc_hz);
 		emit_links(&p, json_object_get(snap, "links"));
 		emit_workers(&p, json_object_get(snap, "workers"), tsc_hz);

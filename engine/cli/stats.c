@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "err.h"
 #include "snapview.h"
@@ -64,6 +65,18 @@ static void text_head(const json_t *s)
 	else if (sl_snap_num(json_object_get(s, "elapsed_s"), &el))
 		printf(" for %.2f s", el);
 	printf("; control thread on cpu %s\n", cpu);
+	/* Reloads applied, and when the last was (local time). */
+	const json_t *rl = json_object_get(s, "reload");
+	double n = 0, last = 0;
+	if (sl_snap_num(json_object_get(rl, "applied"), &n) && n > 0 &&
+	    sl_snap_num(json_object_get(rl, "last_unix_s"), &last) && last > 0) {
+		time_t t = (time_t)last;
+		struct tm tm;
+		char when[64];
+		if (localtime_r(&t, &tm) != NULL &&
+		    strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S %z", &tm) > 0)
+			printf("reloads: %.0f applied, the last at %s\n", n, when);
+	}
 }
 
 static void text_apps(const json_t *s)

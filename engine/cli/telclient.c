@@ -607,9 +607,11 @@ static int snap_pool_epoch(struct sl_telc *c, json_t *root, json_t *info, struct
 	json_object_set_new(drained, "delivered", json_integer(0));
 	json_object_set_new(drained, "freed", json_integer(0));
 	json_object_set_new(root, "drained_at_stop", drained);
-	json_object_set_new(root, "reload", json_pack("{sOsO}", "applied",
+	json_object_set_new(root, "reload", json_pack("{sOsOsf}", "applied",
 						      json_object_get(info, "reloads"), "freed",
-						      json_object_get(info, "freed_by_reload")));
+						      json_object_get(info, "freed_by_reload"),
+						      "last_unix_s", (double)json_integer_value(
+							      json_object_get(info, "last_reload_ns")) / 1e9));
 	json_object_set_new(root, "warnings", json_array());
 	json_object_set_new(root, "mbufs", mbufs);
 	return 0;
@@ -620,8 +622,9 @@ json_t *sl_telc_snapshot(struct sl_telc *c, struct sl_err *err)
 	json_t *info = sl_telc_call(c, "/sluice/info", err);
 	if (info == NULL)
 		return NULL;
+	/* A reload in progress leaves the pipeline readable. */
 	const char *st = json_string_value(json_object_get(info, "state"));
-	if (st == NULL || strcmp(st, "running") != 0) {
+	if (st == NULL || (strcmp(st, "running") != 0 && strcmp(st, "reloading") != 0)) {
 		sl_errf(err, EAGAIN, "engine '%s' is %s: no pipeline to read", c->prefix,
 			st != NULL ? st : "in an unknown state");
 		json_decref(info);   /* st is info's */

@@ -23,6 +23,7 @@
  *   ECONNRESET    the engine went away (stopped) during or before a call
  *   EPROTO        a reply that is not what docs/telemetry.md says
  *   EAGAIN        the engine is starting or stopping: nothing to read now
+ *                 (one that is reloading is read: state "reloading")
  *   ETIMEDOUT     the engine did not take the connection, greet, or answer a
  *                 command in time (10 s each, or $SLUICE_TIMEOUT seconds:
  *                 engine/core/control.h); the sentence names the prefix,

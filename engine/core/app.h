@@ -242,7 +242,12 @@ struct sl_app {
 	uint64_t ctr[SL_APP_COUNTERS_MAX];   /* type->counters, by index */
 	struct sl_app_runtime rt;            /* the worker's accounting */
 
-	/* control data */
+	/* control data.  name, base, group and params point into the config
+	 * the engine runs; after each reload they point into the new one
+	 * (equal values, or the new live ones) and the config before it is
+	 * freed.  So the control thread reads them, workers never do, and an
+	 * app copies what it keeps of them (a name for a later message) or
+	 * reads them again through app. */
 	const char *name;
 	unsigned index;                      /* position in the config */
 	unsigned worker;                     /* index of its worker */

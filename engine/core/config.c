@@ -387,7 +387,8 @@ static const char doc_intro[] =
 	"\n"
 	"The file must be a regular file of at most 16 MiB; anything else (a\n"
 	"directory, `/dev/zero`, a FIFO) is refused before it is read, with exit\n"
-	"status 2. YAML anchors and aliases work, but a list named by aliases may\n"
+	"status 2. A file is read to its end whatever size it reports (a file\n"
+	"under `/proc` reports 0 bytes), and refused once it passes 16 MiB. YAML anchors and aliases work, but a list named by aliases may\n"
 	"not multiply into more rows than the file has bytes, and collections may\n"
 	"nest at most 64 deep (a configuration needs 5).\n"
 	"\n"
@@ -2517,7 +2518,9 @@ struct sl_config *sl_config_load(const char *path, struct sl_err *err)
 
 	/* Opened without blocking (a FIFO without a writer would wait), then
 	 * checked: only a regular file is read, and at most SL_CONFIG_MAX_BYTES
-	 * of it (a file that grows while it is read is stopped there too). */
+	 * of it.  The size fstat reports only sizes the first buffer: a file
+	 * is read to its end (a pseudo-file such as /proc/self/status reports
+	 * 0 bytes), and one that passes the cap while it is read is refused. */
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return sl_errf_null(err, errno, "%s: cannot read: %s", path, strerror(errno));
@@ -2544,13 +2547,27 @@ struct sl_config *sl_config_load(const char *path, struct sl_err *err)
 			     SL_CONFIG_MAX_BYTES >> 20);
 		goto out_close;
 	}
-	buf = malloc((size_t)st.st_size + 1);
+	/* Room for the whole file and a page more (to see its end), grown
+	 * while the file goes on, up to the cap and a page. */
+	const size_t limit = (size_t)SL_CONFIG_MAX_BYTES + 4096;
+	size_t cap = (size_t)st.st_size + 4096;
+	buf = malloc(cap);
 	if (buf == NULL) {
 		e = -sl_errf(err, ENOMEM, "%s: cannot read: out of memory", path);
 		goto out_close;
 	}
 	for (;;) {
-		ssize_t got = read(fd, buf + len, (size_t)st.st_size + 1 - len);
+		if (len == cap) {
+			size_t more = cap * 2 > limit ? limit : cap * 2;
+			char *b = more > cap ? realloc(buf, more) : NULL;
+			if (b == NULL) {
+				e = -sl_errf(err, ENOMEM, "%s: cannot read: out of memory", path);
+				goto out_free;
+			}
+			buf = b;
+			cap = more;
+		}
+		ssize_t got = read(fd, buf + len, cap - len);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0) {
@@ -2561,9 +2578,10 @@ struct sl_config *sl_config_load(const char *path, struct sl_err *err)
 		if (got == 0)
 			break;
 		len += (size_t)got;
-		if (len > (size_t)st.st_size) {
-			e = -sl_errf(err, EFBIG, "%s: grew while it was read; a configuration "
-				     "must not change while it is loaded", path);
+		if (len > (size_t)SL_CONFIG_MAX_BYTES) {
+			e = -sl_errf(err, EFBIG, "%s: too large: more than the %d MiB a "
+				     "configuration may have (read up to there)", path,
+				     SL_CONFIG_MAX_BYTES >> 20);
 			goto out_free;
 		}
 	}

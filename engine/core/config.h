@@ -169,8 +169,10 @@ const char *sl_config_doc_intro(void);
 #define SL_CONFIG_MAX_BYTES (16 << 20)
 
 /* Load and check the file at path: a regular file of at most
- * SL_CONFIG_MAX_BYTES (anything else is refused before it is read).  NULL on
- * error, with the reason in err. */
+ * SL_CONFIG_MAX_BYTES (anything else, or one whose size says more, is
+ * refused before it is read).  The file is read to its end, whatever size
+ * it reports (a pseudo-file under /proc reports 0), and refused (EFBIG) once
+ * it passes SL_CONFIG_MAX_BYTES.  NULL on error, with the reason in err. */
 struct sl_config *sl_config_load(const char *path, struct sl_err *err);
 
 /* The same from a string (tests); `name` stands for the file name in messages. */

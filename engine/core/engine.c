@@ -1169,6 +1169,7 @@ static int report(const struct engine *e, const struct watch *wt, double elapsed
 		.pool = e->pool, .epoch = e->epoch, .epoch_drained = e->epoch_drained,
 		.drained = e->drained, .freed_at_stop = e->freed_at_stop,
 		.reloads = e->reloads, .freed_by_reload = e->freed_by_reload,
+		.last_reload_ns = e->last_reload_ns,
 		.starved_s = wt->starved_s, .elapsed = elapsed, .control_cpu = e->plan->main_cpu,
 		.mbufs_total = e->pool->size, .mbufs_back = rte_mempool_avail_count(e->pool),
 	};
@@ -1243,6 +1244,7 @@ int sl_engine_run(const struct sl_config *cfg, const struct sl_topology *topo,
 		.cfg = cfg, .apps = e.apps, .links = e.links, .workers = e.workers,
 		.pool = e.pool, .epoch = e.epoch, .control_cpu = e.plan->main_cpu,
 		.reloads = &e.reloads, .freed_by_reload = &e.freed_by_reload,
+		.last_reload_ns = &e.last_reload_ns,
 	};
 	sl_tel_attach(&tv);
 	e.running = cfg;

@@ -42,13 +42,16 @@ struct engine {
 	bool stop;
 	bool ran;                       /* the workers ran: collect the apps' values */
 	/* Reload (engine/core/control.h): the config last applied (cfg, or a
-	 * reload's whose params the apps now use), the configs reloads
-	 * applied (freed at the end), the control socket, the control
-	 * thread's epoch handle, and what reloads did. */
+	 * reload's whose strings and params the apps now use), the configs
+	 * reloads loaded that are still in use (cfg and running at most, once
+	 * a reload is over: it frees those it replaced; the rest at the end),
+	 * the control socket, the control thread's epoch handle, and what
+	 * reloads did. */
 	const struct sl_config *running;
 	const char *start_path;         /* the file the run was started with (SIGHUP) */
 	struct sl_config **loaded;
 	unsigned n_loaded, reloads;
+	uint64_t last_reload_ns;        /* Unix time of the last reload applied; 0: none */
 	struct sl_ctl *ctl;
 	struct sl_epoch_worker *ctl_epoch_w;
 	unsigned generation;            /* bumped when apps or links change */

@@ -237,7 +237,16 @@ static int supported(const struct engine *e, const struct sl_config *nc,
 			break;
 		}
 	}
-	for (unsigned w = 0; w < nc->n_workers; w++)
+	return 0;
+}
+
+/* Whether nc lists the workers the engine runs in another order (their
+ * lcores and CPUs are fixed by their place when the engine starts): checked
+ * for every reload, whatever else it changes. */
+static int reordered(const struct sl_config *oc, const struct sl_config *nc, char *why,
+		     size_t len)
+{
+	for (unsigned w = 0; w < nc->n_workers && w < oc->n_workers; w++)
 		if (strcmp(nc->workers[w].name, oc->workers[w].name) != 0) {
 			snprintf(why, len, "cannot reorder the workers while running (worker %u is "
 				 "'%s', was '%s')", w, nc->workers[w].name, oc->workers[w].name);
@@ -437,9 +446,16 @@ static int prepare(struct engine *e, struct rebuild *r, const struct sl_diff *d,
 	return 0;
 }
 
-/* Move what old holds into new (both ends of both held or not running). */
+/* Move what old holds into new, the link rebuilt for it (both ends of both
+ * held, or not running yet), and carry old's counters over: new goes on
+ * from old's totals, as if it were the same link.  The move itself is no
+ * traffic: a moved packet stays counted once in `packets` (when it was
+ * accepted), received or consumed by nobody yet; one that does not fit in
+ * new is dropped (a drop of the link, no longer counted as accepted). */
 static uint64_t move_packets(struct sl_link *old, struct sl_link *new)
 {
+	struct sl_link_stats before;
+	sl_link_stats_read(old, &before);
 	struct rte_mbuf *pkts[64];
 	uint64_t n = 0;
 	unsigned k;
@@ -451,6 +467,11 @@ static uint64_t move_packets(struct sl_link *old, struct sl_link *new)
 		sl_il_publish_consumer(old->il);
 	if (new->il != NULL)
 		sl_il_publish_producer(new->il);
+	uint64_t overflow = sl_counter_read(&new->tx.drops);
+	sl_counter_set(&new->tx.packets, before.tx_packets - overflow);
+	sl_counter_set(&new->tx.drops, before.drops + overflow);
+	sl_counter_set(&new->rx.packets, before.rx_packets);
+	sl_counter_set(&new->rx.bytes, before.rx_bytes);
 	return n;
 }
 
@@ -462,7 +483,7 @@ static int apply_structure(struct engine *e, struct rebuild *r, struct sl_err *e
 	const struct sl_config *oc = e->cfg, *nc = r->nc;
 	unsigned nw = oc->n_workers;
 	int rc = 0;
-	sl_tel_detach();   /* telemetry reads none of this meanwhile */
+	sl_tel_pause();   /* telemetry waits for the new objects (attach_view) */
 	for (unsigned w = 0; w < nw && rc == 0; w++)
 		if (r->affected[w]) {
 			r->holds[w] = (struct sl_worker_reconf){ .hold = true };
@@ -665,8 +686,48 @@ static void attach_view(struct engine *e)
 		.cfg = e->cfg, .apps = e->apps, .links = e->links, .workers = e->workers,
 		.pool = e->pool, .epoch = e->epoch, .control_cpu = e->plan->main_cpu,
 		.reloads = &e->reloads, .freed_by_reload = &e->freed_by_reload,
+		.last_reload_ns = &e->last_reload_ns,
 	};
 	sl_tel_attach(&tv);
+}
+
+/* After a reload applied nc: every app's strings and parameters are nc's
+ * (equal to those it has, or the live ones the reload gave it), so that
+ * nothing points into the configs before it (app.h).  e->apps is parallel
+ * to e->cfg, which is nc after a structural reload and otherwise holds the
+ * same apps, most often in the same order.  Telemetry paused. */
+static void adopt(struct engine *e, const struct sl_config *nc)
+{
+	const struct sl_config *c = e->cfg;
+	for (unsigned i = 0; i < c->n_apps; i++) {
+		struct sl_app *a = e->apps[i];
+		int j = (int)i;
+		if (c != nc && (i >= nc->n_apps || strcmp(nc->apps[i].name, a->name) != 0))
+			j = sl_config_find_app(nc, a->name);
+		if (j < 0)
+			continue;   /* not reached: nc runs the same apps */
+		const struct sl_app_cfg *ac = &nc->apps[j];
+		a->name = ac->name;
+		a->base = ac->base;
+		a->group = nc->workers[ac->worker].group;
+		a->params = ac->params;
+	}
+}
+
+/* Free the configs reloads loaded that nothing uses any more: all but the
+ * structure running (e->cfg: links, telemetry) and the last one applied
+ * (e->running: the apps' strings and parameters, the next diff). */
+static void sweep(struct engine *e)
+{
+	unsigned k = 0;
+	for (unsigned i = 0; i < e->n_loaded; i++) {
+		struct sl_config *c = e->loaded[i];
+		if (c == e->cfg || c == e->running)
+			e->loaded[k++] = c;
+		else
+			sl_config_free(c);
+	}
+	e->n_loaded = k;
 }
 
 /* Reload the config at path (docs/control.md).  The reply's status is 2 for
@@ -702,15 +763,16 @@ static json_t *reload(struct engine *e, const char *path, bool dry_run)
 	bool structural = false;
 	for (unsigned i = 0; i < d.n; i++)
 		structural |= d.actions[i].kind != SL_DIFF_RECONFIG_APP;
-	if (structural && supported(e, nc, &d, why, sizeof(why)) < 0) {
+	if ((structural && supported(e, nc, &d, why, sizeof(why)) < 0) ||
+	    reordered(e->cfg, nc, why, sizeof(why)) < 0) {
 		char m[900];
 		snprintf(m, sizeof(m), "%s: %s; nothing was changed (restart Sluice for this "
 			 "config, or --dry-run to list every action)", path, why);
 		reply = sl_ctl_error(SL_EXIT_CONFIG, m);
 		goto out_free;
 	}
-	/* The configs reloads applied live as long as the engine (apps keep
-	 * pointers into them). */
+	/* The configs in use (e->cfg, e->running) and this one: a successful
+	 * reload frees those it replaced (sweep). */
 	struct sl_config **loaded = realloc(e->loaded, (e->n_loaded + 1) * sizeof(*loaded));
 	if (loaded == NULL) {
 		reply = sl_ctl_error(SL_EXIT_RUNTIME, "out of memory");
@@ -763,6 +825,16 @@ static json_t *reload(struct engine *e, const char *path, bool dry_run)
 		nc = NULL;
 	}
 	__atomic_store_n(&e->reloads, e->reloads + 1, __ATOMIC_RELAXED);
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	__atomic_store_n(&e->last_reload_ns,
+			 (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec,
+			 __ATOMIC_RELAXED);
+	/* The configs before this one: nothing points into them any more. */
+	sl_tel_pause();
+	adopt(e, e->running);
+	attach_view(e);
+	sweep(e);
 	reply = json_pack("{sbsbsosIsIsI}", "ok", 1, "applied", 1, "actions", actions_json(&d),
 			  "reloads", (json_int_t)e->reloads, "moved", (json_int_t)moved,
 			  "freed", (json_int_t)freed);
@@ -790,7 +862,12 @@ json_t *sl_eng_control(void *arg, const char *verb, json_t *req)
 					    "reload: \"dry_run\" must be true or false");
 		if (e->reload_stopped)
 			return sl_ctl_error(SL_EXIT_RUNTIME, "reload: the engine is stopping");
-		return reload(e, json_string_value(p), json_is_true(dry));
+		if (json_is_true(dry))
+			return reload(e, json_string_value(p), true);
+		sl_tel_reloading(true);
+		json_t *r = reload(e, json_string_value(p), false);
+		sl_tel_reloading(false);
+		return r;
 	}
 	char m[160];
 	if (strcmp(verb, "capture") == 0)
@@ -806,7 +883,9 @@ void sl_eng_reload_on_hup(struct engine *e)
 		return;
 	char file[4096];
 	snprintf(file, sizeof(file), "%s", path);
+	sl_tel_reloading(true);
 	json_t *r = reload(e, file, false);
+	sl_tel_reloading(false);
 	if (r == NULL) {
 		sl_report_warn("SIGHUP: reload of %s: out of memory", file);
 		return;

@@ -521,9 +521,10 @@ static json_t *json_summary(const struct sl_report *r)
 	    json_pool_epoch(r, root) < 0 || (drained = child(root, "drained_at_stop")) == NULL ||
 	    json_object_set_new(drained, "delivered", json_integer((json_int_t)r->drained)) < 0 ||
 	    json_object_set_new(drained, "freed", json_integer((json_int_t)r->freed_at_stop)) < 0 ||
-	    json_object_set_new(root, "reload", json_pack("{sIsI}", "applied",
+	    json_object_set_new(root, "reload", json_pack("{sIsIsf}", "applied",
 							  (json_int_t)r->reloads, "freed",
-							  (json_int_t)r->freed_by_reload)) < 0)
+							  (json_int_t)r->freed_by_reload, "last_unix_s",
+							  (double)r->last_reload_ns / 1e9)) < 0)
 		goto fail;
 	if ((warnings = json_array()) == NULL ||
 	    json_object_set_new(root, "warnings", warnings) < 0)

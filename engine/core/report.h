@@ -55,6 +55,7 @@ struct sl_report {
 	uint64_t freed_at_stop;            /* packets freed from the links */
 	unsigned reloads;                  /* reloads applied while running */
 	uint64_t freed_by_reload;          /* packets of links reloads removed, freed */
+	uint64_t last_reload_ns;           /* Unix time of the last one applied; 0: none */
 	const double *starved_s;           /* per worker, or NULL */
 	double elapsed;                    /* seconds */
 	int control_cpu;                   /* the control thread's CPU */

@@ -30,7 +30,9 @@ _Static_assert(TEL_MAX_STR + TEL_MAX_U64 + 8 <= RTE_TEL_MAX_DICT_ENTRIES,
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sl_tel_view view;              /* under lock */
 static const char *state = "starting";       /* under lock */
-static uint64_t t0_ns;                       /* under lock: the attach */
+static bool reloading;                       /* under lock: sl_tel_reloading */
+static uint64_t t0_ns;                       /* under lock: the first attach */
+static bool paused;                          /* control thread: it holds lock */
 static char config_path[512];
 static char prefix[128];
 
@@ -230,6 +232,8 @@ static int cmd_info(const char *cmd, const char *params, struct rte_tel_data *d)
 					  __atomic_load_n(view.reloads, __ATOMIC_RELAXED));
 		rte_tel_data_add_dict_u64(d, "freed_by_reload", view.freed_by_reload == NULL ? 0 :
 					  __atomic_load_n(view.freed_by_reload, __ATOMIC_RELAXED));
+		rte_tel_data_add_dict_u64(d, "last_reload_ns", view.last_reload_ns == NULL ? 0 :
+					  __atomic_load_n(view.last_reload_ns, __ATOMIC_RELAXED));
 		struct rte_tel_data *types = rte_tel_data_alloc();
 		if (types != NULL) {
 			rte_tel_data_start_array(types, RTE_TEL_STRING_VAL);
@@ -546,18 +550,46 @@ int sl_tel_register(const char *path, struct sl_err *err)
 	return 0;
 }
 
+/* The lock, unless the control thread holds it already (sl_tel_pause). */
+static void take(void)
+{
+	if (!paused)
+		pthread_mutex_lock(&lock);
+	paused = false;
+}
+
 void sl_tel_attach(const struct sl_tel_view *v)
 {
-	pthread_mutex_lock(&lock);
+	take();
 	view = *v;
-	state = "running";
-	t0_ns = now_ns();
+	state = reloading ? "reloading" : "running";
+	if (t0_ns == 0)
+		t0_ns = now_ns();
 	pthread_mutex_unlock(&lock);
+}
+
+void sl_tel_pause(void)
+{
+	if (!paused)
+		pthread_mutex_lock(&lock);
+	paused = true;
+}
+
+void sl_tel_reloading(bool on)
+{
+	bool held = paused;
+	if (!held)
+		pthread_mutex_lock(&lock);
+	reloading = on;
+	if (view.cfg != NULL)
+		state = on ? "reloading" : "running";
+	if (!held)
+		pthread_mutex_unlock(&lock);
 }
 
 void sl_tel_detach(void)
 {
-	pthread_mutex_lock(&lock);
+	take();
 	memset(&view, 0, sizeof(view));
 	state = "stopping";
 	pthread_mutex_unlock(&lock);

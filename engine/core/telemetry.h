@@ -21,6 +21,7 @@
 #ifndef SL_TELEMETRY_H
 #define SL_TELEMETRY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <rte_mempool.h>
@@ -46,6 +47,9 @@ struct sl_tel_view {
 	 * control thread's, read with relaxed loads; NULL: none. */
 	const unsigned *reloads;
 	const uint64_t *freed_by_reload;
+	/* When the last reload was applied: Unix time in nanoseconds (0:
+	 * none yet); read like reloads. */
+	const uint64_t *last_reload_ns;
 };
 
 /* Register the commands (after the EAL is up; once per process: DPDK keeps
@@ -54,13 +58,26 @@ struct sl_tel_view {
  * refused). */
 int sl_tel_register(const char *config_path, struct sl_err *err);
 
-/* Make v readable (state "running"; elapsed time counts from here).
- * Control thread.  v is copied; the objects it points to are not. */
+/* Make v readable (state "running", or "reloading" within
+ * sl_tel_reloading(true)); ends a pause.  Elapsed time counts from the first
+ * attach of the process: a reload's attach does not reset it.  Control
+ * thread.  v is copied; the objects it points to are not. */
 void sl_tel_attach(const struct sl_tel_view *v);
 
+/* Hold the callbacks off while a reload changes the objects: returns once
+ * no callback reads them; callbacks that come meanwhile wait (they are not
+ * told "no pipeline") until sl_tel_attach gives them the new objects.
+ * Control thread; the pause must be short (the switch of a reload). */
+void sl_tel_pause(void);
+
+/* A reload is being handled (on) or is over (off): /sluice/info says state
+ * "reloading" meanwhile, and every command answers as while "running"
+ * (clients count it as up).  Control thread. */
+void sl_tel_reloading(bool on);
+
 /* Stop reading the objects (state "stopping"): returns once no callback
- * reads them any more.  Control thread; call before tearing them down.
- * Harmless when not attached. */
+ * reads them any more; ends a pause.  Control thread; call before tearing
+ * them down.  Harmless when not attached. */
 void sl_tel_detach(void);
 
 #endif

@@ -180,6 +180,8 @@ done
 refused dev-zero "sluice: /dev/zero: cannot read: it is a character device, not a regular file" /dev/zero
 mkfifo "$T/fifo"
 refused fifo "sluice: $T/fifo: cannot read: it is a FIFO, not a regular file" "$T/fifo"
+# a pseudo-file reports 0 bytes: read to its end, then checked as any text
+refused proc-status "sluice: /proc/self/status:1:1: unknown top-level key 'Name' (known: dpdk, pool, engine, workers, apps, links, topology)" /proc/self/status
 truncate -s $(( (16 << 20) + 1 )) "$T/huge.yaml"
 refused too-large "sluice: $T/huge.yaml: too large: 16777217 bytes, more than the 16 MiB a configuration may have" "$T/huge.yaml"
 

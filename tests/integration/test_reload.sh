@@ -4,7 +4,9 @@
 #   - --dry-run lists the actions and changes nothing;
 #   - refused, exit 2, the engine untouched: a YAML error (FILE:LINE:COL), an
 #     unknown app type, an impossible placement (FILE:LINE:COL), a setting that cannot change (pool.mbufs), an action
-#     a running engine does not apply (a new worker, with apps on it);
+#     a running engine does not apply (a new worker, with apps on it), the
+#     workers reordered (alone, or with a live change), /proc/self/status (a
+#     pseudo-file of size 0: read to its end, a config error);
 #   - a reload from rate 1 to 1M: the source's count passes 100000, which
 #     rate 1 cannot reach; SIGHUP after editing the file in place back to a
 #     low rate: the count then grows by at most that rate (plus the bucket)
@@ -75,6 +77,20 @@ sed -i 's/^  out:  { type: sink, worker: fwd }/  out:  { type: sink, worker: fwd
 "$SLUICE" check "$T/more.yaml" >"$T/more.check" 2>&1 || { cat "$T/more.check" >&2; fail "more.yaml does not check"; }
 expect_exit 2 "$T/more" reload --prefix "$PREFIX" "$T/more.yaml"
 expect_in "$T/more" "cannot add worker 'extra': core auto while running: a running engine's workers are fixed (DPDK's lcores are set when it starts); nothing was changed"
+# Reordering the workers is refused, alone (no other action) or with a
+# live change.
+conf 1 | awk '/^  gen: /{g=$0; next} /^  fwd: /{print; print g; next} {print}' >"$T/reorder.yaml"
+grep -A2 '^workers:' "$T/reorder.yaml" | tail -2 | tr -d '\n' | grep -q 'fwd.*gen' || fail "reorder.yaml does not swap the workers"
+"$SLUICE" check "$T/reorder.yaml" >"$T/reorder.check" 2>&1 || { cat "$T/reorder.check" >&2; fail "reorder.yaml does not check"; }
+expect_exit 2 "$T/reorder" reload --prefix "$PREFIX" "$T/reorder.yaml"
+expect_in "$T/reorder" "$T/reorder.yaml: cannot reorder the workers while running (worker 0 is 'fwd', was 'gen'); nothing was changed"
+sed 's/rate: 1 }/rate: 1000000 }/' "$T/reorder.yaml" >"$T/reorder-rate.yaml"
+expect_exit 2 "$T/reorder-rate" reload --prefix "$PREFIX" "$T/reorder-rate.yaml"
+expect_in "$T/reorder-rate" "cannot reorder the workers while running (worker 0 is 'fwd', was 'gen'); nothing was changed"
+# A pseudo-file (size 0) is read to its end: a config error, not "grew".
+expect_exit 2 "$T/proc" reload --prefix "$PREFIX" /proc/self/status
+expect_in "$T/proc" "/status:1:1: unknown top-level key 'Name'"   # the CLI sends /proc/PID/status
+grep -q grew "$T/proc" && fail "a pseudo-file was refused as growing"
 kill -0 "$pid" 2>/dev/null || fail "the engine ended after the refused reloads"
 n=$(src_in) || fail "no snapshot after the refused reloads"
 ((n < 100000)) || fail "src sent $n packets at rate 1: a refused reload changed its rate"

@@ -1545,6 +1545,26 @@ static void test_load_limits(void)
 	sl_config_free(cfg);
 	unlink(path);
 
+	/* A pseudo-file reports 0 bytes: read to its end, then parsed (it is
+	 * no YAML configuration), never "grew while it was read". */
+	errno = 0;
+	cfg = sl_config_load("/proc/self/status", &err);
+	check(cfg == NULL && errno == EINVAL && strncmp(err.msg, "/proc/self/status:", 18) == 0 &&
+	      strstr(err.msg, "grew") == NULL && strstr(err.msg, "cannot read") == NULL,
+	      "/proc/self/status read to its end, refused as a configuration (EINVAL)",
+	      "errno %d, got '%s'", errno, err.msg);
+	sl_config_free(cfg);
+	/* One whose content passes the cap (8 bytes per page of the address
+	 * space, reported as 0 bytes): refused once read to the cap. */
+	errno = 0;
+	cfg = sl_config_load("/proc/self/pagemap", &err);
+	check(cfg == NULL && errno == EFBIG &&
+	      strcmp(err.msg, "/proc/self/pagemap: too large: more than the 16 MiB a "
+		     "configuration may have (read up to there)") == 0,
+	      "a pseudo-file over the cap refused, errno EFBIG", "errno %d, got '%s'", errno,
+	      err.msg);
+	sl_config_free(cfg);
+
 	char dir[] = "/tmp/sluice_test_fifo_XXXXXX";
 	if (mkdtemp(dir) != NULL) {
 		char fifo[sizeof(dir) + 8];
