@@ -244,7 +244,7 @@ SLUICE_TIMEOUT=1 client reload --prefix "$PREFIX" "$T/run.yaml" --dry-run >"$T/b
 rc=$?
 [[ $rc -eq 1 ]] || { cat "$T/busy1" >&2; fail "reload against a busy engine exited $rc, expected 1"; }
 expect_in "$T/busy1" "sluice: reload: the engine at $sock is busy (all 8 control connections in use); trying again for up to 1.0 s"
-grep -qE "sluice: reload: the engine at $sock is busy: all 8 of its control connections stayed in use for [0-9.]+ s \([0-9]+ tries; SLUICE_TIMEOUT sets the limit\)" "$T/busy1" ||
+grep -qE "sluice: reload: the engine at $sock is busy: all 8 of its control connections stayed in use for [0-9.]+ s \([0-9]+ tries within the [0-9.]+ s limit; SLUICE_TIMEOUT sets it\)" "$T/busy1" ||
   { cat "$T/busy1" >&2; fail "no 'busy' message at the end of the timeout"; }
 ok "reload against 8 held connections: tries again, then exit 1 saying the engine is busy"
 
