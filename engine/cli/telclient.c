@@ -51,12 +51,12 @@ static ssize_t recv_reply(struct sl_telc *c, int64_t end)
 	struct pollfd p = { .fd = c->fd, .events = POLLIN };
 	int rc;
 	do {
-		int64_t left = end - sl_ctl_now_ms();
-		rc = poll(&p, 1, left > 0 ? (int)left : 0);
-		if (rc < 0 && errno == EINTR && c->wait.cancel != NULL && *c->wait.cancel) {
+		if (c->wait.cancel != NULL && *c->wait.cancel) {
 			errno = ECANCELED;
 			return -1;
 		}
+		int64_t left = end - sl_ctl_now_ms();
+		rc = poll(&p, 1, left > 0 ? (int)left : 0);
 	} while (rc < 0 && errno == EINTR);
 	if (rc == 0) {
 		errno = ETIMEDOUT;

@@ -445,6 +445,8 @@ static int pause_until(int ms, int64_t deadline_ms, volatile sig_atomic_t *cance
 	if (left < ms)
 		ms = left > 0 ? (int)left : 0;
 	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+	if (cancelled(cancel))   /* a signal that came before the wait */
+		return -ECANCELED;
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		if (cancelled(cancel))
 			return -ECANCELED;
@@ -499,6 +501,8 @@ static int wait_readable(int fd, int64_t deadline_ms, volatile sig_atomic_t *can
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 	for (;;) {
+		if (cancelled(cancel))   /* a signal before the wait, or during it */
+			return -ECANCELED;
 		int64_t left = deadline_ms - sl_ctl_now_ms();
 		int r = poll(&p, 1, left > 0 ? (int)left : 0);
 		if (r > 0)
@@ -507,8 +511,6 @@ static int wait_readable(int fd, int64_t deadline_ms, volatile sig_atomic_t *can
 			return -ETIMEDOUT;
 		if (errno != EINTR)
 			return -errno;
-		if (cancelled(cancel))
-			return -ECANCELED;
 	}
 }
 

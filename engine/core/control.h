@@ -101,9 +101,11 @@ struct sl_ctl_wait {
 	/* Called once, at the first busy reply, with a sentence that says so
 	 * (a command line prints it); NULL: nothing. */
 	void (*on_busy)(const char *sentence);
-	/* Non-NULL: a wait that a signal interrupts while *cancel is non-zero
-	 * (a handler installed without SA_RESTART sets it) ends at once with
-	 * ECANCELED.  NULL: signals do not end a wait. */
+	/* Non-NULL: a wait that begins with *cancel non-zero, or that a
+	 * signal interrupts and finds it so (a handler installed without
+	 * SA_RESTART sets it), ends at once with ECANCELED.  A signal between
+	 * the check and the wait's start is seen at the next one (a second
+	 * Ctrl-C).  NULL: signals do not end a wait. */
 	volatile sig_atomic_t *cancel;
 };
 
