@@ -675,7 +675,7 @@ int main(int argc, char **argv)
 	/* A client of a running engine: $SLUICE_TIMEOUT first, read once
 	 * (control.h); the exporter, a program of its own, reads it itself. */
 	static const char *const clients[] = { "stats", "reload", "capture", "top", "exporter" };
-	struct sl_ctl_wait w;
+	struct sl_ctl_wait w = { 0 };
 	for (unsigned i = 0; i < SL_ARRAY_LEN(clients); i++) {
 		struct sl_err err = { "" };
 		if (strcmp(cmd, clients[i]) == 0 && sl_ctl_client_wait(&w, &err) < 0) {
