@@ -11,11 +11,20 @@
 #     greets, one that greets and never answers, and a control socket that accepts and never answers: stats,
 #     reload, capture and the exporter give up after SLUICE_TIMEOUT with a
 #     message naming the prefix or socket and the limit, exit 1 (the
-#     exporter: sluice_up 0); a bad SLUICE_TIMEOUT is refused with exit 2;
+#     exporter: sluice_up 0); a bad SLUICE_TIMEOUT is refused with exit 2
+#     (by the exporter program too); the exporter's own default is 1.5 s;
+#   - Ctrl-C while capture waits for the start's answer: "interrupted",
+#     exit 1 at once;
+#   - without --prefix, a silent prefix beside a real engine: reload refuses,
+#     naming both;
+#   - the engine's control connections have a send buffer for two 64 KiB
+#     messages;
 #   - all 8 control connections held: a raw client gets the busy reply;
 #     `sluice reload` gives up after SLUICE_TIMEOUT saying the engine is
 #     busy, exit 1, and with a longer one it says it is trying again and
-#     gets through once one connection is let go.
+#     gets through once one connection is let go (a slot the engine drops
+#     from a starved holder is re-taken, and a try during which one was lost
+#     is made again).
 # Every wait is for an event (a file, a log line, a process ending); the
 # timeouts under test are of clients talking to sockets that never answer.
 . "$(dirname "$0")/lib.sh"
