@@ -171,7 +171,7 @@ static void busy_note(const char *sentence)
 	fprintf(stderr, "sluice: capture: %s\n", sentence);
 }
 
-int sl_cmd_capture(int argc, char **argv)
+int sl_cmd_capture(int argc, char **argv, const struct sl_ctl_wait *env_wait)
 {
 	const char *prefix = NULL, *filter = NULL, *out = NULL;
 	uint64_t count = 0, snaplen = SL_CAP_SNAPLEN_MAX, duration_s = 0;
@@ -235,9 +235,19 @@ int sl_cmd_capture(int argc, char **argv)
 		}
 	}
 
+	/* Ctrl-C (SIGINT, SIGTERM) stops a capture, and ends a wait for the
+	 * engine before it starts (ECANCELED). */
+	struct sigaction sa = { .sa_handler = on_stop };   /* no SA_RESTART */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	struct sl_ctl_wait wait = *env_wait;
+	wait.cancel = &stop_signal;
+
 	struct sl_err err = { "" };
 	char dir[PATH_MAX + 160];
-	if (sl_telc_engine_dir(prefix, dir, sizeof(dir), &err) < 0) {
+	if (sl_telc_engine_dir(prefix, &wait, dir, sizeof(dir), &err) < 0) {
 		json_decref(points);
 		fprintf(stderr, "sluice: capture: %s\n", err.msg);
 		return SL_EXIT_RUNTIME;
@@ -256,21 +266,13 @@ int sl_cmd_capture(int argc, char **argv)
 		return SL_EXIT_RUNTIME;
 	}
 
-	struct sigaction sa = { .sa_handler = on_stop };   /* no SA_RESTART */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-
 	int status = SL_EXIT_RUNTIME, ofd = -1;
 	json_t *ans = NULL;
 	struct written w = { .out = out };
 	int fd = -1;
-	struct sl_ctl_wait wait;
-	if (sl_ctl_client_wait(START_TIMEOUT_MS, START_TIMEOUT_MS, &wait, &err) == 0) {
-		wait.on_busy = busy_note;
-		ans = sl_ctl_request(dir, text, &wait, &fd, &err);
-	}
+	sl_ctl_wait_default(&wait, START_TIMEOUT_MS, START_TIMEOUT_MS);
+	wait.on_busy = busy_note;
+	ans = sl_ctl_request(dir, text, &wait, &fd, &err);
 	if (ans == NULL) {
 		fprintf(stderr, "sluice: capture: %s\n", err.msg);
 		goto out;

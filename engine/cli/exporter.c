@@ -23,12 +23,18 @@
 
 #include <microhttpd.h>
 
+#include "control.h"
 #include "err.h"
 #include "promtext.h"
 #include "telclient.h"
 
 #define DEFAULT_LISTEN "127.0.0.1:9473"
 #define CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
+/* A silent engine costs a scrape at most the connect wait plus one reply's
+ * (3 s, within Prometheus's default scrape_timeout of 10 s); SLUICE_TIMEOUT
+ * replaces both (docs/operations.md). */
+#define SCRAPE_CONNECT_MS 1500
+#define SCRAPE_REPLY_MS 1500
 
 struct exporter {
 	pthread_mutex_t lock;
@@ -36,6 +42,7 @@ struct exporter {
 	const char *prefix;          /* asked for, or NULL */
 	const char *version;
 	int last_errno;              /* of the last failed read (0: the last read worked) */
+	struct sl_ctl_wait wait;     /* SCRAPE_*_MS, or SLUICE_TIMEOUT */
 };
 
 /* The listening address: IPv4 "A.B.C.D:PORT" or IPv6 "[ADDR]:PORT". */
@@ -111,7 +118,7 @@ static json_t *read_engine(struct exporter *e)
 	struct sl_err err = { { 0 } };
 	for (int attempt = 0; attempt < 2; attempt++) {
 		if (e->telc == NULL) {
-			e->telc = sl_telc_open(e->prefix, &err);
+			e->telc = sl_telc_open(e->prefix, &e->wait, &err);
 			if (e->telc == NULL)
 				break;
 		}
@@ -234,6 +241,12 @@ int sl_exporter_main(int argc, char **argv, const char *version)
 		}
 		return usage_error("unknown argument '%s'", a);
 	}
+	struct sl_err err = { "" };
+	if (sl_ctl_client_wait(&e.wait, &err) < 0) {
+		fprintf(stderr, "sluice: exporter: %s\n", err.msg);
+		return SL_EXIT_CONFIG;
+	}
+	sl_ctl_wait_default(&e.wait, SCRAPE_CONNECT_MS, SCRAPE_REPLY_MS);
 	struct listen_addr addr;
 	if (parse_listen(listen_text, &addr) != 0)
 		return usage_error("--listen needs ADDR:PORT with an IPv4 address or [IPv6], "

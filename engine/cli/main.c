@@ -672,24 +672,25 @@ int main(int argc, char **argv)
 		return cmd_topology(argc - 2, argv + 2);
 	if (strcmp(cmd, "bench") == 0)
 		return sl_bench_main(argc - 2, argv + 2);
-	/* A client of a running engine: its waits first (control.h). */
+	/* A client of a running engine: $SLUICE_TIMEOUT first, read once
+	 * (control.h); the exporter, a program of its own, reads it itself. */
 	static const char *const clients[] = { "stats", "reload", "capture", "top", "exporter" };
+	struct sl_ctl_wait w = { 0 };
 	for (unsigned i = 0; i < SL_ARRAY_LEN(clients); i++) {
-		struct sl_ctl_wait w;
 		struct sl_err err = { "" };
-		if (strcmp(cmd, clients[i]) == 0 && sl_ctl_client_wait(1, 1, &w, &err) < 0) {
+		if (strcmp(cmd, clients[i]) == 0 && sl_ctl_client_wait(&w, &err) < 0) {
 			fprintf(stderr, "sluice: %s: %s\n", cmd, err.msg);
 			return SL_EXIT_CONFIG;
 		}
 	}
 	if (strcmp(cmd, "stats") == 0)
-		return sl_cmd_stats(argc - 2, argv + 2);
+		return sl_cmd_stats(argc - 2, argv + 2, &w);
 	if (strcmp(cmd, "reload") == 0)
-		return sl_cmd_reload(argc - 2, argv + 2);
+		return sl_cmd_reload(argc - 2, argv + 2, &w);
 	if (strcmp(cmd, "capture") == 0)
-		return sl_cmd_capture(argc - 2, argv + 2);
+		return sl_cmd_capture(argc - 2, argv + 2, &w);
 	if (strcmp(cmd, "top") == 0)
-		return sl_cmd_top(argc - 2, argv + 2);
+		return sl_cmd_top(argc - 2, argv + 2, &w);
 	if (strcmp(cmd, "exporter") == 0)
 		return run_exporter(argv);
 	if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {

@@ -33,7 +33,7 @@ static void busy_note(const char *sentence)
 	fprintf(stderr, "sluice: reload: %s\n", sentence);
 }
 
-int sl_cmd_reload(int argc, char **argv)
+int sl_cmd_reload(int argc, char **argv, const struct sl_ctl_wait *env_wait)
 {
 	const char *config = NULL, *prefix = NULL;
 	bool dry_run = false;
@@ -72,15 +72,12 @@ int sl_cmd_reload(int argc, char **argv)
 
 	struct sl_err err = { "" };
 	char dir[PATH_MAX + 160];
-	struct sl_ctl_wait wait;
-	if (sl_ctl_client_wait(CONNECT_TIMEOUT_MS, RELOAD_TIMEOUT_MS, &wait, &err) < 0) {
-		fprintf(stderr, "sluice: reload: %s\n", err.msg);
-		return SL_EXIT_CONFIG;
-	}
-	if (sl_telc_engine_dir(prefix, dir, sizeof(dir), &err) < 0) {
+	struct sl_ctl_wait wait = *env_wait;
+	if (sl_telc_engine_dir(prefix, &wait, dir, sizeof(dir), &err) < 0) {
 		fprintf(stderr, "sluice: reload: %s\n", err.msg);
 		return SL_EXIT_RUNTIME;
 	}
+	sl_ctl_wait_default(&wait, CONNECT_TIMEOUT_MS, RELOAD_TIMEOUT_MS);
 	wait.on_busy = busy_note;
 
 	json_t *req = json_pack("{sssssb}", "verb", "reload", "config", path, "dry_run", dry_run);

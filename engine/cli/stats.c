@@ -204,7 +204,7 @@ static void text_pool_epoch(const json_t *s)
 	printf("pool: %s of %s mbufs in the pool now\n", a, b);
 }
 
-int sl_cmd_stats(int argc, char **argv)
+int sl_cmd_stats(int argc, char **argv, const struct sl_ctl_wait *w)
 {
 	const char *prefix = NULL;
 	bool json = false;
@@ -225,7 +225,7 @@ int sl_cmd_stats(int argc, char **argv)
 		}
 	}
 	struct sl_err err = { "" };
-	struct sl_telc *c = sl_telc_open(prefix, &err);
+	struct sl_telc *c = sl_telc_open(prefix, w, &err);
 	if (c == NULL) {
 		fprintf(stderr, "sluice: stats: %s\n", err.msg);
 		return SL_EXIT_RUNTIME;

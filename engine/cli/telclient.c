@@ -44,13 +44,17 @@ void sl_telc_runtime_base(char *out, size_t len)
 
 /* Receive one message by end (ms, sl_ctl_now_ms): a whole JSON document,
  * NUL-terminated in c->buf.  A signal that interrupts the wait (a terminal
- * resized under sluice top) does not end it: the reply is still on its
- * way. */
+ * resized under sluice top) does not end it, the reply being on its way,
+ * unless it set the wait's cancel flag (ECANCELED). */
 static ssize_t recv_reply(struct sl_telc *c, int64_t end)
 {
 	struct pollfd p = { .fd = c->fd, .events = POLLIN };
 	int rc;
 	do {
+		if (c->wait.cancel != NULL && *c->wait.cancel) {
+			errno = ECANCELED;
+			return -1;
+		}
 		int64_t left = end - sl_ctl_now_ms();
 		rc = poll(&p, 1, left > 0 ? (int)left : 0);
 	} while (rc < 0 && errno == EINTR);
@@ -79,7 +83,7 @@ static ssize_t recv_reply(struct sl_telc *c, int64_t end)
 static int connect_to(struct sl_telc *c, const char *path)
 {
 	int64_t end = sl_ctl_now_ms() + c->wait.connect_ms;
-	c->fd = sl_ctl_connect_path(path, end);
+	c->fd = sl_ctl_connect_path(path, end, c->wait.cancel);
 	if (c->fd < 0) {
 		int e = -c->fd;
 		c->fd = -1;
@@ -95,7 +99,7 @@ static int connect_to(struct sl_telc *c, const char *path)
 	return 0;
 }
 
-static struct sl_telc *telc_new(void)
+static struct sl_telc *telc_new(const struct sl_ctl_wait *w)
 {
 	struct sl_telc *c = calloc(1, sizeof(*c));
 	if (c == NULL || (c->buf = malloc(REPLY_MAX)) == NULL) {
@@ -103,12 +107,8 @@ static struct sl_telc *telc_new(void)
 		return NULL;
 	}
 	c->fd = -1;
-	struct sl_err err;
-	if (sl_ctl_client_wait(TIMEOUT_MS, TIMEOUT_MS, &c->wait, &err) < 0) {
-		sl_telc_close(c);   /* main() refuses such a value first */
-		errno = EINVAL;
-		return NULL;
-	}
+	c->wait = *w;
+	sl_ctl_wait_default(&c->wait, TIMEOUT_MS, TIMEOUT_MS);
 	return c;
 }
 
@@ -127,9 +127,10 @@ const char *sl_telc_prefix(const struct sl_telc *c)
 	return c->prefix;
 }
 
-int sl_telc_engine_dir(const char *prefix, char *dir, size_t len, struct sl_err *err)
+int sl_telc_engine_dir(const char *prefix, const struct sl_ctl_wait *w, char *dir, size_t len,
+		       struct sl_err *err)
 {
-	struct sl_telc *tc = sl_telc_open(prefix, err);
+	struct sl_telc *tc = sl_telc_open(prefix, w, err);
 	if (tc == NULL)
 		return -(errno != 0 ? errno : ENOENT);
 	char base[PATH_MAX];
@@ -153,14 +154,12 @@ static bool is_sluice(struct sl_telc *c, struct sl_err *err)
 	return ok;
 }
 
-static struct sl_telc *open_prefix(const char *base, const char *prefix, struct sl_err *err)
+static struct sl_telc *open_prefix(const char *base, const char *prefix,
+				     const struct sl_ctl_wait *w, struct sl_err *err)
 {
 	char path[PATH_MAX];
 	snprintf(path, sizeof(path), "%s/%s/%s", base, prefix, SOCKET_NAME);
-	struct sl_telc *c = telc_new();
-	if (c == NULL && errno == EINVAL)
-		return sl_errf_null(err, EINVAL, "%s is not a number of seconds above 0",
-				    SL_CTL_TIMEOUT_ENV);
+	struct sl_telc *c = telc_new(w);
 	if (c == NULL)
 		return sl_errf_null(err, ENOMEM, "out of memory");
 	snprintf(c->prefix, sizeof(c->prefix), "%s", prefix);
@@ -172,10 +171,10 @@ static struct sl_telc *open_prefix(const char *base, const char *prefix, struct 
 			return c;
 		int why = errno;
 		sl_telc_close(c);
-		if (why == ETIMEDOUT) {   /* e names the prefix, the command and the limit */
+		if (why == ETIMEDOUT || why == ECANCELED) {   /* e names the prefix (and the limit) */
 			if (err != NULL)
 				*err = e;
-			errno = ETIMEDOUT;
+			errno = why;
 			return NULL;
 		}
 		return sl_errf_null(err, ENOENT, "the DPDK process with file prefix '%s' (%s) is "
@@ -188,6 +187,9 @@ static struct sl_telc *open_prefix(const char *base, const char *prefix, struct 
 	if (rc == -ENOENT || rc == -ECONNREFUSED)
 		return sl_errf_null(err, ENOENT, "no engine is running with file prefix '%s' "
 				    "(no telemetry socket answers at %s)", prefix, path);
+	if (rc == -ECANCELED)
+		return sl_errf_null(err, ECANCELED, "interrupted while connecting to the engine "
+				    "with file prefix '%s' (%s)", prefix, path);
 	if (rc == -ETIMEDOUT)
 		return sl_errf_null(err, ETIMEDOUT, "the engine with file prefix '%s' did not "
 				    "answer on its telemetry socket %s within %.1f s (%s sets the "
@@ -221,11 +223,11 @@ static struct sl_telc *roots_engine(const char *prefix, struct sl_err *err)
 	return NULL;
 }
 
-struct sl_telc *sl_telc_open(const char *prefix, struct sl_err *err)
+struct sl_telc *sl_telc_open(const char *prefix, const struct sl_ctl_wait *w, struct sl_err *err)
 {
 	char base[PATH_MAX / 2];
 	sl_telc_runtime_base(base, sizeof(base));
-	struct sl_telc *c = prefix != NULL ? open_prefix(base, prefix, err) : NULL;
+	struct sl_telc *c = prefix != NULL ? open_prefix(base, prefix, w, err) : NULL;
 	if (prefix != NULL) {
 		if (c == NULL && errno == ENOENT)
 			(void)roots_engine(prefix, err);   /* a better sentence, if root's */
@@ -241,9 +243,12 @@ struct sl_telc *sl_telc_open(const char *prefix, struct sl_err *err)
 		sl_errf_null(err, ENOENT, "no engine is running (nothing in %s)", base);
 		return roots_engine(NULL, err);
 	}
+	/* An engine that did not answer in time is one too: with another that
+	 * answers, which one is meant is not known (a reload must not go to the
+	 * wrong one). */
 	struct sl_telc *found = NULL;
-	char names[512] = "";
-	size_t len = 0;
+	char names[512] = "", silent_names[512] = "";
+	size_t len = 0, slen = 0;
 	unsigned n_found = 0, n_denied = 0, n_silent = 0;
 	struct sl_err silent = { "" };   /* an engine that did not answer in time */
 	struct dirent *de;
@@ -256,11 +261,23 @@ struct sl_telc *sl_telc_open(const char *prefix, struct sl_err *err)
 		if (stat(path, &st) < 0 || !S_ISSOCK(st.st_mode))
 			continue;
 		struct sl_err e;
-		struct sl_telc *c = open_prefix(base, de->d_name, &e);
+		struct sl_telc *c = open_prefix(base, de->d_name, w, &e);
+		if (c == NULL && errno == ECANCELED) {
+			closedir(d);
+			sl_telc_close(found);
+			if (err != NULL)
+				*err = e;
+			errno = ECANCELED;
+			return NULL;
+		}
 		if (c == NULL) {
 			n_denied += errno == EACCES;
-			if (errno == ETIMEDOUT && n_silent++ == 0)
-				silent = e;
+			if (errno == ETIMEDOUT) {
+				if (n_silent++ == 0)
+					silent = e;
+				sl_appendf(silent_names, sizeof(silent_names), &slen, "%s'%s'",
+					   slen ? ", " : "", de->d_name);
+			}
 			continue;
 		}
 		n_found++;
@@ -271,12 +288,16 @@ struct sl_telc *sl_telc_open(const char *prefix, struct sl_err *err)
 			sl_telc_close(c);
 	}
 	closedir(d);
-	if (n_found == 1)
+	if (n_found == 1 && n_silent == 0)
 		return found;
 	sl_telc_close(found);
-	if (n_found > 1)
+	if (n_found > 1 && n_silent == 0)
 		return sl_errf_null(err, ENOTUNIQ, "%u engines are running (file prefixes %s); "
 				    "say which with --prefix", n_found, names);
+	if (n_found > 0)
+		return sl_errf_null(err, ENOTUNIQ, "%u engines are running (file prefixes %s, "
+				    "and %s, which did not answer in time); say which with "
+				    "--prefix", n_found + n_silent, names, silent_names);
 	if (n_silent > 0) {
 		if (err != NULL)
 			*err = silent;
@@ -307,6 +328,9 @@ json_t *sl_telc_call(struct sl_telc *c, const char *cmd, struct sl_err *err)
 		if (e == ECONNRESET)
 			return sl_errf_null(err, e, "the engine with file prefix '%s' stopped "
 					    "(its telemetry socket closed)", c->prefix);
+		if (e == ECANCELED)
+			return sl_errf_null(err, e, "interrupted while waiting for the engine with "
+					    "file prefix '%s' to answer %s", c->prefix, cmd);
 		if (e == ETIMEDOUT)
 			return sl_errf_null(err, e, "the engine with file prefix '%s' did not "
 					    "answer %s within %.1f s on its telemetry socket %s (%s "

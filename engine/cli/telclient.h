@@ -19,7 +19,9 @@
  * and the socket):
  *   ENOENT        no engine is running (with that prefix)
  *   EACCES        the socket is not readable (it is root's: run as root)
- *   ENOTUNIQ      several engines run and no prefix was given (names them)
+ *   ENOTUNIQ      several engines run and no prefix was given (names them;
+ *                 one that did not answer in time counts)
+ *   ECANCELED     a signal ended a wait (struct sl_ctl_wait's cancel)
  *   ECONNRESET    the engine went away (stopped) during or before a call
  *   EPROTO        a reply that is not what docs/telemetry.md says
  *   EAGAIN        the engine is starting or stopping: nothing to read now
@@ -40,14 +42,18 @@
 
 #include <jansson.h>
 
+#include "control.h"
 #include "err.h"
 
 struct sl_telc;
 
 /* Connect to the engine running with DPDK file prefix `prefix`, or to the
- * only one running when prefix is NULL.  NULL with errno and a sentence on
- * failure. */
-struct sl_telc *sl_telc_open(const char *prefix, struct sl_err *err);
+ * only one running when prefix is NULL (one that does not answer in time
+ * counts: with another, ENOTUNIQ names both), waiting as w says (its unset
+ * waits 10 s: sl_ctl_wait_default; its cancel flag ends a wait on a
+ * signal, ECANCELED).  NULL with errno and a sentence on failure. */
+struct sl_telc *sl_telc_open(const char *prefix, const struct sl_ctl_wait *w,
+			     struct sl_err *err);
 
 void sl_telc_close(struct sl_telc *c);
 
@@ -59,7 +65,8 @@ void sl_telc_runtime_base(char *out, size_t len);
 /* DPDK's runtime directory of the engine running with file prefix prefix,
  * or of the only one running (prefix NULL), where its control socket is
  * (engine/core/control.h): 0, or -errno with a sentence. */
-int sl_telc_engine_dir(const char *prefix, char *dir, size_t len, struct sl_err *err);
+int sl_telc_engine_dir(const char *prefix, const struct sl_ctl_wait *w, char *dir, size_t len,
+		       struct sl_err *err);
 
 /* The file prefix of the engine c talks to. */
 const char *sl_telc_prefix(const struct sl_telc *c);

@@ -477,13 +477,15 @@ static double interval_of(const json_t *a, const json_t *b)
 	return (eb - ea) / 1e9;
 }
 
-int sl_cmd_top(int argc, char **argv)
+int sl_cmd_top(int argc, char **argv, const struct sl_ctl_wait *w)
 {
 	struct top t = { .interval = 1.0, .sort = SORT_CONFIG };
 	if (parse_args(&t, argc, argv) < 0)
 		return SL_EXIT_CONFIG;
 	struct sl_err err = { "" };
-	struct sl_telc *c = sl_telc_open(t.prefix, &err);
+	struct sl_ctl_wait tw = *w;
+	tw.cancel = &interrupted;   /* Ctrl-C ends a wait for a slow engine */
+	struct sl_telc *c = sl_telc_open(t.prefix, &tw, &err);
 	if (c == NULL) {
 		fprintf(stderr, "sluice: top: %s\n", err.msg);
 		return SL_EXIT_RUNTIME;

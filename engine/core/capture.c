@@ -455,11 +455,9 @@ static struct sl_cap_session **free_slot(struct engine *e)
 static void answer_error(struct sl_cap_session *s, int status, const char *msg)
 {
 	json_t *j = sl_ctl_error(status, msg);
-	char *text = j != NULL ? json_dumps(j, JSON_COMPACT) : NULL;
+	if (j != NULL && s->fd >= 0)
+		(void)sl_ctl_send_reply(s->fd, j);
 	json_decref(j);
-	if (text != NULL && s->fd >= 0)
-		send(s->fd, text, strlen(text), MSG_DONTWAIT | MSG_NOSIGNAL);
-	free(text);
 }
 
 /* Start s (its connection taken over; prog: its compiled filter, or NULL):
@@ -516,15 +514,19 @@ static bool launch(struct engine *e, struct sl_cap_session *s, const struct bpf_
 						     s->ifaces[i].links));
 	json_t *ans = json_pack("{sbsosI}", "ok", 1, "interfaces", ifs, "snaplen",
 				(json_int_t)s->snaplen);
-	char *text = ans != NULL ? json_dumps(ans, JSON_COMPACT) : NULL;
-	json_decref(ans);
-	if (text == NULL) {
+	if (ans == NULL) {
 		sl_errf(&err, ENOMEM, "capture: out of memory");
 		goto refuse;
 	}
-	ssize_t sent = send(s->fd, text, strlen(text), MSG_DONTWAIT | MSG_NOSIGNAL);
-	free(text);
-	if (sent < 0)   /* the client went away: nobody to answer */
+	/* Framed as every reply (control.h), so that the first pcapng
+	 * message never reads as the rest of it. */
+	int sent = sl_ctl_send_reply(s->fd, ans);
+	json_decref(ans);
+	if (sent == -ENOMEM) {
+		sl_errf(&err, ENOMEM, "capture: out of memory");
+		goto refuse;
+	}
+	if (sent < 0)   /* the client went away, or does not read: nobody to answer */
 		return false;
 	int sndbuf = 4 << 20;
 	setsockopt(s->fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "control.h"
+#include "report.h"
 
 struct client {
 	int fd;                 /* -1: free */
@@ -29,6 +30,7 @@ struct sl_ctl {
 	char *buf;              /* SL_CTL_MSG_MAX + 1 */
 	struct client *current; /* the client whose request the handler answers */
 	bool detached;          /* the handler took current's connection */
+	bool sndbuf_warned;     /* a failed SO_SNDBUF was said */
 };
 
 static double mono_s(void)
@@ -179,27 +181,59 @@ static void flush(struct client *cl, double now)
 	cl->out = NULL;
 }
 
+/* j as reply text (malloc'd, its length in *len): a text whose length is a
+ * multiple of SL_CTL_MSG_MAX gets a newline, as its last message of
+ * SL_CTL_MSG_MAX bytes would say "more follows".  NULL when out of memory. */
+static char *frame(const json_t *j, size_t *len)
+{
+	char *text = json_dumps(j, JSON_COMPACT);
+	if (text == NULL)
+		return NULL;
+	size_t n = strlen(text);
+	if (n % SL_CTL_MSG_MAX == 0) {
+		char *t = realloc(text, n + 2);
+		if (t == NULL) {
+			free(text);
+			return NULL;
+		}
+		text = t;
+		text[n++] = '\n';
+		text[n] = '\0';
+	}
+	*len = n;
+	return text;
+}
+
+int sl_ctl_send_reply(int fd, const json_t *j)
+{
+	size_t len, off = 0;
+	char *text = frame(j, &len);
+	if (text == NULL)
+		return -ENOMEM;
+	int rc = 0;
+	while (off < len) {
+		size_t n = len - off < SL_CTL_MSG_MAX ? len - off : SL_CTL_MSG_MAX;
+		ssize_t k = send(fd, text + off, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0 || (size_t)k != n) {
+			rc = k < 0 ? -errno : -EMSGSIZE;
+			break;
+		}
+		off += n;
+	}
+	free(text);
+	return rc;
+}
+
 /* Send j (and release it) to cl, whole (flush). */
 static void reply(struct client *cl, json_t *j)
 {
 	if (j == NULL)
 		j = sl_ctl_error(1, "out of memory");
-	char *text = j != NULL ? json_dumps(j, JSON_COMPACT) : NULL;
+	size_t len = 0;
+	char *text = j != NULL ? frame(j, &len) : NULL;
 	json_decref(j);
-	size_t len = text != NULL ? strlen(text) : 0;
-	if (text != NULL && len % SL_CTL_MSG_MAX == 0) {
-		/* A last message of SL_CTL_MSG_MAX bytes would say "more
-		 * follows": end with JSON whitespace. */
-		char *t = realloc(text, len + 2);
-		if (t == NULL) {
-			free(text);
-			text = NULL;
-		} else {
-			text = t;
-			text[len++] = '\n';
-			text[len] = '\0';
-		}
-	}
 	if (text == NULL) {
 		drop(cl);
 		return;
@@ -208,6 +242,25 @@ static void reply(struct client *cl, json_t *j)
 	cl->out_len = len;
 	cl->out_off = 0;
 	flush(cl, mono_s());
+}
+
+/* Room on fd for whole messages of SL_CTL_MSG_MAX bytes: a send buffer
+ * under that (net.core.wmem_default below 64 KiB) fails each with EMSGSIZE.
+ * SO_SNDBUF is capped at net.core.wmem_max; SO_SNDBUFFORCE (root) is not.
+ * 0, or -1 with errno (ENOBUFS: capped below the size). */
+static int set_sndbuf(int fd)
+{
+	int want = 2 * SL_CTL_MSG_MAX, got = 0;
+	socklen_t len = sizeof(got);
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &want, sizeof(want)) < 0)
+		return -1;
+	/* The kernel reports twice what it keeps, for its bookkeeping. */
+	if (getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &got, &len) == 0 && got >= 2 * want)
+		return 0;
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &want, sizeof(want)) == 0)
+		return 0;
+	errno = ENOBUFS;
+	return -1;
 }
 
 /* All SL_CTL_CLIENTS are taken: say so on fd (what it sent is not read)
@@ -316,6 +369,13 @@ void sl_ctl_poll(struct sl_ctl *c, int timeout_ms)
 					refuse_busy(fd);   /* too many at once */
 					continue;
 				}
+				if (set_sndbuf(fd) < 0 && !c->sndbuf_warned) {
+					c->sndbuf_warned = true;
+					sl_report_warn("control socket %s: cannot give a client a "
+						       "send buffer of %d bytes (%s): replies over "
+						       "the host's net.core.wmem_max may fail",
+						       c->path, 2 * SL_CTL_MSG_MAX, strerror(errno));
+				}
 				c->clients[i] = (struct client){ .fd = fd, .since = now };
 			}
 		}
@@ -347,9 +407,9 @@ int64_t sl_ctl_now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-int sl_ctl_client_wait(int connect_ms, int reply_ms, struct sl_ctl_wait *w, struct sl_err *err)
+int sl_ctl_client_wait(struct sl_ctl_wait *w, struct sl_err *err)
 {
-	*w = (struct sl_ctl_wait){ .connect_ms = connect_ms, .reply_ms = reply_ms };
+	*w = (struct sl_ctl_wait){ 0 };
 	const char *v = getenv(SL_CTL_TIMEOUT_ENV);
 	if (v == NULL || *v == '\0')
 		return 0;
@@ -364,18 +424,36 @@ int sl_ctl_client_wait(int connect_ms, int reply_ms, struct sl_ctl_wait *w, stru
 	return 0;
 }
 
-/* Sleep ms, or until deadline_ms if sooner. */
-static void pause_until(int ms, int64_t deadline_ms)
+void sl_ctl_wait_default(struct sl_ctl_wait *w, int connect_ms, int reply_ms)
+{
+	if (w->connect_ms <= 0)
+		w->connect_ms = connect_ms;
+	if (w->reply_ms <= 0)
+		w->reply_ms = reply_ms;
+}
+
+/* After EINTR: does the wait end (a signal that cancels)? */
+static bool cancelled(volatile sig_atomic_t *cancel)
+{
+	return cancel != NULL && *cancel != 0;
+}
+
+/* Sleep ms, or until deadline_ms if sooner: 0, or -ECANCELED. */
+static int pause_until(int ms, int64_t deadline_ms, volatile sig_atomic_t *cancel)
 {
 	int64_t left = deadline_ms - sl_ctl_now_ms();
 	if (left < ms)
 		ms = left > 0 ? (int)left : 0;
 	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+	if (cancelled(cancel))   /* a signal that came before the wait */
+		return -ECANCELED;
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
+		if (cancelled(cancel))
+			return -ECANCELED;
+	return 0;
 }
 
-int sl_ctl_connect_path(const char *path, int64_t deadline_ms)
+int sl_ctl_connect_path(const char *path, int64_t deadline_ms, volatile sig_atomic_t *cancel)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	if (strlen(path) >= sizeof(sa.sun_path))
@@ -392,13 +470,20 @@ int sl_ctl_connect_path(const char *path, int64_t deadline_ms)
 		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
 			break;
 		e = errno;
+		if (e == EINTR && cancelled(cancel)) {
+			e = ECANCELED;
+			break;
+		}
 		if (e != EAGAIN && e != EINTR)
 			break;
 		if (sl_ctl_now_ms() >= deadline_ms) {
 			e = ETIMEDOUT;
 			break;
 		}
-		pause_until(pause_ms, deadline_ms);
+		if (pause_until(pause_ms, deadline_ms, cancel) < 0) {
+			e = ECANCELED;
+			break;
+		}
 		pause_ms = pause_ms < 64 ? pause_ms * 2 : 100;
 		e = 0;
 	}
@@ -411,11 +496,13 @@ int sl_ctl_connect_path(const char *path, int64_t deadline_ms)
 	return fd;
 }
 
-/* Wait until fd is readable or deadline_ms: 0, or -ETIMEDOUT. */
-static int wait_readable(int fd, int64_t deadline_ms)
+/* Wait until fd is readable or deadline_ms: 0, or -ETIMEDOUT, -ECANCELED. */
+static int wait_readable(int fd, int64_t deadline_ms, volatile sig_atomic_t *cancel)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 	for (;;) {
+		if (cancelled(cancel))   /* a signal before the wait, or during it */
+			return -ECANCELED;
 		int64_t left = deadline_ms - sl_ctl_now_ms();
 		int r = poll(&p, 1, left > 0 ? (int)left : 0);
 		if (r > 0)
@@ -429,16 +516,17 @@ static int wait_readable(int fd, int64_t deadline_ms)
 
 /* Read one reply (messages of SL_CTL_MSG_MAX bytes, then a shorter one) into
  * *buf (malloc'd, NUL-terminated), its length in *len; every message by
- * deadline_ms.  0, or -errno: ETIMEDOUT, ECONNRESET (closed before the end),
- * EMSGSIZE (over SL_CTL_REPLY_MAX), ENOMEM. */
-static int read_reply(int fd, int64_t deadline_ms, char **buf, size_t *len)
+ * deadline_ms.  0, or -errno: ETIMEDOUT, ECANCELED, ECONNRESET (closed
+ * before the end), EMSGSIZE (over SL_CTL_REPLY_MAX), ENOMEM. */
+static int read_reply(int fd, int64_t deadline_ms, volatile sig_atomic_t *cancel, char **buf,
+		      size_t *len)
 {
 	char *b = NULL;
 	size_t n = 0, cap = 0;
 	bool reset = false;
 	int rc = 0;
 	for (;;) {
-		rc = wait_readable(fd, deadline_ms);
+		rc = wait_readable(fd, deadline_ms, cancel);
 		if (rc < 0)
 			break;
 		/* The next message's length (MSG_TRUNC), to make room. */
@@ -493,6 +581,68 @@ static int read_reply(int fd, int64_t deadline_ms, char **buf, size_t *len)
 	return 0;
 }
 
+/* One try of sl_ctl_request: connect to path by deadline, send text, read
+ * the reply within w->reply_ms.  The reply (busy ones included) with its
+ * connection in *fd, or NULL with errno and the sentence. */
+static json_t *request_once(const char *path, const char *text, const struct sl_ctl_wait *w,
+			    int64_t deadline, int *fd_out, struct sl_err *err)
+{
+	int fd = sl_ctl_connect_path(path, deadline, w->cancel);
+	if (fd == -ENOENT || fd == -ECONNREFUSED)
+		return sl_errf_null(err, -fd, "no engine answers at %s", path);
+	if (fd == -ETIMEDOUT)
+		return sl_errf_null(err, ETIMEDOUT, "the engine at %s did not take the connection "
+				    "within %.1f s (its control thread does not accept; %s sets "
+				    "the limit)", path, w->connect_ms / 1000.0, SL_CTL_TIMEOUT_ENV);
+	if (fd == -ECANCELED)
+		return sl_errf_null(err, ECANCELED, "interrupted while connecting to the engine "
+				    "at %s", path);
+	if (fd < 0)
+		return sl_errf_null(err, -fd, "cannot connect to %s: %s", path, strerror(-fd));
+	size_t len = strlen(text);
+	ssize_t sent = send(fd, text, len, MSG_NOSIGNAL);
+	int send_errno = sent < 0 ? errno : EIO;
+	/* A busy engine may have answered and closed already: read its
+	 * answer even when the send failed. */
+	int64_t reply_deadline = sl_ctl_now_ms() + (sent == (ssize_t)len ? w->reply_ms : 0);
+	char *buf = NULL;
+	size_t n = 0;
+	int rc = read_reply(fd, reply_deadline, w->cancel, &buf, &n);
+	if (rc < 0) {
+		close(fd);
+		if (rc == -ECANCELED)
+			return sl_errf_null(err, ECANCELED, "interrupted while waiting for the "
+					    "engine at %s to answer", path);
+		if (sent != (ssize_t)len)
+			return sl_errf_null(err, send_errno, "cannot send to %s: %s", path,
+					    strerror(send_errno));
+		if (rc == -ETIMEDOUT)
+			return sl_errf_null(err, ETIMEDOUT, "the engine at %s did not answer within "
+					    "%.1f s (%s sets the limit)", path, w->reply_ms / 1000.0,
+					    SL_CTL_TIMEOUT_ENV);
+		if (rc == -EMSGSIZE)
+			return sl_errf_null(err, EMSGSIZE, "the engine at %s answered more than %u "
+					    "MiB", path, SL_CTL_REPLY_MAX >> 20);
+		if (rc == -ENOMEM)
+			return sl_errf_null(err, ENOMEM, "out of memory");
+		return sl_errf_null(err, -rc, "the engine at %s closed the connection without an "
+				    "answer", path);
+	}
+	json_error_t je;
+	json_t *ans = json_loadb(buf, n, 0, &je);
+	free(buf);
+	if (ans == NULL) {
+		close(fd);
+		return sl_errf_null(err, EPROTO, "the engine at %s answered something that is not "
+				    "JSON (%s)", path, je.text);
+	}
+	*fd_out = fd;
+	return ans;
+}
+
+/* The longest pause between tries of a busy engine (docs/control.md). */
+#define BUSY_PAUSE_MAX_MS 250
+
 json_t *sl_ctl_request(const char *dir, const char *text, const struct sl_ctl_wait *w,
 		       int *fd_out, struct sl_err *err)
 {
@@ -504,56 +654,11 @@ json_t *sl_ctl_request(const char *dir, const char *text, const struct sl_ctl_wa
 	const char *path = sa.sun_path;
 	int64_t start = sl_ctl_now_ms(), deadline = start + w->connect_ms;
 	int pause_ms = 10;
-	unsigned busy = 0;
-	for (;;) {
-		int fd = sl_ctl_connect_path(path, deadline);
-		if (fd == -ENOENT || fd == -ECONNREFUSED)
-			return sl_errf_null(err, -fd, "no engine answers at %s", path);
-		if (fd == -ETIMEDOUT)
-			return sl_errf_null(err, ETIMEDOUT, "the engine at %s did not take the "
-					    "connection within %.1f s (its control thread does not "
-					    "accept; %s sets the limit)", path,
-					    w->connect_ms / 1000.0, SL_CTL_TIMEOUT_ENV);
-		if (fd < 0)
-			return sl_errf_null(err, -fd, "cannot connect to %s: %s", path,
-					    strerror(-fd));
-		size_t len = strlen(text);
-		ssize_t sent = send(fd, text, len, MSG_NOSIGNAL);
-		int send_errno = sent < 0 ? errno : 0;
-		/* A busy engine may have answered and closed already: read
-		 * its answer even when the send failed. */
-		int64_t reply_deadline = sent == (ssize_t)len ? sl_ctl_now_ms() + w->reply_ms
-							      : sl_ctl_now_ms();
-		char *buf = NULL;
-		size_t n = 0;
-		int rc = read_reply(fd, reply_deadline, &buf, &n);
-		if (rc < 0 && sent != (ssize_t)len) {
-			close(fd);
-			return sl_errf_null(err, send_errno ? send_errno : EIO, "cannot send to %s: "
-					    "%s", path, strerror(send_errno ? send_errno : EIO));
-		}
-		if (rc < 0) {
-			close(fd);
-			if (rc == -ETIMEDOUT)
-				return sl_errf_null(err, ETIMEDOUT, "the engine at %s did not answer "
-						    "within %.1f s (%s sets the limit)", path,
-						    w->reply_ms / 1000.0, SL_CTL_TIMEOUT_ENV);
-			if (rc == -EMSGSIZE)
-				return sl_errf_null(err, EMSGSIZE, "the engine at %s answered more "
-						    "than %u MiB", path, SL_CTL_REPLY_MAX >> 20);
-			if (rc == -ENOMEM)
-				return sl_errf_null(err, ENOMEM, "out of memory");
-			return sl_errf_null(err, -rc, "the engine at %s closed the connection "
-					    "without an answer", path);
-		}
-		json_error_t je;
-		json_t *ans = json_loadb(buf, n, 0, &je);
-		free(buf);
-		if (ans == NULL) {
-			close(fd);
-			return sl_errf_null(err, EPROTO, "the engine at %s answered something that "
-					    "is not JSON (%s)", path, je.text);
-		}
+	for (unsigned tries = 1;; tries++) {
+		int fd = -1;
+		json_t *ans = request_once(path, text, w, deadline, &fd, err);
+		if (ans == NULL)
+			return NULL;
 		if (!json_is_true(json_object_get(ans, "busy"))) {
 			if (fd_out != NULL)
 				*fd_out = fd;
@@ -565,21 +670,24 @@ json_t *sl_ctl_request(const char *dir, const char *text, const struct sl_ctl_wa
 		 * connect lasts. */
 		close(fd);
 		json_decref(ans);
-		double held_s = (double)(sl_ctl_now_ms() - start) / 1000.0;
 		if (sl_ctl_now_ms() + pause_ms >= deadline)
 			return sl_errf_null(err, EBUSY, "the engine at %s is busy: all %d of its "
-					    "control connections stayed in use for %.1f s (%u tries; "
-					    "%s sets the limit)", path, SL_CTL_CLIENTS, held_s,
-					    busy + 1, SL_CTL_TIMEOUT_ENV);
-		if (busy++ == 0 && w->on_busy != NULL) {
+					    "control connections stayed in use for %.1f s (%u tries "
+					    "within the %.1f s limit; %s sets it)", path,
+					    SL_CTL_CLIENTS,
+					    (double)(sl_ctl_now_ms() - start) / 1000.0, tries,
+					    w->connect_ms / 1000.0, SL_CTL_TIMEOUT_ENV);
+		if (tries == 1 && w->on_busy != NULL) {
 			char m[sizeof(err->msg)];
 			snprintf(m, sizeof(m), "the engine at %s is busy (all %d control "
 				 "connections in use); trying again for up to %.1f s", path,
 				 SL_CTL_CLIENTS, w->connect_ms / 1000.0);
 			w->on_busy(m);
 		}
-		pause_until(pause_ms, deadline);
-		pause_ms = pause_ms < 200 ? pause_ms * 2 : 250;
+		if (pause_until(pause_ms, deadline, w->cancel) < 0)
+			return sl_errf_null(err, ECANCELED, "interrupted while waiting for the busy "
+					    "engine at %s", path);
+		pause_ms = pause_ms * 2 < BUSY_PAUSE_MAX_MS ? pause_ms * 2 : BUSY_PAUSE_MAX_MS;
 	}
 }
 

@@ -28,9 +28,9 @@
  *
  * The client side (sl_ctl_request, sl_ctl_call) never waits without a
  * limit: connecting (a full listen queue is tried again), each busy reply
- * (tried again with a growing pause) and the reply each have one, and the
- * environment variable SLUICE_TIMEOUT (seconds) replaces the caller's
- * defaults (sl_ctl_client_wait).
+ * (tried again with a pause that grows to 250 ms) and the reply each have
+ * one, and the environment variable SLUICE_TIMEOUT (seconds) replaces the
+ * command's defaults (sl_ctl_client_wait).
  *
  * Threads: everything on one thread (the engine's control thread, or a
  * client's).  Errors follow engine/err/err.h.
@@ -40,6 +40,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdint.h>
 
 #include <jansson.h>
@@ -95,26 +96,41 @@ int sl_ctl_detach(struct sl_ctl *c);
 /* How long a client waits for an engine, in ms: to connect (busy replies
  * and a full listen queue tried again within it), then for the reply. */
 struct sl_ctl_wait {
-	int connect_ms;
+	int connect_ms;             /* 0: not set yet (sl_ctl_wait_default) */
 	int reply_ms;
 	/* Called once, at the first busy reply, with a sentence that says so
 	 * (a command line prints it); NULL: nothing. */
 	void (*on_busy)(const char *sentence);
+	/* Non-NULL: a wait that begins with *cancel non-zero, or that a
+	 * signal interrupts and finds it so (a handler installed without
+	 * SA_RESTART sets it), ends at once with ECANCELED.  A signal between
+	 * the check and the wait's start is seen at the next one (a second
+	 * Ctrl-C).  NULL: signals do not end a wait. */
+	volatile sig_atomic_t *cancel;
 };
 
-/* The waits a client uses: connect_ms and reply_ms, both replaced by
- * $SLUICE_TIMEOUT (seconds, > 0, at most a day) when it is set.  0, or
- * -EINVAL with a sentence naming the variable when it is not a number of
- * seconds. */
-int sl_ctl_client_wait(int connect_ms, int reply_ms, struct sl_ctl_wait *w,
-		       struct sl_err *err);
+/* The one reading of $SLUICE_TIMEOUT (seconds, > 0, at most a day), made
+ * once by a client command before it starts: *w with both waits set to it,
+ * or to 0 (each left to the command's default) when it is not set.  0, or
+ * -EINVAL with the sentence naming the variable and its value. */
+int sl_ctl_client_wait(struct sl_ctl_wait *w, struct sl_err *err);
+
+/* A command's defaults for the waits that $SLUICE_TIMEOUT did not set. */
+void sl_ctl_wait_default(struct sl_ctl_wait *w, int connect_ms, int reply_ms);
+
+/* Send j (not released) on fd, framed as a reply (messages of
+ * SL_CTL_MSG_MAX bytes, the last shorter), without waiting: 0, or -errno
+ * (EAGAIN: the socket could not take it all now; ENOMEM). */
+int sl_ctl_send_reply(int fd, const json_t *j);
 
 /* The client side: connect a SOCK_SEQPACKET socket to the UNIX socket path,
  * trying again while the listener's queue is full, until deadline_ms
  * (CLOCK_MONOTONIC, ms).  Returns the fd (blocking), or -errno: ENOENT or
- * ECONNREFUSED (nobody listens), EACCES, ETIMEDOUT, ... (no sentence: the
- * caller names the engine). */
-int sl_ctl_connect_path(const char *path, int64_t deadline_ms);
+ * ECONNREFUSED (nobody listens), EACCES, ETIMEDOUT, ECANCELED (a signal
+ * while *cancel is set; cancel may be NULL), ... (no sentence: the caller
+ * names the engine). */
+int sl_ctl_connect_path(const char *path, int64_t deadline_ms,
+			volatile sig_atomic_t *cancel);
 
 /* CLOCK_MONOTONIC in ms (for deadlines). */
 int64_t sl_ctl_now_ms(void);
@@ -126,8 +142,8 @@ int64_t sl_ctl_now_ms(void);
  * capture goes on on it).  NULL with errno and a sentence naming the socket:
  * ENOENT (no socket), ECONNREFUSED (nobody listens), EACCES, ETIMEDOUT (no
  * connection or no reply in time; the sentence gives the limit and
- * SLUICE_TIMEOUT), EBUSY (every connection stayed in use for
- * w->connect_ms), ECONNRESET (closed without an answer), EPROTO (not JSON),
+ * SLUICE_TIMEOUT), EBUSY (every connection stayed in use until
+ * w->connect_ms ran out), ECANCELED (a signal, w->cancel), ECONNRESET (closed without an answer), EPROTO (not JSON),
  * EMSGSIZE (a reply over SL_CTL_REPLY_MAX). */
 json_t *sl_ctl_request(const char *dir, const char *text, const struct sl_ctl_wait *w,
 		       int *fd, struct sl_err *err);
