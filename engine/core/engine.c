@@ -681,6 +681,17 @@ static void free_mbuf(void *obj, void *arg)
 	rte_pktmbuf_free(obj);
 }
 
+void sl_eng_attach_view(struct engine *e)
+{
+	struct sl_tel_view tv = {
+		.cfg = e->cfg, .apps = e->apps, .links = e->links, .workers = e->workers,
+		.pool = e->pool, .epoch = e->epoch, .control_cpu = e->plan->main_cpu,
+		.reloads = &e->reloads, .freed_by_reload = &e->freed_by_reload,
+		.last_reload_ns = &e->last_reload_ns,
+	};
+	sl_tel_attach(&tv);
+}
+
 uint64_t sl_eng_free_link_contents(struct sl_link *l)
 {
 	if (l->il != NULL)
@@ -1240,13 +1251,7 @@ int sl_engine_run(const struct sl_config *cfg, const struct sl_topology *topo,
 
 	/* Telemetry answers from here (so a client that saw the start line
 	 * finds the pipeline) until the stop begins (run_loop). */
-	struct sl_tel_view tv = {
-		.cfg = cfg, .apps = e.apps, .links = e.links, .workers = e.workers,
-		.pool = e.pool, .epoch = e.epoch, .control_cpu = e.plan->main_cpu,
-		.reloads = &e.reloads, .freed_by_reload = &e.freed_by_reload,
-		.last_reload_ns = &e.last_reload_ns,
-	};
-	sl_tel_attach(&tv);
+	sl_eng_attach_view(&e);
 	e.running = cfg;
 	e.start_path = cfg->path;
 	struct sl_err cerr = { "" };

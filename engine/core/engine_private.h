@@ -87,6 +87,10 @@ void sl_eng_link_ports(const struct sl_config *cfg, unsigned i, unsigned *out, u
 /* Free what l holds; returns how many. */
 uint64_t sl_eng_free_link_contents(struct sl_link *l);
 
+/* Point telemetry at e's current objects (its config, apps, links,
+ * workers, pool, epoch and reload counters).  Control thread. */
+void sl_eng_attach_view(struct engine *e);
+
 /* Initialise and start app a (index i of cfg): 0 or -errno with a sentence
  * (-EDOM prefixed with FILE:LINE:COL). */
 int sl_eng_init_app(const struct sl_config *cfg, unsigned i, struct sl_app *a,

@@ -483,7 +483,7 @@ static int apply_structure(struct engine *e, struct rebuild *r, struct sl_err *e
 	const struct sl_config *oc = e->cfg, *nc = r->nc;
 	unsigned nw = oc->n_workers;
 	int rc = 0;
-	sl_tel_pause();   /* telemetry waits for the new objects (attach_view) */
+	sl_tel_pause();   /* telemetry waits for the new objects (sl_eng_attach_view) */
 	for (unsigned w = 0; w < nw && rc == 0; w++)
 		if (r->affected[w]) {
 			r->holds[w] = (struct sl_worker_reconf){ .hold = true };
@@ -680,17 +680,6 @@ static void reconf_free(struct reconf *x)
 	free(x->params);
 }
 
-static void attach_view(struct engine *e)
-{
-	struct sl_tel_view tv = {
-		.cfg = e->cfg, .apps = e->apps, .links = e->links, .workers = e->workers,
-		.pool = e->pool, .epoch = e->epoch, .control_cpu = e->plan->main_cpu,
-		.reloads = &e->reloads, .freed_by_reload = &e->freed_by_reload,
-		.last_reload_ns = &e->last_reload_ns,
-	};
-	sl_tel_attach(&tv);
-}
-
 /* After a reload applied nc: every app's strings and parameters are nc's
  * (equal to those it has, or the live ones the reload gave it), so that
  * nothing points into the configs before it (app.h).  e->apps is parallel
@@ -728,6 +717,23 @@ static void sweep(struct engine *e)
 			sl_config_free(c);
 	}
 	e->n_loaded = k;
+}
+
+/* A reload was applied: count it and its time, move the apps' strings and
+ * parameters to the config now running and free those before it (nothing
+ * points into them any more), with telemetry paused meanwhile. */
+static void applied(struct engine *e)
+{
+	__atomic_store_n(&e->reloads, e->reloads + 1, __ATOMIC_RELAXED);
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	__atomic_store_n(&e->last_reload_ns,
+			 (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec,
+			 __ATOMIC_RELAXED);
+	sl_tel_pause();
+	adopt(e, e->running);
+	sl_eng_attach_view(e);
+	sweep(e);
 }
 
 /* Reload the config at path (docs/control.md).  The reply's status is 2 for
@@ -793,7 +799,7 @@ static json_t *reload(struct engine *e, const char *path, bool dry_run)
 		if (rc < 0 && !e->reload_stopped) {   /* nothing changed */
 			undo_fresh(&r);
 			free_rebuild(e, &r);
-			attach_view(e);
+			sl_eng_attach_view(e);
 			reply = sl_ctl_error(rc == -EDOM ? SL_EXIT_CONFIG : SL_EXIT_RUNTIME, err.msg);
 			goto out_free;
 		}
@@ -801,7 +807,7 @@ static json_t *reload(struct engine *e, const char *path, bool dry_run)
 		freed = r.freed;
 		settle(e, &r, nc);
 		free_rebuild(e, &r);
-		attach_view(e);
+		sl_eng_attach_view(e);
 		e->loaded[e->n_loaded++] = nc;
 		e->running = nc;
 		nc = NULL;
@@ -824,17 +830,7 @@ static json_t *reload(struct engine *e, const char *path, bool dry_run)
 		e->running = nc;
 		nc = NULL;
 	}
-	__atomic_store_n(&e->reloads, e->reloads + 1, __ATOMIC_RELAXED);
-	struct timespec now;
-	clock_gettime(CLOCK_REALTIME, &now);
-	__atomic_store_n(&e->last_reload_ns,
-			 (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec,
-			 __ATOMIC_RELAXED);
-	/* The configs before this one: nothing points into them any more. */
-	sl_tel_pause();
-	adopt(e, e->running);
-	attach_view(e);
-	sweep(e);
+	applied(e);
 	reply = json_pack("{sbsbsosIsIsI}", "ok", 1, "applied", 1, "actions", actions_json(&d),
 			  "reloads", (json_int_t)e->reloads, "moved", (json_int_t)moved,
 			  "freed", (json_int_t)freed);
