@@ -4,7 +4,7 @@
  * burst from every input in port order, so a busy input cannot starve the
  * others; packets from one input keep their order.
  */
-#include "app.h"
+#include "runtime/app.h"
 
 #define JOIN_ROUNDS 4
 

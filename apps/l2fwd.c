@@ -11,7 +11,7 @@
 
 #include <rte_ether.h>
 
-#include "app.h"
+#include "runtime/app.h"
 
 enum l2fwd_mode { L2FWD_SWAP, L2FWD_SET };
 

@@ -14,7 +14,7 @@
  *
  * Queues.  An app on one worker gets rx_queues rx queues and polls them all,
  * and transmits on tx queue 0.  An app on a worker group of n members runs as
- * n replicas (engine/core/config.h); the device gets n x rx_queues rx queues
+ * n replicas (engine/config/config.h); the device gets n x rx_queues rx queues
  * and n tx queues, and replica k polls rx queues k x rx_queues ..
  * (k + 1) x rx_queues - 1 and transmits on tx queue k: no two threads touch
  * one queue, and nothing is locked.  Replica 0 opens, configures and starts
@@ -83,8 +83,8 @@
 #include <rte_kvargs.h>
 #include <rte_pci.h>
 
-#include "app.h"
-#include "topology.h"
+#include "runtime/app.h"
+#include "placement/topology.h"
 
 #define PORT_TX_ROUNDS 4
 

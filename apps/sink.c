@@ -3,7 +3,7 @@
  * sink: consumes every packet on its input.  Consumed packets are counted as
  * the app's out_packets/out_bytes (they leave the pipeline here), then freed.
  */
-#include "app.h"
+#include "runtime/app.h"
 
 /* Bursts taken per push, so that a producer on another worker that keeps the
  * link full cannot hold this worker here. */

@@ -47,8 +47,8 @@
 #include <rte_ip.h>
 #include <rte_udp.h>
 
-#include "app.h"
-#include "gen.h"
+#include "runtime/app.h"
+#include "apps/pkt/gen.h"
 
 #define SRC_SIZE_MAX SL_GEN_SIZE_MAX
 #define SRC_ADDR_BITS 12u                           /* address offsets per port */

@@ -22,7 +22,7 @@
 #include <rte_hash_crc.h>
 #include <rte_ip.h>
 
-#include "app.h"
+#include "runtime/app.h"
 
 enum split_mode { SPLIT_HASH, SPLIT_ROUND_ROBIN };   /* order of "choices" */
 

@@ -7,7 +7,7 @@
  * frames are copied too.  A copy that cannot be allocated is counted as a
  * drop of this app; the other outputs still get the packet.
  */
-#include "app.h"
+#include "runtime/app.h"
 
 #define TEE_ROUNDS 4
 

@@ -9,8 +9,8 @@
 #include <rte_lcore.h>
 #include <rte_memzone.h>
 
-#include "interlink.h"
-#include "interlink_worker.h"
+#include "interlink/interlink.h"
+#include "interlink/interlink_worker.h"
 
 #define SL_IL_MZ_PREFIX "sl_il_"
 

@@ -56,7 +56,7 @@
 
 #include <rte_memory.h> /* SOCKET_ID_ANY */
 
-#include "err.h"
+#include "base/err.h"
 
 /* Ring size used when sl_il_config.size is 0, until sl_il_set_default_size(). */
 #define SL_IL_SIZE_DEFAULT 1024u

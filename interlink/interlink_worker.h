@@ -71,7 +71,7 @@
 #include <rte_cycles.h>
 #include <rte_prefetch.h>
 
-#include "interlink.h"
+#include "interlink/interlink.h"
 
 /* Private below this line: use the functions. */
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pool_private.h"
+#include "pool/pool_private.h"
 
 static inline struct sl_chunkq_slot *slot_at(const struct sl_chunkq *q, uint64_t pos)
 {

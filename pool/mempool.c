@@ -17,7 +17,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
-#include "pool_private.h"
+#include "pool/pool_private.h"
 
 _Static_assert(SL_POOL_CACHE_LINE == RTE_CACHE_LINE_SIZE,
 	       "the pool's cache-line size matches DPDK's");

@@ -15,7 +15,7 @@
 #include <rte_cycles.h>
 #include <rte_pause.h>
 
-#include "pool_private.h"
+#include "pool/pool_private.h"
 
 /* ------------------------------------------------------------ time */
 

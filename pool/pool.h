@@ -76,7 +76,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "err.h"
+#include "base/err.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -327,6 +327,6 @@ struct sl_pool *sl_pool_of(const struct rte_mempool *mp);
 }
 #endif
 
-#include "pool_worker.h"
+#include "pool/pool_worker.h"
 
 #endif /* SL_POOL_H */

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pool.h"
+#include "pool/pool.h"
 
 /* ------------------------------------------------------------ chunk queue */
 

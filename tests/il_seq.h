@@ -12,7 +12,7 @@
 #include <rte_cycles.h>
 
 #include "check.h"
-#include "interlink_worker.h"
+#include "interlink/interlink_worker.h"
 
 /* Enqueue next_in..total and dequeue expecting next_out..total, in bursts of
  * up to 32, until done or the TSC passes deadline.  A number out of order is

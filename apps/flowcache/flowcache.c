@@ -59,10 +59,10 @@
 #include <rte_cycles.h>
 #include <rte_ether.h>
 
-#include "app.h"
-#include "flowtable.h"
-#include "pkt.h"
-#include "route.h"
+#include "runtime/app.h"
+#include "apps/flowcache/flowtable.h"
+#include "apps/pkt/pkt.h"
+#include "apps/router/route.h"
 
 #define FC_RECORD_ETHERTYPE 0x88b5
 #define FC_RECORD_MAX 512             /* bytes of one JSON line */

@@ -23,8 +23,8 @@
 #include <numaif.h>
 #include <rte_pause.h>
 
-#include "counter.h"
-#include "flowtable.h"
+#include "base/counter.h"
+#include "apps/flowcache/flowtable.h"
 
 _Static_assert(sizeof(struct sl_ft_stats) % sizeof(uint64_t) == 0, "stats are words");
 

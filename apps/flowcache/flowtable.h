@@ -87,7 +87,7 @@
  * sl_epoch_quiesce() or sl_epoch_offline(), and only while that worker is
  * online in the epoch its handles were opened with.
  *
- * Errors follow engine/err/err.h.
+ * Errors follow engine/base/err.h.
  */
 #ifndef SL_FLOWTABLE_H
 #define SL_FLOWTABLE_H
@@ -95,9 +95,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "epoch.h"
-#include "err.h"
-#include "flowkey.h"
+#include "epoch/epoch.h"
+#include "base/err.h"
+#include "apps/pkt/flowkey.h"
 
 #define SL_FT_WAYS 8u
 #define SL_FT_MAX_HANDLES 64u

@@ -33,7 +33,7 @@
 #include <rte_mbuf.h>
 #include <rte_udp.h>
 
-#include "app.h"
+#include "runtime/app.h"
 
 #define SL_GEN_SIZE_MAX 9000u
 #define SL_GEN_HDR_LEN 42u             /* Ethernet + IPv4 + UDP */

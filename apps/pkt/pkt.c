@@ -14,7 +14,7 @@
 #include <rte_ether.h>
 #include <rte_ip.h>
 
-#include "pkt.h"
+#include "apps/pkt/pkt.h"
 
 #define ETHER_TYPE_VLAN_9100 0x9100
 #define IPV4_HDR_MIN 20

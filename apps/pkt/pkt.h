@@ -44,7 +44,7 @@
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 
-#include "flowkey.h"
+#include "apps/pkt/flowkey.h"
 
 #define SL_PKT_IPV6_EXT 4     /* extension headers skipped at most */
 

@@ -31,7 +31,7 @@
 
 #include <rte_config.h>
 
-#include "err.h"
+#include "base/err.h"
 
 #define SL_PROBE_UDP_PORT 0x51ceu
 #define SL_PROBE_MAGIC 0x7e57u

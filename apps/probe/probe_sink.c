@@ -8,7 +8,7 @@
  * segment, not IPv4/UDP to the probe port, or without the magic) is counted
  * as `foreign`.  A probe's latency is the TSC when its burst was received
  * here minus its stamp, in ns (rounded down; 0 if the stamp is ahead of the
- * clock), recorded in a log-linear histogram (engine/core/histogram.h).  Its
+ * clock), recorded in a log-linear histogram (engine/base/histogram.h).  Its
  * sequence number is checked on its stream as apps/probe/probe.h defines (lost,
  * reordered).  Up to PSINK_STREAMS streams are tracked; probes of further
  * streams count as foreign.  Every packet, probe or not, is freed and counted
@@ -33,7 +33,7 @@
  *    "histogram": [[lower_ns, upper_ns, count], ...]}
  * histogram lists the non-empty buckets in increasing order, each holding
  * the values v with lower_ns <= v < upper_ns.  Percentiles are within 1/64 of
- * the exact value (engine/core/histogram.h); min_ns and max_ns are exact.  With no
+ * the exact value (engine/base/histogram.h); min_ns and max_ns are exact.  With no
  * packets every number is 0 and histogram is [].
  *
  * init refuses to start where the TSC is not invariant (apps/probe/probe.h).
@@ -53,9 +53,9 @@
 #include <rte_ether.h>
 #include <rte_lcore.h>
 
-#include "app.h"
-#include "histogram.h"
-#include "probe.h"
+#include "runtime/app.h"
+#include "base/histogram.h"
+#include "apps/probe/probe.h"
 
 #define PSINK_ROUNDS 8       /* bursts per input per push */
 #define PSINK_STREAMS 64

@@ -28,9 +28,9 @@
 #include <rte_cycles.h>
 #include <rte_ip.h>
 
-#include "app.h"
-#include "gen.h"
-#include "probe.h"
+#include "runtime/app.h"
+#include "apps/pkt/gen.h"
+#include "apps/probe/probe.h"
 
 #define PSRC_SIZE_MAX SL_GEN_SIZE_MAX
 

@@ -21,7 +21,7 @@
 #include <rte_lpm.h>
 #include <rte_mbuf_dyn.h>
 
-#include "route.h"
+#include "apps/router/route.h"
 
 #define HINT_NAME "sluice_route_hint"
 #define HINT_NH_MAX 0xfffeu       /* next hops a hint can carry (nh + 1 in 16 bits) */

@@ -36,7 +36,7 @@
  * Threads: sl_route_table_create/_free/_register/_find, the parsers and
  * sl_route_hint_register on the control thread; lookups, next hops and hints
  * on any thread once the table is built.
- * Errors follow engine/err/err.h.
+ * Errors follow engine/base/err.h.
  */
 #ifndef SL_ROUTE_H
 #define SL_ROUTE_H
@@ -46,7 +46,7 @@
 
 #include <rte_mbuf.h>
 
-#include "err.h"
+#include "base/err.h"
 
 struct sl_route_nh {
 	uint32_t gateway;        /* host order; 0: directly connected */

@@ -54,10 +54,10 @@
 #include <rte_ether.h>
 #include <rte_ip.h>
 
-#include "app.h"
-#include "epoch.h"
-#include "pkt.h"
-#include "route.h"
+#include "runtime/app.h"
+#include "epoch/epoch.h"
+#include "apps/pkt/pkt.h"
+#include "apps/router/route.h"
 
 #define ROUTER_ROUNDS 4
 

@@ -48,11 +48,11 @@
 
 #include <jansson.h>
 
-#include "app.h"
-#include "bench.h"
-#include "err.h"
-#include "param.h"
-#include "topology.h"
+#include "runtime/app.h"
+#include "cli/bench.h"
+#include "base/err.h"
+#include "runtime/param.h"
+#include "placement/topology.h"
 
 #define BENCH_MAX_LOADS 16
 #define BENCH_MAX_RX SL_MAX_PORTS       /* outputs of one probe_source */

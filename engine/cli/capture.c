@@ -4,7 +4,7 @@
  *                [-a duration:S] -w FILE|-
  *
  * Ask a running engine (found as sluice stats finds it) to copy the packets
- * crossing the capture points into a pcapng stream (engine/core/capture.h,
+ * crossing the capture points into a pcapng stream (engine/ops/capture.h,
  * docs/capture.md), and write that stream to FILE (or stdout).  The engine
  * writes the pcapng blocks; this side passes them on.  Ends by -c (COUNT
  * packets written), -a (S seconds), SIGINT or SIGTERM (a stop: the engine
@@ -32,12 +32,12 @@
 #include <jansson.h>
 #include <pcap/pcap.h>
 
-#include "capture.h"
-#include "control.h"
-#include "err.h"
-#include "pcapng.h"
-#include "snapview.h"
-#include "telclient.h"
+#include "ops/capture.h"
+#include "ops/control.h"
+#include "base/err.h"
+#include "ops/pcapng.h"
+#include "cli/snapview.h"
+#include "cli/telclient.h"
 
 static const char capture_usage[] =
 	"usage: sluice capture [--prefix P] POINT... [-c COUNT] [-s SNAPLEN] [-f FILTER]\n"
@@ -45,7 +45,7 @@ static const char capture_usage[] =
 	"  POINT: a link \"a.output -> b.input\" or an app's port \"a.output\", \"b.input\"";
 
 /* How long the engine may take to take the connection and to answer the
- * start ($SLUICE_TIMEOUT replaces it: engine/core/control.h). */
+ * start ($SLUICE_TIMEOUT replaces it: engine/ops/control.h). */
 #define START_TIMEOUT_MS 10000
 
 static volatile sig_atomic_t stop_signal;

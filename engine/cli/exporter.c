@@ -23,10 +23,10 @@
 
 #include <microhttpd.h>
 
-#include "control.h"
-#include "err.h"
-#include "promtext.h"
-#include "telclient.h"
+#include "ops/control.h"
+#include "base/err.h"
+#include "cli/promtext.h"
+#include "cli/telclient.h"
 
 #define DEFAULT_LISTEN "127.0.0.1:9473"
 #define CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"

@@ -7,7 +7,7 @@
  * made every thread-local access of DPDK's dlopen'ed drivers slower:
  * docs/benchmarks.md, "Accounting").
  */
-#include "promtext.h"
+#include "cli/promtext.h"
 
 int main(int argc, char **argv)
 {

@@ -29,15 +29,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "app.h"
-#include "bench.h"
-#include "config.h"
-#include "control.h"
-#include "engine.h"
-#include "c2c.h"
-#include "placement.h"
-#include "snapview.h"
-#include "topology.h"
+#include "runtime/app.h"
+#include "cli/bench.h"
+#include "config/config.h"
+#include "ops/control.h"
+#include "run/engine.h"
+#include "placement/c2c.h"
+#include "placement/placement.h"
+#include "cli/snapview.h"
+#include "placement/topology.h"
 
 
 static const char usage_text[] =

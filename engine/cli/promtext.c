@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
-#include "counter.h"
-#include "promtext.h"
-#include "view.h"
+#include "runtime/app.h"
+#include "base/counter.h"
+#include "cli/promtext.h"
+#include "ops/view.h"
 
 
 /* A metric family: one # HELP, one # TYPE, its samples in the order

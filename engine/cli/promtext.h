@@ -10,7 +10,7 @@
  * HTTP server (libmicrohttpd) and the telemetry connection.
  *
  * Names.  Every value of a snapshot is declared once in a counter table
- * (engine/core/counter.h); the metric's name, `# TYPE` and `# HELP` come
+ * (engine/base/counter.h); the metric's name, `# TYPE` and `# HELP` come
  * from that declaration:
  *   sluice_<object>_<name>[_total]      object: app, link, worker, pool,
  *                                       epoch; an app type's own counters

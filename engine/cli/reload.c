@@ -2,7 +2,7 @@
 /*
  * sluice reload CONFIG [--prefix P] [--dry-run]: ask a running engine (found
  * by its DPDK file prefix, or the only one running) to apply CONFIG, over its
- * control socket (engine/core/control.h, docs/control.md).  Prints each
+ * control socket (engine/ops/control.h, docs/control.md).  Prints each
  * action; exits 0 when applied (or, with --dry-run, when it could be), 2
  * when CONFIG does not load or cannot be applied to that engine (nothing
  * changed), 1 when the engine cannot be reached or failed to apply it.
@@ -15,10 +15,10 @@
 
 #include <jansson.h>
 
-#include "control.h"
-#include "err.h"
-#include "snapview.h"
-#include "telclient.h"
+#include "ops/control.h"
+#include "base/err.h"
+#include "cli/snapview.h"
+#include "cli/telclient.h"
 
 static const char reload_usage[] = "usage: sluice reload CONFIG [--prefix P] [--dry-run]";
 

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "snapview.h"
+#include "cli/snapview.h"
 
 json_t *sl_snap_get(const json_t *obj, ...)
 {

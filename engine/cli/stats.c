@@ -10,9 +10,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "err.h"
-#include "snapview.h"
-#include "telclient.h"
+#include "base/err.h"
+#include "cli/snapview.h"
+#include "cli/telclient.h"
 
 #define LEN(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -12,10 +12,10 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "app.h"
-#include "control.h"
-#include "telclient.h"
-#include "view.h"
+#include "runtime/app.h"
+#include "ops/control.h"
+#include "cli/telclient.h"
+#include "ops/view.h"
 
 #define SOCKET_NAME "dpdk_telemetry.v2"
 #define REPLY_MAX (64 * 1024)       /* DPDK 22.11 sends at most 16 KiB */

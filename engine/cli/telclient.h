@@ -15,7 +15,7 @@
  * In a live snapshot mbufs.back is the mbufs in the pool now, warnings and
  * pool.starved_s are empty and drained_at_stop is zero.
  *
- * Errors (struct sl_err, engine/err/err.h; the sentence names the prefix
+ * Errors (struct sl_err, engine/base/err.h; the sentence names the prefix
  * and the socket):
  *   ENOENT        no engine is running (with that prefix)
  *   EACCES        the socket is not readable (it is root's: run as root)
@@ -28,7 +28,7 @@
  *                 (one that is reloading is read: state "reloading")
  *   ETIMEDOUT     the engine did not take the connection, greet, or answer a
  *                 command in time (10 s each, or $SLUICE_TIMEOUT seconds:
- *                 engine/core/control.h); the sentence names the prefix,
+ *                 engine/ops/control.h); the sentence names the prefix,
  *                 the socket and the limit
  *
  * Lists (apps, links, workers, a type's counters) are read page by page to
@@ -42,8 +42,8 @@
 
 #include <jansson.h>
 
-#include "control.h"
-#include "err.h"
+#include "ops/control.h"
+#include "base/err.h"
 
 struct sl_telc;
 
@@ -64,7 +64,7 @@ void sl_telc_runtime_base(char *out, size_t len);
 
 /* DPDK's runtime directory of the engine running with file prefix prefix,
  * or of the only one running (prefix NULL), where its control socket is
- * (engine/core/control.h): 0, or -errno with a sentence. */
+ * (engine/ops/control.h): 0, or -errno with a sentence. */
 int sl_telc_engine_dir(const char *prefix, const struct sl_ctl_wait *w, char *dir, size_t len,
 		       struct sl_err *err);
 

@@ -19,9 +19,9 @@
 
 #include <curses.h>
 
-#include "err.h"
-#include "snapview.h"
-#include "telclient.h"
+#include "base/err.h"
+#include "cli/snapview.h"
+#include "cli/telclient.h"
 
 static const char top_usage[] =
 	"usage: sluice top [--prefix P] [--interval S] [--sort cycles|packets|drops]";

@@ -35,8 +35,8 @@
 #include <rte_errno.h>
 #include <rte_rcu_qsbr.h>
 
-#include "counter.h"
-#include "epoch.h"
+#include "base/counter.h"
+#include "epoch/epoch.h"
 
 struct entry {
 	void *obj;

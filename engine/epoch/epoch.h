@@ -70,7 +70,7 @@
  * the stalls, the laggard check, the synchronize durations and the
  * retire-to-free and grace-period histograms all use it.
  *
- * Errors follow engine/err/err.h.
+ * Errors follow engine/base/err.h.
  */
 #ifndef SL_EPOCH_H
 #define SL_EPOCH_H
@@ -78,8 +78,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "err.h"
-#include "histogram.h"
+#include "base/err.h"
+#include "base/histogram.h"
 
 #define SL_EPOCH_MAX_WORKERS 128u
 #define SL_EPOCH_RING_DEFAULT 4096u

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "c2c.h"
+#include "placement/c2c.h"
 
 struct pingpong {
 	_Alignas(64) volatile uint64_t token;   /* the one shared line */

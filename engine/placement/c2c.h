@@ -17,8 +17,8 @@
 
 #include <stdio.h>
 
-#include "err.h"
-#include "topology.h"
+#include "base/err.h"
+#include "placement/topology.h"
 
 /* CPUs within this factor of the fastest pair's latency share a domain. */
 #define SL_C2C_DOMAIN_FACTOR 1.5

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "c2c.h"
-#include "placement.h"
+#include "placement/c2c.h"
+#include "placement/placement.h"
 
 /* Relative cost of a link by hop class: sharing a CPU is worst for two busy
  * workers, then crossing NUMA, then crossing L3. */

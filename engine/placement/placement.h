@@ -29,9 +29,9 @@
 #include <sched.h>
 #include <stdio.h>
 
-#include "config.h"
-#include "err.h"
-#include "topology.h"
+#include "config/config.h"
+#include "base/err.h"
+#include "placement/topology.h"
 
 #define SL_PLAN_MAX_WARNINGS 32
 

@@ -6,7 +6,7 @@
 
 #include <hwloc.h>
 
-#include "topology.h"
+#include "placement/topology.h"
 
 static int ancestor_index(hwloc_topology_t topo, hwloc_obj_type_t type, hwloc_obj_t pu)
 {

@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "err.h"
+#include "base/err.h"
 
 struct sl_topo_pu {
 	int cpu;         /* OS index */

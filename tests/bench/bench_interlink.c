@@ -56,8 +56,8 @@
 #include <rte_pause.h>
 #include <rte_ring.h>
 
-#include "interlink.h"
-#include "interlink_worker.h"
+#include "interlink/interlink.h"
+#include "interlink/interlink_worker.h"
 #include "regime.h"
 
 #define MAX_BURST 256

@@ -85,8 +85,8 @@
 #include <rte_pause.h>
 #include <rte_version.h>
 
-#include "c2c.h"
-#include "pool.h"
+#include "placement/c2c.h"
+#include "pool/pool.h"
 #include "regime.h"
 
 #define MAX_BURST 256

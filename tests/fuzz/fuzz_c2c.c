@@ -16,10 +16,10 @@
 #include <errno.h>
 #include <math.h>
 
-#include "c2c.h"
-#include "config.h"
-#include "placement.h"
-#include "topology.h"
+#include "placement/c2c.h"
+#include "config/config.h"
+#include "placement/placement.h"
+#include "placement/topology.h"
 
 #include "fuzz.h"
 

@@ -18,9 +18,9 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "config.h"
-#include "placement.h"
-#include "topology.h"
+#include "config/config.h"
+#include "placement/placement.h"
+#include "placement/topology.h"
 
 #include "fuzz.h"
 

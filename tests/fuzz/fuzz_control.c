@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * fuzz_control: the control socket's message parser (engine/core/control.h),
+ * fuzz_control: the control socket's message parser (engine/ops/control.h),
  * which sees whatever bytes a local client sends.  Promises checked: a
  * rejected message has a sentence; an accepted one is a JSON object whose
  * "verb" is a string, and *verb is that string; an error reply made from
@@ -9,7 +9,7 @@
  */
 #include <jansson.h>
 
-#include "control.h"
+#include "ops/control.h"
 
 #include "fuzz.h"
 

@@ -20,8 +20,8 @@
  */
 #include <rte_mbuf.h>
 
-#include "flowkey.h"
-#include "pkt.h"
+#include "apps/pkt/flowkey.h"
+#include "apps/pkt/pkt.h"
 
 #include "fuzz.h"
 

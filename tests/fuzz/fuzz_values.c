@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * fuzz_values: the value parsers a config's scalars go through: routes and
- * addresses (apps/router/route.h) and parameter values (engine/core/param.h).  Byte 0
+ * addresses (apps/router/route.h) and parameter values (engine/runtime/param.h).  Byte 0
  * selects the parser (modulo 12), the rest is the text (up to its first NUL):
  *
  *   0 sl_route_parse_prefix    6 BOOL
@@ -22,8 +22,8 @@
 #include <ctype.h>
 #include <math.h>
 
-#include "param.h"
-#include "route.h"
+#include "runtime/param.h"
+#include "apps/router/route.h"
 
 #include "fuzz.h"
 

@@ -6,7 +6,7 @@
 # net_null port looped through an l2fwd).  Afterwards the engine still
 # forwards, stops cleanly, and every mbuf is back.  Skipped, with the
 # reason, where hugepages cannot be had or dpdk-dumpcap is missing.  Run
-# on one CPU this also checks the detach guard (engine/core/pdump.h):
+# on one CPU this also checks the detach guard (engine/ops/pdump.h):
 # without it a worker preempted inside pdump's callback wrote into the pool
 # dpdk-dumpcap had just freed (5 of 6 AddressSanitizer runs died of it).
 . "$(dirname "$0")/lib.sh"

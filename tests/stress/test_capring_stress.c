@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The capture ring (engine/core/capring.h), a single-producer
+ * The capture ring (engine/runtime/capring.h), a single-producer
  * single-consumer ring of variable-length records, over a 4096-byte buffer
  * so that wrap-around and pad records come every few dozen records.
  *
@@ -34,7 +34,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "capring.h"
+#include "runtime/capring.h"
 
 #include "check.h"
 

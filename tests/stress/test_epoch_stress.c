@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "epoch.h"
+#include "epoch/epoch.h"
 
 #include "check.h"
 

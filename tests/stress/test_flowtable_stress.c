@@ -19,8 +19,8 @@
 #include <pthread.h>
 #include <stdio.h>
 
-#include "epoch.h"
-#include "flowtable.h"
+#include "epoch/epoch.h"
+#include "apps/flowcache/flowtable.h"
 
 #include "check.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The live-reconfiguration hand-over (engine/core/worker.h, struct
+ * The live-reconfiguration hand-over (engine/runtime/worker.h, struct
  * sl_worker_reconf): two workers breathe (sl_worker_main, each running one
  * app whose pull reads its current settings every breath) while the control
  * thread hands them new settings 5000 times, as a reload does (the pulls
@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
-#include "worker.h"
+#include "runtime/app.h"
+#include "runtime/worker.h"
 
 #include "check.h"
 

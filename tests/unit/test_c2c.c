@@ -11,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "c2c.h"
-#include "config.h"
-#include "placement.h"
+#include "placement/c2c.h"
+#include "config/config.h"
+#include "placement/placement.h"
 
 #include "check.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests for engine/core/config.c: valid configurations are checked value by
+ * Unit tests for engine/config/config.c: valid configurations are checked value by
  * value; invalid ones are a table of YAML texts and the message each must
  * produce (with its FILE:LINE:COL where the position matters).
  *
@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "config/config.h"
 
 /* ---- test-local app types ----------------------------------------------- */
 

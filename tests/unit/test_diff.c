@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The config diff (engine/core/diff.h), table-driven: one running config,
+ * The config diff (engine/config/diff.h), table-driven: one running config,
  * and for each kind of change a new config with the exact actions (in
  * order) or the exact refusal it must give.
  */
@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "diff.h"
+#include "config/config.h"
+#include "config/diff.h"
 
 #include "../check.h"
 

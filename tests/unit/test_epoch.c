@@ -16,7 +16,7 @@
 
 #include <rte_eal.h>
 
-#include "epoch.h"
+#include "epoch/epoch.h"
 
 #include "check.h"
 

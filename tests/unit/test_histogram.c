@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * engine/core/histogram.h and apps/probe/probe.h, without an EAL:
+ * engine/base/histogram.h and apps/probe/probe.h, without an EAL:
  *   - bucket bounds: buckets tile the uint64 range, every value lands in the
  *     bucket whose [lower, upper) holds it, no bucket is wider than
  *     lower / SL_HIST_SUB;
@@ -23,8 +23,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "histogram.h"
-#include "probe.h"
+#include "base/histogram.h"
+#include "apps/probe/probe.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -16,8 +16,8 @@
 #include <rte_eal.h>
 #include <rte_memzone.h>
 
-#include "interlink.h"
-#include "interlink_worker.h"
+#include "interlink/interlink.h"
+#include "interlink/interlink_worker.h"
 
 #include "check.h"
 

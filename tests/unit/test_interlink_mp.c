@@ -25,8 +25,8 @@
 #include <rte_eal.h>
 #include <rte_errno.h>
 
-#include "interlink.h"
-#include "interlink_worker.h"
+#include "interlink/interlink.h"
+#include "interlink/interlink_worker.h"
 
 #include "check.h"
 #include "il_seq.h"

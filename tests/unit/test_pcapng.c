@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The pcapng writer (engine/core/pcapng.h).  A stream of a section header,
+ * The pcapng writer (engine/ops/pcapng.h).  A stream of a section header,
  * two interface descriptions, enhanced packets of caplen 0, 1, 3, 4, 60, 64
  * (and one cut short: caplen < origlen) and interface statistics is built in
  * a buffer and read back by a walker in this file.  Asserted: every block's
@@ -27,7 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pcapng.h"
+#include "ops/pcapng.h"
 
 #include "check.h"
 

@@ -14,7 +14,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
-#include "pkt.h"
+#include "apps/pkt/pkt.h"
 
 #include "check.h"
 

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "placement.h"
-#include "topology.h"
+#include "config/config.h"
+#include "placement/placement.h"
+#include "placement/topology.h"
 
 #include "check.h"
 

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pool_private.h"
+#include "pool/pool_private.h"
 
 #include "check.h"
 

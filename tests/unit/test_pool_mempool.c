@@ -22,7 +22,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
-#include "pool.h"
+#include "pool/pool.h"
 
 #include "check.h"
 

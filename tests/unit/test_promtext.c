@@ -22,9 +22,9 @@
 
 #include <jansson.h>
 
-#include "app.h"
-#include "promtext.h"
-#include "view.h"
+#include "runtime/app.h"
+#include "cli/promtext.h"
+#include "ops/view.h"
 
 static const char snapshot[] =
 	"{\"schema\": 1, \"elapsed_s\": 2.0, \"control_cpu\": 0,"

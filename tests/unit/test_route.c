@@ -21,8 +21,8 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
-#include "app.h"
-#include "route.h"
+#include "runtime/app.h"
+#include "apps/router/route.h"
 
 #include "check.h"
 

@@ -15,10 +15,10 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
-#include "interlink.h"
+#include "interlink/interlink.h"
 
-#include "app.h"
-#include "worker.h"
+#include "runtime/app.h"
+#include "runtime/worker.h"
 
 #include "check.h"
 

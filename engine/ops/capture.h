@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Packet capture at links (docs/capture.md): `sluice capture` asks the
+ * running engine, over its control socket, to copy the packets crossing one
+ * or more capture points into a pcapng stream.
+ *
+ * A point is a link ("a.output -> b.input") or an app's port ("a.output",
+ * "b.input": the links on it; for an app on a worker group, the links of
+ * every replica).  Each link under capture gets a tap: a filter (libpcap
+ * syntax, compiled by libpcap, converted to eBPF by rte_bpf_convert and
+ * loaded by rte_bpf_load, JIT-compiled where DPDK can), a snap length and an
+ * SPSC ring of records (capring.h) to the control thread.
+ *
+ * Data path.  sl_link_transmit() loads the link's tap pointer once per
+ * burst; when it is NULL (no capture) that is the whole cost.  When it is
+ * set the producing worker calls sl_cap_burst() before queuing the burst:
+ * each packet the filter passes has its first snaplen bytes copied into the
+ * ring with the burst's TSC; the packet itself goes on unchanged (never the
+ * mbuf: a copy).  A full ring drops the copy and counts it; the worker never
+ * waits.  What a tap sees is what the producer transmits on the link,
+ * including packets the link then drops because it is full (counted on the
+ * link).
+ *
+ * Control thread.  A capture is a session on a connection the control
+ * socket handed over (sl_ctl_detach).  A filter (checked against the bounds
+ * below first) is compiled by libpcap on a thread of its own, so that the
+ * control thread goes on serving requests (info, reload, other captures)
+ * and pinging the service manager's watchdog meanwhile; the session
+ * answers the request once it is compiled (a reload that removes one of
+ * its links meanwhile, or the engine stopping, refuses it then).
+ * sl_cap_service() moves records into enhanced packet blocks with
+ * nanosecond timestamps (the TSC scaled, from a realtime base taken at the
+ * start) and sends them to the client in messages that it sends without
+ * waiting: when the client does not keep up, the session keeps its message
+ * and stops draining, the rings fill and the workers count drops.  A
+ * session ends when the client asks (the `capture-stop` verb), when COUNT
+ * packets were sent, when the client goes away, when a reload removes or
+ * rebuilds one of its links, or when the engine stops; its last message is
+ * a JSON object with the counts (what the client wrote is the client's to
+ * count).
+ * Taps are attached with a release store and detached by storing NULL;
+ * a detached tap is freed through the epoch (the control thread's handle)
+ * once every worker has passed a quiescent state.
+ *
+ * Threads: sl_cap_burst on the link's producer (one thread at a time); a
+ * filter's compile on a thread of its own (signals blocked), started and
+ * collected by the control thread; all the rest on the engine's control
+ * thread.  Errors follow engine/base/err.h.
+ */
+#ifndef SL_CAPTURE_H
+#define SL_CAPTURE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <jansson.h>
+#include <rte_common.h>
+#include <rte_mbuf.h>
+
+#include "runtime/capring.h"
+#include "base/err.h"
+#include "runtime/link.h"
+
+#define SL_CAP_SNAPLEN_MAX 65535u      /* and the default */
+#define SL_CAP_RING_BYTES (4u << 20)   /* per tap */
+#define SL_CAP_SESSIONS 4              /* captures at once */
+#define SL_CAP_MSG_MAX (128u << 10)    /* one data message to the client */
+#define SL_CAP_DATA_TAG 0              /* first byte of a data message */
+
+struct rte_bpf;
+
+/* One link under capture.  The worker writes ring (as producer) and ctr;
+ * everything else is fixed while the tap is attached. */
+struct sl_cap_tap {
+	struct sl_capring ring;
+	struct rte_bpf *bpf;            /* NULL: every packet */
+	uint64_t (*jit)(void *);        /* bpf's native code, or NULL */
+	uint32_t snaplen;
+	uint32_t tag;                   /* the session's interface number */
+	struct {
+		uint64_t seen;          /* packets that reached the tap */
+		uint64_t filtered;      /* of those, refused by the filter */
+		uint64_t dropped;       /* of those, no room in the ring */
+	} ctr __rte_cache_aligned;
+};
+
+/* sl_cap_burst(tap, pkts, n), the producer's side, is declared in link.h. */
+
+/* Filters are bounded: libpcap's optimizer takes time that grows faster
+ * than the square of a filter's terms (the primitives joined by and/or: 64
+ * "portrange" terms, the costliest, take about 0.3 s; 400 "host" terms 6 s),
+ * and it runs on one thread.  Both sluice capture and the engine refuse a
+ * longer filter before compiling it. */
+#define SL_CAP_FILTER_MAX_TERMS 64
+#define SL_CAP_FILTER_MAX_BYTES 4096
+
+/* Whether filter is within those bounds: 0, or -E2BIG with "capture: filter
+ * has N terms ...; at most 64 ..." (or "... is N bytes long ...").  Terms
+ * are counted as 1 + the operators and, or, && and || (as whole words,
+ * case-insensitive).  Pure: any thread. */
+int sl_cap_filter_check(const char *filter, struct sl_err *err);
+
+struct engine;
+struct sl_cap_session;
+
+/* The control socket's `capture` verb: check req (points, snaplen, count,
+ * filter), take the connection over, start the filter's compile, and (at
+ * once without a filter, else once it compiled: sl_cap_service) attach the
+ * taps and answer on the connection.  Returns NULL when it took the
+ * connection over (the answer, or a refusal found later, goes on it), else
+ * the error reply for the server to send. */
+json_t *sl_cap_open(struct engine *e, json_t *req);
+
+/* Serve every capture: start those whose filter has compiled, answer
+ * stops, move records, send.  Returns true while any capture runs or
+ * compiles (the control loop then polls sooner). */
+bool sl_cap_service(struct engine *e);
+
+/* A reload is about to free link l: end the capture that has a tap on it. */
+void sl_cap_link_gone(struct engine *e, struct sl_link *l);
+
+/* The workers have stopped: end every capture (why: the reason its client
+ * is given), sending what the rings hold, waiting at most about a second
+ * per capture for a slow client. */
+void sl_cap_close_all(struct engine *e, const char *why);
+
+#endif

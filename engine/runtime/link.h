@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Links: one-way carriers of mbuf pointers from one app's output port to
+ * another app's input port.  Apps see only this burst API; the engine decides
+ * what is behind it:
+ *
+ *  - both apps on one worker: a plain ring in the worker's memory, no atomics;
+ *  - apps on different workers: an interlink (interlink/), an SPSC ring in a
+ *    DPDK memzone on the consumer's node whose indices each worker publishes
+ *    once per breath (sl_worker_breathe's flush step): packets transmitted
+ *    in a breath become visible to the consumer at the end of that breath;
+ *  - apps on different workers with engine.link_impl: ring: DPDK's rte_ring
+ *    in SP/SC mode, which publishes in every burst call.  Kept for A/B
+ *    measurements against the interlink (scripts/bench-link); it has no
+ *    sojourn sampling and no occupancy high-water mark.
+ *
+ * Ownership: sl_link_transmit() always takes every packet it is given.  What
+ * fits is queued; the rest is freed at once and counted in `drops` (the same
+ * rule as Snabb's link.transmit).  sl_link_receive() hands ownership of the
+ * returned packets to the caller.
+ *
+ * Capture: a link may have a tap (capture.h); transmit hands it the burst
+ * first, before queuing (a tap sees what is transmitted, also what the link
+ * then drops).
+ *
+ * Threads: transmit is called only by the worker that runs the producing app,
+ * receive only by the worker that runs the consuming app.  The counters may be
+ * read by any thread at any time (relaxed loads: a reader may see a value a
+ * few packets old, never a torn one).
+ */
+#ifndef SL_LINK_H
+#define SL_LINK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <rte_branch_prediction.h>
+#include <rte_common.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "interlink/interlink_worker.h"
+
+#include "base/counter.h"
+
+/* Sum of pkt_len over p[0..n). */
+static inline uint64_t sl_pkts_bytes(struct rte_mbuf *const *p, unsigned n)
+{
+	uint64_t bytes = 0;
+	for (unsigned i = 0; i < n; i++)
+		bytes += rte_pktmbuf_pkt_len(p[i]);
+	return bytes;
+}
+
+/*
+ * Free pkts[0..n) like rte_pktmbuf_free_bulk(), reading only each packet's
+ * first cache line when it can.  A single-segment direct mbuf whose
+ * reference count is 1 (refcnt, nb_segs, ol_flags and pool are all in the
+ * first line) goes straight back to its pool; anything else (chains, clones,
+ * shared or external buffers) takes rte_pktmbuf_free().  This relies on
+ * DPDK's invariant for a valid packet (rte_mbuf_check): nb_segs is the
+ * length of the chain, so a packet of one segment has next == NULL, which
+ * is what a free mbuf must have.  The point: the mbuf's second line (next,
+ * tx_offload) is not read, so a packet freed on another CPU than the one
+ * that allocates it next leaves that line in the allocating CPU's cache,
+ * and the allocation's writes to it (rte_pktmbuf_reset) need no transfer
+ * between the two.
+ */
+static inline void sl_pkts_free(struct rte_mbuf **pkts, unsigned n)
+{
+	void *run[64];
+	unsigned k = 0;
+	struct rte_mempool *mp = NULL;
+
+	for (unsigned i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		__rte_mbuf_sanity_check(m, 1);   /* debug builds of DPDK: next too */
+		if (unlikely(rte_mbuf_refcnt_read(m) != 1 || m->nb_segs != 1 ||
+			     !RTE_MBUF_DIRECT(m))) {   /* DIRECT: neither indirect nor external */
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		if (m->pool != mp || k == RTE_DIM(run)) {
+			if (k > 0)
+				rte_mempool_put_bulk(mp, run, k);
+			mp = m->pool;
+			k = 0;
+		}
+		run[k++] = m;
+	}
+	if (k > 0)
+		rte_mempool_put_bulk(mp, run, k);
+}
+
+struct sl_app;
+struct sl_cap_tap;
+
+/* Capture (engine/ops/capture.h): the producer copies what the tap's filter
+ * passes of pkts[0..n) into the tap's ring.  Never blocks; pkts are not
+ * changed. */
+void sl_cap_burst(struct sl_cap_tap *t, struct rte_mbuf *const *pkts, unsigned n);
+
+struct sl_link_stats {
+	uint64_t tx_packets;  /* accepted by transmit (producer side) */
+	uint64_t drops;       /* freed by transmit because the link was full */
+	uint64_t rx_packets;  /* handed to the consumer by receive */
+	uint64_t rx_bytes;    /* bytes of those (counted by the consumer, which
+			       * touches the packets next anyway) */
+};
+
+struct sl_link {
+	/* Read by both ends of a same-worker link, so all on one line. */
+	struct rte_mbuf **slots;    /* same-worker ring, size mask + 1 */
+	struct sl_il *il;           /* cross-worker: an interlink, else NULL */
+	struct rte_ring *ring;      /* cross-worker, link_impl ring: else NULL */
+	uint32_t mask;
+	uint32_t read;              /* same-worker consumer cursor */
+	uint32_t write;             /* same-worker producer cursor */
+	/* A capture's tap (capture.h), or NULL: set and cleared by the control
+	 * thread, loaded once per burst by the producer. */
+	struct sl_cap_tap *cap;
+
+	/* Producer counters and consumer counter on separate lines so that the
+	 * two ends of a cross-worker link do not share a written cache line. */
+	struct {
+		uint64_t packets, drops;
+	} tx __rte_cache_aligned;
+	struct {
+		uint64_t packets, bytes;
+	} rx __rte_cache_aligned;
+
+	/* Control data, written at build time only. */
+	struct sl_app *from, *to __rte_cache_aligned;
+	const char *from_port, *to_port;
+	unsigned index;             /* position in the config's links list */
+	char name[96];              /* "a.output -> b.input" */
+};
+
+/* Packets the consumer can take now: for an interlink, what the producer has
+ * published.  Consumer side. */
+static inline unsigned sl_link_count(struct sl_link *l)
+{
+	if (l->il != NULL) {
+		sl_il_empty_hint(l->il);
+		return sl_il_count_cached(l->il);
+	}
+	if (unlikely(l->ring != NULL))
+		return rte_ring_count(l->ring);
+	return l->write - l->read;
+}
+
+/* Consumer side: nothing to receive now (reads the producer's published
+ * index only when the cached copy says empty). */
+static inline bool sl_link_empty(struct sl_link *l)
+{
+	if (l->il != NULL)
+		return sl_il_empty_hint(l->il);
+	if (unlikely(l->ring != NULL))
+		return rte_ring_empty(l->ring);
+	return l->write == l->read;
+}
+
+/* Take up to max packets from l into pkts and add their bytes to *bytes.
+ * Returns the number taken (0..max); the caller owns them.  For callers that
+ * need the byte count themselves (a port's tx counters): the packets are
+ * read once. */
+static inline unsigned sl_link_receive_sum(struct sl_link *l, struct rte_mbuf **pkts,
+					   unsigned max, uint64_t *bytes)
+{
+	unsigned n;
+	if (l->il != NULL) {
+		n = sl_il_dequeue_burst(l->il, (void **)pkts, max);
+	} else if (unlikely(l->ring != NULL)) {
+		n = rte_ring_sc_dequeue_burst(l->ring, (void **)pkts, max, NULL);
+	} else {
+		n = l->write - l->read;
+		if (n > max)
+			n = max;
+		/* at most two runs of the ring, each one memcpy */
+		unsigned at = l->read & l->mask, run = RTE_MIN(n, l->mask + 1 - at);
+		memcpy(pkts, &l->slots[at], run * sizeof(*pkts));
+		memcpy(pkts + run, l->slots, (n - run) * sizeof(*pkts));
+		l->read += n;
+	}
+	uint64_t b = sl_pkts_bytes(pkts, n);
+	sl_counter_add(&l->rx.packets, n);
+	sl_counter_add(&l->rx.bytes, b);
+	*bytes += b;
+	return n;
+}
+
+/* Take up to max packets from l into pkts.  Returns the number taken
+ * (0..max); the caller owns them. */
+static inline unsigned sl_link_receive(struct sl_link *l, struct rte_mbuf **pkts,
+				       unsigned max)
+{
+	uint64_t bytes = 0;
+	return sl_link_receive_sum(l, pkts, max, &bytes);
+}
+
+/* Queue pkts[0..n) on l.  Always consumes all n packets: those that do not fit
+ * are freed and counted as drops. */
+static inline void sl_link_transmit(struct sl_link *l, struct rte_mbuf **pkts,
+				    unsigned n)
+{
+	unsigned sent;
+	struct sl_cap_tap *cap = __atomic_load_n(&l->cap, __ATOMIC_ACQUIRE);
+
+	if (unlikely(cap != NULL))
+		sl_cap_burst(cap, pkts, n);
+	if (l->il != NULL) {
+		sent = sl_il_enqueue_burst(l->il, (void *const *)pkts, n);
+	} else if (unlikely(l->ring != NULL)) {
+		sent = rte_ring_sp_enqueue_burst(l->ring, (void *const *)pkts, n, NULL);
+	} else {
+		unsigned room = l->mask + 1 - (l->write - l->read);
+		sent = n < room ? n : room;
+		unsigned at = l->write & l->mask, run = RTE_MIN(sent, l->mask + 1 - at);
+		memcpy(&l->slots[at], pkts, run * sizeof(*pkts));
+		memcpy(l->slots, pkts + run, (sent - run) * sizeof(*pkts));
+		l->write += sent;
+	}
+	if (unlikely(sent < n)) {
+		sl_pkts_free(pkts + sent, n - sent);
+		sl_counter_add(&l->tx.drops, n - sent);
+	}
+	sl_counter_add(&l->tx.packets, sent);
+}
+
+/* The link's kind as reports name it: "interlink", "ring" or "local". */
+static inline const char *sl_link_kind(const struct sl_link *l)
+{
+	return l->il != NULL ? "interlink" : l->ring != NULL ? "ring" : "local";
+}
+
+/* Snapshot of the counters (any thread). */
+static inline void sl_link_stats_read(const struct sl_link *l, struct sl_link_stats *s)
+{
+	s->tx_packets = sl_counter_read(&l->tx.packets);
+	s->drops = sl_counter_read(&l->tx.drops);
+	s->rx_packets = sl_counter_read(&l->rx.packets);
+	s->rx_bytes = sl_counter_read(&l->rx.bytes);
+}
+
+#endif
