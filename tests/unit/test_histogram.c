@@ -480,13 +480,15 @@ static void test_tsc_check(void)
 	rmdir(dir);
 }
 
-int main(void)
+static const struct sl_test_case cases[] = {
+	SL_CASE(test_bounds),
+	SL_CASE(test_percentiles),
+	SL_CASE(test_merge_and_iterate),
+	SL_CASE(test_seq),
+	SL_CASE(test_tsc_check),
+};
+
+int main(int argc, char **argv)
 {
-	test_bounds();
-	test_percentiles();
-	test_merge_and_iterate();
-	test_seq();
-	test_tsc_check();
-	printf("%s: %d checks, %d failed\n", failures ? "FAIL" : "ok", checks, failures);
-	return failures ? 1 : 0;
+	return sl_test_main(argc, argv, cases, SL_NCASES(cases));
 }
