@@ -14,6 +14,10 @@
  * case ("ok NAME (N checks)" or "FAIL NAME (F of N checks failed)") and a
  * total.  With arguments, it runs only the cases named (in the order given);
  * --list prints the names.  An unknown name is a usage error (status 2).
+ * sl_test_main_fixture also takes a set-up, run once before the first case
+ * (after the names are checked; it returns 0, or the status to exit with:
+ * 77 for "cannot run here", 1 for a failure) and a tear-down, run after the
+ * last (either may be NULL).
  */
 #ifndef SL_TEST_CHECK_H
 #define SL_TEST_CHECK_H
@@ -58,8 +62,9 @@ static inline void sl_test_run_one(const struct sl_test_case *c)
 	fflush(stdout);
 }
 
-static inline int sl_test_main(int argc, char **argv, const struct sl_test_case *cases,
-			       size_t n)
+static inline int sl_test_main_fixture(int argc, char **argv,
+				       const struct sl_test_case *cases, size_t n,
+				       int (*setup)(void), void (*teardown)(void))
 {
 	if (argc > 1 && strcmp(argv[1], "--list") == 0) {
 		for (size_t i = 0; i < n; i++)
@@ -75,6 +80,11 @@ static inline int sl_test_main(int argc, char **argv, const struct sl_test_case 
 			return 2;
 		}
 	}
+	if (setup != NULL) {
+		int rc = setup();
+		if (rc != 0)
+			return rc;
+	}
 	if (argc > 1) {
 		for (int a = 1; a < argc; a++)
 			for (size_t i = 0; i < n; i++)
@@ -84,8 +94,16 @@ static inline int sl_test_main(int argc, char **argv, const struct sl_test_case 
 		for (size_t i = 0; i < n; i++)
 			sl_test_run_one(&cases[i]);
 	}
+	if (teardown != NULL)
+		teardown();
 	printf("%s: %d checks, %d failed\n", failures ? "FAIL" : "ok", checks, failures);
 	return failures ? 1 : 0;
+}
+
+static inline int sl_test_main(int argc, char **argv, const struct sl_test_case *cases,
+			       size_t n)
+{
+	return sl_test_main_fixture(argc, argv, cases, n, NULL, NULL);
 }
 
 #endif

@@ -304,14 +304,16 @@ static void test_measure(void)
 	}
 }
 
-int main(void)
+static const struct sl_test_case cases[] = {
+	SL_CASE(test_domains),
+	SL_CASE(test_save_load),
+	SL_CASE(test_load_errors),
+	SL_CASE(test_apply_domains),
+	SL_CASE(test_placement_with_matrix),
+	SL_CASE(test_measure),
+};
+
+int main(int argc, char **argv)
 {
-	test_domains();
-	test_save_load();
-	test_load_errors();
-	test_apply_domains();
-	test_placement_with_matrix();
-	test_measure();
-	printf("%s: %d checks, %d failed\n", failures ? "FAIL" : "ok", checks, failures);
-	return failures ? 1 : 0;
+	return sl_test_main(argc, argv, cases, SL_NCASES(cases));
 }

@@ -679,32 +679,49 @@ static void test_touch_n(bool sole)
 	rig_free(&r);
 }
 
-int main(void)
-{
-	test_touch_n(true);
-	test_touch_n(false);
-	test_drop_immediately(SL_EPOCH_IMMEDIATE);
-	test_drop_immediately(SL_EPOCH_BATCH);
-	test_expiry(SL_FT_SCAN);
-	test_expiry(SL_FT_WHEEL);
-	test_expiry_timing(SL_FT_SCAN);
-	test_expiry_timing(SL_FT_WHEEL);
-	test_scan_cap();
-	test_wheel_budget();
-	test_eviction_and_limits();
-	test_close_and_errors();
-	test_memory();
+static void test_touch_n_sole(void) { test_touch_n(true); }
+static void test_touch_n_shared(void) { test_touch_n(false); }
+static void test_drop_immediately_immediate(void) { test_drop_immediately(SL_EPOCH_IMMEDIATE); }
+static void test_drop_immediately_batch(void) { test_drop_immediately(SL_EPOCH_BATCH); }
+static void test_expiry_scan(void) { test_expiry(SL_FT_SCAN); }
+static void test_expiry_wheel(void) { test_expiry(SL_FT_WHEEL); }
+static void test_expiry_timing_scan(void) { test_expiry_timing(SL_FT_SCAN); }
+static void test_expiry_timing_wheel(void) { test_expiry_timing(SL_FT_WHEEL); }
 
+/* The QSBR policy needs DPDK's EAL; where it cannot start, the case is
+ * skipped with a note. */
+static void test_drop_immediately_qsbr(void)
+{
 	char prefix[32];
 	snprintf(prefix, sizeof(prefix), "tft%d", (int)getpid());
 	char *argv[] = { "test_flowtable", "--no-huge", "-m", "64", "--no-pci",
 			 "--file-prefix", prefix, "--log-level", "lib.eal:error", "-l", "0", NULL };
 	if (rte_eal_init(11, argv) < 0) {
 		printf("qsbr policy skipped: cannot initialise DPDK's EAL (--no-huge)\n");
-	} else {
-		test_drop_immediately(SL_EPOCH_QSBR);
-		rte_eal_cleanup();
+		return;
 	}
-	printf("%d checks, %d failures\n", checks, failures);
-	return failures ? 1 : 0;
+	test_drop_immediately(SL_EPOCH_QSBR);
+	rte_eal_cleanup();
+}
+
+static const struct sl_test_case cases[] = {
+	SL_CASE(test_touch_n_sole),
+	SL_CASE(test_touch_n_shared),
+	SL_CASE(test_drop_immediately_immediate),
+	SL_CASE(test_drop_immediately_batch),
+	SL_CASE(test_expiry_scan),
+	SL_CASE(test_expiry_wheel),
+	SL_CASE(test_expiry_timing_scan),
+	SL_CASE(test_expiry_timing_wheel),
+	SL_CASE(test_scan_cap),
+	SL_CASE(test_wheel_budget),
+	SL_CASE(test_eviction_and_limits),
+	SL_CASE(test_close_and_errors),
+	SL_CASE(test_memory),
+	SL_CASE(test_drop_immediately_qsbr),
+};
+
+int main(int argc, char **argv)
+{
+	return sl_test_main(argc, argv, cases, SL_NCASES(cases));
 }

@@ -390,12 +390,17 @@ static void check_tools(const uint8_t *stream, size_t len)
 	unlink(file);
 }
 
-int main(void)
+static int setup(void)
 {
 	for (unsigned i = 0; i < sizeof(payload); i++)
 		payload[i] = (uint8_t)(i * 37 + 11);
+	return 0;
+}
 
-	/* The stream. */
+/* A stream of every block type, read back block by block, counted, and
+ * read by the tools (tshark, capinfos) where they are installed. */
+static void test_stream(void)
+{
 	static uint8_t s[4096];
 	size_t len = 0, n, epb_end[N_PKTS];
 	n = sl_pcapng_shb(s + len, sizeof(s) - len, HARDWARE, OS, APPLICATION);
@@ -453,15 +458,24 @@ int main(void)
 	CHECK(sl_pcapng_count_epb(s, epb_end[2], NULL, 0) == 3, "three whole blocks not counted");
 	CHECK(sl_pcapng_count_epb(s, 7, NULL, 0) == 0, "7 bytes counted as a packet");
 
-	/* Without the optional strings. */
+	check_tools(s, len);
+}
+
+/* Without the optional strings. */
+static void test_no_options(void)
+{
+	size_t n;
 	static uint8_t t[256];
 	n = sl_pcapng_shb(t, sizeof(t), NULL, NULL, NULL);
 	CHECK(n == 32, "SHB without options: %zu bytes", n);
 	CHECK(check_shb(t, n, NULL, NULL, NULL) == n, "SHB without options unreadable");
 	n = sl_pcapng_idb(t, sizeof(t), if_names[1], NULL, 128);
 	CHECK(check_idb(t, n, if_names[1], NULL, 128) == n && n > 0, "IDB without description");
+}
 
-	/* Room. */
+/* Every writer refuses a buffer one byte short and writes nothing. */
+static void test_room(void)
+{
 	check_room(SHB, 0, "SHB");
 	check_room(SHB_NULL, 0, "SHB without options");
 	for (unsigned i = 0; i < 2; i++) {
@@ -472,9 +486,15 @@ int main(void)
 		check_room(EPB, i, "EPB");
 	for (unsigned i = 0; i < 2; i++)
 		check_room(ISB, i, "ISB");
+}
 
-	check_tools(s, len);
+static const struct sl_test_case cases[] = {
+	SL_CASE(test_stream),
+	SL_CASE(test_no_options),
+	SL_CASE(test_room),
+};
 
-	printf("test_pcapng: %d checks, %d failures\n", checks, failures);
-	return failures ? 1 : 0;
+int main(int argc, char **argv)
+{
+	return sl_test_main_fixture(argc, argv, cases, SL_NCASES(cases), setup, NULL);
 }

@@ -674,7 +674,7 @@ static void test_names(void)
 	CHECK(strcmp(sl_pkt_reason_name(1000), "?") == 0, "far out of range");
 }
 
-int main(void)
+static int setup(void)
 {
 	char prefix[32];
 	snprintf(prefix, sizeof(prefix), "tpkt%d", (int)getpid());
@@ -690,18 +690,28 @@ int main(void)
 		printf("FAIL: cannot create a pool\n");
 		return 1;
 	}
-	test_ipv4();
-	test_ipv4_bad();
-	test_ipv6();
-	test_fragments();
-	test_vlan_and_l2();
-	test_chains();
-	test_names();
+	return 0;
+}
+
+static void teardown(void)
+{
 	CHECK(rte_mempool_avail_count(pool) == N_MBUFS, "%u of %u mbufs back",
 	      rte_mempool_avail_count(pool), N_MBUFS);
 	rte_mempool_free(pool);
 	rte_eal_cleanup();
-	if (failures == 0)
-		printf("ok: pkt parser, %d checks\n", checks);
-	return failures ? 1 : 0;
+}
+
+static const struct sl_test_case cases[] = {
+	SL_CASE(test_ipv4),
+	SL_CASE(test_ipv4_bad),
+	SL_CASE(test_ipv6),
+	SL_CASE(test_fragments),
+	SL_CASE(test_vlan_and_l2),
+	SL_CASE(test_chains),
+	SL_CASE(test_names),
+};
+
+int main(int argc, char **argv)
+{
+	return sl_test_main_fixture(argc, argv, cases, SL_NCASES(cases), setup, teardown);
 }

@@ -139,19 +139,21 @@ static void check_help(const char *text, const char *name, const char *help)
 	CHECK(has_line(text, want), "line '%s'", want);
 }
 
-int main(void)
+/* A snapshot of a running engine: every family, its samples, HELP and TYPE
+ * lines, what is left out, and promtool's verdict where it is installed. */
+static void test_snapshot(void)
 {
 	struct sl_prom_self self = { .version = "9.9.9", .prefix = "sl-q" };
 	json_error_t jerr;
 	json_t *snap = json_loads(snapshot, 0, &jerr);
 	CHECK(snap != NULL, "the test's snapshot parses: %s (line %d)", jerr.text, jerr.line);
 	if (snap == NULL)
-		return 1;
+		return;
 	size_t len = 0;
 	char *t = sl_prom_text(snap, &self, &len);
 	CHECK(t != NULL && strlen(t) == len, "a text of len bytes");
 	if (t == NULL)
-		return 1;
+		return;
 
 	static const char *const lines[] = {
 		"sluice_up 1",
@@ -235,10 +237,14 @@ int main(void)
 	check_promtool(t);
 	free(t);
 	json_decref(snap);
+}
 
-	/* No engine: up 0 and the exporter itself. */
-	self.prefix = NULL;
-	t = sl_prom_text(NULL, &self, &len);
+/* No engine: up 0 and the exporter itself. */
+static void test_no_engine(void)
+{
+	struct sl_prom_self self = { .version = "9.9.9", .prefix = NULL };
+	size_t len = 0;
+	char *t = sl_prom_text(NULL, &self, &len);
 	CHECK(t != NULL, "a text without an engine");
 	if (t != NULL) {
 		CHECK(has_line(t, "sluice_up 0"), "sluice_up 0");
@@ -249,6 +255,14 @@ int main(void)
 		check_promtool(t);
 		free(t);
 	}
-	printf("%d checks, %d failures\n", checks, failures);
-	return failures ? 1 : 0;
+}
+
+static const struct sl_test_case cases[] = {
+	SL_CASE(test_snapshot),
+	SL_CASE(test_no_engine),
+};
+
+int main(int argc, char **argv)
+{
+	return sl_test_main(argc, argv, cases, SL_NCASES(cases));
 }

@@ -714,7 +714,7 @@ static void test_router_segments(void)
 	rig_free(&r);
 }
 
-int main(void)
+static int setup(void)
 {
 	char prefix[32];
 	snprintf(prefix, sizeof(prefix), "troute%d", (int)getpid());
@@ -730,21 +730,31 @@ int main(void)
 		printf("FAIL: cannot create a pool\n");
 		return 1;
 	}
-	test_parse();
-	test_lookup();
-	test_shared_next_hops();
-	test_many_deep();
-	test_errors();
-	test_registry();
-	test_hints();
-	test_router_init_errors();
-	test_router_hints();
-	test_router_segments();
+	return 0;
+}
+
+static void teardown(void)
+{
 	CHECK(rte_mempool_avail_count(pool) == 63, "%u of 63 mbufs back",
 	      rte_mempool_avail_count(pool));
 	rte_mempool_free(pool);
 	rte_eal_cleanup();
-	if (failures == 0)
-		printf("ok: route tables, %d checks\n", checks);
-	return failures ? 1 : 0;
+}
+
+static const struct sl_test_case cases[] = {
+	SL_CASE(test_parse),
+	SL_CASE(test_lookup),
+	SL_CASE(test_shared_next_hops),
+	SL_CASE(test_many_deep),
+	SL_CASE(test_errors),
+	SL_CASE(test_registry),
+	SL_CASE(test_hints),
+	SL_CASE(test_router_init_errors),
+	SL_CASE(test_router_hints),
+	SL_CASE(test_router_segments),
+};
+
+int main(int argc, char **argv)
+{
+	return sl_test_main_fixture(argc, argv, cases, SL_NCASES(cases), setup, teardown);
 }

@@ -528,7 +528,7 @@ static void test_pkts_free(void)
 	rte_mempool_free(other);
 }
 
-int main(void)
+static int setup(void)
 {
 	char prefix[32];
 	snprintf(prefix, sizeof(prefix), "tw%d", (int)getpid());
@@ -544,20 +544,30 @@ int main(void)
 		printf("FAIL: cannot create a pool\n");
 		return 1;
 	}
-	test_chain_one_breath();
-	test_rounds();
-	test_full_link_drops();
-	test_link_wrap();
-	test_epoch_in_breath();
-	test_where();
-	test_app_counters();
-	test_counter_registry();
-	test_pkts_free();
+	return 0;
+}
+
+static void teardown(void)
+{
 	CHECK(rte_mempool_avail_count(pool) == 1023, "%u of 1023 mbufs back",
 	      rte_mempool_avail_count(pool));
 	rte_mempool_free(pool);
 	rte_eal_cleanup();
-	if (failures == 0)
-		printf("ok: worker loop\n");
-	return failures ? 1 : 0;
+}
+
+static const struct sl_test_case cases[] = {
+	SL_CASE(test_chain_one_breath),
+	SL_CASE(test_rounds),
+	SL_CASE(test_full_link_drops),
+	SL_CASE(test_link_wrap),
+	SL_CASE(test_epoch_in_breath),
+	SL_CASE(test_where),
+	SL_CASE(test_app_counters),
+	SL_CASE(test_counter_registry),
+	SL_CASE(test_pkts_free),
+};
+
+int main(int argc, char **argv)
+{
+	return sl_test_main_fixture(argc, argv, cases, SL_NCASES(cases), setup, teardown);
 }
