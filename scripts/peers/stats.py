@@ -212,7 +212,9 @@ def cmd_medians(csv_path, d):
     out.close()
     ex = [r for r in csv.DictReader(open(csv_path)) if r["part"] == "expiry"]
     for e in ("sluice", "ovs"):
-        v = [r["extra"].split(";") for r in ex if r["engine"] == e and r["extra"].split(";")[0] != "NA"]
+        # a run that measured nothing: NA, or nothing at all where the
+        # OVS poller printed nothing
+        v = [r["extra"].split(";") for r in ex if r["engine"] == e and r["extra"].split(";")[0] not in ("NA", "")]
         if v:
             m = [statistics.median(float(x[i]) for x in v) for i in range(5)]
             print("expiry %-6s medians over %d runs of the delay from last packet to state gone, ms: "

@@ -9,7 +9,9 @@ compared exactly with what scripts/bench-peers printed and wrote for them:
 - medians on that results.csv: the median lines (l3fwd; OVS by its in_port
   rule and by exact rules; the floors; a flow count OVS did not run; the
   expiry medians, skipping runs without a number), DIR/ratios (the smallest
-  ratio of each kind; NA for none), DIR/medians.csv and the plot data;
+  ratio of each kind; NA for none), DIR/medians.csv and the plot data; an
+  OVS expiry run whose poller printed nothing is skipped too (it made the
+  medians fail before);
 - window: a Sluice window from two `sluice stats --json` snapshots;
 - ovs-pmd: an OVS window from pmd-perf-show and pmd-stats-show;
 - cpu-seconds: a thread's CPU time from two schedstat readings.
@@ -160,6 +162,11 @@ with tempfile.TemporaryDirectory() as d:
     check("medians: the lines", out, MEDIANS)
     check("medians: ratios", read(os.path.join(d, "ratios")), RATIOS)
     check("medians: medians.csv", read(os.path.join(d, "medians.csv")), read(os.path.join(DATA, "medians.csv")))
+    # an OVS expiry run whose poller printed nothing is left out as NA is
+    with open(os.path.join(DATA, "results.csv")) as fh, open(csv_path, "w") as out:
+        out.write(fh.read())
+    stats("expiry", csv_path, str(RUNS), "1000", "ovs", "3", "")
+    check("medians: an expiry run without a result", stats("medians", csv_path, d), MEDIANS)
     stats("plot-data", d)
     for k, want in PLOTS.items():
         check("plot-data: plot-%s.dat" % k, read(os.path.join(d, "plot-%s.dat" % k)), want)
