@@ -227,9 +227,12 @@ def cmd_medians(csv_path, d):
 def cmd_plot_data(d):
     """One file a curve: l3fwd "dests routes sluice l3fwd" (sorted by dests,
     then routes); ovs "flows sluice ovs"; ovs-exact, sluice-io, testpmd-io
-    "flows mpps" (sorted by flows).  A missing OVS number is NaN."""
+    "flows mpps" (sorted by flows).  A missing median is NaN (in l3fwd's
+    file: empty)."""
     rows = list(csv.reader(open(d + "/medians.csv")))[1:]
-    nan = lambda x: "NaN" if x == "" else x  # noqa: E731
+
+    def nan(x):
+        return "NaN" if x == "" else x
 
     def num(x):
         return float(x.split("=", 1)[1])
