@@ -1,0 +1,266 @@
+#!/usr/bin/env python3
+"""Statistics and tables of scripts/bench-peers (python3 standard library only).
+
+bench-peers starts the engines and collects raw numbers; everything computed
+from them is here:
+
+  stats.py cpu-seconds NS0 NS1      (NS1 - NS0) / 1e9 with three decimals: a
+                                    thread's CPU time between two schedstat
+                                    readings; nothing where either is empty
+  stats.py window S1 S2 SUMMARY OUTAPP FCAPP
+                                    a Sluice run measured between two
+                                    `sluice stats --json` snapshots S1 and S2
+                                    (SUMMARY: its --summary-json, whose mbufs
+                                    must all be back): prints "packets seconds
+                                    cycles_per_pkt hit_pct fc_cycles_per_pkt"
+                                    (OUTAPP's out_packets; the flow cache
+                                    FCAPP's hits and own cycles, "-" for none)
+  stats.py ovs-pmd PERF STATS       an OVS window from `dpif-netdev/pmd-perf-show`
+                                    and `pmd-stats-show`: prints "packets seconds
+                                    cycles_per_pkt hit_pct" and the hit split
+  stats.py record CSV RUNS PART CONFIG ENGINE RUN PACKETS SECONDS CPU CYCLES HIT EXTRA
+                                    prints one run's line and appends its row to
+                                    CSV (results.csv); CPU, CYCLES, HIT may be
+                                    "" or "-" where unknown
+  stats.py expiry CSV RUNS FLOWS ENGINE RUN RESULT
+                                    the same for a run of the expiry part; RESULT
+                                    is what `gen.py records` (sluice) or
+                                    `gen.py ovs-expiry` (ovs) printed
+  stats.py medians CSV DIR          the medians of results.csv, engine against
+                                    peer, one line a configuration; writes
+                                    DIR/medians.csv and DIR/ratios (each ratio's
+                                    smallest value over the configurations, or NA)
+  stats.py plot-data DIR            gnuplot's data files DIR/plot-*.dat from
+                                    DIR/medians.csv
+
+The formats are those bench-peers has always printed (docs/benchmarks.md
+quotes them); tests/tools/test_peers_stats.py checks them on a canned
+results file.
+"""
+import csv
+import json
+import re
+import statistics
+import sys
+
+CSV_HEADER = "part,config,engine,run,mpps,packets,seconds,cpu_s,cycles_per_pkt,hit_pct,extra\n"
+RATIO_KEYS = ("l3fwd", "ovs", "ovs-exact", "sluice-io", "testpmd-io")
+
+
+def cmd_cpu_seconds(ns0, ns1):
+    if ns0 != "" and ns1 != "":
+        print("%.3f" % ((float(ns1) - float(ns0)) / 1e9))
+
+
+def cmd_window(s1, s2, summary, o, fc):
+    a, b, s = (json.load(open(f)) for f in (s1, s2, summary))
+    if s["mbufs"]["back"] != s["mbufs"]["total"]:
+        sys.exit("only %d of %d mbufs back" % (s["mbufs"]["back"], s["mbufs"]["total"]))
+
+    def d(f):
+        return f(b) - f(a)
+    out = d(lambda x: x["apps"][o]["counters"]["out_packets"])
+    secs = d(lambda x: x["live"]["elapsed_ns"]) / 1e9
+    busy = d(lambda x: sum(w["busy_cycles"] or 0 for w in x["workers"].values()))
+    hit = fcc = "-"
+    if fc != "-":
+        look = d(lambda x: x["apps"][fc]["counters"]["lookups"])
+        hits = d(lambda x: x["apps"][fc]["counters"]["hits"])
+        hit = "%.1f" % (100.0 * hits / look) if look else "-"
+
+        def rt(x):
+            return x["apps"][fc]["runtime"] or {}
+        pk = d(lambda x: rt(x).get("push_packets") or 0)
+        cy = d(lambda x: rt(x).get("push_cycles") or 0)
+        fcc = "%.1f" % (cy / pk) if pk and cy else "-"
+    print(out, "%.3f" % secs, "%.1f" % (busy / out) if out and busy else "-", hit, fcc)
+
+
+def cmd_ovs_pmd(perf_file, stats_file):
+    perf, stats = open(perf_file).read(), open(stats_file).read()
+    pmd = stats.split("main thread:")[0]
+
+    def g(pat, t):
+        return float(re.search(pat, t).group(1))
+    dur = g(r"Measurement duration:\s*([0-9.]+)", perf)
+    tx = g(r"Tx packets:\s*(\d+)", perf)
+    rx = g(r"packets received:\s*(\d+)", pmd)
+    emc, smc, mf, simple = (g(r"%s hits:\s*(\d+)" % k, pmd) for k in ("emc", "smc", "megaflow", "simple match"))
+    up = g(r"miss with success upcall:\s*(\d+)", pmd) + g(r"miss with failed upcall:\s*(\d+)", pmd)
+    cyc = g(r"avg processing cycles per packet:\s*([0-9.]+)", pmd)
+
+    def pc(x):
+        return 100.0 * x / rx if rx else 0
+    print("%d %.3f %.1f %.1f simple match %.1f%% emc %.1f%% smc %.1f%% megaflow %.1f%% upcall %.2f%%" % (
+        tx, dur, cyc, pc(simple + emc + smc + mf), pc(simple), pc(emc), pc(smc), pc(mf), pc(up)))
+
+
+def known(v):
+    return v not in ("", "-")
+
+
+def cmd_record(csv_path, runs, part, cfg, engine, run, packets, secs, cpu, cyc, hit, extra):
+    mpps = "%.3f" % (float(packets) / float(secs) / 1e6)
+    txt = ""
+    if known(cpu) and float(cpu) > 0:
+        share = min(100 * float(cpu) / float(secs), 100)
+        percpu = "%.3f" % (float(packets) / float(cpu) / 1e6)
+        txt = "; on its CPU %.0f%%, %s Mpps per CPU-second" % (share, percpu)
+    if cyc != "-":
+        txt += "; %s cycles/packet" % cyc
+    if hit != "-":
+        txt += "; hits %s%%" % hit
+    if extra:
+        txt += "; " + extra
+    print("run %d/%d  %-6s %-22s %-7s %8.3f Mpps  (%d packets in %s s%s)" % (
+        int(run), int(runs), part, cfg, engine, float(mpps), int(packets), secs, txt))
+    with open(csv_path, "a") as fh:
+        fh.write(",".join((part, cfg, engine, run, mpps, packets, secs, cpu, cyc, hit,
+                           extra.replace(",", ";"))) + "\n")
+
+
+def awk_int(s):
+    """A field printed with awk's %d: its leading number, 0 for none."""
+    m = re.match(r"\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?", s)
+    return int(float(m.group(0))) if m else 0
+
+
+def cmd_expiry(csv_path, runs, flows, engine, run, result):
+    v = result.split()
+    f = v + [""] * (8 - len(v))
+    head = "run %d/%d  expiry %-6s  flows %d: delay ms p0 %s p50 %s p90 %s p99 %s max %s" % (
+        int(run), int(runs), engine, awk_int(f[0]), f[1], f[2], f[3], f[4], f[5])
+    extra = ";".join(f[1:6])
+    if engine == "ovs":
+        head += " (%d polls of %s ms each)" % (awk_int(f[6]), f[7])
+        extra += ";polls %s of %s ms" % (f[6], " ".join(v[7:]))
+    else:
+        extra = ";".join(f[1:5] + [" ".join(v[5:])])
+    print(head)
+    with open(csv_path, "a") as fh:
+        fh.write("expiry,flows=%s,%s,%s,,%s,,,,,%s\n" % (flows, engine, run, f[0], extra))
+
+
+def cmd_medians(csv_path, d):
+    rows = [r for r in csv.DictReader(open(csv_path)) if r["part"] in ("l3fwd", "ovs")]
+
+    def med(v):
+        return statistics.median(v) if v else None
+    configs = []
+    for r in rows:
+        if (r["part"], r["config"]) not in configs:
+            configs.append((r["part"], r["config"]))
+    ratios = {k: [] for k in RATIO_KEYS}
+    out = open(d + "/medians.csv", "w")
+    out.write("part,config,sluice_mpps,peer_mpps,ratio,sluice_percpu,peer_percpu,percpu_ratio,"
+              "sluice_cyc,peer_cyc,sluice_hit,peer_hit\n")
+
+    def has(e, cfg):
+        return any(r["engine"] == e and r["config"] == cfg for r in rows)
+    # (part, config, engine, peer, key): engine's median over peer's, kept as key
+    pairs = []
+    for part, cfg in configs:
+        if part == "l3fwd":
+            pairs.append((part, cfg, "sluice", "l3fwd", "l3fwd"))
+        else:
+            pairs.append((part, cfg, "sluice", "ovs", "ovs"))
+            if has("ovs-exact", cfg):
+                pairs.append((part, cfg, "sluice", "ovs-exact", "ovs-exact"))
+            for fl in ("sluice-io", "testpmd-io"):
+                if has(fl, cfg):
+                    pairs.append((part, cfg, fl, "ovs", fl))
+
+    def stat(rs, k):
+        return med([float(r[k]) for r in rs if known(r[k])])
+
+    def percpu(rs):
+        return med([float(r["packets"]) / float(r["cpu_s"]) / 1e6 for r in rs
+                    if known(r["cpu_s"]) and float(r["cpu_s"]) > 0])
+
+    def spread(rs):
+        return "%.2f..%.2f" % (min(float(r["mpps"]) for r in rs), max(float(r["mpps"]) for r in rs)) if rs else ""
+
+    def f(x, fmt="%.3f"):
+        return fmt % x if x is not None else "NA"
+    for part, cfg, eng, peer, key in pairs:
+        def sel(e):
+            return [r for r in rows if r["part"] == part and r["config"] == cfg and r["engine"] == e]
+        s, p = sel(eng), sel(peer)
+        sm, pm = stat(s, "mpps"), stat(p, "mpps")
+        sc, pc = percpu(s), percpu(p)
+        ratio = sm / pm if sm and pm else None
+        pratio = sc / pc if sc and pc else None
+        if ratio is not None:
+            ratios[key].append(ratio)
+        line = "%-5s %-22s %s %s Mpps (%s; per CPU-s %s)  %-5s %s Mpps (%s; per CPU-s %s)  ratio %s (per CPU-s %s)" % (
+            part, cfg, eng, f(sm), spread(s), f(sc), peer, f(pm), spread(p), f(pc), f(ratio), f(pratio))
+        if part == "ovs" and eng == "sluice":
+            line += "  cycles/pkt sluice %s %s %s, hits sluice %s%% %s %s%%" % (
+                f(stat(s, "cycles_per_pkt"), "%.0f"), peer, f(stat(p, "cycles_per_pkt"), "%.0f"),
+                f(stat(s, "hit_pct"), "%.1f"), peer, f(stat(p, "hit_pct"), "%.1f"))
+            if peer == "ovs-exact" and p:
+                line += "\n      ovs-exact hit split, run by run: " + " | ".join(r["extra"] for r in p)
+        elif part == "ovs":
+            line += "  cycles/pkt %s %s %s %s" % (eng, f(stat(s, "cycles_per_pkt"), "%.0f"), peer,
+                                                   f(stat(p, "cycles_per_pkt"), "%.0f"))
+        else:
+            line += "  cycles/pkt sluice %s" % f(stat(s, "cycles_per_pkt"), "%.0f")
+        print(line)
+        out.write(",".join(str(x) if x is not None else "" for x in (
+            key if key != "l3fwd" else part, cfg.replace(",", " "), sm, pm, ratio, sc, pc, pratio,
+            stat(s, "cycles_per_pkt"), stat(p, "cycles_per_pkt"), stat(s, "hit_pct"), stat(p, "hit_pct"))) + "\n")
+    out.close()
+    ex = [r for r in csv.DictReader(open(csv_path)) if r["part"] == "expiry"]
+    for e in ("sluice", "ovs"):
+        # a run that measured nothing: NA, or nothing at all where the
+        # OVS poller printed nothing
+        v = [r["extra"].split(";") for r in ex if r["engine"] == e and r["extra"].split(";")[0] not in ("NA", "")]
+        if v:
+            m = [statistics.median(float(x[i]) for x in v) for i in range(5)]
+            print("expiry %-6s medians over %d runs of the delay from last packet to state gone, ms: "
+                  "p0 %.0f p50 %.0f p90 %.0f p99 %.0f max %.0f" % (e, len(v), *m))
+    with open(d + "/ratios", "w") as fh:
+        for k in RATIO_KEYS:
+            fh.write("%s %s\n" % (k, "%.3f" % min(ratios[k]) if ratios[k] else "NA"))
+
+
+def cmd_plot_data(d):
+    """One file a curve: l3fwd "dests routes sluice l3fwd" (sorted by dests,
+    then routes); ovs "flows sluice ovs"; ovs-exact, sluice-io, testpmd-io
+    "flows mpps" (sorted by flows).  A missing median is NaN (in l3fwd's
+    file: empty)."""
+    rows = list(csv.reader(open(d + "/medians.csv")))[1:]
+
+    def nan(x):
+        return "NaN" if x == "" else x
+
+    def num(x):
+        return float(x.split("=", 1)[1])
+    curves = {"l3fwd": [], "ovs": [], "ovs-exact": [], "sluice-io": [], "testpmd-io": []}
+    for r in rows:
+        if r[0] == "l3fwd":
+            routes, dests = r[1].split(" ")[:2]
+            curves["l3fwd"].append(((num(dests), num(routes)),
+                                    " ".join((dests[6:], routes[7:], r[2], r[3]))))
+        elif r[0] == "ovs":
+            curves["ovs"].append(((num(r[1]),), " ".join((r[1][6:], r[2], nan(r[3])))))
+        elif r[0] == "ovs-exact":
+            curves["ovs-exact"].append(((num(r[1]),), " ".join((r[1][6:], nan(r[3])))))
+        elif r[0] in curves:
+            curves[r[0]].append(((num(r[1]),), " ".join((r[1][6:], nan(r[2])))))
+    for k, pts in curves.items():
+        with open("%s/plot-%s.dat" % (d, k), "w") as fh:
+            fh.writelines(line + "\n" for _, line in sorted(pts))
+
+
+def main(a):
+    cmds = {"cpu-seconds": (cmd_cpu_seconds, 2), "window": (cmd_window, 5), "ovs-pmd": (cmd_ovs_pmd, 2),
+            "record": (cmd_record, 12), "expiry": (cmd_expiry, 6), "medians": (cmd_medians, 2),
+            "plot-data": (cmd_plot_data, 1)}
+    if not a or a[0] not in cmds or len(a) - 1 != cmds[a[0]][1]:
+        sys.exit(__doc__)
+    cmds[a[0]][0](*a[1:])
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
