@@ -6,7 +6,6 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,13 +20,16 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
-#include <rte_ring.h>
 
 #include "ops/control.h"
-#include "config/diff.h"
 #include "ops/pdump.h"
 #include "run/engine.h"
 #include "run/engine_private.h"
+#include "run/build.h"
+#include "run/plan.h"
+#include "run/reload.h"
+#include "run/signals.h"
+#include "run/verbs.h"
 #include "epoch/epoch.h"
 #include "interlink/interlink.h"
 #include "ops/notify.h"
@@ -37,168 +39,6 @@
 #include "ops/telemetry.h"
 #include "runtime/worker.h"
 #include "base/note.h"
-
-/* ---------------------------------------------------------------- signals
- *
- * SIGINT and SIGTERM stop a run, and stopping is bounded:
- *  - while the workers run, the handler only records the signal; the control
- *    loop stops the workers and waits for them at most stop_timeout seconds
- *    (run_loop, wait_workers), or until a second signal;
- *  - during setup and clean-up (phase SETUP, CLEANUP) the control thread is
- *    busy in one step (creating the pool, an app's init, ...) and looks at
- *    the signal only between steps.  The first signal arms an alarm of
- *    stop_timeout seconds (rounded up to whole seconds); if the step has not
- *    ended by then, or at a second signal, the handler writes which step it
- *    was and ends the process (_exit(1)) without the rest of the clean-up.
- *    A clean-up that follows a run stopped by a signal gets the same alarm
- *    when it begins (enter_cleanup).
- * The handler uses only async-signal-safe calls (write, alarm, _exit).
- *
- * Only the control thread takes these signals (SIGINT, SIGTERM, SIGHUP,
- * SIGALRM): sl_engine_run blocks them before rte_eal_init, so that every
- * thread DPDK starts there (the workers' lcores, telemetry and its client
- * threads, interrupts, multi-process) inherits the mask, and unblocks them
- * on the control thread once the handlers are in place.  A signal therefore
- * never interrupts a system call of a DPDK thread (DPDK 22.11's telemetry
- * thread ends at the first failed accept(), EINTR included).  SIGHUP's
- * handler restarts what it interrupts (SA_RESTART): a reload request must
- * not fail a step of setup; SIGINT's and SIGTERM's do not, so that a step
- * blocked in a system call ends at a stop.
- */
-enum phase { PHASE_QUIET, PHASE_SETUP, PHASE_RUN, PHASE_CLEANUP };
-
-static volatile sig_atomic_t signalled;     /* the first signal */
-static volatile sig_atomic_t n_signals;
-static volatile sig_atomic_t phase;
-static volatile sig_atomic_t grace_s;       /* stop_timeout, whole seconds */
-static char step_buf[2][192];               /* the step setup or clean-up is in */
-static const char *volatile step = "";
-
-static const char *sig_name(int sig)
-{
-	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
-}
-
-static void say(int fd, const char *a, const char *b, const char *c, const char *d)
-{
-	const char *parts[] = { a, b, c, d };
-	for (unsigned i = 0; i < 4; i++) {
-		size_t n = 0;
-		while (parts[i][n] != '\0')
-			n++;
-		for (size_t off = 0; off < n;) {
-			ssize_t k = write(fd, parts[i] + off, n - off);
-			if (k <= 0)
-				break;
-			off += (size_t)k;
-		}
-	}
-}
-
-static void abandon(const char *why)
-{
-	say(STDERR_FILENO, "sluice: error: ", why, (const char *)step,
-	    "; exiting now, without the rest of the clean-up\n");
-	_exit(SL_EXIT_RUNTIME);
-}
-
-static void on_signal(int sig)
-{
-	if (signalled == 0)
-		signalled = sig;
-	n_signals++;
-	if (phase != PHASE_SETUP && phase != PHASE_CLEANUP)
-		return;
-	if (n_signals > 1) {
-		abandon(phase == PHASE_SETUP ? "a second signal during setup, while "
-					     : "a second signal during clean-up, while ");
-		return;
-	}
-	say(STDOUT_FILENO, "sluice: ", sig_name(sig),
-	    phase == PHASE_SETUP ? " received during setup, while " : " received during clean-up, while ",
-	    (const char *)step);
-	say(STDOUT_FILENO, phase == PHASE_SETUP ? "; stopping after this step"
-						 : "; the clean-up goes on within the stop timeout",
-	    " (a second signal ends the process now)\n", "", "");
-	if (grace_s > 0)
-		alarm((unsigned)grace_s);      /* --stop-timeout 0: no limit */
-}
-
-static volatile sig_atomic_t hup;   /* SIGHUP: reload the config file */
-
-static void on_hup(int sig)
-{
-	(void)sig;
-	hup = 1;
-}
-
-static void on_alarm(int sig)
-{
-	(void)sig;
-	if (phase == PHASE_SETUP)
-		abandon("setup did not stop within the stop timeout (engine.stop_timeout, --stop-timeout) after the "
-			"signal; it is still ");
-	else if (phase == PHASE_CLEANUP)
-		abandon("clean-up did not end within the stop timeout (engine.stop_timeout, --stop-timeout) after the "
-			"signal; it is still ");
-}
-
-/* Say what setup or clean-up does next, for a signal that comes during it;
- * returns -EINTR with a sentence if a signal came already. */
-static int step_to(struct sl_err *err, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static int step_to(struct sl_err *err, const char *fmt, ...)
-{
-	if (signalled != 0 && phase == PHASE_SETUP) {
-		alarm(0);
-		return sl_errf(err, EINTR, "%s received during setup, while %s: stopped before "
-			       "running", sig_name(signalled), (const char *)step);
-	}
-	char *buf = step_buf[step == step_buf[0] ? 1 : 0];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(step_buf[0]), fmt, ap);
-	va_end(ap);
-	step = buf;
-	return 0;
-}
-
-/* Clean-up begins.  After a signal it is bounded like the wait for the
- * workers: the stop timeout, counted from here, or a second signal. */
-static void enter_cleanup(void)
-{
-	phase = PHASE_CLEANUP;
-	if (signalled != 0 && grace_s > 0)
-		alarm((unsigned)grace_s);
-}
-
-static int install_signals(double stop_timeout, struct sl_err *err)
-{
-	struct sigaction sa = { .sa_handler = on_signal };
-	sigemptyset(&sa.sa_mask);
-	struct sigaction al = { .sa_handler = on_alarm };
-	sigemptyset(&al.sa_mask);
-	grace_s = stop_timeout <= 0 ? 0 : stop_timeout >= 1e6 ? 1000000
-		  : (int)stop_timeout + (stop_timeout > (int)stop_timeout);
-	struct sigaction hu = { .sa_handler = on_hup, .sa_flags = SA_RESTART };
-	sigemptyset(&hu.sa_mask);
-	if (sigaction(SIGINT, &sa, NULL) < 0 || sigaction(SIGTERM, &sa, NULL) < 0 ||
-	    sigaction(SIGALRM, &al, NULL) < 0 || sigaction(SIGHUP, &hu, NULL) < 0)
-		return sl_errf(err, errno, "cannot install the signal handlers: %s",
-			       strerror(errno));
-	return 0;
-}
-
-
-/* The signals the control thread alone takes (see "signals" above). */
-static void engine_signals(sigset_t *set)
-{
-	sigemptyset(set);
-	sigaddset(set, SIGINT);
-	sigaddset(set, SIGTERM);
-	sigaddset(set, SIGHUP);
-	sigaddset(set, SIGALRM);
-}
 
 /* ---------------------------------------------------------------- EAL */
 
@@ -319,138 +159,6 @@ static int create_pool(struct engine *e, const struct sl_topology *topo, struct 
 	return 0;
 }
 
-void sl_eng_place_app(struct engine *e, const struct sl_config *cfg, unsigned i,
-		      struct sl_app *a)
-{
-	const struct sl_app_cfg *ac = &cfg->apps[i];
-	a->name = ac->name;
-	a->index = i;
-	a->worker = ac->worker;
-	a->base = ac->base;
-	a->group = cfg->workers[ac->worker].group;
-	a->replica = ac->replica;
-	a->n_replicas = ac->n_replicas;
-	a->params = ac->params;
-	a->epoch_w = e->workers[ac->worker].epoch_w;
-}
-
-struct sl_app *sl_eng_new_app(struct engine *e, const struct sl_config *cfg, unsigned i,
-			      struct sl_err *err)
-{
-	const struct sl_app_cfg *ac = &cfg->apps[i];
-	int socket = e->workers[ac->worker].socket;
-	struct sl_app *a = rte_zmalloc_socket("sl_app", sizeof(*a), RTE_CACHE_LINE_SIZE, socket);
-	if (a == NULL)
-		return sl_errf_null(err, ENOMEM, "app '%s': out of memory", ac->name);
-	a->type = ac->type;
-	sl_eng_place_app(e, cfg, i, a);
-	a->burst = cfg->burst;
-	a->pool = e->pool;
-	a->socket = socket;
-	a->epoch = e->epoch;
-	a->control_epoch_w = e->ctl_epoch_w;
-	if (a->type->priv_size > 0) {
-		a->priv = rte_zmalloc_socket("sl_app", a->type->priv_size, RTE_CACHE_LINE_SIZE,
-					     a->socket);
-		if (a->priv == NULL) {
-			rte_free(a);
-			return sl_errf_null(err, ENOMEM, "app '%s': out of memory", ac->name);
-		}
-	}
-	return a;
-}
-
-void sl_eng_free_app(struct sl_app *a)
-{
-	if (a == NULL)
-		return;
-	if (a->replicas != NULL && a->replica == 0)
-		free((void *)(uintptr_t)a->replicas);
-	rte_free(a->priv);
-	rte_free(a);
-}
-
-void sl_eng_link_ports(const struct sl_config *cfg, unsigned i, unsigned *out, unsigned *in)
-{
-	/* Fixed ports are indexed by their place in the type's list,
-	 * numbered families by their number. */
-	const struct sl_link_cfg *lc = &cfg->links[i];
-	const struct sl_app_type *ft = cfg->apps[lc->from.app].type;
-	const struct sl_app_type *tt = cfg->apps[lc->to.app].type;
-	size_t fl = strlen(ft->outputs[lc->from.spec].name);
-	size_t tl = strlen(tt->inputs[lc->to.spec].name);
-	*out = ft->outputs[lc->from.spec].name[fl - 1] == '#' ? lc->from.number : lc->from.spec;
-	*in = tt->inputs[lc->to.spec].name[tl - 1] == '#' ? lc->to.number : lc->to.spec;
-}
-
-struct sl_link *sl_eng_new_link(struct engine *e, const struct sl_config *cfg, unsigned i,
-				struct sl_app *const *apps, struct sl_err *err)
-{
-	const struct sl_link_cfg *lc = &cfg->links[i];
-	struct sl_app *from = apps[lc->from.app], *to = apps[lc->to.app];
-	unsigned wf = cfg->apps[lc->from.app].worker, wt = cfg->apps[lc->to.app].worker;
-	int socket = e->workers[wt].socket;
-	struct sl_link *l = rte_zmalloc_socket("sl_link", sizeof(*l), RTE_CACHE_LINE_SIZE, socket);
-	if (l == NULL)
-		return sl_errf_null(err, ENOMEM, "out of memory");
-	l->from = from;
-	l->to = to;
-	l->from_port = lc->from.port;
-	l->to_port = lc->to.port;
-	l->index = i;
-	sl_config_link_name(cfg, i, l->name, sizeof(l->name));
-	uint32_t size = lc->size != 0 ? lc->size : cfg->link_size;
-	if (wf == wt) {
-		l->mask = size - 1;
-		l->slots = rte_zmalloc_socket("sl_link", size * sizeof(void *), RTE_CACHE_LINE_SIZE,
-					      socket);
-		if (l->slots == NULL) {
-			sl_errf(err, ENOMEM, "link '%s': out of memory", l->name);
-			goto out_free;
-		}
-		return l;
-	}
-	if (cfg->link_impl == SL_LINK_RING) {
-		char rname[RTE_RING_NAMESIZE];
-		snprintf(rname, sizeof(rname), "sluice_r%u", e->il_serial++);
-		l->ring = rte_ring_create(rname, size, socket,
-					  RING_F_SP_ENQ | RING_F_SC_DEQ | RING_F_EXACT_SZ);
-		if (l->ring == NULL) {
-			int e = rte_errno;
-			sl_errf(err, e, "link '%s': cannot create its rte_ring: %s", l->name,
-				rte_strerror(e));
-			sl_eng_free_link(l);
-			errno = e;
-			return NULL;
-		}
-		return l;
-	}
-	char name[SL_IL_NAME_MAX + 1];
-	snprintf(name, sizeof(name), "sluice_l%u", e->il_serial++);
-	struct sl_il_config ilc = { .size = size, .socket = socket };
-	l->il = sl_il_create(name, &ilc, err);
-	if (l->il == NULL) {
-		sl_err_prefix(err, errno > 0 ? errno : ENOMEM, "link '%s': cannot create its "
-			      "interlink", l->name);
-		goto out_free;
-	}
-	/* The control thread attaches both ends for the workers (and uses
-	 * them itself to drain at stop). */
-	int rc = sl_il_attach(l->il, SL_IL_PRODUCER);
-	if (rc == 0)
-		rc = sl_il_attach(l->il, SL_IL_CONSUMER);
-	if (rc < 0) {
-		sl_errf(err, -rc, "link '%s': cannot attach its interlink: %s", l->name,
-			strerror(-rc));
-		goto out_free;
-	}
-	return l;
-out_free:
-	sl_eng_free_link(l);
-	errno = ENOMEM;
-	return NULL;
-}
-
 static int create_links(struct engine *e, struct sl_err *err)
 {
 	const struct sl_config *cfg = e->cfg;
@@ -461,50 +169,13 @@ static int create_links(struct engine *e, struct sl_err *err)
 			return -(errno > 0 ? errno : ENOMEM);
 		struct sl_app *from = e->apps[lc->from.app], *to = e->apps[lc->to.app];
 		unsigned oi, ii;
-		sl_eng_link_ports(cfg, i, &oi, &ii);
+		sl_reload_link_ports(cfg, i, &oi, &ii);
 		from->out[oi] = e->links[i];
 		if (oi + 1 > from->n_out)
 			from->n_out = oi + 1;
 		to->in[ii] = e->links[i];
 		if (ii + 1 > to->n_in)
 			to->n_in = ii + 1;
-	}
-	return 0;
-}
-
-void sl_eng_push_entry(struct sl_push_entry *pe, struct sl_app *a)
-{
-	pe->app = a;
-	pe->n_in = 0;
-	for (unsigned p = 0; p < a->n_in; p++)
-		if (a->in[p] != NULL)
-			pe->in[pe->n_in++] = a->in[p];
-}
-
-/* The control thread's list of every app and interlink (for the drain at
- * stop), for the structure running now. */
-int sl_eng_rebuild_everyone(struct engine *e, struct sl_err *err)
-{
-	const struct sl_config *cfg = e->cfg;
-	struct sl_worker *ev = &e->everyone;
-	free(ev->push);
-	free(ev->il_prod);
-	free(ev->il_cons);
-	ev->push = calloc(cfg->n_apps + 1, sizeof(*ev->push));
-	ev->il_prod = calloc(cfg->n_links + 1, sizeof(struct sl_il *));
-	ev->il_cons = calloc(cfg->n_links + 1, sizeof(struct sl_il *));
-	ev->n_push = ev->n_il_prod = ev->n_il_cons = 0;
-	if (ev->push == NULL || ev->il_prod == NULL || ev->il_cons == NULL)
-		return sl_errf(err, ENOMEM, "out of memory");
-	for (unsigned i = 0; i < cfg->n_links; i++)
-		if (e->links[i]->il != NULL) {
-			ev->il_prod[ev->n_il_prod++] = e->links[i]->il;
-			ev->il_cons[ev->n_il_cons++] = e->links[i]->il;
-		}
-	for (unsigned k = 0; k < cfg->n_apps; k++) {
-		struct sl_app *a = e->apps[cfg->order[k]];
-		if (a->type->push != NULL)
-			sl_eng_push_entry(&ev->push[ev->n_push++], a);
 	}
 	return 0;
 }
@@ -549,38 +220,6 @@ static int build_workers(struct engine *e, struct sl_err *err)
 	return sl_eng_rebuild_everyone(e, err);
 }
 
-int sl_eng_init_app(const struct sl_config *cfg, unsigned i, struct sl_app *a,
-		    struct sl_err *err)
-{
-	if (a->type->init == NULL) {
-		a->inited = true;
-	} else {
-		int rc = step_to(err, "initialising app '%s' (%s)", a->name, a->type->name);
-		if (rc < 0)
-			return rc;
-		rc = a->type->init(a, err);
-		a->inited = true;    /* fini must run even after a failed init */
-		if (rc == -EDOM) {   /* the configuration asks too much of the device */
-			const struct sl_mark *m = &cfg->apps[i].mark;
-			return sl_err_prefix(err, EDOM, "%s:%u:%u: app '%s'", cfg->path, m->line,
-					     m->col, a->base != NULL ? a->base : a->name);
-		}
-		if (rc < 0)
-			return sl_err_prefix(err, -rc, "app '%s'", a->name);
-	}
-	return 0;
-}
-
-static int start_app(struct sl_app *a, struct sl_err *err)
-{
-	if (a->type->start == NULL)
-		return 0;
-	int rc = step_to(err, "starting app '%s' (%s)", a->name, a->type->name);
-	if (rc == 0)
-		rc = a->type->start(a, err);
-	return rc < 0 ? sl_err_prefix(err, -rc, "app '%s'", a->name) : 0;
-}
-
 static int init_apps(struct engine *e, struct sl_err *err)
 {
 	const struct sl_config *cfg = e->cfg;
@@ -590,7 +229,7 @@ static int init_apps(struct engine *e, struct sl_err *err)
 			return rc;
 	}
 	for (unsigned i = 0; i < cfg->n_apps; i++) {
-		int rc = start_app(e->apps[i], err);
+		int rc = sl_eng_start_app(e->apps[i], err);
 		if (rc < 0)
 			return rc;
 	}
@@ -600,7 +239,7 @@ static int init_apps(struct engine *e, struct sl_err *err)
 static int setup(struct engine *e, const struct sl_topology *topo, struct sl_err *err)
 {
 	const struct sl_config *cfg = e->cfg;
-	int rc = step_to(err, "allocating the engine's tables");
+	int rc = sl_step_to(err, "allocating the engine's tables");
 	if (rc < 0)
 		return rc;
 
@@ -620,11 +259,11 @@ static int setup(struct engine *e, const struct sl_topology *topo, struct sl_err
 		wk->socket = (int)rte_lcore_to_socket_id(wk->lcore);
 		wk->stop = &e->stop;
 	}
-	rc = step_to(err, "creating the pool of %u mbufs", cfg->pool.mbufs);
+	rc = sl_step_to(err, "creating the pool of %u mbufs", cfg->pool.mbufs);
 	if (rc == 0)
 		rc = create_pool(e, topo, err);
 	if (rc == 0)
-		rc = step_to(err, "creating the epoch state");
+		rc = sl_step_to(err, "creating the epoch state");
 	if (rc < 0)
 		return rc;
 	/* One handle per worker, and the control thread's (never online; it
@@ -662,7 +301,7 @@ static int setup(struct engine *e, const struct sl_topology *topo, struct sl_err
 		for (unsigned k = 0; k < a->n_replicas; k++)
 			e->apps[i + k]->replicas = list;
 	}
-	rc = step_to(err, "creating %u links", cfg->n_links);
+	rc = sl_step_to(err, "creating %u links", cfg->n_links);
 	if (rc == 0)
 		rc = create_links(e, err);
 	if (rc == 0)
@@ -670,47 +309,16 @@ static int setup(struct engine *e, const struct sl_topology *topo, struct sl_err
 	if (rc == 0)
 		rc = init_apps(e, err);
 	if (rc == 0)
-		rc = step_to(err, "launching the workers");
+		rc = sl_step_to(err, "launching the workers");
 	return rc;
 }
 
 /* ---------------------------------------------------------------- stop */
 
-static void free_mbuf(void *obj, void *arg)
-{
-	(void)arg;
-	rte_pktmbuf_free(obj);
-}
-
-void sl_eng_attach_view(struct engine *e)
-{
-	struct sl_tel_view tv = {
-		.cfg = e->cfg, .apps = e->apps, .links = e->links, .workers = e->workers,
-		.pool = e->pool, .epoch = e->epoch, .control_cpu = e->plan->main_cpu,
-		.reloads = &e->reloads, .freed_by_reload = &e->freed_by_reload,
-		.last_reload_ns = &e->last_reload_ns,
-	};
-	sl_tel_attach(&tv);
-}
-
-uint64_t sl_eng_free_link_contents(struct sl_link *l)
-{
-	if (l->il != NULL)
-		return sl_il_drain(l->il, free_mbuf, NULL);
-	struct rte_mbuf *pkts[64];
-	uint64_t n = 0;
-	unsigned k;
-	while ((k = sl_link_receive(l, pkts, RTE_DIM(pkts))) > 0) {
-		rte_pktmbuf_free_bulk(pkts, k);
-		n += k;
-	}
-	return n;
-}
-
 static void teardown(struct engine *e)
 {
 	const struct sl_config *cfg = e->cfg;
-	step_to(NULL, "draining the links");
+	sl_step_to(NULL, "draining the links");
 	if (e->apps != NULL && e->links != NULL && e->workers != NULL &&
 	    e->everyone.push != NULL) {
 		/* Drain: deliver what is in flight.  Workers are stopped, so the
@@ -732,7 +340,7 @@ static void teardown(struct engine *e)
 		for (unsigned i = cfg->n_apps; i-- > 0;)
 			if (e->apps[i] != NULL && e->apps[i]->inited &&
 			    e->apps[i]->type->stop != NULL) {
-				step_to(NULL, "stopping app '%s' (%s)", e->apps[i]->name,
+				sl_step_to(NULL, "stopping app '%s' (%s)", e->apps[i]->name,
 					e->apps[i]->type->name);
 				e->apps[i]->type->stop(e->apps[i]);
 			}
@@ -743,7 +351,7 @@ static void teardown(struct engine *e)
 	/* Every worker went offline when it left its loop: what is still
 	 * retired can be freed now, before fini releases what the free
 	 * functions return objects to (a flow table's ids). */
-	step_to(NULL, "freeing what the apps retired");
+	sl_step_to(NULL, "freeing what the apps retired");
 	if (e->epoch != NULL && sl_epoch_synchronize(e->epoch) == 0)
 		e->epoch_drained = sl_epoch_drain(e->epoch);
 	if (e->apps != NULL && e->ran)
@@ -754,47 +362,10 @@ static void teardown(struct engine *e)
 		for (unsigned i = cfg->n_apps; i-- > 0;)
 			if (e->apps[i] != NULL && e->apps[i]->inited &&
 			    e->apps[i]->type->fini != NULL) {
-				step_to(NULL, "finishing app '%s' (%s)", e->apps[i]->name,
+				sl_step_to(NULL, "finishing app '%s' (%s)", e->apps[i]->name,
 					e->apps[i]->type->name);
 				e->apps[i]->type->fini(e->apps[i]);
 			}
-}
-
-/* Detach both ends of a link's interlink (attached by create_links unless it
- * failed half-way) and free it; what is still in it (nothing after teardown,
- * unless setup failed) is freed first.  A ring that cannot be freed keeps its
- * memzone until the process exits: say so. */
-static void free_interlink(struct sl_link *l)
-{
-	int rc = 0;
-	for (int end = SL_IL_PRODUCER; end <= SL_IL_CONSUMER && rc == 0; end++)
-		if (sl_il_state(l->il, (enum sl_il_end)end) == SL_IL_ATTACHED)
-			rc = sl_il_detach(l->il, (enum sl_il_end)end);
-	if (rc == 0) {
-		rc = sl_il_free(l->il);
-		if (rc == -ENOTEMPTY) {
-			sl_il_drain(l->il, free_mbuf, NULL);
-			rc = sl_il_free(l->il);
-		}
-	}
-	if (rc < 0)
-		sl_warn_err("link '%s': cannot free its interlink: %s (its memory stays "
-				   "reserved until the process exits)", l->name, strerror(-rc));
-	l->il = NULL;
-}
-
-void sl_eng_free_link(struct sl_link *l)
-{
-	if (l == NULL)
-		return;
-	rte_free(l->slots);
-	if (l->il != NULL)
-		free_interlink(l);
-	if (l->ring != NULL) {
-		sl_eng_free_link_contents(l);   /* nothing after teardown */
-		rte_ring_free(l->ring);
-	}
-	rte_free(l);
 }
 
 static void release(struct engine *e)
@@ -829,13 +400,6 @@ static void release(struct engine *e)
 }
 
 /* ---------------------------------------------------------------- stats */
-
-double sl_eng_now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void take(const struct engine *e, struct sl_report_snapshot *s, double t0)
 {
@@ -984,7 +548,7 @@ static int wait_workers(struct engine *e, unsigned n, const uint64_t *breaths_at
 			struct sl_err *err)
 {
 	double t0 = sl_eng_now_s(), limit = e->opts->stop_timeout;
-	int signals_at_stop = n_signals;
+	int signals_at_stop = sl_sig_count();
 	for (;;) {
 		unsigned running = 0;
 		for (unsigned w = 0; w < n; w++)
@@ -993,7 +557,7 @@ static int wait_workers(struct engine *e, unsigned n, const uint64_t *breaths_at
 			rte_eal_mp_wait_lcore();
 			return 0;
 		}
-		bool again = n_signals > signals_at_stop && n_signals > 1;
+		bool again = sl_sig_count() > signals_at_stop && sl_sig_count() > 1;
 		if (again || (limit > 0 && sl_eng_now_s() - t0 >= limit))
 			break;
 		struct timespec nap = { 0, 5 * 1000 * 1000 };
@@ -1023,7 +587,7 @@ static int wait_workers(struct engine *e, unsigned n, const uint64_t *breaths_at
 		else
 			sl_appendf(m, size, &len, ", %" PRIu64 " breaths since the stop", b);
 	}
-	bool second = n_signals > signals_at_stop && n_signals > 1;
+	bool second = sl_sig_count() > signals_at_stop && sl_sig_count() > 1;
 	sl_errf(err, ETIMEDOUT, "%u of %u workers did not stop %s %.1f s: %s; exiting without "
 		"the clean-up that would wait for %s (apps not stopped, links not drained, "
 		"mbufs not counted)", stuck, n,
@@ -1031,6 +595,19 @@ static int wait_workers(struct engine *e, unsigned n, const uint64_t *breaths_at
 		stuck > 1 ? "them" : "it");
 	return -ETIMEDOUT;
 }
+
+/* The watch's per-worker arrays: 0 or -ENOMEM. */
+static int watch_alloc(struct watch *wt, unsigned nw)
+{
+	wt->warned = calloc(nw, sizeof(double));
+	wt->stall_from = calloc(nw, sizeof(uint64_t));
+	wt->gets = calloc(nw, sizeof(uint64_t));
+	wt->fails = calloc(nw, sizeof(uint64_t));
+	wt->starved_s = calloc(nw, sizeof(double));
+	return wt->warned == NULL || wt->stall_from == NULL || wt->gets == NULL ||
+	       wt->fails == NULL || wt->starved_s == NULL ? -ENOMEM : 0;
+}
+
 static void watch_free(struct watch *wt)
 {
 	free(wt->warned);
@@ -1040,133 +617,233 @@ static void watch_free(struct watch *wt)
 	free(wt->starved_s);
 }
 
-/* Launch the workers, watch them until a signal or the duration, stop them
- * (bounded: wait_workers).  Returns 0 with the run's length in *elapsed,
- * -ENOMEM, -ETIMEDOUT (a worker did not stop: its thread still runs) or
- * another -errno (a worker could not be launched; the others are stopped). */
-static int run_loop(struct engine *e, struct watch *wt, double *elapsed, struct sl_err *err)
+/* ---------------------------------------------------------------- loop */
+
+/* The control thread's state while the workers run. */
+struct loop {
+	struct engine *e;
+	struct watch *wt;
+	double t0, t;                 /* the run's start; seconds since, now */
+	unsigned generation;          /* e->generation the snapshots are of */
+	uint64_t *mem;                /* the snapshots' arrays */
+	struct sl_report_snapshot prev, cur;
+};
+
+/* The stats lines' two snapshots, sized for the apps running now; the
+ * first taken.  false: out of memory (those before stay). */
+static bool snapshots(struct loop *l)
 {
-	const struct sl_config *cfg = e->cfg;
-	unsigned n = cfg->n_apps, nw = cfg->n_workers;
-	unsigned generation = e->generation;
-	uint64_t *mem = calloc(6 * (size_t)n + 1, sizeof(uint64_t));
-	uint64_t *breaths = calloc(nw, sizeof(uint64_t));
-	wt->warned = calloc(nw, sizeof(double));
-	wt->stall_from = calloc(nw, sizeof(uint64_t));
-	wt->gets = calloc(nw, sizeof(uint64_t));
-	wt->fails = calloc(nw, sizeof(uint64_t));
-	wt->starved_s = calloc(nw, sizeof(double));
-	if (mem == NULL || breaths == NULL || wt->warned == NULL || wt->stall_from == NULL ||
-	    wt->gets == NULL || wt->fails == NULL || wt->starved_s == NULL) {
-		free(mem);
-		free(breaths);
-		return sl_errf(err, ENOMEM, "out of memory");
-	}
-	struct sl_report_snapshot prev = { .in = mem, .out = mem + n, .drops = mem + 2 * n };
-	struct sl_report_snapshot cur = { .in = mem + 3 * n, .out = mem + 4 * n,
-					  .drops = mem + 5 * n };
+	unsigned n = l->e->cfg->n_apps;
+	uint64_t *m = calloc(6 * (size_t)n + 1, sizeof(uint64_t));
+	if (m == NULL)
+		return false;
+	free(l->mem);
+	l->mem = m;
+	l->prev = (struct sl_report_snapshot){ .in = m, .out = m + n, .drops = m + 2 * n };
+	l->cur = (struct sl_report_snapshot){ .in = m + 3 * n, .out = m + 4 * n,
+					      .drops = m + 5 * n };
+	return true;
+}
 
-	int rc = 0;
-	unsigned launched = 0;
-	for (; launched < nw; launched++) {
-		struct sl_worker *wk = &e->workers[launched];
-		rc = rte_eal_remote_launch(sl_worker_main, wk, wk->lcore);
-		if (rc < 0) {
-			sl_errf(err, -rc, "worker '%s': cannot start on lcore %u (cpu %d): %s",
-				wk->name, wk->lcore, wk->cpu, strerror(-rc));
-			break;
-		}
-	}
-	/* A signal since the last setup step armed the setup alarm: the loop
-	 * below stops at once instead. */
-	phase = PHASE_RUN;
-	alarm(0);
-	if (rc == 0) {
-		char status[64];
-		snprintf(status, sizeof(status), "running %u apps on %u workers", n, nw);
-		sl_notify_ready(status);
-	}
+/* The control loop's duties, in the order of a turn; each returns true to
+ * stop the run. */
+struct duty {
+	const char *name;
+	double period;   /* seconds: 0 every turn; > 0 at each multiple of it
+			  * in the run; < 0 never */
+	bool (*fn)(struct loop *l);
+};
 
-	double t0 = sl_eng_now_s(), next = e->opts->stats;
-	take(e, &prev, t0);
-	while (rc == 0) {
-		if (e->ctl != NULL) {
-			/* A capture drains its rings every millisecond. */
-			sl_ctl_poll(e->ctl, e->capturing ? 1 : 20);
-			e->capturing = sl_cap_service(e);
-		} else {
-			struct timespec nap = { 0, 20 * 1000 * 1000 };
-			nanosleep(&nap, NULL);
-		}
-		if (hup) {
-			hup = 0;
-			sl_eng_reload_on_hup(e);
-		}
-		if (e->generation != generation) {
-			/* A reload changed the apps: the stats lines start again
-			 * from a snapshot of the new ones. */
-			generation = e->generation;
-			n = e->cfg->n_apps;
-			uint64_t *m = calloc(6 * (size_t)n + 1, sizeof(uint64_t));
-			if (m != NULL) {
-				free(mem);
-				mem = m;
-				prev = (struct sl_report_snapshot){ .in = mem, .out = mem + n,
-								    .drops = mem + 2 * n };
-				cur = (struct sl_report_snapshot){ .in = mem + 3 * n,
-								   .out = mem + 4 * n,
-								   .drops = mem + 5 * n };
-				take(e, &prev, t0);
-			}
-		}
-		if (e->reload_stopped) {
-			sl_note("stopping: a reload could not start an app it restarted");
-			break;
-		}
-		sl_epoch_reclaim(e->epoch, e->ctl_epoch_w, e->cfg->reclaim_cap);
-		double t = sl_eng_now_s() - t0;
-		sl_notify_watchdog_tick(t);
-		watch_laggards(e, wt, t, true);
-		watch_pool(e, wt, t);
-		if (signalled) {
-			sl_note("%s received, stopping (a second signal, or %.1f s without "
-				       "every worker stopped, ends the process)", sig_name(signalled),
-				       e->opts->stop_timeout);
-			break;
-		}
-		if (e->opts->duration > 0 && t >= e->opts->duration)
-			break;
-		if (e->opts->stats > 0 && t >= next && mem != NULL) {
-			take(e, &cur, t0);
-			sl_report_stats_line(e->cfg, e->apps, &prev, &cur);
-			struct sl_report_snapshot tmp = prev;
-			prev = cur;
-			cur = tmp;
-			next += e->opts->stats;
-		}
+/* Serve the control socket and the captures (a capture drains its rings
+ * every millisecond), or nap. */
+static bool duty_control(struct loop *l)
+{
+	struct engine *e = l->e;
+	if (e->ctl != NULL) {
+		sl_ctl_poll(e->ctl, e->capturing ? 1 : 20);
+		e->capturing = sl_cap_service(e);
+	} else {
+		struct timespec nap = { 0, 20 * 1000 * 1000 };
+		nanosleep(&nap, NULL);
 	}
+	return false;
+}
+
+static bool duty_hup(struct loop *l)
+{
+	if (sl_sig_take_hup())
+		sl_eng_reload_on_hup(l->e);
+	return false;
+}
+
+/* A reload changed the apps: the stats lines start again from a snapshot
+ * of the new ones. */
+static bool duty_generation(struct loop *l)
+{
+	if (l->e->generation != l->generation) {
+		l->generation = l->e->generation;
+		if (snapshots(l))
+			take(l->e, &l->prev, l->t0);
+	}
+	return false;
+}
+
+static bool duty_reload_stopped(struct loop *l)
+{
+	if (l->e->reload_stopped)
+		sl_note("stopping: a reload could not start an app it restarted");
+	return l->e->reload_stopped;
+}
+
+static bool duty_reclaim(struct loop *l)
+{
+	sl_epoch_reclaim(l->e->epoch, l->e->ctl_epoch_w, l->e->cfg->reclaim_cap);
+	return false;
+}
+
+static bool duty_watchdog(struct loop *l)
+{
+	sl_notify_watchdog_tick(l->t);
+	return false;
+}
+
+static bool duty_laggards(struct loop *l)
+{
+	watch_laggards(l->e, l->wt, l->t, true);
+	return false;
+}
+
+static bool duty_pool(struct loop *l)
+{
+	watch_pool(l->e, l->wt, l->t);
+	return false;
+}
+
+static bool duty_signal(struct loop *l)
+{
+	if (sl_sig_first() == 0)
+		return false;
+	sl_note("%s received, stopping (a second signal, or %.1f s without every worker "
+		"stopped, ends the process)", sl_sig_name(sl_sig_first()),
+		l->e->opts->stop_timeout);
+	return true;
+}
+
+static bool duty_duration(struct loop *l)
+{
+	return l->e->opts->duration > 0 && l->t >= l->e->opts->duration;
+}
+
+static bool duty_stats(struct loop *l)
+{
+	take(l->e, &l->cur, l->t0);
+	sl_report_stats_line(l->e->cfg, l->e->apps, &l->prev, &l->cur);
+	struct sl_report_snapshot tmp = l->prev;
+	l->prev = l->cur;
+	l->cur = tmp;
+	return false;
+}
+
+/* Launch the workers: 0, or -errno (the first that could not start; those
+ * before it run).  *launched: how many run. */
+static int launch(struct engine *e, unsigned *launched, struct sl_err *err)
+{
+	for (*launched = 0; *launched < e->cfg->n_workers; (*launched)++) {
+		struct sl_worker *wk = &e->workers[*launched];
+		int rc = rte_eal_remote_launch(sl_worker_main, wk, wk->lcore);
+		if (rc < 0)
+			return sl_errf(err, -rc, "worker '%s': cannot start on lcore %u (cpu %d): %s",
+				       wk->name, wk->lcore, wk->cpu, strerror(-rc));
+	}
+	return 0;
+}
+
+/* Stop the launched workers (bounded: wait_workers; breaths: room for
+ * each worker's count) and the captures. */
+static int stop_workers(struct engine *e, struct watch *wt, unsigned launched,
+			uint64_t *breaths, double t0, struct sl_err *err)
+{
 	fflush(stdout);
 	sl_notify_stopping();
 	sl_ctl_close(e->ctl);   /* no reload from here on */
 	e->ctl = NULL;
 	sl_tel_detach();   /* telemetry reads nothing from here on */
-	for (unsigned w = 0; w < nw; w++)
+	for (unsigned w = 0; w < e->cfg->n_workers; w++)
 		breaths[w] = sl_counter_read(&e->workers[w].breaths);
 	__atomic_store_n(&e->stop, true, __ATOMIC_RELEASE);
+	int rc = wait_workers(e, launched, breaths, err);
+	if (rc == 0)   /* captures get what their rings hold, and their counts */
+		sl_cap_close_all(e, "the engine stopped");
+	/* The last word on a stall that ended while stopping. */
+	watch_laggards(e, wt, sl_eng_now_s() - t0, false);
+	return rc;
+}
+
+/* Launch the workers, do the duties until one stops the run (a signal, the
+ * duration, a failed reload), stop the workers (bounded: wait_workers).
+ * Returns 0 with the run's length in *elapsed, -ENOMEM, -ETIMEDOUT (a
+ * worker did not stop: its thread still runs) or another -errno (a worker
+ * could not be launched; the others are stopped). */
+static int run_loop(struct engine *e, struct watch *wt, double *elapsed, struct sl_err *err)
+{
+	const struct sl_run_opts *o = e->opts;
+	const struct duty duties[] = {
+		{ "serve the control socket and captures", 0, duty_control },
+		{ "reload on SIGHUP", 0, duty_hup },
+		{ "follow a reload's apps", 0, duty_generation },
+		{ "stop after a failed reload", 0, duty_reload_stopped },
+		{ "reclaim what reloads retired", 0, duty_reclaim },
+		{ "the systemd watchdog", 0, duty_watchdog },
+		{ "name epoch laggards", 0, duty_laggards },
+		{ "watch the pool (once a second)", 0, duty_pool },
+		{ "stop at a signal", 0, duty_signal },
+		{ "stop after the duration", 0, duty_duration },
+		{ "a stats line", o->stats > 0 ? o->stats : -1, duty_stats },
+	};
+	enum { N_DUTIES = sizeof(duties) / sizeof(duties[0]) };
+	double next[N_DUTIES];
+	unsigned nw = e->cfg->n_workers, launched = 0;
+	struct loop l = { .e = e, .wt = wt, .generation = e->generation };
+	uint64_t *breaths = calloc(nw + 1, sizeof(uint64_t));
+	if (breaths == NULL || !snapshots(&l) || watch_alloc(wt, nw) < 0) {
+		free(breaths);
+		free(l.mem);
+		return sl_errf(err, ENOMEM, "out of memory");
+	}
+	int rc = launch(e, &launched, err);
+	/* A signal since the last setup step armed the setup alarm: the loop
+	 * below stops at once instead. */
+	sl_sig_phase(SL_PHASE_RUN);
+	alarm(0);
+	if (rc == 0) {
+		char status[64];
+		snprintf(status, sizeof(status), "running %u apps on %u workers",
+			 e->cfg->n_apps, nw);
+		sl_notify_ready(status);
+	}
+	l.t0 = sl_eng_now_s();
+	take(e, &l.prev, l.t0);
+	for (unsigned k = 0; k < N_DUTIES; k++)
+		next[k] = duties[k].period;
+	for (bool stop = rc != 0; !stop;)
+		for (unsigned k = 0; k < N_DUTIES && !stop; k++) {
+			const struct duty *d = &duties[k];
+			l.t = sl_eng_now_s() - l.t0;
+			if (d->period < 0 || (d->period > 0 && l.t < next[k]))
+				continue;
+			if (d->period > 0)
+				next[k] += d->period;
+			stop = d->fn(&l);
+		}
 	struct sl_err werr = { "" };
-	int wrc = wait_workers(e, launched, breaths, &werr);
+	int wrc = stop_workers(e, wt, launched, breaths, l.t0, &werr);
 	if (wrc < 0) {   /* a thread still runs: that decides what the caller does */
 		*err = werr;
 		rc = wrc;
-	} else {
-		/* Captures get what their rings hold, and their counts. */
-		sl_cap_close_all(e, "the engine stopped");
 	}
-	/* The last word on a stall that ended while stopping. */
-	watch_laggards(e, wt, sl_eng_now_s() - t0, false);
-	*elapsed = sl_eng_now_s() - t0;
+	*elapsed = sl_eng_now_s() - l.t0;
 	free(breaths);
-	free(mem);
+	free(l.mem);
 	return rc;
 }
 
@@ -1219,7 +896,7 @@ int sl_engine_run(const struct sl_config *cfg, const struct sl_topology *topo,
 	/* Blocked here, so that DPDK's threads inherit the mask; unblocked on
 	 * this thread (the control thread) once the handlers are installed. */
 	sigset_t sigs, old_mask;
-	engine_signals(&sigs);
+	sl_sig_set(&sigs);
 	pthread_sigmask(SIG_BLOCK, &sigs, &old_mask);
 	rc = eal_init(&e, err);
 	if (rc < 0) {
@@ -1231,21 +908,21 @@ int sl_engine_run(const struct sl_config *cfg, const struct sl_topology *topo,
 	if (sl_tel_register(cfg->path, &terr) < 0)   /* the run goes on without */
 		sl_warn("%s", terr.msg);
 
-	step_to(NULL, "installing the signal handlers");
-	phase = PHASE_SETUP;
-	rc = install_signals(opts->stop_timeout, err);
+	sl_step_to(NULL, "installing the signal handlers");
+	sl_sig_phase(SL_PHASE_SETUP);
+	rc = sl_sig_install(opts->stop_timeout, err);
 	pthread_sigmask(SIG_UNBLOCK, &sigs, NULL);   /* one that came meanwhile is taken now */
 	if (rc == 0)
 		rc = setup(&e, topo, err);
 	alarm(0);
-	if (rc < 0 && rc != -EINTR && signalled != 0) {
+	if (rc < 0 && rc != -EINTR && sl_sig_first() != 0) {
 		/* The signal interrupted the step's system call (the handlers
 		 * do not restart them), and the step failed of it. */
 		char why[sizeof(err->msg)];
 		memcpy(why, err->msg, sizeof(why));
 		rc = sl_errf(err, EINTR, "%s received during setup, while %s: stopped before "
-			     "running (the step failed: %.300s)", sig_name(signalled),
-			     (const char *)step, why);
+			     "running (the step failed: %.300s)", sl_sig_name(sl_sig_first()),
+			     sl_sig_step(), why);
 	}
 	if (rc < 0)
 		goto out_teardown;
@@ -1270,7 +947,7 @@ int sl_engine_run(const struct sl_config *cfg, const struct sl_topology *topo,
 	}
 	if (rc < 0)
 		goto out_teardown;
-	enter_cleanup();
+	sl_sig_enter_cleanup();
 	e.ran = true;
 	teardown(&e);
 	rc = report(&e, &wt, elapsed, err);
@@ -1280,17 +957,17 @@ int sl_engine_run(const struct sl_config *cfg, const struct sl_topology *topo,
 	goto out_release;
 
 out_teardown:
-	enter_cleanup();
+	sl_sig_enter_cleanup();
 	teardown(&e);
 	sl_report_app_warnings(e.apps, e.cfg->n_apps);
 out_release:
-	step_to(NULL, "releasing memory");
+	sl_step_to(NULL, "releasing memory");
 	release(&e);
-	step_to(NULL, "cleaning up DPDK");
+	sl_step_to(NULL, "cleaning up DPDK");
 	sl_pdump_stop(pdump);
 	rte_eal_cleanup();
 	alarm(0);
-	phase = PHASE_QUIET;
+	sl_sig_phase(SL_PHASE_QUIET);
 	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 	watch_free(&wt);
 	return rc;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Reload: the control socket's requests and SIGHUP (engine/ops/control.h,
- * docs/control.md).  A new config is loaded and checked, diffed against the
- * running one (engine/config/diff.h), and applied in two steps:
+ * Reload (reload.h, docs/control.md).  A new config is loaded and checked,
+ * diffed against the running one (engine/config/diff.h), planned
+ * (run/plan.h: what is kept, built anew, restarted, which workers are
+ * held, or why it is refused), and the plan carried out in two steps:
  *
  *  1. structure (start, stop, restart and move apps; add and remove links):
  *     everything new is built and started off the data path (a failure
@@ -25,11 +26,13 @@
 
 #include <rte_malloc.h>
 
+#include "base/note.h"
 #include "config/diff.h"
-#include "run/engine_private.h"
 #include "ops/report.h"
 #include "ops/telemetry.h"
-#include "base/note.h"
+#include "run/build.h"
+#include "run/plan.h"
+#include "run/reload.h"
 
 #define HOLD_TIMEOUT_S 5.0
 
@@ -109,14 +112,6 @@ out:
 	return rc;
 }
 
-static bool has_action(const struct sl_diff *d, enum sl_diff_kind k, const char *name)
-{
-	for (unsigned i = 0; i < d->n; i++)
-		if (d->actions[i].kind == k && strcmp(d->actions[i].name, name) == 0)
-			return true;
-	return false;
-}
-
 /* ------------------------------------------------------------ structure */
 
 /* What one worker runs. */
@@ -127,28 +122,22 @@ struct program {
 	unsigned n_pull, n_tick, n_push, n_il_prod, n_il_cons;
 };
 
-/* An app's links as the new structure connects them. */
-struct ports {
-	struct sl_link *in[SL_MAX_PORTS], *out[SL_MAX_PORTS];
-	unsigned n_in, n_out;
-};
-
-/* A structural reload being prepared and applied. */
+/* A structural reload's plan (run/plan.h) being carried out. */
 struct rebuild {
 	const struct sl_config *nc;
+	const struct sl_reload_plan *plan;
 	struct sl_app **apps;        /* nc->n_apps: kept objects, or new ones */
-	bool *fresh;                 /* apps[j] is new (started or restarted) */
-	bool *restarted;             /* ... and replaces a running one */
-	struct ports *ports;         /* nc->n_apps */
 	struct sl_link **links;      /* nc->n_links: kept, or new */
-	bool *fresh_link;
-	int *into;                   /* old link i's packets go to links[into[i]], or -1 */
-	bool *old_kept, *old_link_kept;   /* e->cfg's apps and links that stay */
 	struct program *prog;        /* per worker */
-	bool *affected;              /* per worker */
+	bool *affected;              /* per worker: the plan's */
 	struct sl_worker_reconf *holds;   /* per worker */
 	uint64_t moved, freed;
 };
+
+static bool fresh(const struct rebuild *r, unsigned j)
+{
+	return r->plan->app_from[j] < 0;
+}
 
 static void free_program(struct program *p)
 {
@@ -166,14 +155,7 @@ static void free_rebuild(struct engine *e, struct rebuild *r)
 		for (unsigned w = 0; w < e->cfg->n_workers; w++)
 			free_program(&r->prog[w]);
 	free(r->apps);
-	free(r->fresh);
-	free(r->restarted);
-	free(r->ports);
 	free(r->links);
-	free(r->fresh_link);
-	free(r->into);
-	free(r->old_kept);
-	free(r->old_link_kept);
 	free(r->prog);
 	free(r->affected);
 	free(r->holds);
@@ -186,7 +168,7 @@ static void undo_fresh(struct rebuild *r)
 	const struct sl_config *nc = r->nc;
 	if (r->apps != NULL)
 		for (unsigned j = nc->n_apps; j-- > 0;)
-			if (r->fresh[j] && r->apps[j] != NULL) {
+			if (fresh(r, j) && r->apps[j] != NULL) {
 				struct sl_app *a = r->apps[j];
 				if (a->inited && a->type->stop != NULL)
 					a->type->stop(a);
@@ -196,64 +178,20 @@ static void undo_fresh(struct rebuild *r)
 			}
 	if (r->links != NULL)
 		for (unsigned j = 0; j < nc->n_links; j++)
-			if (r->fresh_link[j])
+			if (r->plan->link_from[j] < 0)
 				sl_eng_free_link(r->links[j]);
 }
 
-/* Which diff actions the structure step can take, and why not. */
-static int supported(const struct engine *e, const struct sl_config *nc,
-		     const struct sl_diff *d, char *why, size_t len)
+/* App j of the new structure gets its links. */
+static void connect_app(const struct rebuild *r, unsigned j, struct sl_app *a)
 {
-	const struct sl_config *oc = e->cfg;
-	for (unsigned i = 0; i < d->n; i++) {
-		const struct sl_diff_action *a = &d->actions[i];
-		char line[512];
-		sl_diff_format(a, line, sizeof(line));
-		switch (a->kind) {
-		case SL_DIFF_ADD_WORKER:
-		case SL_DIFF_REMOVE_WORKER:
-			snprintf(why, len, "cannot %s while running: a running engine's workers are "
-				 "fixed (DPDK's lcores are set when it starts)", line);
-			return -EPERM;
-		case SL_DIFF_STOP_APP:
-		case SL_DIFF_START_APP:
-		case SL_DIFF_RESTART_APP:
-		case SL_DIFF_MOVE_APP: {
-			const struct sl_app_cfg *ac = a->old_index >= 0 ? &oc->apps[a->old_index]
-								       : &nc->apps[a->new_index];
-			const struct sl_app_cfg *bc = a->new_index >= 0 ? &nc->apps[a->new_index] : ac;
-			if (ac->n_replicas > 0 || ac->implicit || bc->n_replicas > 0 || bc->implicit) {
-				snprintf(why, len, "cannot %s while running: it is a replica on a "
-					 "worker group, or a join or split inserted for one", line);
-				return -EPERM;
-			}
-			if (a->kind != SL_DIFF_START_APP && strcmp(ac->type->name, "flowcache") == 0) {
-				snprintf(why, len, "cannot %s while running: a flowcache's flows are "
-					 "reclaimed through its worker's epoch state", line);
-				return -EPERM;
-			}
-			break;
-		}
-		default:
-			break;
-		}
+	const struct sl_reload_ports *p = &r->plan->ports[j];
+	for (unsigned q = 0; q < SL_MAX_PORTS; q++) {
+		a->in[q] = p->in[q] >= 0 ? r->links[p->in[q]] : NULL;
+		a->out[q] = p->out[q] >= 0 ? r->links[p->out[q]] : NULL;
 	}
-	return 0;
-}
-
-/* Whether nc lists the workers the engine runs in another order (their
- * lcores and CPUs are fixed by their place when the engine starts): checked
- * for every reload, whatever else it changes. */
-static int reordered(const struct sl_config *oc, const struct sl_config *nc, char *why,
-		     size_t len)
-{
-	for (unsigned w = 0; w < nc->n_workers && w < oc->n_workers; w++)
-		if (strcmp(nc->workers[w].name, oc->workers[w].name) != 0) {
-			snprintf(why, len, "cannot reorder the workers while running (worker %u is "
-				 "'%s', was '%s')", w, nc->workers[w].name, oc->workers[w].name);
-			return -EPERM;
-		}
-	return 0;
+	a->n_in = p->n_in;
+	a->n_out = p->n_out;
 }
 
 /* Worker w's lists for the new structure. */
@@ -290,11 +228,12 @@ static int build_program(struct rebuild *r, unsigned w, struct sl_err *err)
 			p->tick[p->n_tick++] = a;
 		if (a->type->push != NULL) {
 			struct sl_push_entry *pe = &p->push[p->n_push++];
+			const struct sl_reload_ports *ports = &r->plan->ports[j];
 			pe->app = a;
 			pe->n_in = 0;
-			for (unsigned q = 0; q < r->ports[j].n_in; q++)
-				if (r->ports[j].in[q] != NULL)
-					pe->in[pe->n_in++] = r->ports[j].in[q];
+			for (unsigned q = 0; q < ports->n_in; q++)
+				if (ports->in[q] >= 0)
+					pe->in[pe->n_in++] = r->links[ports->in[q]];
 		}
 	}
 	return 0;
@@ -319,101 +258,43 @@ static bool same_program(const struct sl_worker *wk, const struct program *p)
 	return true;
 }
 
-static bool same_ports(const struct sl_app *a, const struct ports *p)
+/* Step 1 off the data path, as the plan says: objects for what is new,
+ * connected (nobody runs them yet), new apps started, and each worker's new
+ * lists.  A restarted app is initialised and started once the app it
+ * replaces has let go of what they share (a device).  On failure,
+ * undo_fresh undoes it. */
+static int prepare(struct engine *e, struct rebuild *r, struct sl_err *err)
 {
-	return a->n_in == p->n_in && a->n_out == p->n_out &&
-	       memcmp(a->in, p->in, sizeof(p->in)) == 0 &&
-	       memcmp(a->out, p->out, sizeof(p->out)) == 0;
-}
-
-/* Step 1 off the data path: objects for what is new, links connected on
- * paper, new apps started, each worker's new lists, and which workers they
- * change.  On failure, undo_fresh undoes it. */
-static int prepare(struct engine *e, struct rebuild *r, const struct sl_diff *d,
-		   struct sl_err *err)
-{
-	const struct sl_config *oc = e->cfg, *nc = r->nc;
-	unsigned nw = oc->n_workers;
+	const struct sl_reload_plan *p = r->plan;
+	const struct sl_config *nc = r->nc;
+	unsigned nw = e->cfg->n_workers;
 	r->apps = calloc(nc->n_apps + 1, sizeof(*r->apps));
-	r->fresh = calloc(nc->n_apps + 1, sizeof(bool));
-	r->restarted = calloc(nc->n_apps + 1, sizeof(bool));
-	r->ports = calloc(nc->n_apps + 1, sizeof(*r->ports));
 	r->links = calloc(nc->n_links + 1, sizeof(*r->links));
-	r->fresh_link = calloc(nc->n_links + 1, sizeof(bool));
-	r->into = malloc((oc->n_links + 1) * sizeof(int));
-	r->old_kept = calloc(oc->n_apps + 1, sizeof(bool));
-	r->old_link_kept = calloc(oc->n_links + 1, sizeof(bool));
 	r->prog = calloc(nw, sizeof(*r->prog));
 	r->affected = calloc(nw, sizeof(bool));
 	r->holds = calloc(nw, sizeof(*r->holds));
-	if (r->apps == NULL || r->fresh == NULL || r->restarted == NULL || r->ports == NULL ||
-	    r->links == NULL || r->fresh_link == NULL || r->into == NULL || r->old_kept == NULL ||
-	    r->old_link_kept == NULL || r->prog == NULL || r->affected == NULL || r->holds == NULL)
+	if (r->apps == NULL || r->links == NULL || r->prog == NULL || r->affected == NULL ||
+	    r->holds == NULL)
 		return sl_errf(err, ENOMEM, "out of memory");
-
 	for (unsigned j = 0; j < nc->n_apps; j++) {
-		int i = sl_config_find_app(oc, nc->apps[j].name);
-		bool restart = i >= 0 && has_action(d, SL_DIFF_RESTART_APP, nc->apps[j].name);
-		if (i >= 0 && !restart) {
-			r->apps[j] = e->apps[i];
-			r->old_kept[i] = true;
-			continue;
-		}
-		r->apps[j] = sl_eng_new_app(e, nc, j, err);
+		r->apps[j] = !fresh(r, j) ? e->apps[p->app_from[j]] : sl_eng_new_app(e, nc, j, err);
 		if (r->apps[j] == NULL)
 			return -ENOMEM;
-		r->fresh[j] = true;
-		r->restarted[j] = restart;
 	}
-	char name[128];
-	for (unsigned i = 0; i < oc->n_links; i++)
-		r->into[i] = -1;
 	for (unsigned j = 0; j < nc->n_links; j++) {
-		sl_config_link_name(nc, j, name, sizeof(name));
-		int i = sl_config_find_link(oc, name);
-		if (i >= 0 && !has_action(d, SL_DIFF_REMOVE_LINK, name)) {
-			r->links[j] = e->links[i];
-			r->old_link_kept[i] = true;
-			continue;
-		}
-		r->links[j] = sl_eng_new_link(e, nc, j, r->apps, err);
+		int i = p->link_from[j];
+		r->links[j] = i >= 0 ? e->links[i] : sl_eng_new_link(e, nc, j, r->apps, err);
 		if (r->links[j] == NULL)
 			return -ENOMEM;
-		r->fresh_link[j] = true;
-		if (i >= 0)
-			r->into[i] = (int)j;   /* rebuilt: its packets move over */
 	}
-	for (unsigned j = 0; j < nc->n_links; j++) {
-		const struct sl_link_cfg *lc = &nc->links[j];
-		unsigned oi, ii;
-		sl_eng_link_ports(nc, j, &oi, &ii);
-		struct ports *f = &r->ports[lc->from.app], *t = &r->ports[lc->to.app];
-		f->out[oi] = r->links[j];
-		if (oi + 1 > f->n_out)
-			f->n_out = oi + 1;
-		t->in[ii] = r->links[j];
-		if (ii + 1 > t->n_in)
-			t->n_in = ii + 1;
-	}
-	/* New apps are connected now (nobody runs them yet); a started one is
-	 * initialised and started too, a restarted one once the app it
-	 * replaces has let go of what they share (a device). */
 	for (unsigned j = 0; j < nc->n_apps; j++)
-		if (r->fresh[j]) {
-			struct sl_app *a = r->apps[j];
-			memcpy(a->in, r->ports[j].in, sizeof(a->in));
-			memcpy(a->out, r->ports[j].out, sizeof(a->out));
-			a->n_in = r->ports[j].n_in;
-			a->n_out = r->ports[j].n_out;
-		}
+		if (fresh(r, j))
+			connect_app(r, j, r->apps[j]);
 	for (unsigned j = 0; j < nc->n_apps; j++)
-		if (r->fresh[j] && !r->restarted[j]) {
+		if (fresh(r, j) && !p->restarted[j]) {
 			int rc = sl_eng_init_app(nc, j, r->apps[j], err);
-			if (rc == 0 && r->apps[j]->type->start != NULL) {
-				rc = r->apps[j]->type->start(r->apps[j], err);
-				if (rc < 0)
-					sl_err_prefix(err, -rc, "app '%s'", r->apps[j]->name);
-			}
+			if (rc == 0)
+				rc = sl_eng_start_app(r->apps[j], err);
 			if (rc < 0)
 				return rc;
 		}
@@ -421,27 +302,11 @@ static int prepare(struct engine *e, struct rebuild *r, const struct sl_diff *d,
 		int rc = build_program(r, w, err);
 		if (rc < 0)
 			return rc;
-		r->affected[w] = !same_program(&e->workers[w], &r->prog[w]);
-	}
-	/* A kept app whose links or place change holds its old and new worker. */
-	for (unsigned j = 0; j < nc->n_apps; j++) {
-		if (r->fresh[j])
-			continue;
-		const struct sl_app *a = r->apps[j];
-		if (!same_ports(a, &r->ports[j]) || a->index != j || a->worker != nc->apps[j].worker) {
-			r->affected[a->worker] = true;
-			r->affected[nc->apps[j].worker] = true;
-		}
-	}
-	/* A kept link whose ends change (a restarted app) holds both workers. */
-	for (unsigned j = 0; j < nc->n_links; j++) {
-		if (r->fresh_link[j])
-			continue;
-		const struct sl_link_cfg *lc = &nc->links[j];
-		const struct sl_link *l = r->links[j];
-		if (l->from != r->apps[lc->from.app] || l->to != r->apps[lc->to.app]) {
-			r->affected[nc->apps[lc->from.app].worker] = true;
-			r->affected[nc->apps[lc->to.app].worker] = true;
+		r->affected[w] = p->affected[w];
+		if (!r->affected[w] && !same_program(&e->workers[w], &r->prog[w])) {
+			sl_warn("reload: worker '%s' gets new lists its plan did not foresee; it "
+				"is held too", e->workers[w].name);
+			r->affected[w] = true;
 		}
 	}
 	return 0;
@@ -476,39 +341,41 @@ static uint64_t move_packets(struct sl_link *old, struct sl_link *new)
 	return n;
 }
 
-/* Step 1 on the data path: hold the affected workers, switch, let go.
- * Returns 0, or -errno when a restarted app could not start (the engine
- * then stops: e->reload_stopped). */
-static int apply_structure(struct engine *e, struct rebuild *r, struct sl_err *err)
+/* Hold the affected workers.  Returns 0, or -ETIMEDOUT with those held let
+ * go again (nothing changed). */
+static int hold(struct engine *e, struct rebuild *r, struct sl_err *err)
 {
-	const struct sl_config *oc = e->cfg, *nc = r->nc;
-	unsigned nw = oc->n_workers;
+	unsigned nw = e->cfg->n_workers;
 	int rc = 0;
-	sl_tel_pause();   /* telemetry waits for the new objects (sl_eng_attach_view) */
 	for (unsigned w = 0; w < nw && rc == 0; w++)
 		if (r->affected[w]) {
 			r->holds[w] = (struct sl_worker_reconf){ .hold = true };
 			rc = give(e, w, &r->holds[w], err);
 		}
-	if (rc < 0) {   /* let go of those held; nothing changed */
+	if (rc < 0)
 		for (unsigned w = 0; w < nw; w++)
 			if (r->affected[w] && __atomic_load_n(&r->holds[w].held, __ATOMIC_ACQUIRE))
 				let_go(e, w, &r->holds[w]);
-		return rc;
-	}
-	/* Removed links: into their rebuilt selves, or freed and counted. */
+	return rc;
+}
+
+/* Removed links' packets go into their rebuilt selves, or are freed and
+ * counted; the apps that go are stopped and finished (their workers are
+ * held). */
+static void let_go_of_old(struct engine *e, struct rebuild *r)
+{
+	const struct sl_config *oc = e->cfg;
 	for (unsigned i = 0; i < oc->n_links; i++) {
-		if (r->old_link_kept[i])
+		if (r->plan->old_link_kept[i])
 			continue;
-		if (r->into[i] >= 0)
-			r->moved += move_packets(e->links[i], r->links[r->into[i]]);
+		if (r->plan->into[i] >= 0)
+			r->moved += move_packets(e->links[i], r->links[r->plan->into[i]]);
 		else
 			r->freed += sl_eng_free_link_contents(e->links[i]);
 	}
-	/* The apps that go: stopped and finished (their worker is held). */
 	for (unsigned i = oc->n_apps; i-- > 0;) {
 		struct sl_app *a = e->apps[i];
-		if (r->old_kept[i] || !a->inited)
+		if (r->plan->old_app_kept[i] || !a->inited)
 			continue;
 		if (a->type->stop != NULL)
 			a->type->stop(a);
@@ -516,29 +383,18 @@ static int apply_structure(struct engine *e, struct rebuild *r, struct sl_err *e
 			a->type->fini(a);
 		a->inited = false;
 	}
-	/* Restarted apps, now that the old ones let go. */
-	for (unsigned j = 0; j < nc->n_apps && rc == 0; j++)
-		if (r->restarted[j]) {
-			rc = sl_eng_init_app(nc, j, r->apps[j], err);
-			if (rc == 0 && r->apps[j]->type->start != NULL) {
-				rc = r->apps[j]->type->start(r->apps[j], err);
-				if (rc < 0)
-					sl_err_prefix(err, -rc, "app '%s'", r->apps[j]->name);
-			}
-		}
-	if (rc < 0) {   /* no way back: stop with everything accounted for */
-		e->reload_stopped = true;
-		__atomic_store_n(&e->stop, true, __ATOMIC_RELEASE);
-	}
-	/* Kept apps and links take their new place. */
+}
+
+/* Kept apps and links take their new place; the held workers their new
+ * lists (their old ones are freed with the rebuild). */
+static void switch_over(struct engine *e, struct rebuild *r)
+{
+	const struct sl_config *nc = r->nc;
 	for (unsigned j = 0; j < nc->n_apps; j++) {
-		if (r->fresh[j])
+		if (fresh(r, j))
 			continue;
 		struct sl_app *a = r->apps[j];
-		memcpy(a->in, r->ports[j].in, sizeof(a->in));
-		memcpy(a->out, r->ports[j].out, sizeof(a->out));
-		a->n_in = r->ports[j].n_in;
-		a->n_out = r->ports[j].n_out;
+		connect_app(r, j, a);
 		if (r->affected[a->worker] && r->affected[nc->apps[j].worker])
 			sl_eng_place_app(e, nc, j, a);
 	}
@@ -551,7 +407,7 @@ static int apply_structure(struct engine *e, struct rebuild *r, struct sl_err *e
 		l->to_port = lc->to.port;
 		l->index = j;
 	}
-	for (unsigned w = 0; w < nw; w++) {
+	for (unsigned w = 0; w < e->cfg->n_workers; w++) {
 		if (!r->affected[w])
 			continue;
 		struct sl_worker *wk = &e->workers[w];
@@ -568,9 +424,34 @@ static int apply_structure(struct engine *e, struct rebuild *r, struct sl_err *e
 		wk->n_il_prod = p->n_il_prod;
 		wk->il_cons = p->il_cons;
 		wk->n_il_cons = p->n_il_cons;
-		*p = old;   /* freed with the rebuild */
+		*p = old;
 	}
-	for (unsigned w = 0; w < nw; w++)
+}
+
+/* Step 1 on the data path: hold the affected workers, switch, let go.
+ * Returns 0, or -errno when a restarted app could not start (the engine
+ * then stops: e->reload_stopped). */
+static int apply_structure(struct engine *e, struct rebuild *r, struct sl_err *err)
+{
+	const struct sl_config *nc = r->nc;
+	sl_tel_pause();   /* telemetry waits for the new objects (sl_eng_attach_view) */
+	int rc = hold(e, r, err);
+	if (rc < 0)
+		return rc;
+	let_go_of_old(e, r);
+	/* Restarted apps, now that the old ones let go. */
+	for (unsigned j = 0; j < nc->n_apps && rc == 0; j++)
+		if (r->plan->restarted[j]) {
+			rc = sl_eng_init_app(nc, j, r->apps[j], err);
+			if (rc == 0)
+				rc = sl_eng_start_app(r->apps[j], err);
+		}
+	if (rc < 0) {   /* no way back: stop with everything accounted for */
+		e->reload_stopped = true;
+		__atomic_store_n(&e->stop, true, __ATOMIC_RELEASE);
+	}
+	switch_over(e, r);
+	for (unsigned w = 0; w < e->cfg->n_workers; w++)
 		if (r->affected[w])
 			let_go(e, w, &r->holds[w]);
 	return rc;
@@ -582,10 +463,10 @@ static void settle(struct engine *e, struct rebuild *r, struct sl_config *nc)
 {
 	const struct sl_config *oc = e->cfg;
 	for (unsigned i = 0; i < oc->n_apps; i++)
-		if (!r->old_kept[i])
+		if (!r->plan->old_app_kept[i])
 			sl_eng_free_app(e->apps[i]);
 	for (unsigned i = 0; i < oc->n_links; i++)
-		if (!r->old_link_kept[i]) {
+		if (!r->plan->old_link_kept[i]) {
 			sl_cap_link_gone(e, e->links[i]);
 			sl_eng_free_link(e->links[i]);
 		}
@@ -625,22 +506,19 @@ struct reconf {
 	unsigned n, made;
 };
 
-static int reconf_build(struct engine *e, const struct sl_config *nc, const struct sl_diff *d,
-			struct reconf *x, struct sl_err *err)
+static int reconf_build(struct engine *e, const struct sl_config *nc,
+			const struct sl_reload_plan *p, struct reconf *x, struct sl_err *err)
 {
-	x->apps = calloc(d->n + 1, sizeof(*x->apps));
-	x->states = calloc(d->n + 1, sizeof(*x->states));
-	x->params = calloc(d->n + 1, sizeof(*x->params));
+	x->apps = calloc(p->n_reconf + 1, sizeof(*x->apps));
+	x->states = calloc(p->n_reconf + 1, sizeof(*x->states));
+	x->params = calloc(p->n_reconf + 1, sizeof(*x->params));
 	if (x->apps == NULL || x->states == NULL || x->params == NULL)
 		return sl_errf(err, ENOMEM, "out of memory");
-	for (unsigned i = 0; i < d->n; i++) {
-		const struct sl_diff_action *a = &d->actions[i];
-		if (a->kind != SL_DIFF_RECONFIG_APP)
-			continue;
-		int k = sl_config_find_app(e->cfg, a->name);
-		if (k < 0)
+	for (unsigned i = 0; i < p->n_reconf; i++) {
+		const struct sl_reload_reconf *a = &p->reconf[i];
+		if (a->old_index < 0)
 			return sl_errf(err, ENOENT, "app '%s': not running", a->name);
-		x->apps[x->n] = e->apps[k];
+		x->apps[x->n] = e->apps[a->old_index];
 		x->params[x->n++] = nc->apps[a->new_index].params;
 	}
 	for (; x->made < x->n; x->made++) {
@@ -737,140 +615,144 @@ static void applied(struct engine *e)
 	sweep(e);
 }
 
+/* The config at path, loaded, placed as `sluice check` places it (cores
+ * that exist, ...) and diffed against the one running.  NULL with the
+ * error reply in *reply. */
+static struct sl_config *load(struct engine *e, const char *path, struct sl_diff *d,
+			      json_t **reply)
+{
+	struct sl_err err = { "" };
+	struct sl_config *nc = sl_config_load(path, &err);
+	if (nc == NULL) {
+		*reply = sl_ctl_error(SL_EXIT_CONFIG, err.msg);
+		return NULL;
+	}
+	struct sl_plan plan;
+	if (sl_place(nc, e->topo, NULL, &plan, &err) < 0) {
+		sl_config_free(nc);
+		*reply = sl_ctl_error(SL_EXIT_CONFIG, err.msg);
+		return NULL;
+	}
+	sl_plan_free(&plan);
+	int rc = sl_config_diff(e->running, nc, d, &err);
+	if (rc < 0) {
+		sl_config_free(nc);
+		*reply = sl_ctl_error(rc == -EPERM ? SL_EXIT_CONFIG : SL_EXIT_RUNTIME, err.msg);
+		return NULL;
+	}
+	return nc;
+}
+
+/* The structure step, as p plans it.  Returns NULL with the packets moved
+ * and freed in moved[0..1], or the error reply (nothing changed, unless it
+ * says that the engine stops).  *nc is the engine's after a switch (NULL). */
+static json_t *restructure(struct engine *e, const char *path, struct sl_config **nc,
+			   const struct sl_reload_plan *p, uint64_t moved[2])
+{
+	struct sl_err err = { "" };
+	struct rebuild r = { .nc = *nc, .plan = p };
+	int rc = prepare(e, &r, &err);
+	if (rc == 0)
+		rc = apply_structure(e, &r, &err);
+	if (rc < 0 && !e->reload_stopped) {   /* nothing changed */
+		undo_fresh(&r);
+		free_rebuild(e, &r);
+		sl_eng_attach_view(e);
+		return sl_ctl_error(rc == -EDOM ? SL_EXIT_CONFIG : SL_EXIT_RUNTIME, err.msg);
+	}
+	moved[0] = r.moved;
+	moved[1] = r.freed;
+	settle(e, &r, *nc);
+	free_rebuild(e, &r);
+	sl_eng_attach_view(e);
+	e->loaded[e->n_loaded++] = *nc;
+	e->running = *nc;
+	*nc = NULL;
+	if (!e->reload_stopped)
+		return NULL;
+	char m[700];
+	snprintf(m, sizeof(m), "%s; the engine stops (the apps it replaced are gone; "
+		 "every mbuf is accounted for at stop)", err.msg);
+	sl_warn("reload of %s failed half-way: %s", path, m);
+	return sl_ctl_error(SL_EXIT_RUNTIME, m);
+}
+
+/* Apply nc, as p plans it: the reply. */
+static json_t *apply(struct engine *e, const char *path, struct sl_config **nc,
+		     const struct sl_diff *d, const struct sl_reload_plan *p)
+{
+	if (p->refused < 0) {
+		char m[900];
+		snprintf(m, sizeof(m), "%s: %s; nothing was changed (restart Sluice for this "
+			 "config, or --dry-run to list every action)", path, p->why);
+		return sl_ctl_error(SL_EXIT_CONFIG, m);
+	}
+	/* The configs in use (e->cfg, e->running) and this one: a successful
+	 * reload frees those it replaced (sweep). */
+	struct sl_config **loaded = realloc(e->loaded, (e->n_loaded + 1) * sizeof(*loaded));
+	if (loaded == NULL)
+		return sl_ctl_error(SL_EXIT_RUNTIME, "out of memory");
+	e->loaded = loaded;
+	struct sl_err err = { "" };
+	struct reconf x = { 0 };
+	json_t *reply = NULL;
+	uint64_t moved[2] = { 0, 0 };
+	if (reconf_build(e, *nc, p, &x, &err) < 0)
+		reply = sl_ctl_error(SL_EXIT_RUNTIME, err.msg);
+	else if (p->structural)
+		reply = restructure(e, path, nc, p, moved);
+	/* A worker that does not answer: the structure (if any) stays. */
+	if (reply == NULL && reconf_apply(e, &x, &err) < 0)
+		reply = sl_ctl_error(SL_EXIT_RUNTIME, err.msg);
+	reconf_free(&x);
+	if (reply != NULL)
+		return reply;
+	if (*nc != NULL) {
+		e->loaded[e->n_loaded++] = *nc;
+		e->running = *nc;
+		*nc = NULL;
+	}
+	applied(e);
+	return json_pack("{sbsbsosIsIsI}", "ok", 1, "applied", 1, "actions", actions_json(d),
+			 "reloads", (json_int_t)e->reloads, "moved", (json_int_t)moved[0],
+			 "freed", (json_int_t)moved[1]);
+}
+
 /* Reload the config at path (docs/control.md).  The reply's status is 2 for
  * a config that does not load or cannot be applied to this engine, 1 for a
  * failure while applying: nothing changed, unless the reply says that the
  * engine stops. */
 static json_t *reload(struct engine *e, const char *path, bool dry_run)
 {
-	struct sl_err err = { "" };
-	struct sl_config *nc = sl_config_load(path, &err);
-	if (nc == NULL)
-		return sl_ctl_error(SL_EXIT_CONFIG, err.msg);
-	/* The placement check `sluice check` makes (cores that exist, ...). */
-	struct sl_plan plan;
-	if (sl_place(nc, e->topo, NULL, &plan, &err) < 0) {
-		sl_config_free(nc);
-		return sl_ctl_error(SL_EXIT_CONFIG, err.msg);
-	}
-	sl_plan_free(&plan);
-	struct sl_diff d;
-	int rc = sl_config_diff(e->running, nc, &d, &err);
-	if (rc < 0) {
-		sl_config_free(nc);
-		return sl_ctl_error(rc == -EPERM ? SL_EXIT_CONFIG : SL_EXIT_RUNTIME, err.msg);
-	}
 	json_t *reply = NULL;
-	struct reconf x = { 0 };
+	struct sl_diff d;
+	struct sl_config *nc = load(e, path, &d, &reply);
+	if (nc == NULL)
+		return reply;
 	if (dry_run) {
 		reply = json_pack("{sbsbso}", "ok", 1, "applied", 0, "actions", actions_json(&d));
-		goto out_free;
+	} else {
+		struct sl_reload_plan p;
+		struct sl_err err = { "" };
+		if (sl_reload_plan(e->cfg, nc, &d, &p, &err) < 0)
+			reply = sl_ctl_error(SL_EXIT_RUNTIME, err.msg);
+		else
+			reply = apply(e, path, &nc, &d, &p);
+		sl_reload_plan_free(&p);
 	}
-	char why[640];
-	bool structural = false;
-	for (unsigned i = 0; i < d.n; i++)
-		structural |= d.actions[i].kind != SL_DIFF_RECONFIG_APP;
-	if ((structural && supported(e, nc, &d, why, sizeof(why)) < 0) ||
-	    reordered(e->cfg, nc, why, sizeof(why)) < 0) {
-		char m[900];
-		snprintf(m, sizeof(m), "%s: %s; nothing was changed (restart Sluice for this "
-			 "config, or --dry-run to list every action)", path, why);
-		reply = sl_ctl_error(SL_EXIT_CONFIG, m);
-		goto out_free;
-	}
-	/* The configs in use (e->cfg, e->running) and this one: a successful
-	 * reload frees those it replaced (sweep). */
-	struct sl_config **loaded = realloc(e->loaded, (e->n_loaded + 1) * sizeof(*loaded));
-	if (loaded == NULL) {
-		reply = sl_ctl_error(SL_EXIT_RUNTIME, "out of memory");
-		goto out_free;
-	}
-	e->loaded = loaded;
-	rc = reconf_build(e, nc, &d, &x, &err);
-	if (rc < 0) {
-		reply = sl_ctl_error(SL_EXIT_RUNTIME, err.msg);
-		goto out_free;
-	}
-	uint64_t moved = 0, freed = 0;
-	if (structural) {
-		struct rebuild r = { .nc = nc };
-		rc = prepare(e, &r, &d, &err);
-		if (rc == 0)
-			rc = apply_structure(e, &r, &err);
-		if (rc < 0 && !e->reload_stopped) {   /* nothing changed */
-			undo_fresh(&r);
-			free_rebuild(e, &r);
-			sl_eng_attach_view(e);
-			reply = sl_ctl_error(rc == -EDOM ? SL_EXIT_CONFIG : SL_EXIT_RUNTIME, err.msg);
-			goto out_free;
-		}
-		moved = r.moved;
-		freed = r.freed;
-		settle(e, &r, nc);
-		free_rebuild(e, &r);
-		sl_eng_attach_view(e);
-		e->loaded[e->n_loaded++] = nc;
-		e->running = nc;
-		nc = NULL;
-		if (e->reload_stopped) {
-			char m[700];
-			snprintf(m, sizeof(m), "%s; the engine stops (the apps it replaced are gone; "
-				 "every mbuf is accounted for at stop)", err.msg);
-			sl_warn("reload of %s failed half-way: %s", path, m);
-			reply = sl_ctl_error(SL_EXIT_RUNTIME, m);
-			goto out_free;
-		}
-	}
-	rc = reconf_apply(e, &x, &err);
-	if (rc < 0) {   /* a worker did not answer: the structure (if any) stays */
-		reply = sl_ctl_error(SL_EXIT_RUNTIME, err.msg);
-		goto out_free;
-	}
-	if (nc != NULL) {
-		e->loaded[e->n_loaded++] = nc;
-		e->running = nc;
-		nc = NULL;
-	}
-	applied(e);
-	reply = json_pack("{sbsbsosIsIsI}", "ok", 1, "applied", 1, "actions", actions_json(&d),
-			  "reloads", (json_int_t)e->reloads, "moved", (json_int_t)moved,
-			  "freed", (json_int_t)freed);
-out_free:
-	reconf_free(&x);
 	sl_diff_free(&d);
 	sl_config_free(nc);
 	return reply;
 }
 
-json_t *sl_eng_control(void *arg, const char *verb, json_t *req)
+json_t *sl_eng_reload(struct engine *e, const char *path, bool dry_run)
 {
-	struct engine *e = arg;
-	if (strcmp(verb, "info") == 0)
-		return json_pack("{sbsIsssIsI}", "ok", 1, "pid", (json_int_t)getpid(), "config",
-				 e->start_path, "reloads", (json_int_t)e->reloads,
-				 "freed_by_reload", (json_int_t)e->freed_by_reload);
-	if (strcmp(verb, "reload") == 0) {
-		json_t *p = json_object_get(req, "config"), *dry = json_object_get(req, "dry_run");
-		if (!json_is_string(p))
-			return sl_ctl_error(SL_EXIT_CONFIG,
-					    "reload: \"config\" must be a string (the file's path)");
-		if (dry != NULL && !json_is_boolean(dry))
-			return sl_ctl_error(SL_EXIT_CONFIG,
-					    "reload: \"dry_run\" must be true or false");
-		if (e->reload_stopped)
-			return sl_ctl_error(SL_EXIT_RUNTIME, "reload: the engine is stopping");
-		if (json_is_true(dry))
-			return reload(e, json_string_value(p), true);
-		sl_tel_reloading(true);
-		json_t *r = reload(e, json_string_value(p), false);
-		sl_tel_reloading(false);
-		return r;
-	}
-	char m[160];
-	if (strcmp(verb, "capture") == 0)
-		return sl_cap_open(e, req);
-	snprintf(m, sizeof(m), "unknown verb '%.64s' (known: info, reload, capture)", verb);
-	return sl_ctl_error(SL_EXIT_CONFIG, m);
+	if (dry_run)
+		return reload(e, path, true);
+	sl_tel_reloading(true);
+	json_t *r = reload(e, path, false);
+	sl_tel_reloading(false);
+	return r;
 }
 
 void sl_eng_reload_on_hup(struct engine *e)
@@ -880,9 +762,7 @@ void sl_eng_reload_on_hup(struct engine *e)
 		return;
 	char file[4096];
 	snprintf(file, sizeof(file), "%s", path);
-	sl_tel_reloading(true);
-	json_t *r = reload(e, file, false);
-	sl_tel_reloading(false);
+	json_t *r = sl_eng_reload(e, file, false);
 	if (r == NULL) {
 		sl_warn("SIGHUP: reload of %s: out of memory", file);
 		return;
