@@ -30,7 +30,6 @@
 #include <unistd.h>
 
 #include "runtime/app.h"
-#include "cli/bench.h"
 #include "config/config.h"
 #include "ops/control.h"
 #include "run/engine.h"
@@ -89,7 +88,8 @@ static const char usage_text[] =
 	"  exporter [--listen ADDR:PORT] [--prefix P]\n"
 	"                     serve a running engine's counters to Prometheus on\n"
 	"                     http://ADDR:PORT/metrics (default 127.0.0.1:9473)\n"
-	"  bench latency ...  latency sweep over placements, loads, pools (bench latency --help)\n"
+	"  bench latency ...  latency sweep over placements, loads, pools (bench latency --help;\n"
+	"                     sluice-bench, installed beside sluice)\n"
 	"  version            print the version\n"
 	"\n"
 	"exit status: 0 success, 1 runtime failure, 2 usage or configuration error\n";
@@ -623,26 +623,29 @@ out:
 	return rc;
 }
 
-/* `sluice exporter ARGS`: run sluice-exporter, the binary beside this one
- * (engine/cli/exporter_main.c says why it is separate), with ARGS. */
-static int run_exporter(char **argv)
+/* `sluice exporter ARGS`, `sluice bench ARGS`: run PROG (sluice-exporter,
+ * sluice-bench), the program beside this one, with ARGS; argv[1] is the
+ * command.  Programs of their own: engine/cli/exporter_main.c says why the
+ * exporter is, engine/bench/latency.c why the benchmarks are. */
+static int run_beside(const char *prog, char **argv)
 {
 	char self[PATH_MAX], path[PATH_MAX + 32];
+	const char *cmd = argv[1];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n < 0) {
-		fprintf(stderr, "sluice: exporter: cannot find this program's directory: %s\n",
-			strerror(errno));
+		fprintf(stderr, "sluice: %s: cannot find this program's directory: %s\n",
+			cmd, strerror(errno));
 		return SL_EXIT_RUNTIME;
 	}
 	self[n] = '\0';
 	char *slash = strrchr(self, '/');
 	if (slash != NULL)
 		*slash = '\0';
-	snprintf(path, sizeof(path), "%s/sluice-exporter", self);
-	argv[1] = (char *)"sluice-exporter";
+	snprintf(path, sizeof(path), "%s/%s", self, prog);
+	argv[1] = (char *)prog;
 	execv(path, argv + 1);
-	fprintf(stderr, "sluice: exporter: cannot run %s: %s (it is installed beside sluice)\n",
-		path, strerror(errno));
+	fprintf(stderr, "sluice: %s: cannot run %s: %s (it is installed beside sluice)\n",
+		cmd, path, strerror(errno));
 	return SL_EXIT_RUNTIME;
 }
 
@@ -671,7 +674,7 @@ int main(int argc, char **argv)
 	if (strcmp(cmd, "topology") == 0)
 		return cmd_topology(argc - 2, argv + 2);
 	if (strcmp(cmd, "bench") == 0)
-		return sl_bench_main(argc - 2, argv + 2);
+		return run_beside("sluice-bench", argv);
 	/* A client of a running engine: $SLUICE_TIMEOUT first, read once
 	 * (control.h); the exporter, a program of its own, reads it itself. */
 	static const char *const clients[] = { "stats", "reload", "capture", "top", "exporter" };
@@ -692,7 +695,7 @@ int main(int argc, char **argv)
 	if (strcmp(cmd, "top") == 0)
 		return sl_cmd_top(argc - 2, argv + 2, &w);
 	if (strcmp(cmd, "exporter") == 0)
-		return run_exporter(argv);
+		return run_beside("sluice-exporter", argv);
 	if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
 		printf("sluice %s\n", SL_VERSION);
 		return SL_EXIT_OK;

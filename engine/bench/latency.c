@@ -1,6 +1,28 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * sluice bench latency: a sweep of real pipelines, one child process each.
+ * sluice-bench: benchmarks made of real pipelines, a program of its own
+ * beside sluice and sluice-exporter (the sweeps, their files and their
+ * child processes are no part of the product binary).  `sluice bench ARGS`
+ * runs it, found next to the sluice binary, with ARGS.
+ *
+ *   sluice bench latency [--out DIR] [--duration S] [--loads LIST]
+ *                        [--receivers N] [--ops LIST] [--size BYTES]
+ *                        [--quick] [--dry-run]
+ *
+ * latency: one-way latency and throughput between workers, for every hop
+ * class this machine offers (the same worker, SMT siblings, one L3 domain,
+ * two L3 domains, two NUMA nodes) and for one transmitter feeding 1..N
+ * receivers, at several offered loads, with each pool (ops sluice, dpdk).
+ * Every run is a pipeline of probe_source and probe_sink apps on explicit
+ * cores, run by a child process (the sluice binary beside this one: `sluice
+ * run`), because DPDK's EAL can be initialised once per process.  Writes
+ * DIR/results.csv, DIR/results.json, DIR/machine.xml (hwloc) and DIR/runs/
+ * (each run's config, log and the sinks' reports).  docs/benchmarks.md
+ * ("Latency between workers") describes the runs and the files.
+ *
+ * Thread: the process's main thread; forks one child per run and waits for
+ * it.  Exit status: 0 success, 1 a run failed (named, with the end of its
+ * log), 2 a usage error.
  *
  * Placements come from the topology of this machine (never a described one):
  *
@@ -31,6 +53,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <hwloc.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -49,7 +72,6 @@
 #include <jansson.h>
 
 #include "runtime/app.h"
-#include "cli/bench.h"
 #include "base/err.h"
 #include "runtime/param.h"
 #include "placement/topology.h"
@@ -145,6 +167,9 @@ struct result {
 };
 
 static volatile sig_atomic_t bench_signalled;
+
+/* The sluice binary that runs each pipeline: the one beside this program. */
+static char sluice_path[PATH_MAX + 16];
 
 static void on_signal(int sig)
 {
@@ -728,8 +753,8 @@ static int run_child(const char *config, const char *log, const char *summary,
 		dup2(fd, 2);
 		char *argv[] = { "sluice", "run", (char *)config, "--duration", dur,
 				 "--summary-json", (char *)summary, NULL };
-		execv("/proc/self/exe", argv);
-		dprintf(2, "sluice: bench latency: cannot execute /proc/self/exe: %s\n",
+		execv(sluice_path, argv);
+		dprintf(2, "sluice: bench latency: cannot execute %s: %s\n", sluice_path,
 			strerror(errno));
 		_exit(127);
 	}
@@ -1616,15 +1641,36 @@ out:
 	return rc;
 }
 
-int sl_bench_main(int argc, char **argv)
+/* sluice_path: "sluice" in this program's directory.  0, or exit status 1. */
+static int find_sluice(void)
 {
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n < 0) {
+		fprintf(stderr, "sluice: bench: cannot find this program's directory: %s\n",
+			strerror(errno));
+		return SL_EXIT_RUNTIME;
+	}
+	self[n] = '\0';
+	char *slash = strrchr(self, '/');
+	if (slash != NULL)
+		*slash = '\0';
+	snprintf(sluice_path, sizeof(sluice_path), "%s/sluice", self);
+	return 0;
+}
+
+/* argv[1] is the benchmark's name ("latency"). */
+int main(int argc, char **argv)
+{
+	argc--;
+	argv++;
 	static const char *const benches[] = { "latency" };
 	if (argc < 1 || strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0) {
 		fputs(usage_text, argc < 1 ? stderr : stdout);
 		return argc < 1 ? SL_EXIT_CONFIG : SL_EXIT_OK;
 	}
 	if (strcmp(argv[0], "latency") == 0)
-		return bench_latency(argc - 1, argv + 1);
+		return find_sluice() != 0 ? SL_EXIT_RUNTIME : bench_latency(argc - 1, argv + 1);
 	const char *hint = sl_did_you_mean(argv[0], benches, SL_ARRAY_LEN(benches));
 	fprintf(stderr, "sluice: bench: unknown benchmark '%s'%s%s%s; the benchmarks: latency\n",
 		argv[0], hint ? " (did you mean '" : "", hint ? hint : "", hint ? "'?)" : "");
