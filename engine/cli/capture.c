@@ -36,13 +36,9 @@
 #include "ops/control.h"
 #include "base/err.h"
 #include "ops/pcapng.h"
+#include "cli/commands.h"
 #include "cli/snapview.h"
 #include "cli/telclient.h"
-
-static const char capture_usage[] =
-	"usage: sluice capture [--prefix P] POINT... [-c COUNT] [-s SNAPLEN] [-f FILTER]\n"
-	"                      [-a duration:S] -w FILE|-\n"
-	"  POINT: a link \"a.output -> b.input\" or an app's port \"a.output\", \"b.input\"";
 
 /* How long the engine may take to take the connection and to answer the
  * start ($SLUICE_TIMEOUT replaces it: engine/ops/control.h). */
@@ -53,25 +49,6 @@ static volatile sig_atomic_t stop_signal;
 static void on_stop(int sig)
 {
 	stop_signal = sig;
-}
-
-static int usage(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "sluice: capture: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n%s\n", capture_usage);
-	return SL_EXIT_CONFIG;
-}
-
-static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v)
-{
-	char *end;
-	errno = 0;
-	unsigned long long x = strtoull(s, &end, 10);
-	if (errno != 0 || end == s || *end != '\0' || s[0] == '-' || x < min || x > max)
-		return -1;
-	*v = x;
-	return 0;
 }
 
 static double mono_s(void)
@@ -171,69 +148,238 @@ static void busy_note(const char *sentence)
 	fprintf(stderr, "sluice: capture: %s\n", sentence);
 }
 
-int sl_cmd_capture(int argc, char **argv, const struct sl_ctl_wait *env_wait)
+/* What the command line asks for. */
+struct capture_opts {
+	const char *prefix, *filter, *out;
+	uint64_t count, snaplen, duration_s;
+};
+
+/* -a duration:S */
+static int duration_opt(const struct sl_opt *o, const char *v, const struct sl_command *cmd)
 {
-	const char *prefix = NULL, *filter = NULL, *out = NULL;
-	uint64_t count = 0, snaplen = SL_CAP_SNAPLEN_MAX, duration_s = 0;
-	json_t *points = json_array();
-	if (points == NULL)
+	if (strncmp(v, "duration:", 9) != 0)
+		return -1;
+	return sl_opts_uint(v + 9, 1, 365u * 86400u, (uint64_t *)o->dst);
+}
+
+/* The options into c, the points into *points (a new JSON array): -1 to go
+ * on, or an exit status. */
+static int capture_args(const struct sl_command *cmd, int argc, char **argv,
+			struct capture_opts *c, json_t **points)
+{
+	const struct sl_opt opts[] = {
+		{ .name = "--prefix", .type = SL_OPT_STR, .dst = &c->prefix, .nonempty = true },
+		{ .name = "-w", .type = SL_OPT_STR, .dst = &c->out, .nonempty = true },
+		{ .name = "-f", .type = SL_OPT_STR, .dst = &c->filter },
+		{ .name = "-c", .type = SL_OPT_UINT, .dst = &c->count, .min = 1,
+		  .max = (double)(UINT64_MAX >> 1), .what = "a packet count from 1" },
+		{ .name = "-s", .type = SL_OPT_UINT, .dst = &c->snaplen, .min = 0,
+		  .max = SL_CAP_SNAPLEN_MAX, .what = "a snap length from 0 to 65535 bytes (0: 65535)" },
+		{ .name = "-a", .type = SL_OPT_FN, .dst = &c->duration_s, .fn = duration_opt,
+		  .what = "duration:SECONDS (a whole number from 1)" },
+	};
+	struct sl_args a = { .cmd = cmd, .opts = opts, .n_opts = SL_OPTS_LEN(opts),
+			     .max_args = SL_ARGS_ANY };
+	int rc = sl_opts_parse(&a, argc, argv);
+	if (rc >= 0)
+		return rc;
+	if (c->snaplen == 0)   /* as tcpdump: the most */
+		c->snaplen = SL_CAP_SNAPLEN_MAX;
+	if (a.n_args == 0)
+		return sl_usage_error(cmd, "no capture POINT given");
+	if (c->out == NULL)
+		return sl_usage_error(cmd, "no output given (-w FILE, or -w - for stdout)");
+	if (c->filter != NULL && (rc = check_filter(c->filter, c->snaplen)) != 0)
+		return rc;
+	*points = json_array();
+	for (unsigned i = 0; *points != NULL && i < a.n_args; i++)
+		json_array_append_new(*points, json_string(a.args[i]));
+	if (*points == NULL) {
+		fprintf(stderr, "sluice: capture: out of memory\n");
 		return SL_EXIT_RUNTIME;
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
-		bool opt = a[0] == '-' && a[1] != '\0';
-		if (opt && i + 1 >= argc) {
-			json_decref(points);
-			return usage("%s needs a value", a);
-		}
-		int bad = 0;
-		if (strcmp(a, "--prefix") == 0)
-			prefix = argv[++i];
-		else if (strcmp(a, "-w") == 0)
-			out = argv[++i];
-		else if (strcmp(a, "-f") == 0)
-			filter = argv[++i];
-		else if (strcmp(a, "-c") == 0)
-			bad = parse_u64(argv[++i], 1, UINT64_MAX >> 1, &count);
-		else if (strcmp(a, "-s") == 0) {
-			bad = parse_u64(argv[++i], 0, SL_CAP_SNAPLEN_MAX, &snaplen);
-			if (snaplen == 0)   /* as tcpdump: the most */
-				snaplen = SL_CAP_SNAPLEN_MAX;
-		} else if (strcmp(a, "-a") == 0) {
-			const char *v = argv[++i];
-			bad = strncmp(v, "duration:", 9) != 0 ||
-			      parse_u64(v + 9, 1, 365u * 86400u, &duration_s) < 0;
-		} else if (opt) {
-			json_decref(points);
-			return usage("unknown option '%s'", a);
-		} else {
-			json_array_append_new(points, json_string(a));
-		}
-		if (bad) {
-			json_decref(points);
-			if (strcmp(a, "-c") == 0)
-				return usage("-c wants a packet count from 1, not '%s'", argv[i]);
-			if (strcmp(a, "-s") == 0)
-				return usage("-s wants a snap length from 0 to 65535 bytes (0: 65535), "
-					     "not '%s'", argv[i]);
-			return usage("-a wants duration:SECONDS (a whole number from 1), not '%s'",
-				     argv[i]);
-		}
 	}
-	if (json_array_size(points) == 0) {
-		json_decref(points);
-		return usage("no capture POINT given%s", "");
-	}
-	if (out == NULL) {
-		json_decref(points);
-		return usage("no output given (-w FILE, or -w - for stdout)%s", "");
-	}
-	if (filter != NULL) {
-		int rc = check_filter(filter, snaplen);
-		if (rc != 0) {
-			json_decref(points);
-			return rc;
+	return -1;
+}
+
+/* The capture verb's request, as text to free, or NULL (out of memory). */
+static char *capture_request(const struct capture_opts *c, json_t *points)
+{
+	json_t *req = json_pack("{sssosIsI}", "verb", "capture", "points", points, "snaplen",
+				(json_int_t)c->snaplen, "count", (json_int_t)c->count);
+	if (req != NULL && c->filter != NULL)
+		json_object_set_new(req, "filter", json_string(c->filter));
+	char *text = req != NULL ? json_dumps(req, JSON_COMPACT) : NULL;
+	json_decref(req);
+	return text;
+}
+
+/* A capture under way: the engine's connection, the output, what was
+ * written. */
+struct session {
+	int fd, ofd;
+	uint8_t *buf;           /* one message: SL_CAP_MSG_MAX + 1 bytes */
+	struct written w;
+	double deadline;        /* 0: none */
+	bool stopped;           /* capture-stop sent */
+};
+
+/* The output named by out (- is stdout) and the first line, from the
+ * engine's answer: 0, or exit status 1. */
+static int open_output(struct session *s, const char *out, const json_t *ans,
+		       uint64_t snaplen)
+{
+	if (strcmp(out, "-") == 0) {
+		s->ofd = STDOUT_FILENO;
+	} else {
+		s->ofd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (s->ofd < 0) {
+			fprintf(stderr, "sluice: capture: cannot create '%s': %s\n", out,
+				strerror(errno));
+			return SL_EXIT_RUNTIME;
 		}
 	}
+	json_t *ifs = json_object_get(ans, "interfaces");
+	size_t i, nl = 0;
+	json_t *f;
+	json_array_foreach(ifs, i, f)
+		nl += json_array_size(json_object_get(f, "links"));
+	fprintf(stderr, "sluice: capture: capturing on %zu point%s (%zu link%s), snaplen "
+		"%llu, into %s\n", json_array_size(ifs), json_array_size(ifs) == 1 ? "" : "s",
+		nl, nl == 1 ? "" : "s", (unsigned long long)snaplen,
+		s->ofd == STDOUT_FILENO ? "stdout" : out);
+	s->w.out = s->ofd == STDOUT_FILENO ? "stdout" : out;
+	s->w.n_points = json_array_size(ifs);
+	s->w.per_point = calloc(s->w.n_points + 1, sizeof(uint64_t));
+	if (s->w.per_point == NULL) {
+		fprintf(stderr, "sluice: capture: out of memory\n");
+		return SL_EXIT_RUNTIME;
+	}
+	return 0;
+}
+
+/* A data message of n bytes (its tag first) to the output: the packets
+ * whose blocks were written whole are what was captured. */
+static void write_data(struct session *s, size_t n)
+{
+	struct written *w = &s->w;
+	size_t len = n - 1, done = 0;
+	int rc = w->err == 0 ? write_all(s->ofd, s->buf + 1, len, &done) : 0;
+	w->packets += sl_pcapng_count_epb(s->buf + 1, done, w->per_point, (unsigned)w->n_points);
+	if (w->err != 0 || rc < 0)
+		w->unwritten += sl_pcapng_count_epb(s->buf + 1, len, NULL, 0) -
+				sl_pcapng_count_epb(s->buf + 1, done, NULL, 0);
+	if (rc < 0) {
+		w->err = -rc;
+		if (w->err != EPIPE)
+			fprintf(stderr, "sluice: capture: cannot write to %s: %s; stopping\n",
+				w->out, strerror(w->err));
+	}
+}
+
+/* Ask the engine to stop once a signal, the deadline or a failed output
+ * says so; then wait for its next message.  Returns the bytes received, 0
+ * when there is nothing yet, or -1 after saying why the capture ends. */
+static ssize_t next_message(struct session *s)
+{
+	bool want_stop = stop_signal || (s->deadline > 0 && mono_s() >= s->deadline) ||
+			 s->w.err != 0;
+	if (want_stop && !s->stopped) {
+		static const char stop[] = "{\"verb\":\"capture-stop\"}";
+		if (send(s->fd, stop, sizeof(stop) - 1, MSG_NOSIGNAL) < 0) {
+			fprintf(stderr, "sluice: capture: cannot ask the engine to stop: %s\n",
+				strerror(errno));
+			return -1;
+		}
+		s->stopped = true;
+	}
+	int wait = -1;
+	if (!s->stopped && s->deadline > 0) {
+		double left = s->deadline - mono_s();
+		wait = left > 0 ? (int)(left * 1000) + 1 : 0;
+	}
+	struct pollfd p = { .fd = s->fd, .events = POLLIN };
+	if (poll(&p, 1, wait) <= 0)
+		return 0;
+	ssize_t n = recv(s->fd, s->buf, SL_CAP_MSG_MAX + 1, 0);
+	if (n < 0 && errno == EINTR)
+		return 0;
+	if (n <= 0) {
+		fprintf(stderr, "sluice: capture: the engine closed the capture without its "
+			"counts%s\n", n < 0 ? "" : " (did it stop?)");
+		return -1;
+	}
+	return n;
+}
+
+/* Pass the engine's pcapng on until its last message, the counts; count
+ * the packets that reach the output.  Returns the exit status. */
+static int pass_on(struct session *s)
+{
+	for (;;) {
+		ssize_t n = next_message(s);
+		if (n < 0)
+			return SL_EXIT_RUNTIME;
+		if (n == 0)
+			continue;
+		if (s->buf[0] == SL_CAP_DATA_TAG) {
+			write_data(s, (size_t)n);
+			continue;
+		}
+		json_error_t je;
+		json_t *fin = json_loadb((const char *)s->buf, (size_t)n, 0, &je);
+		if (fin == NULL) {
+			fprintf(stderr, "sluice: capture: the engine sent something that is not JSON "
+				"(%s)\n", je.text);
+			return SL_EXIT_RUNTIME;
+		}
+		print_counts(fin, &s->w);
+		json_decref(fin);
+		/* A reader that went away (EPIPE) ends a capture as -c does. */
+		return s->w.err != 0 && s->w.err != EPIPE ? SL_EXIT_RUNTIME : SL_EXIT_OK;
+	}
+}
+
+/* Start the capture on the engine in dir, and pass it on to c->out.
+ * Returns the exit status. */
+static int capture(const char *dir, const char *text, const struct capture_opts *c,
+		   struct sl_ctl_wait *wait)
+{
+	struct session s = { .fd = -1, .ofd = -1, .w = { .out = c->out } };
+	struct sl_err err = { "" };
+	int status = SL_EXIT_RUNTIME;
+	s.buf = malloc(SL_CAP_MSG_MAX + 1);
+	json_t *ans = s.buf != NULL ? sl_ctl_request(dir, text, wait, &s.fd, &err) : NULL;
+	if (ans == NULL) {
+		fprintf(stderr, "sluice: capture: %s\n", s.buf == NULL ? "out of memory" : err.msg);
+	} else if (!json_is_true(json_object_get(ans, "ok"))) {
+		status = sl_ctl_error_status(ans);
+		fprintf(stderr, "sluice: %s\n", sl_snap_str(json_object_get(ans, "error"),
+							   "the engine refused the capture"));
+	} else if (open_output(&s, c->out, ans, c->snaplen) == 0) {
+		s.deadline = c->duration_s > 0 ? mono_s() + (double)c->duration_s : 0;
+		status = pass_on(&s);
+	}
+	if (s.ofd >= 0 && s.ofd != STDOUT_FILENO && close(s.ofd) < 0) {
+		fprintf(stderr, "sluice: capture: cannot write '%s': %s\n", c->out,
+			strerror(errno));
+		status = SL_EXIT_RUNTIME;
+	}
+	if (s.fd >= 0)
+		close(s.fd);
+	json_decref(ans);
+	free(s.w.per_point);
+	free(s.buf);
+	return status;
+}
+
+int sl_cmd_capture(const struct sl_command *cmd, int argc, char **argv,
+		   const struct sl_ctl_wait *env_wait)
+{
+	struct capture_opts c = { .snaplen = SL_CAP_SNAPLEN_MAX };
+	json_t *points = NULL;
+	int rc = capture_args(cmd, argc, argv, &c, &points);
+	if (rc >= 0)
+		return rc;
 
 	/* Ctrl-C (SIGINT, SIGTERM) stops a capture, and ends a wait for the
 	 * engine before it starts (ECANCELED). */
@@ -247,146 +393,19 @@ int sl_cmd_capture(int argc, char **argv, const struct sl_ctl_wait *env_wait)
 
 	struct sl_err err = { "" };
 	char dir[PATH_MAX + 160];
-	if (sl_telc_engine_dir(prefix, &wait, dir, sizeof(dir), &err) < 0) {
+	if (sl_telc_engine_dir(c.prefix, &wait, dir, sizeof(dir), &err) < 0) {
 		json_decref(points);
 		fprintf(stderr, "sluice: capture: %s\n", err.msg);
 		return SL_EXIT_RUNTIME;
 	}
-	json_t *req = json_pack("{sssosIsI}", "verb", "capture", "points", points, "snaplen",
-				(json_int_t)snaplen, "count", (json_int_t)count);
-	if (req != NULL && filter != NULL)
-		json_object_set_new(req, "filter", json_string(filter));
-	char *text = req != NULL ? json_dumps(req, JSON_COMPACT) : NULL;
-	json_decref(req);
-	uint8_t *buf = malloc(SL_CAP_MSG_MAX + 1);
-	if (text == NULL || buf == NULL) {
-		free(text);
-		free(buf);
+	char *text = capture_request(&c, points);   /* takes points */
+	if (text == NULL) {
 		fprintf(stderr, "sluice: capture: out of memory\n");
 		return SL_EXIT_RUNTIME;
 	}
-
-	int status = SL_EXIT_RUNTIME, ofd = -1;
-	json_t *ans = NULL;
-	struct written w = { .out = out };
-	int fd = -1;
 	sl_ctl_wait_default(&wait, START_TIMEOUT_MS, START_TIMEOUT_MS);
 	wait.on_busy = busy_note;
-	ans = sl_ctl_request(dir, text, &wait, &fd, &err);
-	if (ans == NULL) {
-		fprintf(stderr, "sluice: capture: %s\n", err.msg);
-		goto out;
-	}
-	if (!json_is_true(json_object_get(ans, "ok"))) {
-		status = sl_ctl_error_status(ans);
-		fprintf(stderr, "sluice: %s\n", sl_snap_str(json_object_get(ans, "error"),
-							   "the engine refused the capture"));
-		goto out;
-	}
-	if (strcmp(out, "-") == 0) {
-		ofd = STDOUT_FILENO;
-	} else {
-		ofd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (ofd < 0) {
-			fprintf(stderr, "sluice: capture: cannot create '%s': %s\n", out,
-				strerror(errno));
-			goto out;
-		}
-	}
-	{
-		json_t *ifs = json_object_get(ans, "interfaces");
-		size_t i, nl = 0;
-		json_t *f;
-		json_array_foreach(ifs, i, f)
-			nl += json_array_size(json_object_get(f, "links"));
-		fprintf(stderr, "sluice: capture: capturing on %zu point%s (%zu link%s), snaplen "
-			"%llu, into %s\n", json_array_size(ifs), json_array_size(ifs) == 1 ? "" : "s",
-			nl, nl == 1 ? "" : "s", (unsigned long long)snaplen,
-			ofd == STDOUT_FILENO ? "stdout" : out);
-	}
-
-	/* Pass the engine's pcapng on until its last message, the counts;
-	 * count the packets that reach the output. */
-	w.out = ofd == STDOUT_FILENO ? "stdout" : out;
-	w.n_points = json_array_size(json_object_get(ans, "interfaces"));
-	w.per_point = calloc(w.n_points + 1, sizeof(uint64_t));
-	if (w.per_point == NULL) {
-		fprintf(stderr, "sluice: capture: out of memory\n");
-		goto out;
-	}
-	double deadline = duration_s > 0 ? mono_s() + (double)duration_s : 0;
-	bool stopped = false;
-	for (;;) {
-		bool want_stop = stop_signal || (deadline > 0 && mono_s() >= deadline) || w.err != 0;
-		if (want_stop && !stopped) {
-			static const char stop[] = "{\"verb\":\"capture-stop\"}";
-			if (send(fd, stop, sizeof(stop) - 1, MSG_NOSIGNAL) < 0) {
-				fprintf(stderr, "sluice: capture: cannot ask the engine to stop: %s\n",
-					strerror(errno));
-				goto out;
-			}
-			stopped = true;
-		}
-		int wait = -1;
-		if (!stopped && deadline > 0) {
-			double left = deadline - mono_s();
-			wait = left > 0 ? (int)(left * 1000) + 1 : 0;
-		}
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		int r = poll(&p, 1, wait);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			continue;
-		ssize_t n = recv(fd, buf, SL_CAP_MSG_MAX + 1, 0);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			fprintf(stderr, "sluice: capture: the engine closed the capture without its "
-				"counts%s\n", n < 0 ? "" : " (did it stop?)");
-			goto out;
-		}
-		if (buf[0] == SL_CAP_DATA_TAG) {
-			/* Whole blocks: the packets whose blocks were written whole
-			 * are what was captured. */
-			size_t len = (size_t)n - 1, done = 0;
-			int rc = w.err == 0 ? write_all(ofd, buf + 1, len, &done) : 0;
-			w.packets += sl_pcapng_count_epb(buf + 1, done, w.per_point,
-							 (unsigned)w.n_points);
-			if (w.err != 0 || rc < 0)
-				w.unwritten += sl_pcapng_count_epb(buf + 1, len, NULL, 0) -
-					       sl_pcapng_count_epb(buf + 1, done, NULL, 0);
-			if (rc < 0) {
-				w.err = -rc;
-				if (w.err != EPIPE)
-					fprintf(stderr, "sluice: capture: cannot write to %s: %s; "
-						"stopping\n", w.out, strerror(w.err));
-			}
-			continue;
-		}
-		json_error_t je;
-		json_t *fin = json_loadb((const char *)buf, (size_t)n, 0, &je);
-		if (fin == NULL) {
-			fprintf(stderr, "sluice: capture: the engine sent something that is not JSON "
-				"(%s)\n", je.text);
-			goto out;
-		}
-		print_counts(fin, &w);
-		json_decref(fin);
-		/* A reader that went away (EPIPE) ends a capture as -c does. */
-		status = w.err != 0 && w.err != EPIPE ? SL_EXIT_RUNTIME : SL_EXIT_OK;
-		break;
-	}
-out:
-	if (ofd >= 0 && ofd != STDOUT_FILENO && close(ofd) < 0) {
-		fprintf(stderr, "sluice: capture: cannot write '%s': %s\n", out, strerror(errno));
-		status = SL_EXIT_RUNTIME;
-	}
-	if (fd >= 0)
-		close(fd);
-	json_decref(ans);
-	free(w.per_point);
+	rc = capture(dir, text, &c, &wait);
 	free(text);
-	free(buf);
-	return status;
+	return rc;
 }

@@ -25,6 +25,7 @@
 
 #include "ops/control.h"
 #include "base/err.h"
+#include "cli/opts.h"
 #include "cli/promtext.h"
 #include "cli/telclient.h"
 
@@ -208,39 +209,27 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	return reply(conn, MHD_HTTP_OK, text, len, CONTENT_TYPE);
 }
 
-static int usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "sluice: exporter: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nusage: sluice exporter [--listen ADDR:PORT] [--prefix P]\n");
-	return SL_EXIT_CONFIG;
-}
+static const struct sl_command exporter_cmd = {
+	.name = "exporter",
+	.synopsis = "exporter [--listen ADDR:PORT] [--prefix P]",
+	.help = "usage: sluice exporter [--listen ADDR:PORT] [--prefix P]\n"
+		"serve the running engine's counters in Prometheus text format on\n"
+		"http://ADDR:PORT/metrics (default " DEFAULT_LISTEN "; IPv6: [ADDR]:PORT);\n"
+		"--prefix: the engine's DPDK file prefix (default: the only one running)\n",
+};
 
 int sl_exporter_main(int argc, char **argv, const char *version)
 {
 	const char *listen_text = DEFAULT_LISTEN;
 	struct exporter e = { .lock = PTHREAD_MUTEX_INITIALIZER, .version = version };
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			printf("usage: sluice exporter [--listen ADDR:PORT] [--prefix P]\n"
-			       "serve the running engine's counters in Prometheus text format on\n"
-			       "http://ADDR:PORT/metrics (default %s; IPv6: [ADDR]:PORT);\n"
-			       "--prefix: the engine's DPDK file prefix (default: the only one running)\n",
-			       DEFAULT_LISTEN);
-			return SL_EXIT_OK;
-		}
-		if (strcmp(a, "--listen") == 0 || strcmp(a, "--prefix") == 0) {
-			if (i + 1 >= argc || argv[i + 1][0] == '\0')
-				return usage_error("%s needs a value", a);
-			if (strcmp(a, "--listen") == 0)
-				listen_text = argv[++i];
-			else
-				e.prefix = argv[++i];
-			continue;
-		}
-		return usage_error("unknown argument '%s'", a);
-	}
+	const struct sl_opt opts[] = {
+		{ .name = "--listen", .type = SL_OPT_STR, .dst = &listen_text, .nonempty = true },
+		{ .name = "--prefix", .type = SL_OPT_STR, .dst = &e.prefix, .nonempty = true },
+	};
+	struct sl_args a = { .cmd = &exporter_cmd, .opts = opts, .n_opts = SL_OPTS_LEN(opts) };
+	int rc = sl_opts_parse(&a, argc, argv);
+	if (rc >= 0)
+		return rc;
 	struct sl_err err = { "" };
 	if (sl_ctl_client_wait(&e.wait, &err) < 0) {
 		fprintf(stderr, "sluice: exporter: %s\n", err.msg);
@@ -249,8 +238,8 @@ int sl_exporter_main(int argc, char **argv, const char *version)
 	sl_ctl_wait_default(&e.wait, SCRAPE_CONNECT_MS, SCRAPE_REPLY_MS);
 	struct listen_addr addr;
 	if (parse_listen(listen_text, &addr) != 0)
-		return usage_error("--listen needs ADDR:PORT with an IPv4 address or [IPv6], "
-				   "and a port 1..65535, got '%s'", listen_text);
+		return sl_usage_error(&exporter_cmd, "--listen needs ADDR:PORT with an IPv4 address "
+				      "or [IPv6], and a port 1..65535, got '%s'", listen_text);
 
 	/* SIGINT and SIGTERM go to sigwait below: block them before the
 	 * server's thread starts, so that it inherits the mask. */

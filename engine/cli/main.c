@@ -1,21 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The sluice command line.
- *
- *   sluice run CONFIG [--duration S] [--stats S] [--stop-timeout S] [--quiet]
- *              [--summary-json FILE] [-- EAL args...]
- *   sluice check CONFIG
- *   sluice plan CONFIG
- *   sluice topology
- *   sluice apps [TYPE] [--markdown]
- *   sluice config [--markdown]
- *   sluice reload CONFIG [--prefix P] [--dry-run]
- *   sluice capture [--prefix P] POINT... [-c N] [-s SNAPLEN] [-f FILTER]
- *                  [-a duration:S] -w FILE|-
- *   sluice stats [--json] [--prefix P]
- *   sluice top [--prefix P] [--interval S] [--sort cycles|packets|drops]
- *   sluice exporter [--listen ADDR:PORT] [--prefix P]
- *   sluice version
+ * The sluice command line: the table of commands (commands[] below) drives
+ * the dispatch, `sluice --help` and each command's usage; every command
+ * reads its options with the one parser of cli/opts.h.  `sluice exporter`
+ * and `sluice bench` run programs of their own, found beside this one.
  *
  * Exit status: 0 success, 1 runtime failure, 2 usage or configuration error.
  */
@@ -30,103 +18,33 @@
 #include <unistd.h>
 
 #include "runtime/app.h"
-#include "cli/bench.h"
 #include "config/config.h"
 #include "ops/control.h"
 #include "run/engine.h"
 #include "placement/c2c.h"
 #include "placement/placement.h"
-#include "cli/snapview.h"
+#include "cli/commands.h"
+#include "cli/opts.h"
 #include "placement/topology.h"
 
 
-static const char usage_text[] =
-	"usage: sluice COMMAND [ARGS]\n"
-	"\n"
-	"commands:\n"
-	"  run CONFIG [--duration S] [--stats S] [--stop-timeout S] [--quiet]\n"
-	"             [--summary-json FILE] [-- EAL-ARGS...]\n"
-	"                     run the pipeline in CONFIG until SIGINT/SIGTERM or for S seconds,\n"
-	"                     printing a stats line every S seconds with --stats; a stop\n"
-	"                     that takes over --stop-timeout seconds (default: the config's\n"
-	"                     engine.stop_timeout; 0: no limit), or a second signal,\n"
-	"                     names the worker or step that did not stop and exits 1;\n"
-	"                     --summary-json writes the summary at stop to FILE as JSON\n"
-	"                     (docs/summary.md)\n"
-	"  check CONFIG       validate CONFIG (syntax, apps, parameters, links, workers)\n"
-	"                     without starting DPDK or any port\n"
-	"  plan CONFIG        show where each worker would run (cpu, core, L3 domain, NUMA\n"
-	"                     node) and the hop class of every link, with warnings\n"
-	"  apps [TYPE] [--markdown]\n"
-	"                     list the app types with their ports, parameters and counters\n"
-	"  config [--markdown]\n"
-	"                     list the configuration's sections and their keys, with\n"
-	"                     type, default, range and meaning (docs/config.md)\n"
-	"  topology [--measure [--save FILE] [--round-trips N] [--samples N]] [--load FILE]\n"
-	"                     print the machine's PUs, cores, L2/L3 domains, NUMA nodes\n"
-	"                     and PCI devices (hwloc; honours HWLOC_SYNTHETIC, HWLOC_XMLFILE);\n"
-	"                     --measure adds a core-to-core latency matrix (median ns)\n"
-	"  reload CONFIG [--prefix P] [--dry-run]\n"
-	"                     apply CONFIG to a running engine (found as stats finds it)\n"
-	"                     without stopping it: apps and links started, stopped,\n"
-	"                     restarted or moved, live parameters changed in place, other\n"
-	"                     workers untouched; --dry-run lists the actions only\n"
-	"                     (docs/control.md); SIGHUP reloads the engine's own file\n"
-	"  capture [--prefix P] POINT... [-c N] [-s SNAPLEN] [-f FILTER] [-a duration:S]\n"
-	"          -w FILE|-\n"
-	"                     copy the packets crossing links or app ports of a running\n"
-	"                     engine into pcapng (FILE, or - for stdout: | tcpdump -r -),\n"
-	"                     filtered in libpcap syntax, until N packets, S seconds or\n"
-	"                     Ctrl-C; prints the captured and dropped counts\n"
-	"                     (docs/capture.md)\n"
-	"  stats [--json] [--prefix P]\n"
-	"                     one snapshot of a running engine (found by its DPDK file prefix,\n"
-	"                     or the only one running): tables, or JSON in the schema of\n"
-	"                     --summary-json plus \"live\" (docs/telemetry.md)\n"
-	"  top [--prefix P] [--interval S] [--sort cycles|packets|drops]\n"
-	"                     a running engine's workers, apps, links, pool and epoch, live\n"
-	"                     in the terminal, every S seconds (default 1); q quits\n"
-	"  exporter [--listen ADDR:PORT] [--prefix P]\n"
-	"                     serve a running engine's counters to Prometheus on\n"
-	"                     http://ADDR:PORT/metrics (default 127.0.0.1:9473)\n"
-	"  bench latency ...  latency sweep over placements, loads, pools (bench latency --help)\n"
-	"  version            print the version\n"
-	"\n"
-	"exit status: 0 success, 1 runtime failure, 2 usage or configuration error\n";
-
-static int usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "sluice: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n(see 'sluice help')\n");
-	return SL_EXIT_CONFIG;
-}
-
-static int parse_seconds(const char *opt, const char *text, double *out)
-{
-	char *end;
-	double v = strtod(text, &end);
-	if (end == text || *end != '\0' || !(v >= 0 && v <= 1e9)) {
-		fprintf(stderr, "sluice: %s needs a number of seconds, got '%s'\n", opt, text);
-		return -EINVAL;
-	}
-	*out = v;
-	return 0;
-}
-
 /* --summary-json FILE: the file's directory must exist and be writable now
  * (the summary is written at stop, after the run). */
-static int check_summary_path(const char *path)
+static int summary_path_opt(const struct sl_opt *o, const char *path,
+			    const struct sl_command *cmd)
 {
 	if (path[0] == '\0')
-		return usage_error("%s", "run: --summary-json needs a file name, got ''");
+		return sl_usage_error(cmd, "--summary-json needs a file name, got ''");
 	size_t n = strlen(path);
 	if (path[n - 1] == '/')
-		return usage_error("run: --summary-json needs a file name, got the directory '%s'",
-				   path);
+		return sl_usage_error(cmd, "--summary-json needs a file name, got the directory "
+				      "'%s'", path);
+	*(const char **)o->dst = path;
 	char *dir = strdup(path);
-	if (dir == NULL)
-		return usage_error("%s", "run: out of memory");
+	if (dir == NULL) {
+		fprintf(stderr, "sluice: run: out of memory\n");
+		return SL_EXIT_RUNTIME;
+	}
 	char *slash = strrchr(dir, '/');
 	const char *d = slash == NULL ? "." : slash == dir ? "/" : (*slash = '\0', dir);
 	struct stat st;
@@ -165,49 +83,47 @@ static struct sl_config *load(const char *path)
 	return cfg;
 }
 
-static int cmd_run(int argc, char **argv)
+/* run's options into opts; *path: CONFIG.  -1 to go on, or an exit status. */
+static int run_args(const struct sl_command *cmd, int argc, char **argv,
+		    struct sl_run_opts *opts, const char **path)
+{
+	const struct sl_opt table[] = {
+		{ .name = "--duration", .type = SL_OPT_NUM, .dst = &opts->duration, .max = 1e9,
+		  .what = "a number of seconds" },
+		{ .name = "--stats", .type = SL_OPT_NUM, .dst = &opts->stats, .max = 1e9,
+		  .what = "a number of seconds" },
+		{ .name = "--stop-timeout", .type = SL_OPT_NUM, .dst = &opts->stop_timeout, .max = 1e9,
+		  .what = "a number of seconds" },
+		{ .name = "--quiet", .alias = "-q", .type = SL_OPT_FLAG, .dst = &opts->quiet },
+		{ .name = "--summary-json", .type = SL_OPT_FN, .dst = &opts->summary_json,
+		  .fn = summary_path_opt },
+	};
+	struct sl_args a = { .cmd = cmd, .opts = table, .n_opts = SL_ARRAY_LEN(table),
+			     .max_args = 1, .arg_name = "CONFIG", .rest = true };
+	int rc = sl_opts_parse(&a, argc, argv);
+	if (rc >= 0)
+		return rc;
+	opts->eal_args = a.rest_argv;
+	opts->n_eal_args = a.n_rest;
+	for (unsigned k = 0; k < opts->n_eal_args; k++)
+		if (sl_eal_arg_reserved(opts->eal_args[k]))
+			return sl_usage_error(cmd, "EAL arguments after --: '%s' is not allowed: "
+					      "Sluice assigns lcores from the workers section",
+					      opts->eal_args[k]);
+	if (a.n_args == 0)
+		return sl_usage_error(cmd, "missing CONFIG");
+	*path = a.args[0];
+	return -1;
+}
+
+static int cmd_run(const struct sl_command *cmd, int argc, char **argv,
+		   const struct sl_ctl_wait *w)
 {
 	struct sl_run_opts opts = { .stop_timeout = -1 };   /* -1: engine.stop_timeout */
 	const char *path = NULL;
-	int i;
-	for (i = 0; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--") == 0) {
-			opts.eal_args = argv + i + 1;
-			opts.n_eal_args = (unsigned)(argc - i - 1);
-			for (unsigned k = 0; k < opts.n_eal_args; k++)
-				if (sl_eal_arg_reserved(opts.eal_args[k]))
-					return usage_error("EAL arguments after --: '%s' is not "
-							   "allowed: Sluice assigns lcores from the "
-							   "workers section", opts.eal_args[k]);
-			break;
-		} else if (strcmp(a, "--duration") == 0 || strcmp(a, "--stats") == 0 ||
-			   strcmp(a, "--stop-timeout") == 0) {
-			if (i + 1 >= argc)
-				return usage_error("%s needs a value", a);
-			double *to = a[2] == 'd' ? &opts.duration
-				     : a[4] == 'a' ? &opts.stats : &opts.stop_timeout;
-			if (parse_seconds(a, argv[++i], to) < 0)
-				return SL_EXIT_CONFIG;
-		} else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
-			opts.quiet = true;
-		} else if (strcmp(a, "--summary-json") == 0) {
-			if (i + 1 >= argc || strcmp(argv[i + 1], "--") == 0)
-				return usage_error("%s needs a file name", a);
-			opts.summary_json = argv[++i];
-			int rc = check_summary_path(opts.summary_json);
-			if (rc != 0)
-				return rc;
-		} else if (a[0] == '-') {
-			return usage_error("run: unknown option '%s'", a);
-		} else if (path == NULL) {
-			path = a;
-		} else {
-			return usage_error("run: unexpected argument '%s'", a);
-		}
-	}
-	if (path == NULL)
-		return usage_error("%s", "run: missing CONFIG");
+	int arc = run_args(cmd, argc, argv, &opts, &path);
+	if (arc >= 0)
+		return arc;
 
 	struct sl_config *cfg = load(path);
 	if (cfg == NULL)
@@ -249,13 +165,14 @@ static int cmd_run(int argc, char **argv)
 
 /* check and plan: load, place on this machine (or the one HWLOC_SYNTHETIC /
  * HWLOC_XMLFILE describe), and print a one-line verdict or the whole plan. */
-static int check_or_plan(int argc, char **argv, bool full)
+static int check_or_plan(const struct sl_command *cmd, int argc, char **argv, bool full)
 {
-	const char *cmd = full ? "plan" : "check";
-	if (argc != 1 || argv[0][0] == '-') {
-		fprintf(stderr, "sluice: %s: usage: sluice %s CONFIG\n", cmd, cmd);
-		return SL_EXIT_CONFIG;
-	}
+	struct sl_args a = { .cmd = cmd, .max_args = 1, .arg_name = "CONFIG" };
+	int rc = sl_opts_parse(&a, argc, argv);
+	if (rc >= 0)
+		return rc;
+	if (a.n_args == 0)
+		return sl_usage_error(cmd, "missing CONFIG");
 	struct sl_config *cfg = load(argv[0]);
 	if (cfg == NULL)
 		return SL_EXIT_CONFIG;
@@ -285,6 +202,18 @@ static int check_or_plan(int argc, char **argv, bool full)
 	sl_topology_free(topo);
 	sl_config_free(cfg);
 	return SL_EXIT_OK;
+}
+
+static int cmd_check(const struct sl_command *cmd, int argc, char **argv,
+		     const struct sl_ctl_wait *w)
+{
+	return check_or_plan(cmd, argc, argv, false);
+}
+
+static int cmd_plan(const struct sl_command *cmd, int argc, char **argv,
+		    const struct sl_ctl_wait *w)
+{
+	return check_or_plan(cmd, argc, argv, true);
 }
 
 static void ports_text(char *buf, size_t len, const struct sl_port_spec *p, unsigned n)
@@ -414,18 +343,17 @@ static void print_type(const struct sl_app_type *t, bool md)
 		print_counters(t, md);
 }
 
-static int cmd_apps(int argc, char **argv)
+static int cmd_apps(const struct sl_command *cmd, int argc, char **argv,
+		    const struct sl_ctl_wait *w)
 {
 	bool md = false;
-	const char *only = NULL;
-	for (int i = 0; i < argc; i++) {
-		if (strcmp(argv[i], "--markdown") == 0)
-			md = true;
-		else if (argv[i][0] == '-')
-			return usage_error("apps: unknown option '%s'", argv[i]);
-		else
-			only = argv[i];
-	}
+	const struct sl_opt table[] = { { .name = "--markdown", .type = SL_OPT_FLAG, .dst = &md } };
+	struct sl_args a = { .cmd = cmd, .opts = table, .n_opts = 1, .max_args = 1,
+			     .arg_name = "TYPE" };
+	int arc = sl_opts_parse(&a, argc, argv);
+	if (arc >= 0)
+		return arc;
+	const char *only = a.n_args > 0 ? a.args[0] : NULL;
 	const struct sl_app_type *first[1];
 	unsigned n = sl_app_types(first, 1);
 	const struct sl_app_type **types = calloc(n + 1, sizeof(*types));
@@ -485,14 +413,15 @@ out:
 
 /* sluice config [--markdown]: the configuration schema (docs/config.md is
  * the Markdown). */
-static int cmd_config(int argc, char **argv)
+static int cmd_config(const struct sl_command *cmd, int argc, char **argv,
+		      const struct sl_ctl_wait *w)
 {
 	bool md = false;
-	for (int i = 0; i < argc; i++) {
-		if (strcmp(argv[i], "--markdown") != 0)
-			return usage_error("config: unknown argument '%s'", argv[i]);
-		md = true;
-	}
+	const struct sl_opt table[] = { { .name = "--markdown", .type = SL_OPT_FLAG, .dst = &md } };
+	struct sl_args a = { .cmd = cmd, .opts = table, .n_opts = 1 };
+	int arc = sl_opts_parse(&a, argc, argv);
+	if (arc >= 0)
+		return arc;
 	unsigned n;
 	const struct sl_config_section *sec = sl_config_sections(&n);
 	if (md)
@@ -523,46 +452,29 @@ static int cmd_config(int argc, char **argv)
 	return SL_EXIT_OK;
 }
 
-static int parse_count(const char *opt, const char *text, unsigned *out)
-{
-	char *end;
-	unsigned long v = strtoul(text, &end, 10);
-	if (end == text || *end != '\0' || v == 0 || v > 10000000) {
-		fprintf(stderr, "sluice: %s needs a positive count, got '%s'\n", opt, text);
-		return -EINVAL;
-	}
-	*out = (unsigned)v;
-	return 0;
-}
-
 /* sluice topology [--measure [--save FILE] [--round-trips N] [--samples N]]
  *                 [--load FILE] */
-static int cmd_topology(int argc, char **argv)
+static int cmd_topology(const struct sl_command *cmd, int argc, char **argv,
+			const struct sl_ctl_wait *w)
 {
 	bool measure = false;
 	const char *save = NULL, *load_path = NULL;
-	unsigned round_trips = 20000, samples = 5;
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--measure") == 0) {
-			measure = true;
-		} else if (strcmp(a, "--save") == 0 || strcmp(a, "--load") == 0 ||
-			   strcmp(a, "--round-trips") == 0 || strcmp(a, "--samples") == 0) {
-			if (i + 1 >= argc)
-				return usage_error("topology: %s needs a value", a);
-			const char *v = argv[++i];
-			if (a[2] == 's' && a[3] == 'a' && a[4] == 'v')
-				save = v;
-			else if (a[2] == 'l')
-				load_path = v;
-			else if (parse_count(a, v, a[2] == 'r' ? &round_trips : &samples) < 0)
-				return SL_EXIT_CONFIG;
-		} else {
-			return usage_error("topology: unknown argument '%s'", a);
-		}
-	}
+	uint64_t round_trips = 20000, samples = 5;
+	const struct sl_opt table[] = {
+		{ .name = "--measure", .type = SL_OPT_FLAG, .dst = &measure },
+		{ .name = "--save", .type = SL_OPT_STR, .dst = &save },
+		{ .name = "--load", .type = SL_OPT_STR, .dst = &load_path },
+		{ .name = "--round-trips", .type = SL_OPT_UINT, .dst = &round_trips, .min = 1,
+		  .max = 10000000, .what = "a positive count" },
+		{ .name = "--samples", .type = SL_OPT_UINT, .dst = &samples, .min = 1,
+		  .max = 10000000, .what = "a positive count" },
+	};
+	struct sl_args a = { .cmd = cmd, .opts = table, .n_opts = SL_ARRAY_LEN(table) };
+	int arc = sl_opts_parse(&a, argc, argv);
+	if (arc >= 0)
+		return arc;
 	if (save != NULL && !measure)
-		return usage_error("%s", "topology: --save needs --measure");
+		return sl_usage_error(cmd, "--save needs --measure");
 	struct sl_err err = { "" };
 	struct sl_topology *t = sl_topology_load(&err);
 	if (t == NULL) {
@@ -593,8 +505,8 @@ static int cmd_topology(int argc, char **argv)
 			    CPU_ISSET(t->pus[i].cpu, &set))
 				cpus[n++] = t->pus[i].cpu;
 		fprintf(stderr, "measuring %u pairs (%u samples of %u round trips each)...\n",
-			n * (n - 1) / 2, samples, round_trips);
-		m = sl_c2c_measure(cpus, n, round_trips, samples, &err);
+			n * (n - 1) / 2, (unsigned)samples, (unsigned)round_trips);
+		m = sl_c2c_measure(cpus, n, (unsigned)round_trips, (unsigned)samples, &err);
 	} else if (load_path != NULL) {
 		m = sl_c2c_load(load_path, &err);
 	}
@@ -623,86 +535,175 @@ out:
 	return rc;
 }
 
-/* `sluice exporter ARGS`: run sluice-exporter, the binary beside this one
- * (engine/cli/exporter_main.c says why it is separate), with ARGS. */
-static int run_exporter(char **argv)
+/* `sluice exporter ARGS`, `sluice bench ARGS`: run PROG (sluice-exporter,
+ * sluice-bench), the program beside this one, with ARGS (argv: main's, after
+ * the command's name, which PROG's name replaces).  Programs of their own:
+ * engine/cli/exporter_main.c says why the exporter is, engine/bench/latency.c
+ * why the benchmarks are. */
+static int run_beside(const char *prog, const char *cmd, char **argv)
 {
 	char self[PATH_MAX], path[PATH_MAX + 32];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n < 0) {
-		fprintf(stderr, "sluice: exporter: cannot find this program's directory: %s\n",
-			strerror(errno));
+		fprintf(stderr, "sluice: %s: cannot find this program's directory: %s\n",
+			cmd, strerror(errno));
 		return SL_EXIT_RUNTIME;
 	}
 	self[n] = '\0';
 	char *slash = strrchr(self, '/');
 	if (slash != NULL)
 		*slash = '\0';
-	snprintf(path, sizeof(path), "%s/sluice-exporter", self);
-	argv[1] = (char *)"sluice-exporter";
-	execv(path, argv + 1);
-	fprintf(stderr, "sluice: exporter: cannot run %s: %s (it is installed beside sluice)\n",
-		path, strerror(errno));
+	snprintf(path, sizeof(path), "%s/%s", self, prog);
+	argv[-1] = (char *)prog;
+	execv(path, argv - 1);
+	fprintf(stderr, "sluice: %s: cannot run %s: %s (it is installed beside sluice)\n",
+		cmd, path, strerror(errno));
 	return SL_EXIT_RUNTIME;
+}
+
+static int cmd_bench(const struct sl_command *cmd, int argc, char **argv,
+		     const struct sl_ctl_wait *w)
+{
+	return run_beside("sluice-bench", cmd->name, argv);
+}
+
+static int cmd_exporter(const struct sl_command *cmd, int argc, char **argv,
+			const struct sl_ctl_wait *w)
+{
+	return run_beside("sluice-exporter", cmd->name, argv);
+}
+
+static int cmd_version(const struct sl_command *cmd, int argc, char **argv,
+		       const struct sl_ctl_wait *w)
+{
+	struct sl_args a = { .cmd = cmd };
+	int rc = sl_opts_parse(&a, argc, argv);
+	if (rc >= 0)
+		return rc;
+	printf("sluice %s\n", SL_VERSION);
+	return SL_EXIT_OK;
+}
+
+static int cmd_help(const struct sl_command *cmd, int argc, char **argv,
+		    const struct sl_ctl_wait *w);
+
+/* The commands, in the order of `sluice --help`. */
+static const struct sl_command commands[] = {
+	{ "run", NULL,
+	  "run CONFIG [--duration S] [--stats S] [--stop-timeout S] [--quiet]\n"
+	  "           [--summary-json FILE] [-- EAL-ARGS...]",
+	  "run the pipeline in CONFIG until SIGINT/SIGTERM or for S seconds,\n"
+	  "printing a stats line every S seconds with --stats; a stop\n"
+	  "that takes over --stop-timeout seconds (default: the config's\n"
+	  "engine.stop_timeout; 0: no limit), or a second signal,\n"
+	  "names the worker or step that did not stop and exits 1;\n"
+	  "--summary-json writes the summary at stop to FILE as JSON\n"
+	  "(docs/summary.md)", NULL, cmd_run, false },
+	{ "check", NULL, "check CONFIG",
+	  "validate CONFIG (syntax, apps, parameters, links, workers)\n"
+	  "without starting DPDK or any port", NULL, cmd_check, false },
+	{ "plan", NULL, "plan CONFIG",
+	  "show where each worker would run (cpu, core, L3 domain, NUMA\n"
+	  "node) and the hop class of every link, with warnings", NULL, cmd_plan, false },
+	{ "apps", NULL, "apps [TYPE] [--markdown]",
+	  "list the app types with their ports, parameters and counters", NULL, cmd_apps,
+	  false },
+	{ "config", NULL, "config [--markdown]",
+	  "list the configuration's sections and their keys, with\n"
+	  "type, default, range and meaning (docs/config.md)", NULL, cmd_config, false },
+	{ "topology", NULL,
+	  "topology [--measure [--save FILE] [--round-trips N] [--samples N]] [--load FILE]",
+	  "print the machine's PUs, cores, L2/L3 domains, NUMA nodes\n"
+	  "and PCI devices (hwloc; honours HWLOC_SYNTHETIC, HWLOC_XMLFILE);\n"
+	  "--measure adds a core-to-core latency matrix (median ns)", NULL, cmd_topology,
+	  false },
+	{ "reload", NULL, "reload CONFIG [--prefix P] [--dry-run]",
+	  "apply CONFIG to a running engine (found as stats finds it)\n"
+	  "without stopping it: apps and links started, stopped,\n"
+	  "restarted or moved, live parameters changed in place, other\n"
+	  "workers untouched; --dry-run lists the actions only\n"
+	  "(docs/control.md); SIGHUP reloads the engine's own file", NULL, sl_cmd_reload, true },
+	{ "capture", NULL,
+	  "capture [--prefix P] POINT... [-c N] [-s SNAPLEN] [-f FILTER] [-a duration:S]\n"
+	  "        -w FILE|-",
+	  "copy the packets crossing links or app ports of a running\n"
+	  "engine into pcapng (FILE, or - for stdout: | tcpdump -r -),\n"
+	  "filtered in libpcap syntax, until N packets, S seconds or\n"
+	  "Ctrl-C; prints the captured and dropped counts\n"
+	  "(docs/capture.md); POINT: a link \"a.output -> b.input\" or an\n"
+	  "app's port \"a.output\", \"b.input\"", NULL, sl_cmd_capture, true },
+	{ "stats", NULL, "stats [--json] [--prefix P]",
+	  "one snapshot of a running engine (found by its DPDK file prefix,\n"
+	  "or the only one running): tables, or JSON in the schema of\n"
+	  "--summary-json plus \"live\" (docs/telemetry.md)", NULL, sl_cmd_stats, true },
+	{ "top", NULL, "top [--prefix P] [--interval S] [--sort cycles|packets|drops]",
+	  "a running engine's workers, apps, links, pool and epoch, live\n"
+	  "in the terminal, every S seconds (default 1); q quits", NULL, sl_cmd_top, true },
+	/* The exporter, a program of its own, reads $SLUICE_TIMEOUT itself. */
+	{ "exporter", NULL, "exporter [--listen ADDR:PORT] [--prefix P]",
+	  "serve a running engine's counters to Prometheus on\n"
+	  "http://ADDR:PORT/metrics (default 127.0.0.1:9473)", NULL, cmd_exporter, false },
+	{ "bench", NULL, "bench latency ...",
+	  "latency sweep over placements, loads, pools (bench latency --help;\n"
+	  "sluice-bench, installed beside sluice)", NULL, cmd_bench, false },
+	{ "version", "--version", "version", "print the version", NULL, cmd_version, false },
+	{ "help", "--help", "help", NULL, NULL, cmd_help, false },
+};
+
+static void print_usage(FILE *f)
+{
+	fputs("usage: sluice COMMAND [ARGS]\n\ncommands:\n", f);
+	sl_commands_print(commands, SL_ARRAY_LEN(commands), f);
+	fputs("\n'sluice COMMAND --help' describes a command.\n"
+	      "exit status: 0 success, 1 runtime failure, 2 usage or configuration error\n", f);
+}
+
+static int cmd_help(const struct sl_command *cmd, int argc, char **argv,
+		    const struct sl_ctl_wait *w)
+{
+	print_usage(stdout);
+	return SL_EXIT_OK;
+}
+
+static const struct sl_command *find_command(const char *name)
+{
+	for (unsigned i = 0; i < SL_ARRAY_LEN(commands); i++) {
+		const struct sl_command *c = &commands[i];
+		if (strcmp(name, c->name) == 0 || (c->alias != NULL && strcmp(name, c->alias) == 0))
+			return c;
+	}
+	if (strcmp(name, "-h") == 0)
+		return find_command("help");
+	return NULL;
 }
 
 int main(int argc, char **argv)
 {
-	static const char *const commands[] = { "run", "check", "plan", "apps", "config", "topology",
-					       "bench", "reload", "capture", "stats", "top", "exporter", "version", "help" };
 	if (argc < 2) {
-		fputs(usage_text, stderr);
+		print_usage(stderr);
 		return SL_EXIT_CONFIG;
 	}
 	/* Whole lines reach a file or pipe at once: a run that ends with
 	 * _exit (a worker that does not stop) loses nothing printed before. */
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	const char *cmd = argv[1];
-	if (strcmp(cmd, "run") == 0)
-		return cmd_run(argc - 2, argv + 2);
-	if (strcmp(cmd, "check") == 0)
-		return check_or_plan(argc - 2, argv + 2, false);
-	if (strcmp(cmd, "plan") == 0)
-		return check_or_plan(argc - 2, argv + 2, true);
-	if (strcmp(cmd, "apps") == 0)
-		return cmd_apps(argc - 2, argv + 2);
-	if (strcmp(cmd, "config") == 0)
-		return cmd_config(argc - 2, argv + 2);
-	if (strcmp(cmd, "topology") == 0)
-		return cmd_topology(argc - 2, argv + 2);
-	if (strcmp(cmd, "bench") == 0)
-		return sl_bench_main(argc - 2, argv + 2);
+	const struct sl_command *cmd = find_command(argv[1]);
+	if (cmd == NULL) {
+		const char *names[SL_ARRAY_LEN(commands)];
+		for (unsigned i = 0; i < SL_ARRAY_LEN(commands); i++)
+			names[i] = commands[i].name;
+		const char *hint = sl_did_you_mean(argv[1], names, SL_ARRAY_LEN(commands));
+		fprintf(stderr, "sluice: unknown command '%s'%s%s%s\n", argv[1],
+			hint ? " (did you mean '" : "", hint ? hint : "", hint ? "'?)" : "");
+		print_usage(stderr);
+		return SL_EXIT_CONFIG;
+	}
 	/* A client of a running engine: $SLUICE_TIMEOUT first, read once
-	 * (control.h); the exporter, a program of its own, reads it itself. */
-	static const char *const clients[] = { "stats", "reload", "capture", "top", "exporter" };
+	 * (control.h). */
 	struct sl_ctl_wait w = { 0 };
-	for (unsigned i = 0; i < SL_ARRAY_LEN(clients); i++) {
-		struct sl_err err = { "" };
-		if (strcmp(cmd, clients[i]) == 0 && sl_ctl_client_wait(&w, &err) < 0) {
-			fprintf(stderr, "sluice: %s: %s\n", cmd, err.msg);
-			return SL_EXIT_CONFIG;
-		}
+	struct sl_err err = { "" };
+	if (cmd->client && sl_ctl_client_wait(&w, &err) < 0) {
+		fprintf(stderr, "sluice: %s: %s\n", cmd->name, err.msg);
+		return SL_EXIT_CONFIG;
 	}
-	if (strcmp(cmd, "stats") == 0)
-		return sl_cmd_stats(argc - 2, argv + 2, &w);
-	if (strcmp(cmd, "reload") == 0)
-		return sl_cmd_reload(argc - 2, argv + 2, &w);
-	if (strcmp(cmd, "capture") == 0)
-		return sl_cmd_capture(argc - 2, argv + 2, &w);
-	if (strcmp(cmd, "top") == 0)
-		return sl_cmd_top(argc - 2, argv + 2, &w);
-	if (strcmp(cmd, "exporter") == 0)
-		return run_exporter(argv);
-	if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
-		printf("sluice %s\n", SL_VERSION);
-		return SL_EXIT_OK;
-	}
-	if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
-		fputs(usage_text, stdout);
-		return SL_EXIT_OK;
-	}
-	const char *hint = sl_did_you_mean(cmd, commands, SL_ARRAY_LEN(commands));
-	fprintf(stderr, "sluice: unknown command '%s'%s%s%s\n%s", cmd,
-		hint ? " (did you mean '" : "", hint ? hint : "", hint ? "'?)" : "", usage_text);
-	return SL_EXIT_CONFIG;
+	return cmd->run(cmd, argc - 2, argv + 2, &w);
 }

@@ -17,10 +17,9 @@
 
 #include "ops/control.h"
 #include "base/err.h"
+#include "cli/commands.h"
 #include "cli/snapview.h"
 #include "cli/telclient.h"
-
-static const char reload_usage[] = "usage: sluice reload CONFIG [--prefix P] [--dry-run]";
 
 /* How long an engine may take to take the connection, and to load, check
  * and apply a config ($SLUICE_TIMEOUT replaces both: control.h). */
@@ -33,36 +32,23 @@ static void busy_note(const char *sentence)
 	fprintf(stderr, "sluice: reload: %s\n", sentence);
 }
 
-int sl_cmd_reload(int argc, char **argv, const struct sl_ctl_wait *env_wait)
+int sl_cmd_reload(const struct sl_command *cmd, int argc, char **argv,
+		  const struct sl_ctl_wait *env_wait)
 {
-	const char *config = NULL, *prefix = NULL;
+	const char *prefix = NULL;
 	bool dry_run = false;
-	for (int i = 0; i < argc; i++) {
-		if (strcmp(argv[i], "--dry-run") == 0) {
-			dry_run = true;
-		} else if (strcmp(argv[i], "--prefix") == 0) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "sluice: reload: --prefix needs a value\n%s\n",
-					reload_usage);
-				return SL_EXIT_CONFIG;
-			}
-			prefix = argv[++i];
-		} else if (argv[i][0] == '-') {
-			fprintf(stderr, "sluice: reload: unknown option '%s'\n%s\n", argv[i],
-				reload_usage);
-			return SL_EXIT_CONFIG;
-		} else if (config == NULL) {
-			config = argv[i];
-		} else {
-			fprintf(stderr, "sluice: reload: one CONFIG only ('%s' and '%s')\n%s\n",
-				config, argv[i], reload_usage);
-			return SL_EXIT_CONFIG;
-		}
-	}
-	if (config == NULL) {
-		fprintf(stderr, "sluice: reload: no CONFIG given\n%s\n", reload_usage);
-		return SL_EXIT_CONFIG;
-	}
+	const struct sl_opt opts[] = {
+		{ .name = "--dry-run", .type = SL_OPT_FLAG, .dst = &dry_run },
+		{ .name = "--prefix", .type = SL_OPT_STR, .dst = &prefix, .nonempty = true },
+	};
+	struct sl_args args = { .cmd = cmd, .opts = opts, .n_opts = SL_OPTS_LEN(opts),
+			     .max_args = 1, .arg_name = "CONFIG" };
+	int arc = sl_opts_parse(&args, argc, argv);
+	if (arc >= 0)
+		return arc;
+	if (args.n_args == 0)
+		return sl_usage_error(cmd, "no CONFIG given");
+	const char *config = args.args[0];
 	/* The engine reads the file itself, from its own working directory. */
 	char path[PATH_MAX];
 	if (realpath(config, path) == NULL) {

@@ -76,17 +76,4 @@ void sl_snap_fmt(char *buf, size_t len, bool ok, const char *fmt, double v);
 /* An unsigned counter into buf, or "-" when v is missing. */
 void sl_snap_fmt_u64(char *buf, size_t len, const json_t *v);
 
-struct sl_ctl_wait;
-
-/* The commands (stats.c, top.c): argv[0..argc) are the arguments after
- * the command's name; w: the waits $SLUICE_TIMEOUT set (main reads it
- * once: sl_ctl_client_wait), the rest each command's defaults; the return
- * value is the exit status (SL_EXIT_*). */
-int sl_cmd_stats(int argc, char **argv, const struct sl_ctl_wait *w);
-
-/* sluice reload (engine/cli/reload.c) and sluice capture (capture.c). */
-int sl_cmd_reload(int argc, char **argv, const struct sl_ctl_wait *w);
-int sl_cmd_capture(int argc, char **argv, const struct sl_ctl_wait *w);
-int sl_cmd_top(int argc, char **argv, const struct sl_ctl_wait *w);
-
 #endif

@@ -11,12 +11,11 @@
 #include <time.h>
 
 #include "base/err.h"
+#include "cli/commands.h"
 #include "cli/snapview.h"
 #include "cli/telclient.h"
 
 #define LEN(a) (sizeof(a) / sizeof((a)[0]))
-
-static const char stats_usage[] = "usage: sluice stats [--json] [--prefix P]";
 
 static const char *const common_counters[] = { "in_packets", "in_bytes", "out_packets",
 					       "out_bytes", "drops" };
@@ -204,26 +203,19 @@ static void text_pool_epoch(const json_t *s)
 	printf("pool: %s of %s mbufs in the pool now\n", a, b);
 }
 
-int sl_cmd_stats(int argc, char **argv, const struct sl_ctl_wait *w)
+int sl_cmd_stats(const struct sl_command *cmd, int argc, char **argv,
+		 const struct sl_ctl_wait *w)
 {
 	const char *prefix = NULL;
 	bool json = false;
-	for (int i = 0; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0) {
-			json = true;
-		} else if (strcmp(argv[i], "--prefix") == 0) {
-			if (i + 1 >= argc || argv[i + 1][0] == '\0') {
-				fprintf(stderr, "sluice: stats: --prefix needs a DPDK file prefix\n"
-					"%s\n", stats_usage);
-				return SL_EXIT_CONFIG;
-			}
-			prefix = argv[++i];
-		} else {
-			fprintf(stderr, "sluice: stats: unknown argument '%s'\n%s\n", argv[i],
-				stats_usage);
-			return SL_EXIT_CONFIG;
-		}
-	}
+	const struct sl_opt opts[] = {
+		{ .name = "--json", .type = SL_OPT_FLAG, .dst = &json },
+		{ .name = "--prefix", .type = SL_OPT_STR, .dst = &prefix, .nonempty = true },
+	};
+	struct sl_args a = { .cmd = cmd, .opts = opts, .n_opts = SL_OPTS_LEN(opts) };
+	int arc = sl_opts_parse(&a, argc, argv);
+	if (arc >= 0)
+		return arc;
 	struct sl_err err = { "" };
 	struct sl_telc *c = sl_telc_open(prefix, w, &err);
 	if (c == NULL) {

@@ -20,11 +20,9 @@
 #include <curses.h>
 
 #include "base/err.h"
+#include "cli/commands.h"
 #include "cli/snapview.h"
 #include "cli/telclient.h"
-
-static const char top_usage[] =
-	"usage: sluice top [--prefix P] [--interval S] [--sort cycles|packets|drops]";
 
 /* Below this, one line asks for a bigger terminal. */
 enum { MIN_COLS = 80, MIN_LINES = 16, WIDE_COLS = 130 };
@@ -425,44 +423,22 @@ static bool wait_keys(const struct top *t, double until)
 	}
 }
 
-static int parse_args(struct top *t, int argc, char **argv)
+/* top's options into t: -1 to go on, or an exit status. */
+static int parse_args(const struct sl_command *cmd, struct top *t, int argc, char **argv)
 {
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--prefix") != 0 && strcmp(a, "--interval") != 0 &&
-		    strcmp(a, "--sort") != 0) {
-			fprintf(stderr, "sluice: top: unknown argument '%s'\n%s\n", a, top_usage);
-			return -EINVAL;
-		}
-		if (i + 1 >= argc || argv[i + 1][0] == '\0') {
-			fprintf(stderr, "sluice: top: %s needs a value\n%s\n", a, top_usage);
-			return -EINVAL;
-		}
-		const char *v = argv[++i];
-		if (a[2] == 'p') {
-			t->prefix = v;
-		} else if (a[2] == 'i') {
-			char *end;
-			double s = strtod(v, &end);
-			if (end == v || *end != '\0' || !(s >= 0.1 && s <= 3600)) {
-				fprintf(stderr, "sluice: top: --interval needs seconds from 0.1 to "
-					"3600, got '%s'\n", v);
-				return -EINVAL;
-			}
-			t->interval = s;
-		} else if (strcmp(v, "cycles") == 0) {
-			t->sort = SORT_CYCLES;
-		} else if (strcmp(v, "packets") == 0) {
-			t->sort = SORT_PACKETS;
-		} else if (strcmp(v, "drops") == 0) {
-			t->sort = SORT_DROPS;
-		} else {
-			fprintf(stderr, "sluice: top: --sort takes cycles, packets or drops, got "
-				"'%s'\n", v);
-			return -EINVAL;
-		}
-	}
-	return 0;
+	static const char *const sorts[] = { "cycles", "packets", "drops", NULL };
+	int sort = -1;
+	const struct sl_opt opts[] = {
+		{ .name = "--prefix", .type = SL_OPT_STR, .dst = &t->prefix, .nonempty = true },
+		{ .name = "--interval", .type = SL_OPT_NUM, .dst = &t->interval, .min = 0.1,
+		  .max = 3600, .what = "seconds in 0.1..3600" },
+		{ .name = "--sort", .type = SL_OPT_CHOICE, .dst = &sort, .choices = sorts },
+	};
+	struct sl_args a = { .cmd = cmd, .opts = opts, .n_opts = SL_OPTS_LEN(opts) };
+	int rc = sl_opts_parse(&a, argc, argv);
+	if (sort >= 0)
+		t->sort = sort == 0 ? SORT_CYCLES : sort == 1 ? SORT_PACKETS : SORT_DROPS;
+	return rc;
 }
 
 /* Seconds between two snapshots by the engine's clock (a NULL a: since the
@@ -477,11 +453,13 @@ static double interval_of(const json_t *a, const json_t *b)
 	return (eb - ea) / 1e9;
 }
 
-int sl_cmd_top(int argc, char **argv, const struct sl_ctl_wait *w)
+int sl_cmd_top(const struct sl_command *cmd, int argc, char **argv,
+	       const struct sl_ctl_wait *w)
 {
 	struct top t = { .interval = 1.0, .sort = SORT_CONFIG };
-	if (parse_args(&t, argc, argv) < 0)
-		return SL_EXIT_CONFIG;
+	int arc = parse_args(cmd, &t, argc, argv);
+	if (arc >= 0)
+		return arc;
 	struct sl_err err = { "" };
 	struct sl_ctl_wait tw = *w;
 	tw.cancel = &interrupted;   /* Ctrl-C ends a wait for a slow engine */

@@ -29,7 +29,7 @@ bad_option "--loads needs a whole number" latency --loads 10k,fast
 bad_option "--ops: unknown pool ops 'dpkd' (did you mean 'dpdk'?)" latency --ops sluice,dpkd
 bad_option "--size needs a whole number in 60..9000, got '59'" latency --size 59
 bad_option "--receivers needs a whole number in 0..16" latency --receivers 99
-bad_option "unknown argument 'now'" latency now
+bad_option "unexpected argument 'now'" latency now
 ncpu=$(nproc)
 if [[ $ncpu -le 16 ]]; then
   bad_option "--receivers $ncpu: this process may use" latency --receivers "$ncpu" --dry-run

@@ -192,15 +192,15 @@ bad 2 "which an earlier point of this capture names too" "${P[@]}" src.output ou
 bad 2 "sluice: capture: filter 'udp port': " "${P[@]}" src.output -f 'udp port' -w "$T/x"
 bad 2 "no output given (-w FILE, or -w - for stdout)" "${P[@]}" src.output
 bad 2 "no capture POINT given" "${P[@]}" -w "$T/x"
-bad 2 "-c wants a packet count from 1, not '0'" "${P[@]}" src.output -c 0 -w "$T/x"
-bad 2 "-a wants duration:SECONDS (a whole number from 1), not '5'" "${P[@]}" src.output -a 5 -w "$T/x"
-bad 2 "-s wants a snap length from 0 to 65535 bytes (0: 65535), not '70000'" "${P[@]}" src.output -s 70000 -w "$T/x"
+bad 2 "sluice: capture: -c needs a packet count from 1, got '0'" "${P[@]}" src.output -c 0 -w "$T/x"
+bad 2 "sluice: capture: -a needs duration:SECONDS (a whole number from 1), got '5'" "${P[@]}" src.output -a 5 -w "$T/x"
+bad 2 "sluice: capture: -s needs a snap length from 0 to 65535 bytes (0: 65535), got '70000'" "${P[@]}" src.output -s 70000 -w "$T/x"
 bad 2 "unknown option '-x'" "${P[@]}" src.output -x -w "$T/x"
 bad 2 "-w needs a value" "${P[@]}" src.output -w
 bad 1 "no engine is running with file prefix 'nope$PREFIX'" --prefix "nope$PREFIX" src.output -w "$T/x"
 bad 1 "cannot create '$T/no/such/dir': " "${P[@]}" src.output -c 1 -w "$T/no/such/dir"
 [[ -e $T/x ]] && fail "a refused capture created its output file"
-bad 2 "-c wants a packet count from 1, not '1x'" "${P[@]}" src.output -c 1x -w "$T/x"
+bad 2 "sluice: capture: -c needs a packet count from 1, got '1x'" "${P[@]}" src.output -c 1x -w "$T/x"
 # Requests the CLI never sends, straight to the control socket.
 python3 - "/var/run/dpdk/$PREFIX/sluice_control" <<'PY' || fail "the capture verb's answers to bad requests"
 import json, socket, sys

@@ -107,20 +107,21 @@ usage_error unknown-cmd2 "sluice: unknown command 'chekc' (did you mean 'check'?
 usage_error unknown-cmd3 "usage: sluice COMMAND" frobnicate
 usage_error run-noconfig "sluice: run: missing CONFIG" run
 usage_error run-option "sluice: run: unknown option '--bogus'" run "$T/good.yaml" --bogus
-usage_error run-extra "sluice: run: unexpected argument 'extra'" run "$T/good.yaml" extra
-usage_error run-duration "sluice: --duration needs a number of seconds, got 'abc'" \
+usage_error run-extra "sluice: run: one CONFIG only ('$T/good.yaml' and 'extra')" run "$T/good.yaml" extra
+usage_error run-duration "sluice: run: --duration needs a number of seconds, got 'abc'" \
   run "$T/good.yaml" --duration abc
-usage_error run-duration-neg "sluice: --duration needs a number of seconds, got '-1'" \
+usage_error run-duration-neg "sluice: run: --duration needs a number of seconds, got '-1'" \
   run "$T/good.yaml" --duration -1
-usage_error run-duration-unit "sluice: --duration needs a number of seconds, got '2x'" \
+usage_error run-duration-unit "sluice: run: --duration needs a number of seconds, got '2x'" \
   run "$T/good.yaml" --duration 2x
-LIMIT=10 usage_error run-duration-nan "sluice: --duration needs a number of seconds, got 'nan'" \
+LIMIT=10 usage_error run-duration-nan "sluice: run: --duration needs a number of seconds, got 'nan'" \
   run "$T/good.yaml" --duration nan
-usage_error run-duration-novalue "sluice: --duration needs a value" run "$T/good.yaml" --duration
-usage_error run-stats "sluice: --stats needs a number of seconds, got 'often'" \
+usage_error run-duration-novalue "sluice: run: --duration needs a value" run "$T/good.yaml" --duration
+usage_error run-stats "sluice: run: --stats needs a number of seconds, got 'often'" \
   run "$T/good.yaml" --stats often
-usage_error check-noconfig "sluice: check: usage: sluice check CONFIG" check
-usage_error check-two "sluice: check: usage: sluice check CONFIG" check "$T/good.yaml" "$T/good.yaml"
+usage_error check-noconfig "sluice: check: missing CONFIG" check
+usage_error check-two "sluice: check: one CONFIG only" check "$T/good.yaml" "$T/good.yaml"
+has err "usage: sluice check CONFIG"
 usage_error apps-option "sluice: apps: unknown option '--bogus'" apps --bogus
 usage_error apps-nosuch "sluice: apps: unknown app type 'nosuch'" apps nosuch
 usage_error apps-typo "sluice: apps: unknown app type 'splt' (did you mean 'split'?)" apps splt
@@ -477,6 +478,47 @@ try bench_help 0 bench latency --help && { has out "usage: sluice bench latency"
 try bench_h 0 bench latency -h && { has out "usage: sluice bench latency"; empty err; }
 try bench_unknown 2 bench latency --bogus && {
   has err "sluice: bench latency: unknown option '--bogus'"; empty out; }
+
+# ------------------------------------------------------------ the option parser
+# Every command reads its options with one parser (engine/cli/opts.h): the
+# same errors, naming the command and the option, then the command's usage.
+usage_error opt-unknown "sluice: topology: unknown option '--mesure' (did you mean '--measure'?)" \
+  topology --mesure && has err "usage: sluice topology [--measure"
+usage_error opt-unknown-top "sluice: top: unknown option '--intervl' (did you mean '--interval'?)" \
+  top --intervl 1 && has err "usage: sluice top [--prefix P]"
+usage_error opt-novalue "sluice: topology: --samples needs a value" topology --measure --samples
+usage_error opt-novalue-top "sluice: top: --interval needs a value" top --interval
+usage_error opt-novalue-eq "sluice: stats: --prefix needs a value" stats --prefix=
+usage_error opt-badnum "sluice: topology: --samples needs a positive count, got 'x'" \
+  topology --measure --samples x
+usage_error opt-badnum-run "sluice: run: --stop-timeout needs a number of seconds, got 'soon'" \
+  run "$T/good.yaml" --stop-timeout soon
+usage_error opt-badnum-eq "sluice: run: --duration needs a number of seconds, got 'abc'" \
+  run "$T/good.yaml" --duration=abc
+usage_error opt-range "sluice: topology: --round-trips needs a positive count, got '0'" \
+  topology --measure --round-trips 0
+usage_error opt-range-top "sluice: top: --interval needs seconds in 0.1..3600, got '5000'" \
+  top --interval 5000
+usage_error opt-range-bench "sluice: bench latency: --size needs a whole number in 60..9000, got '9001'" \
+  bench latency --size=9001
+usage_error opt-flag-value "sluice: apps: --markdown takes no value" apps --markdown=yes
+usage_error opt-choice "sluice: top: --sort needs one of cycles, packets, drops, got 'size'" \
+  top --sort=size
+usage_error opt-extra "sluice: config: unexpected argument 'extra'" config extra
+usage_error opt-extra-reload "sluice: reload: one CONFIG only ('a.yaml' and 'b.yaml')" \
+  reload a.yaml b.yaml
+# `sluice COMMAND --help` (or -h): the command's usage on stdout, status 0;
+# `sluice --help` lists every command.
+for c in run check plan apps config topology reload capture stats top exporter version; do
+  if try "help-$c" 0 "$c" --help; then has out "usage: sluice $c"; empty err; fi
+done
+try help-h 0 check -h && { has out "usage: sluice check CONFIG"; empty err; }
+if try help-all 0 --help; then
+  for c in run check plan apps config topology reload capture stats top exporter bench version; do
+    grep -qE "^  $c( |$)" "$T/help-all.out" || { bad "help: command '$c' is not listed"; show; }
+  done
+fi
+try bench-beside 0 bench latency --help && has out "usage: sluice bench latency"
 
 if [[ $errors -gt 0 ]]; then
   echo "$errors case(s) failed" >&2

@@ -48,7 +48,7 @@ expect_exit 0 "$T/check.log" check "$T/defaults.yaml"
 ok "every default the tables show is accepted ($(wc -l <"$T/defaults") keys)"
 
 expect_exit 2 "$T/bad.log" config --mardown
-expect_in "$T/bad.log" "sluice: config: unknown argument '--mardown'"
-ok "an unknown argument is a usage error"
+expect_in "$T/bad.log" "sluice: config: unknown option '--mardown' (did you mean '--markdown'?)"
+ok "an unknown option is a usage error"
 
 md_tables_ok "$T/config.md" docs/config.md "sluice config --markdown"

@@ -20,7 +20,7 @@ for args in "-l 0-1" "-l0-1" "-c 3" "-c3" "--lcores 0@0" "--lcores=0@0,1@1" \
   # shellcheck disable=SC2086
   expect_exit 2 "$T/log" run "$T/c.yaml" --duration 0.1 -- $args
   first=${args%% *}
-  expect_in "$T/log" "sluice: EAL arguments after --: '$first' is not allowed: Sluice assigns lcores from the workers section"
+  expect_in "$T/log" "sluice: run: EAL arguments after --: '$first' is not allowed: Sluice assigns lcores from the workers section"
   grep -q "EAL: " "$T/log" && fail "'$args' reached the EAL"
 done
 ok "lcore options after -- refused with exit 2 before the EAL starts"

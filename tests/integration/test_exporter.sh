@@ -8,7 +8,7 @@
 #   - /other answers 404, POST /metrics 405;
 #   - the engine stopped: still 200, with sluice_up 0; started again under
 #     the same prefix: sluice_up 1 again (the exporter reconnects);
-#   - usage errors exit 2 with a message (bad --listen, unknown argument), a
+#   - usage errors exit 2 with a message (bad --listen, unknown option), a
 #     port in use exits 1 naming the address, SIGTERM and SIGINT exit 0.
 # The telemetry socket is root's: the test needs root.
 source "$(dirname "$0")/lib.sh"
@@ -133,5 +133,5 @@ done
 expect_exit 2 "$T/bad.log" exporter --listen
 expect_in "$T/bad.log" "sluice: exporter: --listen needs a value"
 expect_exit 2 "$T/bad.log" exporter --bogus
-expect_in "$T/bad.log" "sluice: exporter: unknown argument '--bogus'"
+expect_in "$T/bad.log" "sluice: exporter: unknown option '--bogus'"
 ok "usage errors: exit 2 with a message"

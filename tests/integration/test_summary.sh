@@ -164,8 +164,8 @@ bad() {   # bad MESSAGE ARGS...
   grep -q "sluice: running" "$T/bad.log" && fail "a run started despite: $msg"
   ok "usage: $msg"
 }
-bad "sluice: --summary-json needs a file name" --summary-json
-bad "sluice: --summary-json needs a file name" --summary-json -- --log-level lib.eal:warning
+bad "sluice: run: --summary-json needs a value" --summary-json
+bad "sluice: run: --summary-json needs a value" --summary-json -- --log-level lib.eal:warning
 bad "sluice: run: --summary-json needs a file name, got ''" --summary-json ""
 bad "sluice: run: --summary-json '$T/no/such/s.json': directory '$T/no/such' does not exist" --summary-json "$T/no/such/s.json"
 bad "sluice: run: --summary-json '$T/out' is a directory" --summary-json "$T/out"

@@ -65,10 +65,10 @@ usage() {
   expect_exit 2 "$T/bad" top "${@:2}"
   expect_in "$T/bad" "$1"
 }
-usage "sluice: top: unknown argument '--bogus'" --bogus
+usage "sluice: top: unknown option '--bogus'" --bogus
 usage "usage: sluice top [--prefix P] [--interval S] [--sort cycles|packets|drops]" --bogus
-usage "sluice: top: --sort takes cycles, packets or drops, got 'speed'" --sort speed
-usage "sluice: top: --interval needs seconds from 0.1 to 3600, got '0'" --interval 0
+usage "sluice: top: --sort needs one of cycles, packets, drops, got 'speed'" --sort speed
+usage "sluice: top: --interval needs seconds in 0.1..3600, got '0'" --interval 0
 usage "sluice: top: --prefix needs a value" --prefix
 ok "usage errors exit 2 with a message"
 expect_exit 1 "$T/nosuch" top --prefix "nosuch$PREFIX"

@@ -1,6 +1,28 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * sluice bench latency: a sweep of real pipelines, one child process each.
+ * sluice-bench: benchmarks made of real pipelines, a program of its own
+ * beside sluice and sluice-exporter (the sweeps, their files and their
+ * child processes are no part of the product binary).  `sluice bench ARGS`
+ * runs it, found next to the sluice binary, with ARGS.
+ *
+ *   sluice bench latency [--out DIR] [--duration S] [--loads LIST]
+ *                        [--receivers N] [--ops LIST] [--size BYTES]
+ *                        [--quick] [--dry-run]
+ *
+ * latency: one-way latency and throughput between workers, for every hop
+ * class this machine offers (the same worker, SMT siblings, one L3 domain,
+ * two L3 domains, two NUMA nodes) and for one transmitter feeding 1..N
+ * receivers, at several offered loads, with each pool (ops sluice, dpdk).
+ * Every run is a pipeline of probe_source and probe_sink apps on explicit
+ * cores, run by a child process (the sluice binary beside this one: `sluice
+ * run`), because DPDK's EAL can be initialised once per process.  Writes
+ * DIR/results.csv, DIR/results.json, DIR/machine.xml (hwloc) and DIR/runs/
+ * (each run's config, log and the sinks' reports).  docs/benchmarks.md
+ * ("Latency between workers") describes the runs and the files.
+ *
+ * Thread: the process's main thread; forks one child per run and waits for
+ * it.  Exit status: 0 success, 1 a run failed (named, with the end of its
+ * log), 2 a usage error.
  *
  * Placements come from the topology of this machine (never a described one):
  *
@@ -31,6 +53,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <hwloc.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -48,8 +71,8 @@
 
 #include <jansson.h>
 
+#include "cli/opts.h"
 #include "runtime/app.h"
-#include "cli/bench.h"
 #include "base/err.h"
 #include "runtime/param.h"
 #include "placement/topology.h"
@@ -146,6 +169,9 @@ struct result {
 
 static volatile sig_atomic_t bench_signalled;
 
+/* The sluice binary that runs each pipeline: the one beside this program. */
+static char sluice_path[PATH_MAX + 16];
+
 static void on_signal(int sig)
 {
 	bench_signalled = sig;
@@ -160,13 +186,13 @@ static double now_s(void)
 
 /* ---- small helpers -------------------------------------------------------- */
 
-static int usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "sluice: bench latency: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n(see 'sluice bench latency --help')\n");
-	return SL_EXIT_CONFIG;
-}
+static const struct sl_command latency_cmd = {
+	.name = "bench latency",
+	.synopsis = "bench latency [--out DIR] [--duration S] [--loads LIST]\n"
+		    "              [--receivers N] [--ops LIST] [--size BYTES]\n"
+		    "              [--quick] [--dry-run]",
+	.help = usage_text,
+};
 
 static const char *hop_label(const struct place *p, unsigned i)
 {
@@ -728,8 +754,8 @@ static int run_child(const char *config, const char *log, const char *summary,
 		dup2(fd, 2);
 		char *argv[] = { "sluice", "run", (char *)config, "--duration", dur,
 				 "--summary-json", (char *)summary, NULL };
-		execv("/proc/self/exe", argv);
-		dprintf(2, "sluice: bench latency: cannot execute /proc/self/exe: %s\n",
+		execv(sluice_path, argv);
+		dprintf(2, "sluice: bench latency: cannot execute %s: %s\n", sluice_path,
 			strerror(errno));
 		_exit(127);
 	}
@@ -1129,10 +1155,9 @@ static int parse_uint(const char *opt, const char *text, uint64_t min, uint64_t 
 	struct sl_param_value v = { 0 };
 	struct sl_err err = { "" };
 	if (sl_param_parse(&spec, text, &v, &err) < 0 || v.u < min || v.u > max) {
-		fprintf(stderr, "sluice: bench latency: %s needs a whole number in %llu..%llu%s, "
-				"got '%s'\n(see 'sluice bench latency --help')\n",
-			opt, (unsigned long long)min, (unsigned long long)max,
-			max >= 1000000 ? " (10k, 1M: x1000, x1000000)" : "", text);
+		sl_usage_error(&latency_cmd, "%s needs a whole number in %llu..%llu%s, got '%s'",
+			       opt, (unsigned long long)min, (unsigned long long)max,
+			       max >= 1000000 ? " (10k, 1M: x1000, x1000000)" : "", text);
 		sl_param_value_free(&v);
 		return -EINVAL;
 	}
@@ -1145,12 +1170,12 @@ static int parse_loads(const char *text, struct bench_opts *o)
 {
 	char buf[512];
 	if (snprintf(buf, sizeof(buf), "%s", text) >= (int)sizeof(buf) || buf[0] == '\0')
-		return usage_error("--loads needs a list like 10k,100k,1M,0, got '%s'", text);
+		return sl_usage_error(&latency_cmd, "--loads needs a list like 10k,100k,1M,0, got '%s'", text);
 	o->n_loads = 0;
 	char *save = NULL;
 	for (char *t = strtok_r(buf, ",", &save); t != NULL; t = strtok_r(NULL, ",", &save)) {
 		if (o->n_loads == BENCH_MAX_LOADS)
-			return usage_error("--loads: at most 16 loads, got '%s'", text);
+			return sl_usage_error(&latency_cmd, "--loads: at most 16 loads, got '%s'", text);
 		uint64_t v;
 		if (strcmp(t, "max") == 0 || strcmp(t, "unlimited") == 0)
 			v = 0;
@@ -1159,7 +1184,7 @@ static int parse_loads(const char *text, struct bench_opts *o)
 		o->loads[o->n_loads++] = v;
 	}
 	if (o->n_loads == 0)
-		return usage_error("--loads needs a list like 10k,100k,1M,0, got '%s'", text);
+		return sl_usage_error(&latency_cmd, "--loads needs a list like 10k,100k,1M,0, got '%s'", text);
 	return 0;
 }
 
@@ -1176,94 +1201,67 @@ static int parse_ops(const char *text, struct bench_opts *o)
 				break;
 		if (k == OPS_N) {
 			const char *hint = sl_did_you_mean(t, ops_names, OPS_N);
-			fprintf(stderr, "sluice: bench latency: --ops: unknown pool ops '%s'%s%s%s; "
-					"choose from sluice, dpdk\n",
-				t, hint ? " (did you mean '" : "", hint ? hint : "", hint ? "'?)" : "");
-			return SL_EXIT_CONFIG;
+			return sl_usage_error(&latency_cmd, "--ops: unknown pool ops '%s'%s%s%s; "
+					      "choose from sluice, dpdk", t,
+					      hint ? " (did you mean '" : "", hint ? hint : "",
+					      hint ? "'?)" : "");
 		}
 		for (unsigned i = 0; i < o->n_ops; i++)
 			if (o->ops[i] == k)
-				return usage_error("--ops names '%s' twice", t);
+				return sl_usage_error(&latency_cmd, "--ops names '%s' twice", t);
 		o->ops[o->n_ops++] = k;
 	}
 	if (o->n_ops == 0)
-		return usage_error("--ops needs a list like sluice,dpdk, got '%s'", text);
+		return sl_usage_error(&latency_cmd, "--ops needs a list like sluice,dpdk, got '%s'", text);
 	return 0;
 }
 
-/* Parse the options of `sluice bench latency` into o.  Returns 0 (with *help
- * true when --help or -h was given and the usage was printed: the caller
- * then stops with SL_EXIT_OK), or SL_EXIT_CONFIG after printing the reason
- * (this is the command line: it returns exit statuses, not -errno). */
-static int parse_opts(int argc, char **argv, struct bench_opts *o, bool *help)
+static int loads_opt(const struct sl_opt *opt, const char *v, const struct sl_command *cmd)
 {
-	static const char *const names[] = { "--out", "--duration", "--loads", "--receivers",
-					     "--ops", "--size", "--quick", "--dry-run", "--help" };
+	return parse_loads(v, opt->dst);
+}
+
+static int ops_opt(const struct sl_opt *opt, const char *v, const struct sl_command *cmd)
+{
+	return parse_ops(v, opt->dst);
+}
+
+static int out_opt(const struct sl_opt *opt, const char *v, const struct sl_command *cmd)
+{
+	if (v[0] == '\0' || strlen(v) > 3000)
+		return -1;
+	*(const char **)opt->dst = v;
+	return 0;
+}
+
+/* Parse the options of `sluice bench latency` into o.  Returns -1 to go on,
+ * or the exit status to end with: 0 after --help, 2 after a usage error
+ * (this is the command line: it returns exit statuses, not -errno). */
+static int parse_opts(int argc, char **argv, struct bench_opts *o)
+{
 	bool loads_set = false, receivers_set = false;
-	*help = false;
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--quick") == 0) {
-			o->quick = true;
-			continue;
-		}
-		if (strcmp(a, "--dry-run") == 0) {
-			o->dry_run = true;
-			continue;
-		}
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			fputs(usage_text, stdout);
-			*help = true;
-			return 0;
-		}
-		bool known = false;
-		for (unsigned k = 0; k < 6; k++)
-			known |= strcmp(a, names[k]) == 0;
-		if (!known) {
-			const char *hint = a[0] == '-' ? sl_did_you_mean(a, names, SL_ARRAY_LEN(names))
-						       : NULL;
-			fprintf(stderr, "sluice: bench latency: unknown %s '%s'%s%s%s\n"
-					"(see 'sluice bench latency --help')\n",
-				a[0] == '-' ? "option" : "argument", a, hint ? " (did you mean '" : "",
-				hint ? hint : "", hint ? "'?)" : "");
-			return SL_EXIT_CONFIG;
-		}
-		if (i + 1 >= argc)
-			return usage_error("%s needs a value", a);
-		const char *v = argv[++i];
-		uint64_t u;
-		if (strcmp(a, "--out") == 0) {
-			if (v[0] == '\0' || strlen(v) > 3000)
-				return usage_error("%s needs a directory (a path of at most 3000 "
-						   "bytes)", a);
-			o->out = v;
-		} else if (strcmp(a, "--duration") == 0) {
-			char *end;
-			double d = strtod(v, &end);
-			if (end == v || *end != '\0' || !(d >= 0.1 && d <= 3600))
-				return usage_error("--duration needs seconds in 0.1..3600, got '%s'", v);
-			o->duration = d;
-			o->duration_set = true;
-		} else if (strcmp(a, "--loads") == 0) {
-			int rc = parse_loads(v, o);
-			if (rc != 0)
-				return rc;
-			loads_set = true;
-		} else if (strcmp(a, "--receivers") == 0) {
-			if (parse_uint(a, v, 0, BENCH_MAX_RX, &u) < 0)
-				return SL_EXIT_CONFIG;
-			o->receivers = (int)u;
-			receivers_set = true;
-		} else if (strcmp(a, "--ops") == 0) {
-			int rc = parse_ops(v, o);
-			if (rc != 0)
-				return rc;
-		} else {
-			if (parse_uint(a, v, 60, 9000, &u) < 0)
-				return SL_EXIT_CONFIG;
-			o->size = (unsigned)u;
-		}
-	}
+	uint64_t receivers = 0, size = o->size;
+	const struct sl_opt opts[] = {
+		{ .name = "--out", .type = SL_OPT_FN, .dst = &o->out, .fn = out_opt,
+		  .what = "a directory (a path of at most 3000 bytes)" },
+		{ .name = "--duration", .type = SL_OPT_NUM, .dst = &o->duration, .min = 0.1,
+		  .max = 3600, .what = "seconds in 0.1..3600", .seen = &o->duration_set },
+		{ .name = "--loads", .type = SL_OPT_FN, .dst = o, .fn = loads_opt,
+		  .seen = &loads_set },
+		{ .name = "--receivers", .type = SL_OPT_UINT, .dst = &receivers, .max = BENCH_MAX_RX,
+		  .seen = &receivers_set },
+		{ .name = "--ops", .type = SL_OPT_FN, .dst = o, .fn = ops_opt },
+		{ .name = "--size", .type = SL_OPT_UINT, .dst = &size, .min = 60, .max = 9000 },
+		{ .name = "--quick", .type = SL_OPT_FLAG, .dst = &o->quick },
+		{ .name = "--dry-run", .type = SL_OPT_FLAG, .dst = &o->dry_run },
+	};
+	struct sl_args a = { .cmd = &latency_cmd, .opts = opts, .n_opts = SL_ARRAY_LEN(opts) };
+	int rc = sl_opts_parse(&a, argc, argv);
+	if (rc >= 0)
+		return rc;
+	o->size = (unsigned)size;
+	if (receivers_set)
+		o->receivers = (int)receivers;
 	if (o->quick) {
 		if (!loads_set) {
 			o->loads[0] = 100000;
@@ -1274,7 +1272,7 @@ static int parse_opts(int argc, char **argv, struct bench_opts *o, bool *help)
 		if (!receivers_set)
 			o->receivers = -2;     /* at most 2 */
 	}
-	return 0;
+	return -1;
 }
 
 /* ---- the sweep ------------------------------------------------------------- */
@@ -1587,9 +1585,8 @@ static int bench_latency(int argc, char **argv)
 				    .ops = { OPS_SLUICE, OPS_DPDK }, .n_ops = 2 };
 	s->argc = argc;
 	s->argv = argv;
-	bool help;
-	int rc = parse_opts(argc, argv, &s->o, &help);
-	if (rc != 0 || help)
+	int rc = parse_opts(argc, argv, &s->o);
+	if (rc >= 0)
 		goto out;
 	if (sl_app_type_find("probe_source") == NULL || sl_app_type_find("probe_sink") == NULL) {
 		fprintf(stderr, "sluice: bench latency: this build has no probe_source and "
@@ -1616,15 +1613,36 @@ out:
 	return rc;
 }
 
-int sl_bench_main(int argc, char **argv)
+/* sluice_path: "sluice" in this program's directory.  0, or exit status 1. */
+static int find_sluice(void)
 {
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n < 0) {
+		fprintf(stderr, "sluice: bench: cannot find this program's directory: %s\n",
+			strerror(errno));
+		return SL_EXIT_RUNTIME;
+	}
+	self[n] = '\0';
+	char *slash = strrchr(self, '/');
+	if (slash != NULL)
+		*slash = '\0';
+	snprintf(sluice_path, sizeof(sluice_path), "%s/sluice", self);
+	return 0;
+}
+
+/* argv[1] is the benchmark's name ("latency"). */
+int main(int argc, char **argv)
+{
+	argc--;
+	argv++;
 	static const char *const benches[] = { "latency" };
 	if (argc < 1 || strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0) {
 		fputs(usage_text, argc < 1 ? stderr : stdout);
 		return argc < 1 ? SL_EXIT_CONFIG : SL_EXIT_OK;
 	}
 	if (strcmp(argv[0], "latency") == 0)
-		return bench_latency(argc - 1, argv + 1);
+		return find_sluice() != 0 ? SL_EXIT_RUNTIME : bench_latency(argc - 1, argv + 1);
 	const char *hint = sl_did_you_mean(argv[0], benches, SL_ARRAY_LEN(benches));
 	fprintf(stderr, "sluice: bench: unknown benchmark '%s'%s%s%s; the benchmarks: latency\n",
 		argv[0], hint ? " (did you mean '" : "", hint ? hint : "", hint ? "'?)" : "");
