@@ -26,6 +26,7 @@
 #include <rte_malloc.h>
 
 #include "config/diff.h"
+#include "config/place.h"
 #include "run/engine_private.h"
 #include "ops/report.h"
 #include "ops/telemetry.h"
@@ -749,7 +750,7 @@ static json_t *reload(struct engine *e, const char *path, bool dry_run)
 		return sl_ctl_error(SL_EXIT_CONFIG, err.msg);
 	/* The placement check `sluice check` makes (cores that exist, ...). */
 	struct sl_plan plan;
-	if (sl_place(nc, e->topo, NULL, &plan, &err) < 0) {
+	if (sl_config_place(nc, e->topo, NULL, &plan, &err) < 0) {
 		sl_config_free(nc);
 		return sl_ctl_error(SL_EXIT_CONFIG, err.msg);
 	}
