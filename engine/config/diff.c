@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "config/diff.h"
+#include "config/lookup.h"
 
 const char *sl_diff_kind_name(enum sl_diff_kind k)
 {
@@ -221,32 +222,6 @@ static int find_worker(const struct sl_config *c, const char *name)
 	for (unsigned i = 0; i < c->n_workers; i++)
 		if (strcmp(c->workers[i].name, name) == 0)
 			return (int)i;
-	return -1;
-}
-
-int sl_config_find_app(const struct sl_config *c, const char *name)
-{
-	for (unsigned i = 0; i < c->n_apps; i++)
-		if (strcmp(c->apps[i].name, name) == 0)
-			return (int)i;
-	return -1;
-}
-
-void sl_config_link_name(const struct sl_config *c, unsigned i, char *buf, size_t len)
-{
-	const struct sl_link_cfg *l = &c->links[i];
-	snprintf(buf, len, "%s.%s -> %s.%s", c->apps[l->from.app].name, l->from.port,
-		 c->apps[l->to.app].name, l->to.port);
-}
-
-int sl_config_find_link(const struct sl_config *c, const char *name)
-{
-	char buf[128];
-	for (unsigned i = 0; i < c->n_links; i++) {
-		sl_config_link_name(c, i, buf, sizeof(buf));
-		if (strcmp(buf, name) == 0)
-			return (int)i;
-	}
 	return -1;
 }
 

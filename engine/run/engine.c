@@ -24,7 +24,7 @@
 #include <rte_ring.h>
 
 #include "ops/control.h"
-#include "config/diff.h"
+#include "config/lookup.h"
 #include "ops/pdump.h"
 #include "run/engine.h"
 #include "run/engine_private.h"

@@ -26,6 +26,7 @@
 #include <rte_malloc.h>
 
 #include "config/diff.h"
+#include "config/lookup.h"
 #include "config/place.h"
 #include "run/engine_private.h"
 #include "ops/report.h"
