@@ -282,6 +282,11 @@ static inline void fc_run_flush(struct fc_run *r, uint64_t now, bool sole)
 	r->e = NULL;
 }
 
+/* A burst in phases: parse, hash (prefetching buckets), look up
+ * (prefetching for inserts), then count each packet on its flow, inserting
+ * the misses, and sort the burst into drops and passes; last, flush and
+ * send.  A data-path function, over 100 lines: each phase is commented
+ * below. */
 static void fc_push(struct sl_app *app)
 {
 	struct fc_priv *p = app->priv;
@@ -331,6 +336,9 @@ static void fc_push(struct sl_app *app)
 		if (ent[i] == NULL)
 			sl_ft_prefetch_insert(p->t, hash[i]);
 	}
+	/* Count each packet on its flow (runs of one flow at once), insert
+	 * the misses, set route hints; malformed packets to drop, the rest to
+	 * pass on. */
 	for (unsigned i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		if (cls[i] != SL_PKT_IP) {
@@ -382,6 +390,7 @@ static void fc_push(struct sl_app *app)
 					  key_dst4(&keys[i]));
 		pass[n_pass++] = m;
 	}
+	/* The last run, the lookup counts, drops, the burst out, records. */
 	fc_run_flush(&run, now, p->sole);
 	sl_ft_count_lookups(p->h, hits, misses);
 	sl_app_drop(app, bad, n_bad);

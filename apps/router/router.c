@@ -321,7 +321,10 @@ static void transmit_by_output(struct sl_app *app, struct rte_mbuf **pkts, const
 /* A burst in three passes: parse and check every packet (and take route
  * hints), look up all the destinations left at once (their table entries
  * are fetched together: sl_route_lookup_bulk), then rewrite and sort the
- * routed packets by output.  Packets keep their order on each output. */
+ * routed packets by output; a fourth step drops, transmits and counts.
+ * Packets keep their order on each output.  Up to ROUTER_ROUNDS bursts per
+ * push, while the input gives full ones.  A data-path function, over 100
+ * lines: its phases are numbered below. */
 static void router_push(struct sl_app *app)
 {
 	struct router_priv *p = app->priv;
@@ -429,6 +432,7 @@ static void router_push(struct sl_app *app)
 			pkts[n_fw++] = m;   /* n_fw <= i */
 			count[hop->output]++;
 		}
+		/* 4: drops, one transmit per output, the burst's counters. */
 		sl_app_drop(app, drop, n_drop);
 		transmit_by_output(app, pkts, which, n_fw, count);
 

@@ -22,7 +22,7 @@
 #include "ops/control.h"
 #include "run/engine.h"
 #include "placement/c2c.h"
-#include "placement/placement.h"
+#include "config/place.h"
 #include "cli/commands.h"
 #include "cli/opts.h"
 #include "placement/topology.h"
@@ -133,7 +133,7 @@ static int cmd_run(const struct sl_command *cmd, int argc, char **argv,
 	struct sl_err err = { "" };
 	struct sl_topology *topo;
 	struct sl_plan plan;
-	if (sl_plan_here(cfg, &topo, &plan, &err) < 0) {
+	if (sl_config_plan_here(cfg, &topo, &plan, &err) < 0) {
 		fprintf(stderr, "sluice: %s\n", err.msg);
 		sl_config_free(cfg);
 		return SL_EXIT_CONFIG;
@@ -179,13 +179,14 @@ static int check_or_plan(const struct sl_command *cmd, int argc, char **argv, bo
 	struct sl_topology *topo;
 	struct sl_plan plan;
 	struct sl_err err = { "" };
-	if (sl_plan_here(cfg, &topo, &plan, &err) < 0) {
+	if (sl_config_plan_here(cfg, &topo, &plan, &err) < 0) {
 		fprintf(stderr, "sluice: %s\n", err.msg);
 		sl_config_free(cfg);
 		return SL_EXIT_CONFIG;
 	}
 	if (full) {
-		sl_plan_print(cfg, topo, &plan, stdout);
+		if (sl_config_plan_print(cfg, topo, &plan, stdout) < 0)
+			fprintf(stderr, "sluice: out of memory\n");
 	} else {
 		printf("%s: ok: %u apps, %u links, %u workers (", argv[0], cfg->n_apps,
 		       cfg->n_links, cfg->n_workers);

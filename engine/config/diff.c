@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "config/diff.h"
+#include "config/lookup.h"
 
 const char *sl_diff_kind_name(enum sl_diff_kind k)
 {
@@ -224,32 +225,6 @@ static int find_worker(const struct sl_config *c, const char *name)
 	return -1;
 }
 
-int sl_config_find_app(const struct sl_config *c, const char *name)
-{
-	for (unsigned i = 0; i < c->n_apps; i++)
-		if (strcmp(c->apps[i].name, name) == 0)
-			return (int)i;
-	return -1;
-}
-
-void sl_config_link_name(const struct sl_config *c, unsigned i, char *buf, size_t len)
-{
-	const struct sl_link_cfg *l = &c->links[i];
-	snprintf(buf, len, "%s.%s -> %s.%s", c->apps[l->from.app].name, l->from.port,
-		 c->apps[l->to.app].name, l->to.port);
-}
-
-int sl_config_find_link(const struct sl_config *c, const char *name)
-{
-	char buf[128];
-	for (unsigned i = 0; i < c->n_links; i++) {
-		sl_config_link_name(c, i, buf, sizeof(buf));
-		if (strcmp(buf, name) == 0)
-			return (int)i;
-	}
-	return -1;
-}
-
 struct list {
 	struct sl_diff_action *a;
 	unsigned n, cap;
@@ -331,14 +306,11 @@ static void diff_app(struct list *l, const struct sl_config *o, unsigned oi,
 	}
 }
 
-int sl_config_diff(const struct sl_config *o, const struct sl_config *n, struct sl_diff *out,
-		   struct sl_err *err)
+/* A worker's core cannot change while running: -EPERM naming the first
+ * worker (in old's order) whose core did. */
+static int frozen_cores(const struct sl_config *o, const struct sl_config *n,
+			struct sl_err *err)
 {
-	out->actions = NULL;
-	out->n = 0;
-	int rc = settings(o, n, err);
-	if (rc < 0)
-		return rc;
 	for (unsigned i = 0; i < o->n_workers; i++) {
 		int j = find_worker(n, o->workers[i].name);
 		if (j >= 0 && n->workers[j].core != o->workers[i].core) {
@@ -351,32 +323,34 @@ int sl_config_diff(const struct sl_config *o, const struct sl_config *n, struct 
 			return frozen(err, key, a, b);
 		}
 	}
+	return 0;
+}
 
-	struct list l = { 0 };
-	bool *moved = calloc(n->n_apps + 1, sizeof(bool));
-	bool *redone = calloc(n->n_apps + 1, sizeof(bool));
-	if (moved == NULL || redone == NULL) {
-		free(moved);
-		free(redone);
-		return sl_errf(err, ENOMEM, "out of memory");
-	}
-
+/* Workers only in o (remove) or only in n (add). */
+static void diff_workers(struct list *l, const struct sl_config *o, const struct sl_config *n)
+{
 	for (unsigned i = 0; i < o->n_workers; i++)
 		if (find_worker(n, o->workers[i].name) < 0)
-			add(&l, SL_DIFF_REMOVE_WORKER, (int)i, -1, o->workers[i].name);
+			add(l, SL_DIFF_REMOVE_WORKER, (int)i, -1, o->workers[i].name);
 	for (unsigned j = 0; j < n->n_workers; j++)
 		if (find_worker(o, n->workers[j].name) < 0) {
-			struct sl_diff_action *x = add(&l, SL_DIFF_ADD_WORKER, -1, (int)j,
+			struct sl_diff_action *x = add(l, SL_DIFF_ADD_WORKER, -1, (int)j,
 						       n->workers[j].name);
 			if (x != NULL)
 				snprintf(x->detail, sizeof(x->detail),
 					 n->workers[j].core < 0 ? "core auto" : "core %d",
 					 n->workers[j].core);
 		}
+}
 
+/* Apps only in o (stop), only in n (start), or in both (diff_app, which
+ * sets redone[j] and moved[j] for new app j). */
+static void diff_apps(struct list *l, const struct sl_config *o, const struct sl_config *n,
+		      bool *redone, bool *moved)
+{
 	for (unsigned i = 0; i < o->n_apps; i++)
 		if (sl_config_find_app(n, o->apps[i].name) < 0) {
-			struct sl_diff_action *x = add(&l, SL_DIFF_STOP_APP, (int)i, -1,
+			struct sl_diff_action *x = add(l, SL_DIFF_STOP_APP, (int)i, -1,
 						       o->apps[i].name);
 			if (x != NULL)
 				snprintf(x->detail, sizeof(x->detail), "%s", o->apps[i].type->name);
@@ -384,7 +358,7 @@ int sl_config_diff(const struct sl_config *o, const struct sl_config *n, struct 
 	for (unsigned j = 0; j < n->n_apps; j++) {
 		int i = sl_config_find_app(o, n->apps[j].name);
 		if (i < 0) {
-			struct sl_diff_action *x = add(&l, SL_DIFF_START_APP, -1, (int)j,
+			struct sl_diff_action *x = add(l, SL_DIFF_START_APP, -1, (int)j,
 						       n->apps[j].name);
 			if (x != NULL)
 				snprintf(x->detail, sizeof(x->detail), "%s on worker %s",
@@ -392,9 +366,16 @@ int sl_config_diff(const struct sl_config *o, const struct sl_config *n, struct 
 					 n->workers[n->apps[j].worker].name);
 			continue;
 		}
-		diff_app(&l, o, (unsigned)i, n, j, &redone[j], &moved[j]);
+		diff_app(l, o, (unsigned)i, n, j, &redone[j], &moved[j]);
 	}
+}
 
+/* Links only in o (remove), only in n (add), or in both but to be rebuilt
+ * (remove and add): another size, ends no longer on the same worker or no
+ * longer on different ones, or a cross-worker link with a moved end. */
+static void diff_links(struct list *l, const struct sl_config *o, const struct sl_config *n,
+		       const bool *moved)
+{
 	char name[128];
 	for (unsigned i = 0; i < o->n_links; i++) {
 		const struct sl_link_cfg *lo = &o->links[i];
@@ -411,9 +392,9 @@ int sl_config_diff(const struct sl_config *o, const struct sl_config *n, struct 
 			keep = so == sn && local_o == local_n && !(ends_moved && !local_n);
 		}
 		if (!keep) {
-			add(&l, SL_DIFF_REMOVE_LINK, (int)i, -1, name);
+			add(l, SL_DIFF_REMOVE_LINK, (int)i, -1, name);
 			if (j >= 0) {
-				struct sl_diff_action *x = add(&l, SL_DIFF_ADD_LINK, -1, j, name);
+				struct sl_diff_action *x = add(l, SL_DIFF_ADD_LINK, -1, j, name);
 				if (x != NULL)
 					snprintf(x->detail, sizeof(x->detail), "rebuilt");
 			}
@@ -422,8 +403,32 @@ int sl_config_diff(const struct sl_config *o, const struct sl_config *n, struct 
 	for (unsigned j = 0; j < n->n_links; j++) {
 		sl_config_link_name(n, j, name, sizeof(name));
 		if (sl_config_find_link(o, name) < 0)
-			add(&l, SL_DIFF_ADD_LINK, -1, (int)j, name);
+			add(l, SL_DIFF_ADD_LINK, -1, (int)j, name);
 	}
+}
+
+int sl_config_diff(const struct sl_config *o, const struct sl_config *n, struct sl_diff *out,
+		   struct sl_err *err)
+{
+	out->actions = NULL;
+	out->n = 0;
+	int rc = settings(o, n, err);
+	if (rc == 0)
+		rc = frozen_cores(o, n, err);
+	if (rc < 0)
+		return rc;
+
+	struct list l = { 0 };
+	bool *moved = calloc(n->n_apps + 1, sizeof(bool));
+	bool *redone = calloc(n->n_apps + 1, sizeof(bool));
+	if (moved == NULL || redone == NULL) {
+		free(moved);
+		free(redone);
+		return sl_errf(err, ENOMEM, "out of memory");
+	}
+	diff_workers(&l, o, n);
+	diff_apps(&l, o, n, redone, moved);
+	diff_links(&l, o, n, moved);
 	free(moved);
 	free(redone);
 	if (l.oom) {

@@ -78,13 +78,6 @@ const char *sl_diff_kind_name(enum sl_diff_kind k);
 /* One line for action a: "reconfigure app 'src': rate 500000 -> 100000". */
 void sl_diff_format(const struct sl_diff_action *a, char *buf, size_t len);
 
-/* By name in c: the index of app `name`, or of the link
- * "a.output -> b.input"; -1 if none.  sl_config_link_name writes link i's
- * name so. */
-int sl_config_find_app(const struct sl_config *c, const char *name);
-int sl_config_find_link(const struct sl_config *c, const char *name);
-void sl_config_link_name(const struct sl_config *c, unsigned i, char *buf, size_t len);
-
 /* Whether two values of a parameter of this spec are equal (tables row by
  * row, field by field; whether a value was written or defaulted does not
  * count). */

@@ -24,7 +24,7 @@
 #include "ops/capture.h"
 #include "config/config.h"
 #include "base/counter.h"
-#include "config/diff.h"
+#include "config/lookup.h"
 #include "run/engine_private.h"
 #include "ops/pcapng.h"
 #include "ops/report.h"

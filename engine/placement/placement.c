@@ -34,7 +34,7 @@ static void warn(struct sl_plan *plan, const char *fmt, ...)
  * CPU is computed from a worker's links and O(1) counters, never by scanning
  * every worker or every PU. */
 struct state {
-	const struct sl_config *cfg;
+	const struct sl_place_input *in;
 	const struct sl_topology *topo;
 	struct sl_plan *plan;
 	bool *usable;       /* per PU */
@@ -183,17 +183,17 @@ static unsigned long local_cost(const struct state *s, unsigned w, unsigned i,
  * split at both ends across domains).  Bounded passes. */
 static void improve(struct state *s)
 {
-	const struct sl_config *cfg = s->cfg;
+	const struct sl_place_input *in = s->in;
 	const struct sl_topology *t = s->topo;
-	unsigned n = cfg->n_workers;
+	unsigned n = in->n_workers;
 
 	for (unsigned pass = 0; pass < 16; pass++) {
 		bool better = false;
 		for (unsigned w = 0; w < n; w++) {
-			if (cfg->workers[w].core != SL_CORE_AUTO)
+			if (in->workers[w].core != SL_PLACE_AUTO)
 				continue;
 			for (unsigned v = w + 1; v < n; v++) {
-				if (cfg->workers[v].core != SL_CORE_AUTO)
+				if (in->workers[v].core != SL_PLACE_AUTO)
 					continue;
 				unsigned pw = (unsigned)s->pu_of[w], pv = (unsigned)s->pu_of[v];
 				if (pw == pv)
@@ -232,10 +232,10 @@ static void improve(struct state *s)
 	}
 }
 
-static int worker_error(const struct sl_config *cfg, unsigned w, struct sl_err *err,
+static int worker_error(const struct sl_place_input *in, unsigned w, struct sl_err *err,
 			const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
-static int worker_error(const struct sl_config *cfg, unsigned w, struct sl_err *err,
+static int worker_error(const struct sl_place_input *in, unsigned w, struct sl_err *err,
 			const char *fmt, ...)
 {
 	char text[400];
@@ -243,9 +243,9 @@ static int worker_error(const struct sl_config *cfg, unsigned w, struct sl_err *
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	return sl_errf(err, EINVAL, "%s:%u:%u: worker '%s': %s", cfg->path,
-		       cfg->workers[w].mark.line, cfg->workers[w].mark.col,
-		       cfg->workers[w].name, text);
+	return sl_errf(err, EINVAL, "%s:%u:%u: worker '%s': %s", in->path,
+		       in->workers[w].line, in->workers[w].col,
+		       in->workers[w].name, text);
 }
 
 static void cpu_list(const struct sl_topology *t, const cpu_set_t *allowed, char *buf,
@@ -274,30 +274,30 @@ static void cpu_list(const struct sl_topology *t, const cpu_set_t *allowed, char
 
 static int check_explicit(struct state *s, const cpu_set_t *allowed, struct sl_err *err)
 {
-	const struct sl_config *cfg = s->cfg;
+	const struct sl_place_input *in = s->in;
 	char list[256];
-	for (unsigned w = 0; w < cfg->n_workers; w++) {
-		int core = cfg->workers[w].core;
-		if (core == SL_CORE_AUTO)
+	for (unsigned w = 0; w < in->n_workers; w++) {
+		int core = in->workers[w].core;
+		if (core == SL_PLACE_AUTO)
 			continue;
 		const struct sl_topo_pu *p = sl_topology_pu(s->topo, core);
 		if (p == NULL) {
 			cpu_list(s->topo, NULL, list, sizeof(list));
-			return worker_error(cfg, w, err, "core %d does not exist (%s has CPUs %s)",
+			return worker_error(in, w, err, "core %d does not exist (%s has CPUs %s)",
 					    core, s->topo->synthetic ? "the described machine"
 								     : "this machine", list);
 		}
 		if (!s->usable[p - s->topo->pus]) {
 			cpu_list(s->topo, allowed, list, sizeof(list));
-			return worker_error(cfg, w, err,
+			return worker_error(in, w, err,
 					    "core %d is not available to this process (available: %s)",
 					    core, list);
 		}
 		for (unsigned v = 0; v < w; v++)
-			if (cfg->workers[v].core == core)
-				return worker_error(cfg, w, err,
+			if (in->workers[v].core == core)
+				return worker_error(in, w, err,
 						    "core %d is already used by worker '%s'", core,
-						    cfg->workers[v].name);
+						    in->workers[v].name);
 		put(s, w, (unsigned)(p - s->topo->pus));
 		placed(s, w);
 	}
@@ -309,7 +309,7 @@ static int check_explicit(struct state *s, const cpu_set_t *allowed, struct sl_e
 static int next_worker(const struct state *s)
 {
 	int best = -1;
-	for (unsigned w = 0; w < s->cfg->n_workers; w++) {
+	for (unsigned w = 0; w < s->in->n_workers; w++) {
 		if (s->pu_of[w] >= 0)
 			continue;
 		if (best < 0 || s->to_placed[w] > s->to_placed[best] ||
@@ -350,9 +350,9 @@ static int cmp_edge(const void *a, const void *b)
  * the pool's L3 tier and, for a port, the device). */
 static int build_adjacency(struct state *s)
 {
-	const struct sl_config *cfg = s->cfg;
-	unsigned n = cfg->n_workers, n_edges = 0;
-	size_t max_edges = 2 * ((size_t)cfg->n_links + n) + 1;
+	const struct sl_place_input *in = s->in;
+	unsigned n = in->n_workers, n_edges = 0;
+	size_t max_edges = 2 * ((size_t)in->n_links + n) + 1;
 	unsigned (*edges)[2] = calloc(max_edges, sizeof(*edges));
 	s->adj_start = calloc(n + 1, sizeof(*s->adj_start));
 	s->adj_v = calloc(max_edges, sizeof(*s->adj_v));
@@ -361,9 +361,9 @@ static int build_adjacency(struct state *s)
 		free(edges);
 		return -ENOMEM;
 	}
-	for (unsigned l = 0; l < cfg->n_links; l++) {
-		unsigned a = cfg->apps[cfg->links[l].from.app].worker;
-		unsigned b = cfg->apps[cfg->links[l].to.app].worker;
+	for (unsigned l = 0; l < in->n_links; l++) {
+		unsigned a = in->apps[in->links[l].from].worker;
+		unsigned b = in->apps[in->links[l].to].worker;
 		if (a != b) {
 			edges[n_edges][0] = a;
 			edges[n_edges++][1] = b;
@@ -373,8 +373,8 @@ static int build_adjacency(struct state *s)
 		}
 	}
 	for (unsigned w = 0; w + 1 < n; w++)
-		if (cfg->workers[w].group != NULL &&
-		    cfg->workers[w].member + 1 < cfg->workers[w].n_members) {
+		if (in->workers[w].n_members > 0 &&
+		    in->workers[w].member + 1 < in->workers[w].n_members) {
 			edges[n_edges][0] = w;
 			edges[n_edges++][1] = w + 1;
 			edges[n_edges][0] = w + 1;
@@ -401,29 +401,29 @@ static int build_adjacency(struct state *s)
 
 static int fill_numa_hints(struct state *s)
 {
-	const struct sl_config *cfg = s->cfg;
-	for (unsigned w = 0; w < cfg->n_workers; w++)
+	const struct sl_place_input *in = s->in;
+	for (unsigned w = 0; w < in->n_workers; w++)
 		s->numa[w] = -1;
-	for (unsigned a = 0; a < cfg->n_apps; a++) {
-		const struct sl_app_cfg *ac = &cfg->apps[a];
-		if (ac->type->numa == NULL)
+	for (unsigned a = 0; a < in->n_apps; a++) {
+		const struct sl_place_app *ap = &in->apps[a];
+		if (ap->numa == NULL)
 			continue;
-		int node = ac->type->numa(ac->params, s->topo);
+		int node = ap->numa(ap->arg, s->topo);
 		if (node >= 0)
-			s->numa[ac->worker] = node;
+			s->numa[ap->worker] = node;
 	}
 	return 0;
 }
 
-/* The plan's arrays and the search's, sized for cfg and topo (domain slots:
+/* The plan's arrays and the search's, sized for in and topo (domain slots:
  * logical index + 1, 0 for "absent"), and the adjacency.  Returns 0 or
  * -ENOMEM; state_free() and sl_plan_free() undo a partial one. */
 static int state_alloc(struct state *s)
 {
-	const struct sl_config *cfg = s->cfg;
+	const struct sl_place_input *in = s->in;
 	const struct sl_topology *topo = s->topo;
 	struct sl_plan *plan = s->plan;
-	unsigned n = cfg->n_workers, np = topo->n_pus;
+	unsigned n = in->n_workers, np = topo->n_pus;
 	unsigned n_core = 1, n_l3 = 1;
 	for (unsigned i = 0; i < np; i++) {
 		if ((unsigned)(topo->pus[i].core + 1) >= n_core)
@@ -432,8 +432,8 @@ static int state_alloc(struct state *s)
 			n_l3 = (unsigned)topo->pus[i].l3 + 2;
 	}
 	plan->cpus = calloc(n + 1, sizeof(*plan->cpus));
-	plan->hops = calloc(cfg->n_links + 1, sizeof(*plan->hops));
-	plan->cross = calloc(cfg->n_links + 1, sizeof(*plan->cross));
+	plan->hops = calloc(in->n_links + 1, sizeof(*plan->hops));
+	plan->cross = calloc(in->n_links + 1, sizeof(*plan->cross));
 	s->usable = calloc(np + 1, sizeof(*s->usable));
 	s->load = calloc(np + 1, sizeof(*s->load));
 	s->core_load = calloc(n_core, sizeof(*s->core_load));
@@ -506,20 +506,20 @@ static void place_greedy(struct state *s)
  * L3 domains or NUMA nodes. */
 static void note_links(struct state *s)
 {
-	const struct sl_config *cfg = s->cfg;
+	const struct sl_place_input *in = s->in;
 	struct sl_plan *plan = s->plan;
-	for (unsigned l = 0; l < cfg->n_links; l++) {
+	for (unsigned l = 0; l < in->n_links; l++) {
 		if (!plan->cross[l])
 			continue;
-		const struct sl_link_cfg *lc = &cfg->links[l];
-		unsigned a = cfg->apps[lc->from.app].worker, b = cfg->apps[lc->to.app].worker;
+		const struct sl_place_link *lc = &in->links[l];
+		unsigned a = in->apps[lc->from].worker, b = in->apps[lc->to].worker;
 		plan->hops[l] = sl_topology_hop_pus(s->topo, (unsigned)s->pu_of[a],
 						    (unsigned)s->pu_of[b]);
 		if (plan->hops[l] >= SL_HOP_CROSS_L3)
 			warn(plan, "link %s.%s -> %s.%s crosses %s (workers '%s' on cpu %d, '%s' on cpu %d)",
-			     cfg->apps[lc->from.app].name, lc->from.port, cfg->apps[lc->to.app].name,
-			     lc->to.port, plan->hops[l] == SL_HOP_CROSS_L3 ? "L3 domains" : "NUMA nodes",
-			     cfg->workers[a].name, plan->cpus[a], cfg->workers[b].name, plan->cpus[b]);
+			     in->apps[lc->from].name, lc->from_port, in->apps[lc->to].name,
+			     lc->to_port, plan->hops[l] == SL_HOP_CROSS_L3 ? "L3 domains" : "NUMA nodes",
+			     in->workers[a].name, plan->cpus[a], in->workers[b].name, plan->cpus[b]);
 	}
 }
 
@@ -527,33 +527,33 @@ static void note_links(struct state *s)
  * node other than its NIC's, a CPU shared with the control thread. */
 static void note_workers(struct state *s)
 {
-	const struct sl_config *cfg = s->cfg;
+	const struct sl_place_input *in = s->in;
 	const struct sl_topology *topo = s->topo;
 	struct sl_plan *plan = s->plan;
-	for (unsigned w = 0; w < cfg->n_workers; w++) {
+	for (unsigned w = 0; w < in->n_workers; w++) {
 		for (unsigned v = 0; v < w; v++) {
 			enum sl_hop h = sl_topology_hop_pus(topo, (unsigned)s->pu_of[w], (unsigned)s->pu_of[v]);
 			if (h == SL_HOP_SAME_CPU)
 				warn(plan, "workers '%s' and '%s' share cpu %d: both busy-poll, each gets about half of it",
-				     cfg->workers[v].name, cfg->workers[w].name, plan->cpus[w]);
+				     in->workers[v].name, in->workers[w].name, plan->cpus[w]);
 			else if (h == SL_HOP_SMT)
 				warn(plan, "workers '%s' and '%s' are SMT siblings (cpus %d and %d) and share one core",
-				     cfg->workers[v].name, cfg->workers[w].name, plan->cpus[v], plan->cpus[w]);
+				     in->workers[v].name, in->workers[w].name, plan->cpus[v], plan->cpus[w]);
 		}
 		const struct sl_topo_pu *p = &topo->pus[s->pu_of[w]];
 		if (s->numa[w] >= 0 && p->numa != s->numa[w])
 			warn(plan, "worker '%s' runs on NUMA node %d but its NIC is on node %d",
-			     cfg->workers[w].name, p->numa, s->numa[w]);
+			     in->workers[w].name, p->numa, s->numa[w]);
 		if (plan->cpus[w] == plan->main_cpu)
 			warn(plan, "the control thread shares cpu %d with worker '%s' (no free CPU left)",
-			     plan->main_cpu, cfg->workers[w].name);
+			     plan->main_cpu, in->workers[w].name);
 	}
 }
 
-int sl_place(const struct sl_config *cfg, const struct sl_topology *topo,
+int sl_place(const struct sl_place_input *in, const struct sl_topology *topo,
 	     const cpu_set_t *allowed, struct sl_plan *plan, struct sl_err *err)
 {
-	struct state s = { .cfg = cfg, .topo = topo, .plan = plan };
+	struct state s = { .in = in, .topo = topo, .plan = plan };
 	int rc;
 
 	memset(plan, 0, sizeof(*plan));
@@ -561,7 +561,7 @@ int sl_place(const struct sl_config *cfg, const struct sl_topology *topo,
 		rc = sl_errf(err, ENOMEM, "out of memory");
 		goto out;
 	}
-	for (unsigned w = 0; w < cfg->n_workers; w++)
+	for (unsigned w = 0; w < in->n_workers; w++)
 		s.pu_of[w] = -1;
 	if (mark_usable(&s, allowed) == 0) {
 		rc = sl_errf(err, EINVAL, "no CPU of the topology is available to this process");
@@ -594,19 +594,19 @@ void sl_plan_free(struct sl_plan *plan)
 	plan->cross = NULL;
 }
 
-void sl_plan_print(const struct sl_config *cfg, const struct sl_topology *topo,
+void sl_plan_print(const struct sl_place_input *in, const struct sl_topology *topo,
 		   const struct sl_plan *plan, FILE *out)
 {
 	fprintf(out, "machine: %s\n", topo->source);
 	fprintf(out, "%-16s %5s %5s %4s %5s  %s\n", "worker", "cpu", "core", "l3", "numa", "apps");
-	for (unsigned w = 0; w < cfg->n_workers; w++) {
+	for (unsigned w = 0; w < in->n_workers; w++) {
 		const struct sl_topo_pu *p = sl_topology_pu(topo, plan->cpus[w]);
-		fprintf(out, "%-16s %5d %5d %4d %5d  %s", cfg->workers[w].name, p->cpu, p->core,
-			p->l3, p->numa, cfg->workers[w].core == SL_CORE_AUTO ? "" : "(explicit) ");
+		fprintf(out, "%-16s %5d %5d %4d %5d  %s", in->workers[w].name, p->cpu, p->core,
+			p->l3, p->numa, in->workers[w].core == SL_PLACE_AUTO ? "" : "(explicit) ");
 		bool first = true;
-		for (unsigned a = 0; a < cfg->n_apps; a++)
-			if (cfg->apps[a].worker == w) {
-				fprintf(out, "%s%s", first ? "" : ", ", cfg->apps[a].name);
+		for (unsigned a = 0; a < in->n_apps; a++)
+			if (in->apps[a].worker == w) {
+				fprintf(out, "%s%s", first ? "" : ", ", in->apps[a].name);
 				first = false;
 			}
 		fprintf(out, "\n");
@@ -614,27 +614,22 @@ void sl_plan_print(const struct sl_config *cfg, const struct sl_topology *topo,
 	const struct sl_topo_pu *m = sl_topology_pu(topo, plan->main_cpu);
 	fprintf(out, "%-16s %5d %5d %4d %5d\n", "(control)", m->cpu, m->core, m->l3, m->numa);
 	bool head = false;
-	for (unsigned a = 0; a < cfg->n_apps; a++) {
-		const struct sl_app_cfg *ac = &cfg->apps[a];
-		char note[160] = "";
-		if (ac->n_replicas == 0 && !ac->implicit)
+	for (unsigned a = 0; a < in->n_apps; a++) {
+		const struct sl_place_app *ap = &in->apps[a];
+		if (!ap->replicated)
 			continue;
 		if (!head)
 			fprintf(out, "replicas:\n");
 		head = true;
-		if (ac->implicit)
-			snprintf(note, sizeof(note), "inserted between a group and a single worker");
-		else if (ac->type->describe != NULL)
-			ac->type->describe(ac->params, ac->replica, ac->n_replicas, note, sizeof(note));
-		fprintf(out, "  %-16s %-10s %-16s %s\n", ac->name, ac->type->name,
-			cfg->workers[ac->worker].name, note);
+		fprintf(out, "  %-16s %-10s %-16s %s\n", ap->name, ap->type,
+			in->workers[ap->worker].name, ap->note != NULL ? ap->note : "");
 	}
 	fprintf(out, "links:\n");
-	for (unsigned l = 0; l < cfg->n_links; l++) {
-		const struct sl_link_cfg *lc = &cfg->links[l];
+	for (unsigned l = 0; l < in->n_links; l++) {
+		const struct sl_place_link *lc = &in->links[l];
 		char name[128];
-		snprintf(name, sizeof(name), "%s.%s -> %s.%s", cfg->apps[lc->from.app].name,
-			 lc->from.port, cfg->apps[lc->to.app].name, lc->to.port);
+		snprintf(name, sizeof(name), "%s.%s -> %s.%s", in->apps[lc->from].name,
+			 lc->from_port, in->apps[lc->to].name, lc->to_port);
 		fprintf(out, "  %-44s %s\n", name,
 			plan->cross[l] ? sl_hop_name(plan->hops[l]) : "local (same worker)");
 	}
@@ -642,32 +637,32 @@ void sl_plan_print(const struct sl_config *cfg, const struct sl_topology *topo,
 		fprintf(out, "warning: %s\n", plan->warnings[i]);
 }
 
-/* Where hwloc sees a single L3 domain and the config names a saved matrix,
+/* Where hwloc sees a single L3 domain and the input names a saved matrix,
  * the measured domains stand in.  Returns 0 (whether they did or not) or
  * -errno with a sentence in err. */
-static int measured_domains(const struct sl_config *cfg, struct sl_topology *t,
+static int measured_domains(const struct sl_place_input *in, struct sl_topology *t,
 			    struct sl_err *err)
 {
-	if (cfg->c2c_path == NULL || t->n_l3 > 1)
+	if (in->c2c_path == NULL || t->n_l3 > 1)
 		return 0;
-	struct sl_c2c *m = sl_c2c_load(cfg->c2c_path, err);
+	struct sl_c2c *m = sl_c2c_load(in->c2c_path, err);
 	if (m == NULL)
-		return sl_err_prefix(err, errno, "%s:%u:%u: topology.c2c", cfg->path,
-				     cfg->c2c_mark.line, cfg->c2c_mark.col);
+		return sl_err_prefix(err, errno, "%s:%u:%u: topology.c2c", in->path,
+				     in->c2c_line, in->c2c_col);
 	int rc = sl_topology_apply_domains(t, m, SL_C2C_DOMAIN_FACTOR, NULL);
 	sl_c2c_free(m);
 	if (rc == -EINVAL)
 		return sl_errf(err, EINVAL, "%s:%u:%u: topology.c2c: '%s' covers no CPU of this "
-			       "machine", cfg->path, cfg->c2c_mark.line, cfg->c2c_mark.col,
-			       cfg->c2c_path);
+			       "machine", in->path, in->c2c_line, in->c2c_col,
+			       in->c2c_path);
 	if (rc < 0)
-		return sl_errf(err, -rc, "%s:%u:%u: topology.c2c: '%s': %s", cfg->path,
-			       cfg->c2c_mark.line, cfg->c2c_mark.col, cfg->c2c_path,
+		return sl_errf(err, -rc, "%s:%u:%u: topology.c2c: '%s': %s", in->path,
+			       in->c2c_line, in->c2c_col, in->c2c_path,
 			       strerror(-rc));
 	return 0;
 }
 
-int sl_plan_here(const struct sl_config *cfg, struct sl_topology **topo,
+int sl_plan_here(const struct sl_place_input *in, struct sl_topology **topo,
 		 struct sl_plan *plan, struct sl_err *err)
 {
 	cpu_set_t allowed;
@@ -676,19 +671,19 @@ int sl_plan_here(const struct sl_config *cfg, struct sl_topology **topo,
 	if (*topo == NULL)
 		return -errno;
 	unsigned hw_l3 = (*topo)->n_l3;
-	rc = measured_domains(cfg, *topo, err);
+	rc = measured_domains(in, *topo, err);
 	if (rc >= 0 && !(*topo)->synthetic &&
 	    sched_getaffinity(0, sizeof(allowed), &allowed) != 0)
 		rc = sl_errf(err, errno, "cannot read this process's CPU affinity: %s",
 			     strerror(errno));
 	if (rc >= 0)
-		rc = sl_place(cfg, *topo, (*topo)->synthetic ? NULL : &allowed, plan, err);
+		rc = sl_place(in, *topo, (*topo)->synthetic ? NULL : &allowed, plan, err);
 	if (rc < 0) {
 		sl_topology_free(*topo);
 		*topo = NULL;
 		return rc;
 	}
-	if (cfg->c2c_path != NULL && hw_l3 > 1)
+	if (in->c2c_path != NULL && hw_l3 > 1)
 		warn(plan, "topology.c2c ignored: hwloc reports %u L3 domains", hw_l3);
 	return 0;
 }

@@ -20,8 +20,9 @@
  * Poor outcomes (shared CPUs, SMT siblings, cross-L3 or cross-NUMA links, a
  * port worker off its NIC's node) are reported as warnings, not errors.
  *
- * Thread: control thread.  Pure: reads the config and the topology only, so
- * placements for synthetic machines are unit-testable.
+ * Thread: control thread.  Pure: reads its input (struct sl_place_input,
+ * which the configuration side builds: config/place.h) and the topology
+ * only, so placements for synthetic machines are unit-testable.
  */
 #ifndef SL_PLACEMENT_H
 #define SL_PLACEMENT_H
@@ -29,11 +30,54 @@
 #include <sched.h>
 #include <stdio.h>
 
-#include "config/config.h"
 #include "base/err.h"
 #include "placement/topology.h"
 
 #define SL_PLAN_MAX_WARNINGS 32
+
+/* A worker's requested CPU when it names none. */
+#define SL_PLACE_AUTO (-1)
+
+/* What placement reads of a configuration.  Strings and arrays are
+ * borrowed (the builder's to keep alive while placing and printing). */
+struct sl_place_worker {
+	const char *name;
+	int core;                /* requested CPU, or SL_PLACE_AUTO */
+	unsigned line, col;      /* where it is declared, for messages */
+	unsigned member;         /* in a worker group: its member number */
+	unsigned n_members;      /* the group's size; 0 for a worker of its own */
+};
+
+struct sl_place_app {
+	const char *name;
+	const char *type;        /* the app type's name (the replicas table) */
+	unsigned worker;         /* index into workers */
+	/* The NUMA node the app wants its worker on (a port app's NIC) on
+	 * topo, or -1; numa NULL: no wish.  arg is numa's. */
+	int (*numa)(const void *arg, const struct sl_topology *topo);
+	const void *arg;
+	/* A replica, or a join/split inserted between a group and a single
+	 * worker: listed under "replicas:" by sl_plan_print with this note. */
+	bool replicated;
+	const char *note;
+};
+
+struct sl_place_link {
+	unsigned from, to;           /* indices into apps */
+	const char *from_port, *to_port;
+};
+
+struct sl_place_input {
+	const char *path;            /* the configuration's name, for messages */
+	const struct sl_place_worker *workers;
+	unsigned n_workers;
+	const struct sl_place_app *apps;
+	unsigned n_apps;
+	const struct sl_place_link *links;
+	unsigned n_links;
+	const char *c2c_path;        /* a saved core-to-core matrix, or NULL */
+	unsigned c2c_line, c2c_col;  /* where it is named */
+};
 
 struct sl_plan {
 	int main_cpu;
@@ -44,11 +88,11 @@ struct sl_plan {
 	unsigned n_warnings;
 };
 
-/* Compute a plan for cfg on topo.  allowed: the CPUs this process may use
+/* Compute a plan for in on topo.  allowed: the CPUs this process may use
  * (NULL: every CPU of topo, e.g. for a synthetic machine).  Returns 0, or
  * -EINVAL with a sentence ("FILE:LINE:COL: worker 'rx': core 64 ...").
  * On success the caller frees the plan with sl_plan_free. */
-int sl_place(const struct sl_config *cfg, const struct sl_topology *topo,
+int sl_place(const struct sl_place_input *in, const struct sl_topology *topo,
 	     const cpu_set_t *allowed, struct sl_plan *plan, struct sl_err *err);
 
 void sl_plan_free(struct sl_plan *plan);
@@ -57,12 +101,12 @@ void sl_plan_free(struct sl_plan *plan);
  * allowed are its affinity, unless the topology describes another machine
  * (then every CPU of it).  Returns 0, and *topo is the caller's to free; or
  * -errno with a sentence in err (and *topo NULL). */
-int sl_plan_here(const struct sl_config *cfg, struct sl_topology **topo,
+int sl_plan_here(const struct sl_place_input *in, struct sl_topology **topo,
 		 struct sl_plan *plan, struct sl_err *err);
 
 /* Print the plan as `sluice plan` does: workers (cpu, core, L3, NUMA, apps),
  * links with their hop class, the control thread, and the warnings. */
-void sl_plan_print(const struct sl_config *cfg, const struct sl_topology *topo,
+void sl_plan_print(const struct sl_place_input *in, const struct sl_topology *topo,
 		   const struct sl_plan *plan, FILE *out);
 
 #endif

@@ -16,6 +16,7 @@
 
 #include "base/note.h"
 #include "config/diff.h"
+#include "config/lookup.h"
 #include "interlink/interlink.h"
 #include "ops/telemetry.h"
 #include "run/build.h"

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/lookup.h"
 #include "run/plan.h"
 
 void sl_reload_link_ports(const struct sl_config *cfg, unsigned i, unsigned *out,

@@ -28,6 +28,8 @@
 
 #include "base/note.h"
 #include "config/diff.h"
+#include "config/lookup.h"
+#include "config/place.h"
 #include "ops/report.h"
 #include "ops/telemetry.h"
 #include "run/build.h"
@@ -628,7 +630,7 @@ static struct sl_config *load(struct engine *e, const char *path, struct sl_diff
 		return NULL;
 	}
 	struct sl_plan plan;
-	if (sl_place(nc, e->topo, NULL, &plan, &err) < 0) {
+	if (sl_config_place(nc, e->topo, NULL, &plan, &err) < 0) {
 		sl_config_free(nc);
 		*reply = sl_ctl_error(SL_EXIT_CONFIG, err.msg);
 		return NULL;

@@ -18,7 +18,7 @@
 
 #include "placement/c2c.h"
 #include "config/config.h"
-#include "placement/placement.h"
+#include "config/place.h"
 #include "placement/topology.h"
 
 #include "fuzz.h"
@@ -143,11 +143,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fuzz_require(t->pus[k].l3 >= 0 && (unsigned)t->pus[k].l3 < t->n_l3,
 				     "cpu %d in L3 %d of %u", t->pus[k].cpu, t->pus[k].l3, t->n_l3);
 		struct sl_plan plan;
-		if (sl_place(cfg, t, NULL, &plan, &err) == 0) {
+		if (sl_config_place(cfg, t, NULL, &plan, &err) == 0) {
 			for (unsigned w = 0; w < cfg->n_workers; w++)
 				fuzz_require(sl_topology_pu(t, plan.cpus[w]) != NULL,
 					     "worker placed on cpu %d", plan.cpus[w]);
-			sl_plan_print(cfg, t, &plan, devnull);
+			sl_config_plan_print(cfg, t, &plan, devnull);
 			sl_plan_free(&plan);
 		} else {
 			fuzz_require(fuzz_has_message(err.msg, sizeof(err.msg)),

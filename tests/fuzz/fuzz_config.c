@@ -3,7 +3,7 @@
  * fuzz_config: what `sluice check FILE` does, on arbitrary bytes.  The bytes
  * become a file (fuzz.h), sl_config_load reads and checks it against the
  * registered app types (apps_lib is linked whole), and an accepted config is
- * placed with sl_place on a fixed synthetic machine loaded once
+ * placed with sl_config_place on a fixed synthetic machine loaded once
  * (HWLOC_SYNTHETIC, two L3 domains, so that a topology.c2c path is never
  * opened: fuzz_c2c covers that loader) and its plan printed to /dev/null.
  *
@@ -19,7 +19,7 @@
 #include <stdlib.h>
 
 #include "config/config.h"
-#include "placement/placement.h"
+#include "config/place.h"
 #include "placement/topology.h"
 
 #include "fuzz.h"
@@ -135,14 +135,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	struct sl_plan plan;
 	memset(err.msg, 0, sizeof(err.msg));
-	if (sl_place(cfg, topo, NULL, &plan, &err) == 0) {
+	if (sl_config_place(cfg, topo, NULL, &plan, &err) == 0) {
 		for (unsigned w = 0; w < cfg->n_workers; w++)
 			fuzz_require(sl_topology_pu(topo, plan.cpus[w]) != NULL,
 				     "worker '%s' placed on cpu %d, not a CPU of the machine",
 				     cfg->workers[w].name, plan.cpus[w]);
 		fuzz_require(plan.n_warnings <= SL_PLAN_MAX_WARNINGS, "%u warnings",
 			     plan.n_warnings);
-		sl_plan_print(cfg, topo, &plan, devnull);
+		sl_config_plan_print(cfg, topo, &plan, devnull);
 		sl_plan_free(&plan);
 	} else {
 		fuzz_require(fuzz_has_message(err.msg, sizeof(err.msg)),

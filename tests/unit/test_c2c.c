@@ -13,7 +13,7 @@
 
 #include "placement/c2c.h"
 #include "config/config.h"
-#include "placement/placement.h"
+#include "config/place.h"
 
 #include "check.h"
 
@@ -233,7 +233,7 @@ static void test_placement_with_matrix(void)
 		return;
 	struct sl_topology *t;
 	struct sl_plan p;
-	CHECK(sl_plan_here(cfg, &t, &p, &err) == 0, "plan: %s", err.msg);
+	CHECK(sl_config_plan_here(cfg, &t, &p, &err) == 0, "plan: %s", err.msg);
 	CHECK(t->n_l3 == 2, "%u domains after the matrix", t->n_l3);
 	CHECK(strstr(t->source, "measured") != NULL, "source '%s'", t->source);
 	/* c is pinned to cpu 5 (second group): a and b must join it there. */
@@ -249,7 +249,7 @@ static void test_placement_with_matrix(void)
 	/* A machine with several L3 domains ignores the matrix, with a warning. */
 	setenv("HWLOC_SYNTHETIC", "pack:1 l3:2 core:4 pu:1", 1);
 	cfg = sl_config_parse("m.yaml", text, strlen(text), &err);
-	CHECK(sl_plan_here(cfg, &t, &p, &err) == 0, "plan: %s", err.msg);
+	CHECK(sl_config_plan_here(cfg, &t, &p, &err) == 0, "plan: %s", err.msg);
 	CHECK(p.n_warnings > 0 && strstr(p.warnings[p.n_warnings - 1], "topology.c2c ignored"),
 	      "no 'ignored' warning");
 	sl_plan_free(&p);
@@ -260,7 +260,7 @@ static void test_placement_with_matrix(void)
 	setenv("HWLOC_SYNTHETIC", "pack:1 l3:1 core:8 pu:1", 1);
 	unlink(path);
 	cfg = sl_config_parse("m.yaml", text, strlen(text), &err);
-	int rc = sl_plan_here(cfg, &t, &p, &err);
+	int rc = sl_config_plan_here(cfg, &t, &p, &err);
 	CHECK(rc == -ENOENT && strstr(err.msg, "m.yaml:1:18: topology.c2c: cannot read"),
 	      "missing matrix: rc %d, %s", rc, err.msg);
 	sl_config_free(cfg);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "config/config.h"
+#include "config/place.h"
 #include "placement/placement.h"
 #include "placement/topology.h"
 
@@ -77,7 +78,7 @@ static void test_epyc(void)
 
 	/* A chain of 4 fits one L3 domain beside the control thread. */
 	struct sl_config *cfg = chain(4, "", NULL);
-	CHECK(sl_place(cfg, t, NULL, &p, &err) == 0, "%s", err.msg);
+	CHECK(sl_config_place(cfg, t, NULL, &p, &err) == 0, "%s", err.msg);
 	CHECK(p.main_cpu == 0, "control thread on cpu %d", p.main_cpu);
 	for (unsigned w = 0; w < 4; w++) {
 		CHECK(p.cpus[w] >= 1 && p.cpus[w] <= 5, "w%u on cpu %d, expected 1..5", w, p.cpus[w]);
@@ -94,7 +95,7 @@ static void test_epyc(void)
 	 * thread's): exactly one link crosses L3, with a warning, and no two
 	 * workers share a CPU. */
 	cfg = chain(7, "", NULL);
-	CHECK(sl_place(cfg, t, NULL, &p, &err) == 0, "%s", err.msg);
+	CHECK(sl_config_place(cfg, t, NULL, &p, &err) == 0, "%s", err.msg);
 	CHECK(count_hops(cfg, &p, SL_HOP_CROSS_L3) == 1, "%u cross-l3 hops, expected 1",
 	      count_hops(cfg, &p, SL_HOP_CROSS_L3));
 	CHECK(count_hops(cfg, &p, SL_HOP_L3) == 5, "%u same-l3 hops, expected 5",
@@ -108,7 +109,7 @@ static void test_epyc(void)
 	/* An explicit core is honoured, and its neighbour joins its domain. */
 	const char *pins[] = { "13", NULL, NULL };
 	cfg = chain(3, "", pins);
-	CHECK(sl_place(cfg, t, NULL, &p, &err) == 0, "%s", err.msg);
+	CHECK(sl_config_place(cfg, t, NULL, &p, &err) == 0, "%s", err.msg);
 	CHECK(p.cpus[0] == 13, "pinned worker on cpu %d", p.cpus[0]);
 	CHECK(p.cpus[1] >= 12 && p.cpus[1] <= 17 && p.cpus[2] >= 12 && p.cpus[2] <= 17,
 	      "neighbours on cpus %d and %d, expected L3 domain 2 (12..17)", p.cpus[1], p.cpus[2]);
@@ -119,7 +120,7 @@ static void test_epyc(void)
 	/* A core the machine does not have. */
 	const char *bad[] = { NULL, "30" };
 	cfg = chain(2, "", bad);
-	CHECK(sl_place(cfg, t, NULL, &p, &err) == -EINVAL, "core 30 accepted");
+	CHECK(sl_config_place(cfg, t, NULL, &p, &err) == -EINVAL, "core 30 accepted");
 	CHECK(strcmp(err.msg, "p.yaml:3:3: worker 'w1': core 30 does not exist "
 			      "(the described machine has CPUs 0-23)") == 0, "message: %s", err.msg);
 	sl_config_free(cfg);
@@ -131,7 +132,7 @@ static void test_epyc(void)
 		CPU_SET(c, &allowed);
 	const char *far[] = { "20", NULL };
 	cfg = chain(2, "", far);
-	CHECK(sl_place(cfg, t, &allowed, &p, &err) == -EINVAL, "core 20 accepted");
+	CHECK(sl_config_place(cfg, t, &allowed, &p, &err) == -EINVAL, "core 20 accepted");
 	CHECK(strcmp(err.msg, "p.yaml:2:3: worker 'w0': core 20 is not available to this "
 			      "process (available: 0-11)") == 0, "message: %s", err.msg);
 	sl_config_free(cfg);
@@ -147,7 +148,7 @@ static void test_two_sockets(void)
 	CHECK(t->n_numa == 2 || t->n_numa == 1, "numa nodes %u", t->n_numa);
 
 	struct sl_config *cfg = chain(3, "", NULL);
-	CHECK(sl_place(cfg, t, NULL, &p, &err) == 0, "%s", err.msg);
+	CHECK(sl_config_place(cfg, t, NULL, &p, &err) == 0, "%s", err.msg);
 	CHECK(count_hops(cfg, &p, SL_HOP_L3) == 2, "chain of 3 not kept in one socket");
 	sl_plan_free(&p);
 	sl_config_free(cfg);
@@ -155,7 +156,7 @@ static void test_two_sockets(void)
 	/* Pinned across sockets: the hop is reported and warned about. */
 	const char *pins[] = { "1", "5" };
 	cfg = chain(2, "", pins);
-	CHECK(sl_place(cfg, t, NULL, &p, &err) == 0, "%s", err.msg);
+	CHECK(sl_config_place(cfg, t, NULL, &p, &err) == 0, "%s", err.msg);
 	enum sl_hop want = t->n_numa == 2 ? SL_HOP_CROSS_NUMA : SL_HOP_CROSS_L3;
 	CHECK(p.hops[0] == want, "hop %s, expected %s", sl_hop_name(p.hops[0]), sl_hop_name(want));
 	CHECK(warned(&p, "crosses"), "no warning for a cross-socket link");
@@ -179,7 +180,7 @@ static void test_numa(void)
 	CHECK(sl_topology_hop(t, 1, 2) == SL_HOP_L3, "1-2 is %s",
 	      sl_hop_name(sl_topology_hop(t, 1, 2)));
 	struct sl_config *cfg = chain(4, "", NULL);
-	CHECK(sl_place(cfg, t, NULL, &p, &err) == 0, "%s", err.msg);
+	CHECK(sl_config_place(cfg, t, NULL, &p, &err) == 0, "%s", err.msg);
 	CHECK(count_hops(cfg, &p, SL_HOP_CROSS_NUMA) == 0, "a chain of 4 crossed NUMA nodes");
 	sl_plan_free(&p);
 	sl_config_free(cfg);
@@ -193,7 +194,7 @@ static void test_flat(void)
 	struct sl_err err;
 	struct sl_plan p;
 	struct sl_config *cfg = chain(4, "", NULL);
-	CHECK(sl_place(cfg, t, NULL, &p, &err) == 0, "%s", err.msg);
+	CHECK(sl_config_place(cfg, t, NULL, &p, &err) == 0, "%s", err.msg);
 	unsigned seen = 0;
 	for (unsigned w = 0; w < 4; w++) {
 		CHECK(p.cpus[w] >= 1 && p.cpus[w] <= 4, "w%u on cpu %d, expected 1..4", w, p.cpus[w]);
@@ -223,7 +224,7 @@ static void test_groups(void)
 	if (cfg == NULL)
 		return;
 	CHECK(cfg->n_workers == 10, "%u workers, expected 10 members", cfg->n_workers);
-	CHECK(sl_place(cfg, t, NULL, &p, &err) == 0, "%s", err.msg);
+	CHECK(sl_config_place(cfg, t, NULL, &p, &err) == 0, "%s", err.msg);
 	int l3[2] = { -1, -1 };
 	for (unsigned w = 0; w < cfg->n_workers; w++) {
 		int d = sl_topology_pu(t, p.cpus[w])->l3;
@@ -248,7 +249,7 @@ static void test_smt(void)
 	CHECK(sl_topology_hop(t, 0, 1) == SL_HOP_SMT, "0-1 is %s",
 	      sl_hop_name(sl_topology_hop(t, 0, 1)));
 	struct sl_config *cfg = chain(3, "", NULL);
-	CHECK(sl_place(cfg, t, NULL, &p, &err) == 0, "%s", err.msg);
+	CHECK(sl_config_place(cfg, t, NULL, &p, &err) == 0, "%s", err.msg);
 	for (unsigned w = 0; w < 3; w++)
 		for (unsigned v = 0; v < w; v++)
 			CHECK(sl_topology_pu(t, p.cpus[w])->core != sl_topology_pu(t, p.cpus[v])->core,
@@ -259,7 +260,7 @@ static void test_smt(void)
 
 	/* Five workers on four cores: someone must share a core, and is told. */
 	cfg = chain(5, "", NULL);
-	CHECK(sl_place(cfg, t, NULL, &p, &err) == 0, "%s", err.msg);
+	CHECK(sl_config_place(cfg, t, NULL, &p, &err) == 0, "%s", err.msg);
 	CHECK(warned(&p, "SMT siblings"), "no SMT warning with 5 workers on 4 cores");
 	sl_plan_free(&p);
 	sl_config_free(cfg);
@@ -267,7 +268,7 @@ static void test_smt(void)
 	/* Pinned SMT siblings are honoured (asked for) but warned about. */
 	const char *pins[] = { "2", "3" };
 	cfg = chain(2, "", pins);
-	CHECK(sl_place(cfg, t, NULL, &p, &err) == 0, "%s", err.msg);
+	CHECK(sl_config_place(cfg, t, NULL, &p, &err) == 0, "%s", err.msg);
 	CHECK(p.cpus[0] == 2 && p.cpus[1] == 3, "pins not honoured");
 	CHECK(p.hops[0] == SL_HOP_SMT, "hop %s", sl_hop_name(p.hops[0]));
 	CHECK(warned(&p, "SMT siblings"), "no SMT warning for pinned siblings");
@@ -283,7 +284,7 @@ static void test_tiny(void)
 	struct sl_err err;
 	struct sl_plan p;
 	struct sl_config *cfg = chain(2, "", NULL);
-	CHECK(sl_place(cfg, t, NULL, &p, &err) == 0, "%s", err.msg);
+	CHECK(sl_config_place(cfg, t, NULL, &p, &err) == 0, "%s", err.msg);
 	CHECK(p.cpus[0] != p.cpus[1], "workers share a CPU with one free");
 	CHECK(warned(&p, "control thread shares"), "no warning for the shared control thread");
 	sl_plan_free(&p);
@@ -333,7 +334,7 @@ static void test_scale(void)
 	      "topology: %u PUs, %u L3, %u NUMA", t->n_pus, t->n_l3, t->n_numa);
 
 	struct sl_config *cfg = chains(32, 8);
-	CHECK(sl_place(cfg, t, NULL, &p, &err) == 0, "%s", err.msg);
+	CHECK(sl_config_place(cfg, t, NULL, &p, &err) == 0, "%s", err.msg);
 	bool *core_used = calloc(t->n_cores, sizeof(*core_used));
 	unsigned shared = 0, on_main = 0;
 	for (unsigned w = 0; w < cfg->n_workers; w++) {
@@ -358,7 +359,7 @@ static void test_scale(void)
 	 * least; the control thread's CPU may cost one more.  Never a NUMA
 	 * crossing beyond the one between the halves, never a shared core. */
 	cfg = chains(1, 256);
-	CHECK(sl_place(cfg, t, NULL, &p, &err) == 0, "%s", err.msg);
+	CHECK(sl_config_place(cfg, t, NULL, &p, &err) == 0, "%s", err.msg);
 	unsigned cross = count_hops(cfg, &p, SL_HOP_CROSS_L3),
 		 numa = count_hops(cfg, &p, SL_HOP_CROSS_NUMA);
 	CHECK(cross + numa >= 15 && cross + numa <= 16, "%u cross-l3 and %u cross-numa hops, "
@@ -374,7 +375,7 @@ static void test_scale(void)
 	/* 640 workers on 512 cores: 128 cores take two, no CPU takes two,
 	 * the control thread keeps its own CPU. */
 	cfg = chains(80, 8);
-	CHECK(sl_place(cfg, t, NULL, &p, &err) == 0, "%s", err.msg);
+	CHECK(sl_config_place(cfg, t, NULL, &p, &err) == 0, "%s", err.msg);
 	unsigned *on_cpu = calloc(1024, sizeof(*on_cpu));
 	unsigned twice = 0;
 	on_main = 0;
@@ -417,18 +418,72 @@ static void test_bad_descriptions(void)
 	unsetenv("HWLOC_XMLFILE");
 }
 
-int main(void)
+/* Placement on its own input, with no configuration: an explicit core is
+ * kept, the linked auto worker joins its L3 domain, a NUMA wish is asked
+ * of the app's callback, and errors name the input's path and position. */
+static int numa_wish(const void *arg, const struct sl_topology *topo)
 {
-	test_epyc();
-	test_two_sockets();
-	test_numa();
-	test_flat();
-	test_groups();
-	test_smt();
-	test_tiny();
-	test_scale();
-	test_bad_descriptions();
+	(void)topo;
+	return *(const int *)arg;
+}
+
+static void test_input_alone(void)
+{
+	struct sl_topology *t = machine("pack:2 numa:1 l3:2 core:4 pu:1");
+	const int node = 1;
+	struct sl_place_worker workers[] = {
+		{ .name = "rx", .core = 9, .line = 3, .col = 5 },
+		{ .name = "tx", .core = SL_PLACE_AUTO, .line = 4, .col = 5 },
+		{ .name = "nic", .core = SL_PLACE_AUTO, .line = 5, .col = 5 },
+	};
+	struct sl_place_app apps[] = {
+		{ .name = "a", .type = "source", .worker = 0 },
+		{ .name = "b", .type = "sink", .worker = 1 },
+		{ .name = "c", .type = "sink", .worker = 2, .numa = numa_wish, .arg = &node },
+	};
+	struct sl_place_link links[] = {
+		{ .from = 0, .to = 1, .from_port = "output", .to_port = "input" },
+	};
+	struct sl_place_input in = {
+		.path = "in.yaml", .workers = workers, .n_workers = 3, .apps = apps, .n_apps = 3,
+		.links = links, .n_links = 1,
+	};
+	struct sl_err err = { "" };
+	struct sl_plan p;
+	CHECK(sl_place(&in, t, NULL, &p, &err) == 0, "%s", err.msg);
+	if (p.cpus != NULL) {
+		CHECK(p.cpus[0] == 9, "rx on cpu %d, not its core 9", p.cpus[0]);
+		CHECK(sl_topology_pu(t, p.cpus[1])->l3 == sl_topology_pu(t, 9)->l3,
+		      "tx on cpu %d, not in rx's L3 domain", p.cpus[1]);
+		CHECK(sl_topology_pu(t, p.cpus[2])->numa == 1, "nic on cpu %d, off node 1",
+		      p.cpus[2]);
+		CHECK(p.cross[0] && p.hops[0] == SL_HOP_L3, "link a -> b: hop %d", (int)p.hops[0]);
+	}
+	sl_plan_free(&p);
+
+	workers[1].core = 9;
+	CHECK(sl_place(&in, t, NULL, &p, &err) == -EINVAL &&
+	      strcmp(err.msg, "in.yaml:4:5: worker 'tx': core 9 is already used by worker 'rx'") == 0,
+	      "'%s'", err.msg);
+	sl_topology_free(t);
+}
+
+static const struct sl_test_case cases[] = {
+	SL_CASE(test_epyc),
+	SL_CASE(test_two_sockets),
+	SL_CASE(test_numa),
+	SL_CASE(test_flat),
+	SL_CASE(test_groups),
+	SL_CASE(test_smt),
+	SL_CASE(test_tiny),
+	SL_CASE(test_scale),
+	SL_CASE(test_input_alone),
+	SL_CASE(test_bad_descriptions),
+};
+
+int main(int argc, char **argv)
+{
+	int rc = sl_test_main(argc, argv, cases, SL_NCASES(cases));
 	unsetenv("HWLOC_SYNTHETIC");
-	printf("%s: %d checks, %d failed\n", failures ? "FAIL" : "ok", checks, failures);
-	return failures ? 1 : 0;
+	return rc;
 }

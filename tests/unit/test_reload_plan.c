@@ -16,6 +16,7 @@
 
 #include "config/config.h"
 #include "config/diff.h"
+#include "config/lookup.h"
 #include "run/plan.h"
 
 #include "../check.h"
