@@ -237,7 +237,7 @@ unsigned sl_il_drain(struct sl_il *il, void (*free_fn)(void *obj, void *arg), vo
 	il->prod.write_pub = il->prod.read_cache = w;
 	__atomic_store_n(&il->shared.write, w, __ATOMIC_RELEASE);
 	__atomic_store_n(&il->shared.read, w, __ATOMIC_RELEASE);
-	sl_il_priv_add(&il->ctrl.drained, w - r);
+	sl_counter_add(&il->ctrl.drained, w - r);
 	return w - r;
 }
 
@@ -312,11 +312,12 @@ void sl_il_stats_read(const struct sl_il *il, struct sl_il_stats *s)
 	uint32_t r = __atomic_load_n(&il->shared.read, __ATOMIC_ACQUIRE);
 	uint32_t w = __atomic_load_n(&il->shared.write, __ATOMIC_ACQUIRE);
 	s->occupancy = w - r <= il->ctrl.size ? w - r : il->ctrl.size;
-	s->sojourn_samples = __atomic_load_n(&il->hist.samples, __ATOMIC_RELAXED);
-	s->sojourn_sum = __atomic_load_n(&il->hist.sum, __ATOMIC_RELAXED);
-	s->sojourn_max = __atomic_load_n(&il->hist.max, __ATOMIC_RELAXED);
-	for (unsigned b = 0; b < SL_IL_HIST_BUCKETS; b++)
-		s->sojourn_hist[b] = __atomic_load_n(&il->hist.bucket[b], __ATOMIC_RELAXED);
+	struct sl_hist_sums soj = { 0 };
+	sl_hist_sums_merge(&soj, s->sojourn_hist, &il->hist.sums, il->hist.bucket,
+			   SL_IL_HIST_SHAPE);
+	s->sojourn_samples = soj.count;
+	s->sojourn_sum = soj.sum;
+	s->sojourn_max = soj.max;
 	for (int e = 0; e < 2; e++) {
 		s->state[e] = (enum sl_il_state)__atomic_load_n(&il->ctrl.state[e],
 								 __ATOMIC_RELAXED);
@@ -326,34 +327,17 @@ void sl_il_stats_read(const struct sl_il *il, struct sl_il_stats *s)
 
 uint64_t sl_il_hist_bucket_low(unsigned b)
 {
-	if (b < 4)
-		return b;
-	unsigned e = b / 4 + 1;
-	return (uint64_t)(4 + b % 4) << (e - 2);
+	return sl_hist_lower_sub(b, SL_IL_HIST_SUB_BITS);
 }
 
 uint64_t sl_il_sojourn_quantile_ns(const struct sl_il_stats *s, double q)
 {
-	uint64_t total = 0;
-	for (unsigned b = 0; b < SL_IL_HIST_BUCKETS; b++)
-		total += s->sojourn_hist[b];
+	uint64_t total = sl_hist_shape_total(SL_IL_HIST_SHAPE, s->sojourn_hist);
 	if (total == 0 || s->tsc_hz == 0 || !(q > 0))
 		return 0;
-	if (q > 1)
-		q = 1;
-	uint64_t target = (uint64_t)(q * (double)total);
-	if ((double)target < q * (double)total)
-		target++;
-	if (target == 0)
-		target = 1;
-
-	uint64_t seen = 0;
-	unsigned b = 0;
-	for (; b < SL_IL_HIST_BUCKETS - 1; b++) {
-		seen += s->sojourn_hist[b];
-		if (seen >= target)
-			break;
-	}
+	unsigned b = sl_hist_shape_quantile(SL_IL_HIST_SHAPE, s->sojourn_hist, total, q);
+	if (b >= SL_IL_HIST_BUCKETS)   /* not with the total of these buckets */
+		b = SL_IL_HIST_BUCKETS - 1;
 	uint64_t lo = sl_il_hist_bucket_low(b);
 	uint64_t hi = b + 1 < SL_IL_HIST_BUCKETS ? sl_il_hist_bucket_low(b + 1) : 2 * lo;
 	double mid = (double)lo + (double)(hi - lo) / 2;

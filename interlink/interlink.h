@@ -57,6 +57,7 @@
 #include <rte_memory.h> /* SOCKET_ID_ANY */
 
 #include "base/err.h"
+#include "base/histogram.h"
 
 /* Ring size used when sl_il_config.size is 0, until sl_il_set_default_size(). */
 #define SL_IL_SIZE_DEFAULT 1024u
@@ -73,9 +74,12 @@
  * docs/benchmarks.md ("Interlinks"). */
 #define SL_IL_SAMPLE_DEFAULT 256u
 #define SL_IL_SAMPLE_MAX (1u << 16)
-/* Buckets of the sojourn histogram: four per power of two of TSC cycles,
- * from 0 up to 2^33 cycles; longer sojourns land in the last bucket. */
+/* The sojourn histogram: a compact histogram of base/histogram.h with four
+ * buckets per power of two of TSC cycles, from 0 up to 2^33 cycles; longer
+ * sojourns land in the last bucket. */
+#define SL_IL_HIST_SUB_BITS 2u
 #define SL_IL_HIST_BUCKETS 128
+#define SL_IL_HIST_SHAPE ((struct sl_hist_shape){ SL_IL_HIST_SUB_BITS, SL_IL_HIST_BUCKETS })
 
 struct sl_il;
 
@@ -103,8 +107,8 @@ struct sl_il_config {
 };
 
 /*
- * Counters.  Each is written by one end only (plain add, relaxed store) and
- * read here with relaxed loads, so a snapshot taken while the ring runs can be
+ * Counters.  Each is written by one end only (base/counter.h: plain add,
+ * relaxed store) and read here with relaxed loads, so a snapshot taken while the ring runs can be
  * a few objects old and its fields need not add up; each one is exact once
  * both ends are quiet.
  */
@@ -208,13 +212,16 @@ int sl_il_free(struct sl_il *il);
 /* Snapshot of the counters (any thread, any process). */
 void sl_il_stats_read(const struct sl_il *il, struct sl_il_stats *s);
 
-/* Lowest sojourn time, in cycles, that falls into histogram bucket b. */
+/* Lowest sojourn time, in cycles, that falls into histogram bucket b
+ * (sl_hist_lower_sub() of SL_IL_HIST_SUB_BITS); sl_hist_shape_index() of
+ * SL_IL_HIST_SHAPE is the bucket of a time. */
 uint64_t sl_il_hist_bucket_low(unsigned b);
 
 /* The q-quantile (0 < q <= 1) of the sampled sojourn times in nanoseconds,
- * taken as the middle of the bucket it falls into (buckets are 25% wide, so
- * the answer is within about 12% of the true value); 0 if nothing was
- * sampled. */
+ * taken as the middle of the bucket it falls into (the rank of
+ * sl_hist_rank() over the buckets' total; buckets are 25% wide, so the
+ * answer is within about 12% of the true value; the last bucket counts as
+ * twice its lower bound wide); 0 if nothing was sampled. */
 uint64_t sl_il_sojourn_quantile_ns(const struct sl_il_stats *s, double q);
 
 #endif

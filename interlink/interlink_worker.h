@@ -71,6 +71,8 @@
 #include <rte_cycles.h>
 #include <rte_prefetch.h>
 
+#include "base/counter.h"
+#include "base/histogram.h"
 #include "interlink/interlink.h"
 
 /* Private below this line: use the functions. */
@@ -91,10 +93,9 @@ struct sl_il_ctrl {
 	char name[SL_IL_NAME_MAX + 1];
 };
 
+/* Sampled sojourn times: a compact histogram of base/histogram.h. */
 struct sl_il_hist {
-	uint64_t samples;
-	uint64_t sum;
-	uint64_t max;
+	struct sl_hist_sums sums;   /* samples, their total and the longest, cycles */
 	uint64_t bucket[SL_IL_HIST_BUCKETS];
 };
 
@@ -148,12 +149,8 @@ _Static_assert(offsetof(struct sl_il, prod) == offsetof(struct sl_il, cons) + SL
 _Static_assert(offsetof(struct sl_il, slot) == offsetof(struct sl_il, prod) + SL_IL_BLOCK,
 	       "slots follow the producer block");
 _Static_assert(offsetof(struct sl_il, hist) % SL_IL_BLOCK == 0, "histogram starts a block");
-
-/* Single-writer counter update: no locked instruction, never torn for readers. */
-static inline void sl_il_priv_add(uint64_t *c, uint64_t n)
-{
-	__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
-}
+_Static_assert(sizeof(struct sl_il_hist) == (3 + SL_IL_HIST_BUCKETS) * sizeof(uint64_t),
+	       "layout 1.0: samples, sum, max, then the buckets");
 
 static inline void sl_il_priv_max(uint32_t *c, uint32_t v)
 {
@@ -187,17 +184,6 @@ static inline void sl_il_priv_copy(void **restrict dst, void *const *restrict sr
 		dst[k] = src[k];
 }
 
-/* Histogram bucket of a sojourn of v cycles: v itself below 4, then four
- * buckets per power of two. */
-static inline unsigned sl_il_priv_bucket(uint64_t v)
-{
-	if (v < 4)
-		return (unsigned)v;
-	unsigned e = 63u - (unsigned)__builtin_clzll(v);
-	unsigned b = (e - 1) * 4 + (unsigned)((v >> (e - 2)) & 3);
-	return b < SL_IL_HIST_BUCKETS ? b : SL_IL_HIST_BUCKETS - 1;
-}
-
 static inline void sl_il_priv_stamp(struct sl_il *il, const struct sl_il_prod *p, uint32_t w,
 				    uint32_t first, unsigned n)
 {
@@ -218,11 +204,7 @@ static inline void sl_il_priv_sample(struct sl_il *il, const struct sl_il_cons *
 		uint64_t d = now - stamp[(i & c->mask) >> c->stamp_shift].tsc;
 		if ((int64_t)d < 0) /* TSCs of two cores a few cycles apart */
 			d = 0;
-		sl_il_priv_add(&h->bucket[sl_il_priv_bucket(d)], 1);
-		sl_il_priv_add(&h->samples, 1);
-		sl_il_priv_add(&h->sum, d);
-		if (d > __atomic_load_n(&h->max, __ATOMIC_RELAXED))
-			__atomic_store_n(&h->max, d, __ATOMIC_RELAXED);
+		sl_hist_sums_record(&h->sums, h->bucket, SL_IL_HIST_SHAPE, d);
 	}
 	/* The next sampled index, if already published: fetch its stamp's line
 	 * now, so that reading it later does not stall on the producer's core. */
@@ -274,7 +256,7 @@ static inline unsigned sl_il_enqueue_burst(struct sl_il *il, void *const *objs, 
 		p->read_cache = __atomic_load_n(&il->shared.read, __ATOMIC_ACQUIRE);
 		room = p->mask + 1 - (w - p->read_cache);
 		if (room < n) {
-			sl_il_priv_add(&p->refused, n - room);
+			sl_counter_add(&p->refused, n - room);
 			n = room;
 		}
 		sl_il_priv_max(&p->hwm, w + n - p->read_cache);
@@ -293,7 +275,7 @@ static inline unsigned sl_il_enqueue_burst(struct sl_il *il, void *const *objs, 
 		sl_il_priv_stamp(il, p, w, w + gap, n);
 
 	p->write = w + n;
-	sl_il_priv_add(&p->packets, n);
+	sl_counter_add(&p->packets, n);
 	return n;
 }
 
@@ -322,7 +304,7 @@ static inline unsigned sl_il_enqueue_burst_publish(struct sl_il *il, void *const
  * engine passes the sum of pkt_len of what enqueue took). */
 static inline void sl_il_add_bytes(struct sl_il *il, uint64_t bytes)
 {
-	sl_il_priv_add(&il->prod.bytes, bytes);
+	sl_counter_add(&il->prod.bytes, bytes);
 }
 
 /*
@@ -358,7 +340,7 @@ static inline unsigned sl_il_dequeue_burst(struct sl_il *il, void **objs, unsign
 		sl_il_priv_sample(il, c, r, r + gap, n);
 
 	c->read = r + n;
-	sl_il_priv_add(&c->dequeued, n);
+	sl_counter_add(&c->dequeued, n);
 	return n;
 }
 

@@ -47,74 +47,35 @@ uint64_t sl_pool_ticks(void)
 
 /* ------------------------------------------------------------ histograms */
 
-#define HIST_SUB (1u << SL_POOL_HIST_SUB_BITS)
-
 unsigned sl_pool_hist_bucket(uint64_t ns)
 {
-	if (ns < HIST_SUB)
-		return (unsigned)ns;
-	unsigned msb = 63u - (unsigned)__builtin_clzll(ns);
-	unsigned i = (msb - SL_POOL_HIST_SUB_BITS + 1) * HIST_SUB +
-		     (unsigned)((ns >> (msb - SL_POOL_HIST_SUB_BITS)) & (HIST_SUB - 1));
-	return i < SL_POOL_HIST_BUCKETS ? i : SL_POOL_HIST_BUCKETS - 1;
+	return sl_hist_shape_index(SL_POOL_HIST_SHAPE, ns);
 }
 
 uint64_t sl_pool_hist_lower(unsigned i)
 {
-	if (i < HIST_SUB)
-		return i;
-	unsigned octave = i / HIST_SUB, sub = i % HIST_SUB;
-	return (uint64_t)(HIST_SUB + sub) << (octave - 1);
+	return sl_hist_lower_sub(i, SL_POOL_HIST_SUB_BITS);
 }
 
 uint64_t sl_pool_hist_quantile(const struct sl_pool_hist *h, double q)
 {
-	if (h->count == 0)
+	if (h->sums.count == 0)
 		return 0;
-	if (q < 0)
-		q = 0;
-	if (q > 1)
-		q = 1;
-	uint64_t want = (uint64_t)(q * (double)h->count + 0.999999);
-	if (want == 0)
-		want = 1;
-	uint64_t seen = 0;
-	for (unsigned i = 0; i < SL_POOL_HIST_BUCKETS; i++) {
-		seen += h->bucket[i];
-		if (seen >= want) {
-			uint64_t upper = sl_pool_hist_lower(i + 1);
-			return upper < h->max_ns ? upper : h->max_ns;
-		}
-	}
-	return h->max_ns;
+	unsigned i = sl_hist_shape_quantile(SL_POOL_HIST_SHAPE, h->bucket, h->sums.count, q);
+	if (i == SL_POOL_HIST_BUCKETS)
+		return h->sums.max;
+	uint64_t upper = sl_pool_hist_lower(i + 1);
+	return upper < h->sums.max ? upper : h->sums.max;
 }
 
 void sl_pool_hist_add(struct sl_pool_hist *a, const struct sl_pool_hist *b)
 {
-	a->count += b->count;
-	a->sum_ns += b->sum_ns;
-	if (b->max_ns > a->max_ns)
-		a->max_ns = b->max_ns;
-	for (unsigned i = 0; i < SL_POOL_HIST_BUCKETS; i++)
-		a->bucket[i] += b->bucket[i];
+	sl_hist_sums_merge(&a->sums, a->bucket, &b->sums, b->bucket, SL_POOL_HIST_SHAPE);
 }
 
-static void hist_record(struct sl_pool_hist_live *h, uint64_t ns)
+static void hist_record(struct sl_pool_hist *h, uint64_t ns)
 {
-	sl_pool_stat_add(&h->count, 1);
-	sl_pool_stat_add(&h->sum_ns, ns);
-	if (ns > atomic_load_explicit(&h->max_ns, memory_order_relaxed))
-		atomic_store_explicit(&h->max_ns, ns, memory_order_relaxed);
-	sl_pool_stat_add(&h->bucket[sl_pool_hist_bucket(ns)], 1);
-}
-
-static void hist_read(const struct sl_pool_hist_live *h, struct sl_pool_hist *out)
-{
-	out->count = atomic_load_explicit(&h->count, memory_order_relaxed);
-	out->sum_ns = atomic_load_explicit(&h->sum_ns, memory_order_relaxed);
-	out->max_ns = atomic_load_explicit(&h->max_ns, memory_order_relaxed);
-	for (unsigned i = 0; i < SL_POOL_HIST_BUCKETS; i++)
-		out->bucket[i] = atomic_load_explicit(&h->bucket[i], memory_order_relaxed);
+	sl_hist_sums_record(&h->sums, h->bucket, SL_POOL_HIST_SHAPE, ns);
 }
 
 static inline uint64_t step_ns(const struct sl_pool *p, uint64_t t0)
@@ -180,7 +141,7 @@ static unsigned reclaim_one(struct sl_pool *p, struct sl_pool_worker *w, void **
 {
 	unsigned c = p->chunk;
 	if (w->home != NULL && sl_chunkq_pop(w->home, dst) == 0) {
-		sl_pool_stat_add(&w->st.reclaims_l3, 1);
+		sl_counter_add(&w->st.reclaims_l3, 1);
 		*from = w->home;
 		return c;
 	}
@@ -189,7 +150,7 @@ static unsigned reclaim_one(struct sl_pool *p, struct sl_pool_worker *w, void **
 		return c;
 	}
 	if (p->n_domains > 0 && pop_other_domain(p, w->domain, dst)) {
-		sl_pool_stat_add(&w->st.reclaims_remote, 1);
+		sl_counter_add(&w->st.reclaims_remote, 1);
 		*from = NULL;
 		return c;
 	}
@@ -203,7 +164,7 @@ static unsigned reclaim_one(struct sl_pool *p, struct sl_pool_worker *w, void **
 	atomic_store_explicit(&s->depth, have - k, memory_order_relaxed);
 	shared_unlock(s);
 	if (k > 0)
-		sl_pool_stat_add(&w->st.reclaims_shared, 1);
+		sl_counter_add(&w->st.reclaims_shared, 1);
 	return k;
 }
 
@@ -216,9 +177,9 @@ static unsigned reclaim_step(struct sl_pool *p, struct sl_pool_worker *w, void *
 	unsigned k = reclaim_one(p, w, dst, from);
 	hist_record(&w->st.reclaim_ns, step_ns(p, t0));
 	if (k == 0)
-		sl_pool_stat_add(&w->st.empty, 1);
+		sl_counter_add(&w->st.empty, 1);
 	else
-		sl_pool_stat_add(&w->st.reclaims, 1);
+		sl_counter_add(&w->st.reclaims, 1);
 	return k;
 }
 
@@ -259,13 +220,13 @@ int sl_pool_worker_get_slow(struct sl_pool_worker *w, void **objs, unsigned n)
 		/* All or nothing: what came straight in joins the freelist. */
 		memcpy(w->objs + d, objs, got * sizeof(void *));
 		atomic_store_explicit(&w->depth, d + got, memory_order_relaxed);
-		sl_pool_stat_add(&w->st.get_fails, 1);
+		sl_counter_add(&w->st.get_fails, 1);
 		return -ENOBUFS;
 	}
 	d -= n - got;
 	memcpy(objs + got, w->objs + d, (n - got) * sizeof(void *));
 	atomic_store_explicit(&w->depth, d, memory_order_relaxed);
-	sl_pool_stat_add(&w->gets, n);
+	sl_counter_add(&w->gets, n);
 	return 0;
 }
 
@@ -297,13 +258,13 @@ static bool rebalance_step(struct sl_pool *p, struct sl_pool_worker *w, void *co
 		     sl_chunkq_push(&p->global, src) == 0;
 	if (!moved && push_shared(p, src)) {
 		moved = true;
-		sl_pool_stat_add(&w->st.rebalances_shared, 1);
+		sl_counter_add(&w->st.rebalances_shared, 1);
 	}
 	hist_record(&w->st.rebalance_ns, step_ns(p, t0));
 	if (moved)
-		sl_pool_stat_add(&w->st.rebalances, 1);
+		sl_counter_add(&w->st.rebalances, 1);
 	else
-		sl_pool_stat_add(&w->st.full, 1);
+		sl_counter_add(&w->st.full, 1);
 	return moved;
 }
 
@@ -345,7 +306,7 @@ int sl_pool_worker_put_slow(struct sl_pool_worker *w, void *const *objs, unsigne
 	}
 	memcpy(w->objs + d, objs + i, (n - i) * sizeof(void *));
 	d += n - i;
-	sl_pool_stat_add(&w->puts, n);
+	sl_counter_add(&w->puts, n);
 	d = rebalance(p, w, d, steps);
 	atomic_store_explicit(&w->depth, d, memory_order_relaxed);
 	return 0;
@@ -374,22 +335,22 @@ int sl_pool_shared_get(struct sl_pool *p, void **objs, unsigned n)
 			      pop_other_domain(p, p->n_domains, s->objs + d);
 		hist_record(&s->st.reclaim_ns, step_ns(p, t0));
 		if (!got && !remote) {
-			sl_pool_stat_add(&s->st.empty, 1);
+			sl_counter_add(&s->st.empty, 1);
 			break;
 		}
 		if (remote)
-			sl_pool_stat_add(&s->st.reclaims_remote, 1);
+			sl_counter_add(&s->st.reclaims_remote, 1);
 		d += p->chunk;
-		sl_pool_stat_add(&s->st.reclaims, 1);
+		sl_counter_add(&s->st.reclaims, 1);
 	}
 	int rc = 0;
 	if (d < n) {
-		sl_pool_stat_add(&s->st.get_fails, 1);
+		sl_counter_add(&s->st.get_fails, 1);
 		rc = -ENOBUFS;
 	} else {
 		d -= n;
 		memcpy(objs, s->objs + d, n * sizeof(void *));
-		sl_pool_stat_add(&s->gets, n);
+		sl_counter_add(&s->gets, n);
 	}
 	atomic_store_explicit(&s->depth, d, memory_order_relaxed);
 	shared_unlock(s);
@@ -407,7 +368,7 @@ int sl_pool_shared_put(struct sl_pool *p, void *const *objs, unsigned n)
 	}
 	memcpy(s->objs + d, objs, n * sizeof(void *));
 	d += n;
-	sl_pool_stat_add(&s->puts, n);
+	sl_counter_add(&s->puts, n);
 	/* Keep less than a chunk here: whole chunks go where workers find them. */
 	unsigned steps = chunks_for(n, p->chunk);
 	for (unsigned i = 0; i < steps && d >= p->chunk; i++) {
@@ -415,11 +376,11 @@ int sl_pool_shared_put(struct sl_pool *p, void *const *objs, unsigned n)
 		bool moved = sl_chunkq_push(&p->global, s->objs + d - p->chunk) == 0;
 		hist_record(&s->st.rebalance_ns, step_ns(p, t0));
 		if (!moved) {
-			sl_pool_stat_add(&s->st.full, 1);
+			sl_counter_add(&s->st.full, 1);
 			break;
 		}
 		d -= p->chunk;
-		sl_pool_stat_add(&s->st.rebalances, 1);
+		sl_counter_add(&s->st.rebalances, 1);
 	}
 	atomic_store_explicit(&s->depth, d, memory_order_relaxed);
 	shared_unlock(s);
@@ -731,9 +692,9 @@ unsigned sl_pool_snapshot(const struct sl_pool *p, void **out)
 
 /* ------------------------------------------------------------ telemetry */
 
-static uint64_t ld(const _Atomic uint64_t *c)
+static uint64_t ld(const uint64_t *c)
 {
-	return atomic_load_explicit(c, memory_order_relaxed);
+	return sl_counter_read(c);
 }
 
 static void live_read(const struct sl_pool_live_stats *st, struct sl_pool_tier_stats *o)
@@ -747,8 +708,10 @@ static void live_read(const struct sl_pool_live_stats *st, struct sl_pool_tier_s
 	o->rebalances_shared = ld(&st->rebalances_shared);
 	o->empty = ld(&st->empty);
 	o->full = ld(&st->full);
-	hist_read(&st->rebalance_ns, &o->rebalance_ns);
-	hist_read(&st->reclaim_ns, &o->reclaim_ns);
+	memset(&o->rebalance_ns, 0, sizeof(o->rebalance_ns));
+	memset(&o->reclaim_ns, 0, sizeof(o->reclaim_ns));
+	sl_pool_hist_add(&o->rebalance_ns, &st->rebalance_ns);
+	sl_pool_hist_add(&o->reclaim_ns, &st->reclaim_ns);
 }
 
 int sl_pool_tier_stats(const struct sl_pool *p, unsigned w, struct sl_pool_tier_stats *out)
@@ -756,8 +719,8 @@ int sl_pool_tier_stats(const struct sl_pool *p, unsigned w, struct sl_pool_tier_
 	if (w == SL_POOL_NONWORKER) {
 		const struct sl_pool_shared *s = &p->shared;
 		live_read(&s->st, out);
-		out->gets = atomic_load_explicit(&s->gets, memory_order_relaxed);
-		out->puts = atomic_load_explicit(&s->puts, memory_order_relaxed);
+		out->gets = sl_counter_read(&s->gets);
+		out->puts = sl_counter_read(&s->puts);
 		out->depth = atomic_load_explicit(&s->depth, memory_order_relaxed);
 		return 0;
 	}
@@ -765,8 +728,8 @@ int sl_pool_tier_stats(const struct sl_pool *p, unsigned w, struct sl_pool_tier_
 		return -EINVAL;
 	const struct sl_pool_worker *h = &p->workers[w];
 	live_read(&h->st, out);
-	out->gets = atomic_load_explicit(&h->gets, memory_order_relaxed);
-	out->puts = atomic_load_explicit(&h->puts, memory_order_relaxed);
+	out->gets = sl_counter_read(&h->gets);
+	out->puts = sl_counter_read(&h->puts);
 	out->depth = atomic_load_explicit(&h->depth, memory_order_relaxed) + front_len(h);
 	return 0;
 }

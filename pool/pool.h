@@ -77,6 +77,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "pool/pool_hist.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -205,24 +206,15 @@ unsigned sl_pool_avail(const struct sl_pool *pool);
 
 /* ------------------------------------------------------------ telemetry */
 
-/*
- * Step-time histogram in nanoseconds, log buckets with 8 linear sub-buckets
- * per power of two (at most 12.5% relative error).  Bucket i covers
- * [sl_pool_hist_lower(i), sl_pool_hist_lower(i + 1)).
- */
-#define SL_POOL_HIST_SUB_BITS 3u
-#define SL_POOL_HIST_BUCKETS 304u
-struct sl_pool_hist {
-	uint64_t count, sum_ns, max_ns;
-	uint64_t bucket[SL_POOL_HIST_BUCKETS];
-};
-
+/* The step-time histogram, struct sl_pool_hist: pool/pool_hist.h. */
+/* sl_hist_lower_sub() and sl_hist_shape_index() of SL_POOL_HIST_SHAPE. */
 uint64_t sl_pool_hist_lower(unsigned bucket);
 /* The bucket a value falls in (values past the last bucket go there). */
 unsigned sl_pool_hist_bucket(uint64_t ns);
-/* Upper bound (ns) of the bucket holding quantile q (0..1); 0 when empty. */
+/* Upper bound (ns) of the bucket holding quantile q (0..1; the rank of
+ * sl_hist_rank()), at most the largest step; 0 when empty. */
 uint64_t sl_pool_hist_quantile(const struct sl_pool_hist *h, double q);
-/* a += b */
+/* a += b (sl_hist_sums_merge()) */
 void sl_pool_hist_add(struct sl_pool_hist *a, const struct sl_pool_hist *b);
 
 /* Counters of one tier: a worker, or the non-worker callers. */

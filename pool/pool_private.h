@@ -97,7 +97,7 @@ struct sl_pool_shared {
 	alignas(SL_POOL_CACHE_LINE) atomic_bool locked;
 	_Atomic uint32_t depth;
 	void **objs;                       /* capacity slots */
-	_Atomic uint64_t gets, puts;
+	uint64_t gets, puts;               /* base/counter.h */
 	struct sl_pool_live_stats st;
 };
 

@@ -8,7 +8,8 @@
  * get or put that stays between 0 and the high mark is a copy and two plain
  * stores.  Everything else is out of line in pool.c.  The struct below is
  * here only so that the compiler can inline this; its fields are private
- * (read them with sl_pool_tier_stats()).
+ * (read them with sl_pool_tier_stats()).  It compiles on its own
+ * (tests/unit/test_pool_worker.c); pool.h includes it.
  */
 
 #include <stdalign.h>
@@ -17,25 +18,24 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "base/counter.h"
+#include "pool/pool_hist.h"
+
 #define SL_POOL_CACHE_LINE 64
 
 struct sl_pool;
 struct sl_chunkq;
 
-/* A step-time histogram that one thread writes and any thread may read. */
-struct sl_pool_hist_live {
-	_Atomic uint64_t count, sum_ns, max_ns;
-	_Atomic uint64_t bucket[SL_POOL_HIST_BUCKETS];
-};
-
-/* Counters of one tier, written by one thread at a time. */
+/* Counters of one tier, written by one thread at a time (base/counter.h:
+ * single-writer adds, relaxed reads; the step-time histograms are compact
+ * histograms of base/histogram.h, written the same way). */
 struct sl_pool_live_stats {
-	_Atomic uint64_t get_fails;
-	_Atomic uint64_t rebalances, reclaims;
-	_Atomic uint64_t reclaims_l3, reclaims_remote, reclaims_shared;
-	_Atomic uint64_t rebalances_shared;
-	_Atomic uint64_t empty, full;
-	struct sl_pool_hist_live rebalance_ns, reclaim_ns;
+	uint64_t get_fails;
+	uint64_t rebalances, reclaims;
+	uint64_t reclaims_l3, reclaims_remote, reclaims_shared;
+	uint64_t rebalances_shared;
+	uint64_t empty, full;
+	struct sl_pool_hist rebalance_ns, reclaim_ns;
 };
 
 struct sl_pool_worker {
@@ -43,7 +43,7 @@ struct sl_pool_worker {
 	alignas(SL_POOL_CACHE_LINE) void **objs;  /* the freelist, capacity slots */
 	_Atomic uint32_t depth;                    /* objs[0..depth-1] are free */
 	uint32_t high;                             /* rebalance above this */
-	_Atomic uint64_t gets, puts;               /* objects */
+	uint64_t gets, puts;                       /* objects (base/counter.h) */
 	struct sl_pool *pool;
 	struct sl_chunkq *home;                    /* own L3 queue, or NULL */
 	uint32_t chunk;
@@ -70,13 +70,6 @@ int sl_pool_worker_house_slow(struct sl_pool_worker *w);
 int sl_pool_shared_get(struct sl_pool *pool, void **objs, unsigned n);
 int sl_pool_shared_put(struct sl_pool *pool, void *const *objs, unsigned n);
 
-/* A counter with one writer: a plain add, readable by other threads. */
-static inline void sl_pool_stat_add(_Atomic uint64_t *c, uint64_t v)
-{
-	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + v,
-			      memory_order_relaxed);
-}
-
 static inline int sl_pool_get(struct sl_pool *pool, struct sl_pool_worker *w,
 			      void **objs, unsigned n)
 {
@@ -93,7 +86,7 @@ static inline int sl_pool_get(struct sl_pool *pool, struct sl_pool_worker *w,
 	else
 		memcpy(objs, w->objs + d, n * sizeof(void *));
 	atomic_store_explicit(&w->depth, d, memory_order_relaxed);
-	sl_pool_stat_add(&w->gets, n);
+	sl_counter_add(&w->gets, n);
 	return 0;
 }
 
@@ -110,7 +103,7 @@ static inline int sl_pool_put(struct sl_pool *pool, struct sl_pool_worker *w,
 	else
 		memcpy(w->objs + d, objs, n * sizeof(void *));
 	atomic_store_explicit(&w->depth, d + n, memory_order_relaxed);
-	sl_pool_stat_add(&w->puts, n);
+	sl_counter_add(&w->puts, n);
 	return 0;
 }
 

@@ -5,7 +5,11 @@
  * Single-writer counters.  Exactly one thread adds to a counter; any thread
  * may read it.  The add is a plain load and a relaxed store (no locked
  * instruction); the read is a relaxed load, so readers never see a torn
- * value.
+ * value.  Every counter of the engine, the pool and the interlinks is
+ * written with these (the interlinks' also from several processes: a
+ * counter in shared memory has one writing process).  Counters are plain
+ * uint64_t, not _Atomic: a private copy (a snapshot, a sum of snapshots)
+ * is added to with ordinary arithmetic.
  *
  * Declarations.  Every value the engine reports (an app's, a link's, a
  * worker's, the pool's, the epoch's) is declared once in a const table of
@@ -39,6 +43,7 @@ static inline const char *sl_counter_kind_name(enum sl_counter_kind k)
 	return k == SL_GAUGE ? "gauge" : "counter";
 }
 
+/* Add n (its single writer). */
 static inline void sl_counter_add(uint64_t *c, uint64_t n)
 {
 	__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
@@ -50,6 +55,14 @@ static inline void sl_counter_set(uint64_t *c, uint64_t v)
 	__atomic_store_n(c, v, __ATOMIC_RELAXED);
 }
 
+/* Raise a high-water mark to v if v is larger (its single writer). */
+static inline void sl_counter_max(uint64_t *c, uint64_t v)
+{
+	if (v > __atomic_load_n(c, __ATOMIC_RELAXED))
+		__atomic_store_n(c, v, __ATOMIC_RELAXED);
+}
+
+/* Any thread. */
 static inline uint64_t sl_counter_read(const uint64_t *c)
 {
 	return __atomic_load_n(c, __ATOMIC_RELAXED);

@@ -49,21 +49,22 @@ uint64_t sl_hist_max(const struct sl_hist *h)
 	return sl_hist_count(h) == 0 ? 0 : sl_counter_read(&h->max);
 }
 
+uint64_t sl_hist_lower_sub(unsigned i, unsigned sub_bits)
+{
+	unsigned group = i >> sub_bits;
+
+	if (group <= 1)       /* the exact range: one value per bucket */
+		return i;
+	unsigned shift = group - 1;
+	uint64_t mantissa = i - (shift << sub_bits);   /* 2^sub_bits .. 2^(sub_bits+1) - 1 */
+	return mantissa << shift;
+}
+
 void sl_hist_bounds(unsigned i, uint64_t *lower, uint64_t *upper)
 {
-	unsigned group = i >> SL_HIST_SUB_BITS;
-
-	if (group <= 1) {
-		/* The exact range: one value per bucket. */
-		*lower = i;
-		*upper = (uint64_t)i + 1;
-		return;
-	}
-	unsigned shift = group - 1;
-	uint64_t mantissa = i - (shift << SL_HIST_SUB_BITS);   /* SUB .. 2 SUB - 1 */
-	*lower = mantissa << shift;
+	*lower = sl_hist_lower_sub(i, SL_HIST_SUB_BITS);
 	/* The last bucket would end at 2^64. */
-	*upper = i == SL_HIST_BUCKETS - 1 ? UINT64_MAX : (mantissa + 1) << shift;
+	*upper = i == SL_HIST_BUCKETS - 1 ? UINT64_MAX : sl_hist_lower_sub(i + 1, SL_HIST_SUB_BITS);
 }
 
 uint64_t sl_hist_rank(uint64_t n, double q)
@@ -98,22 +99,18 @@ uint64_t sl_hist_percentile(const struct sl_hist *h, double q)
 	if (r == n && q >= 1)
 		return hi;
 
-	uint64_t seen = 0;
-	for (unsigned i = 0; i < SL_HIST_BUCKETS; i++) {
-		seen += sl_counter_read(&h->buckets[i]);
-		if (seen >= r) {
-			uint64_t lower, upper;
-			sl_hist_bounds(i, &lower, &upper);
-			uint64_t v = lower + (upper - lower) / 2;
-			if (v < lo)
-				v = lo;
-			if (v > hi)
-				v = hi;
-			return v;
-		}
-	}
+	unsigned i = sl_hist_shape_find(SL_HIST_SHAPE, h->buckets, r);
 	/* Only if the buckets were read behind the count (a writer is busy). */
-	return hi;
+	if (i == SL_HIST_BUCKETS)
+		return hi;
+	uint64_t lower, upper;
+	sl_hist_bounds(i, &lower, &upper);
+	uint64_t v = lower + (upper - lower) / 2;
+	if (v < lo)
+		v = lo;
+	if (v > hi)
+		v = hi;
+	return v;
 }
 
 unsigned sl_hist_next(const struct sl_hist *h, unsigned from, struct sl_hist_bucket *b)
@@ -127,4 +124,44 @@ unsigned sl_hist_next(const struct sl_hist *h, unsigned from, struct sl_hist_buc
 		return i;
 	}
 	return SL_HIST_BUCKETS;
+}
+
+/* ------------------------------------------------------------ compact */
+
+void sl_hist_sums_merge(struct sl_hist_sums *dst, uint64_t *dst_buckets,
+			const struct sl_hist_sums *src, const uint64_t *src_buckets,
+			struct sl_hist_shape s)
+{
+	sl_counter_add(&dst->count, sl_counter_read(&src->count));
+	sl_counter_add(&dst->sum, sl_counter_read(&src->sum));
+	sl_counter_max(&dst->max, sl_counter_read(&src->max));
+	for (unsigned i = 0; i < s.buckets; i++)
+		sl_counter_add(&dst_buckets[i], sl_counter_read(&src_buckets[i]));
+}
+
+uint64_t sl_hist_shape_total(struct sl_hist_shape s, const uint64_t *buckets)
+{
+	uint64_t n = 0;
+	for (unsigned i = 0; i < s.buckets; i++)
+		n += sl_counter_read(&buckets[i]);
+	return n;
+}
+
+unsigned sl_hist_shape_find(struct sl_hist_shape s, const uint64_t *buckets, uint64_t rank)
+{
+	uint64_t seen = 0;
+	for (unsigned i = 0; i < s.buckets; i++) {
+		seen += sl_counter_read(&buckets[i]);
+		if (seen >= rank)
+			return i;
+	}
+	return s.buckets;
+}
+
+unsigned sl_hist_shape_quantile(struct sl_hist_shape s, const uint64_t *buckets, uint64_t n,
+				double q)
+{
+	if (n == 0)
+		return s.buckets;
+	return sl_hist_shape_find(s, buckets, sl_hist_rank(n, q));
 }

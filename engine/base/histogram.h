@@ -26,6 +26,22 @@
  *
  * Nothing here allocates; struct sl_hist is a plain struct of
  * SL_HIST_BUCKETS + 3 uint64 values (about 15 KiB).
+ *
+ * Compact histograms.  Where 15 KiB is too much (the pool keeps two per
+ * worker, an interlink one in its shared memory), a component keeps a
+ * struct sl_hist_sums (count, sum, largest value) beside a small array of
+ * buckets in the same scheme at a coarser grain and with a cut: a shape
+ * { sub_bits, buckets } has 2^sub_bits sub-buckets per power of two (a
+ * bucket is never wider than max(1, lower / 2^sub_bits)) and keeps the
+ * first `buckets` buckets; values from the lower bound of the last one up
+ * all land in that one.  Bucket i of shape { SL_HIST_SUB_BITS,
+ * SL_HIST_BUCKETS } (SL_HIST_SHAPE) is bucket i of struct sl_hist.  The same
+ * threads rule holds: one writer (sl_hist_sums_record), any reader, and a
+ * reader that wants a copy merges it into a zeroed private one
+ * (sl_hist_sums_merge).  What value a component reports for a quantile (a
+ * bucket's midpoint or its upper bound) is its own contract; the bucket
+ * that holds the quantile is found here (sl_hist_shape_quantile), with the
+ * rank of sl_hist_rank().
  */
 #ifndef SL_HISTOGRAM_H
 #define SL_HISTOGRAM_H
@@ -53,14 +69,39 @@ struct sl_hist_bucket {
 	uint64_t count;
 };
 
-/* Index of the bucket that holds v: no branch, one bit scan. */
+/* A bucket layout: 2^sub_bits sub-buckets per power of two, the first
+ * `buckets` buckets kept (see "Compact histograms" above). */
+struct sl_hist_shape {
+	unsigned sub_bits;   /* 1..SL_HIST_SUB_BITS */
+	unsigned buckets;    /* at least 2^(sub_bits + 1), at most
+				(64 - sub_bits + 1) x 2^sub_bits (all of uint64) */
+};
+
+#define SL_HIST_SHAPE ((struct sl_hist_shape){ SL_HIST_SUB_BITS, SL_HIST_BUCKETS })
+
+/* Index of the bucket that holds v in the layout with 2^sub_bits sub-buckets
+ * per power of two, before any cut: no branch, one bit scan. */
+static inline unsigned sl_hist_index_sub(uint64_t v, unsigned sub_bits)
+{
+	/* Values below 2^sub_bits share the shift of 2^sub_bits itself (0), so
+	 * they map to themselves. */
+	unsigned top = 63u - (unsigned)__builtin_clzll(v | (1ull << sub_bits));
+	unsigned shift = top - sub_bits;
+	return (shift << sub_bits) + (unsigned)(v >> shift);
+}
+
+/* Index of the bucket that holds v. */
 static inline unsigned sl_hist_index(uint64_t v)
 {
-	/* Values below 2^SL_HIST_SUB_BITS share the shift of 2^SL_HIST_SUB_BITS
-	 * itself (0), so they map to themselves. */
-	unsigned top = 63u - (unsigned)__builtin_clzll(v | SL_HIST_SUB);
-	unsigned shift = top - SL_HIST_SUB_BITS;
-	return (shift << SL_HIST_SUB_BITS) + (unsigned)(v >> shift);
+	return sl_hist_index_sub(v, SL_HIST_SUB_BITS);
+}
+
+/* Index of the bucket of shape s that holds v (the last one for every value
+ * past the cut). */
+static inline unsigned sl_hist_shape_index(struct sl_hist_shape s, uint64_t v)
+{
+	unsigned i = sl_hist_index_sub(v, s.sub_bits);
+	return i < s.buckets ? i : s.buckets - 1;
 }
 
 /* Record one value.  Single writer. */
@@ -109,5 +150,51 @@ void sl_hist_bounds(unsigned i, uint64_t *lower, uint64_t *upper);
  *        i = sl_hist_next(h, i + 1, &b)) ...
  */
 unsigned sl_hist_next(const struct sl_hist *h, unsigned from, struct sl_hist_bucket *b);
+
+/* ------------------------------------------------------------ compact */
+
+/* Count, sum and largest value of a compact histogram, beside its buckets.
+ * Zeroed, it is empty. */
+struct sl_hist_sums {
+	uint64_t count;
+	uint64_t sum;      /* of the values recorded (wraps after 2^64) */
+	uint64_t max;      /* 0 while empty */
+};
+
+/* Record v in t and buckets (s.buckets counters).  Single writer. */
+static inline void sl_hist_sums_record(struct sl_hist_sums *t, uint64_t *buckets,
+				       struct sl_hist_shape s, uint64_t v)
+{
+	sl_counter_add(&buckets[sl_hist_shape_index(s, v)], 1);
+	sl_counter_add(&t->count, 1);
+	sl_counter_add(&t->sum, v);
+	sl_counter_max(&t->max, v);
+}
+
+/* Add src and its buckets to dst and its buckets: counts and sums add, the
+ * larger max stays.  dst's writer; src's fields are read with relaxed loads
+ * (src may be written meanwhile by its own writer, and then the copy's count
+ * need not match its buckets).  Into a zeroed dst this takes a snapshot. */
+void sl_hist_sums_merge(struct sl_hist_sums *dst, uint64_t *dst_buckets,
+			const struct sl_hist_sums *src, const uint64_t *src_buckets,
+			struct sl_hist_shape s);
+
+/* Lower bound of bucket i of the uncut layout with 2^sub_bits sub-buckets
+ * (so i may be a shape's `buckets`: where its last bucket would end without
+ * the cut).  i < (64 - sub_bits + 1) x 2^sub_bits. */
+uint64_t sl_hist_lower_sub(unsigned i, unsigned sub_bits);
+
+/* The sum of s.buckets counters (relaxed loads). */
+uint64_t sl_hist_shape_total(struct sl_hist_shape s, const uint64_t *buckets);
+
+/* The first bucket at which the running total of buckets[0], buckets[1], ...
+ * reaches rank (1-based, in sorted order), or s.buckets if it never does. */
+unsigned sl_hist_shape_find(struct sl_hist_shape s, const uint64_t *buckets, uint64_t rank);
+
+/* The bucket that holds quantile q of n values recorded in buckets:
+ * sl_hist_shape_find() of sl_hist_rank(n, q); s.buckets when n is 0 or the
+ * buckets hold fewer than that rank. */
+unsigned sl_hist_shape_quantile(struct sl_hist_shape s, const uint64_t *buckets, uint64_t n,
+				double q);
 
 #endif

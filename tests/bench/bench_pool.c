@@ -158,26 +158,22 @@ static void pin(int cpu)
 
 static void hist_put(struct sl_pool_hist *h, uint64_t ns)
 {
-	h->count++;
-	h->sum_ns += ns;
-	if (ns > h->max_ns)
-		h->max_ns = ns;
-	h->bucket[sl_pool_hist_bucket(ns)]++;
+	sl_hist_sums_record(&h->sums, h->bucket, SL_POOL_HIST_SHAPE, ns);
 }
 
 /* a += (after - before), bucket by bucket; max is the top bucket's bound. */
 static void hist_add_diff(struct sl_pool_hist *a, const struct sl_pool_hist *after,
 			  const struct sl_pool_hist *before)
 {
-	a->count += after->count - before->count;
-	a->sum_ns += after->sum_ns - before->sum_ns;
+	a->sums.count += after->sums.count - before->sums.count;
+	a->sums.sum += after->sums.sum - before->sums.sum;
 	for (unsigned i = 0; i < SL_POOL_HIST_BUCKETS; i++) {
 		uint64_t d = after->bucket[i] - before->bucket[i];
 		a->bucket[i] += d;
 		if (d > 0) {
 			uint64_t top = sl_pool_hist_lower(i + 1);
-			uint64_t m = top < after->max_ns ? top : after->max_ns;
-			a->max_ns = m > a->max_ns ? m : a->max_ns;
+			uint64_t m = top < after->sums.max ? top : after->sums.max;
+			a->sums.max = m > a->sums.max ? m : a->sums.max;
 		}
 	}
 }
@@ -739,14 +735,14 @@ static void write_hist(const char *file, const struct sl_pool_hist *h)
 		die("cannot write into --data");
 	fprintf(f, "# lower_ns upper_ns count fraction fraction_above\n");
 	uint64_t seen = 0;
-	for (unsigned i = 0; i < SL_POOL_HIST_BUCKETS && h->count > 0; i++) {
+	for (unsigned i = 0; i < SL_POOL_HIST_BUCKETS && h->sums.count > 0; i++) {
 		if (h->bucket[i] == 0)
 			continue;
 		seen += h->bucket[i];
 		fprintf(f, "%lu %lu %lu %.6g %.6g\n", (unsigned long)sl_pool_hist_lower(i),
 			(unsigned long)sl_pool_hist_lower(i + 1), (unsigned long)h->bucket[i],
-			(double)h->bucket[i] / (double)h->count,
-			(double)(h->count - seen) / (double)h->count);
+			(double)h->bucket[i] / (double)h->sums.count,
+			(double)(h->sums.count - seen) / (double)h->sums.count);
 	}
 	fclose(f);
 }
@@ -754,9 +750,9 @@ static void write_hist(const char *file, const struct sl_pool_hist *h)
 static void print_hist(const char *what, const struct sl_pool_hist *h)
 {
 	printf("  %-34s %9lu steps  p50 %6lu  p99 %6lu  p99.9 %6lu  max %7lu ns\n", what,
-	       (unsigned long)h->count, (unsigned long)sl_pool_hist_quantile(h, 0.5),
+	       (unsigned long)h->sums.count, (unsigned long)sl_pool_hist_quantile(h, 0.5),
 	       (unsigned long)sl_pool_hist_quantile(h, 0.99),
-	       (unsigned long)sl_pool_hist_quantile(h, 0.999), (unsigned long)h->max_ns);
+	       (unsigned long)sl_pool_hist_quantile(h, 0.999), (unsigned long)h->sums.max);
 }
 
 static void parse_cpus(const char *s, int *out, unsigned *n, unsigned max)

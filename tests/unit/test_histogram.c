@@ -9,6 +9,11 @@
  *     q = 0 and q = 1;
  *   - merge equals recording the union; iteration lists every non-empty
  *     bucket once, in order;
+ *   - compact shapes: the pool's (3, 304) and the interlinks' (2, 128)
+ *     layouts bucket by bucket against the formulas they had before they used
+ *     base/, record and merge of struct sl_hist_sums, the quantile bucket,
+ *     and the ranks the two used to compute against sl_hist_rank() at the
+ *     quantiles the engine reports;
  *   - the sequence check: in order, gaps, reordering, duplicates, a start
  *     above 0, a stream that wraps, packets older than the window, and random
  *     streams against a reference model;
@@ -262,6 +267,133 @@ static void test_merge_and_iterate(void)
 	CHECK(sl_hist_count(&h3) == 100000, "count %" PRIu64, sl_hist_count(&h3));
 }
 
+/* ------------------------------------------------------------ compact shapes */
+
+/* The pool's and the interlinks' own layouts before they used base/: the
+ * reference that the shapes must reproduce bucket for bucket. */
+static unsigned ref_pool_bucket(uint64_t ns)
+{
+	if (ns < 8)
+		return (unsigned)ns;
+	unsigned msb = 63u - (unsigned)__builtin_clzll(ns);
+	unsigned i = (msb - 3 + 1) * 8 + (unsigned)((ns >> (msb - 3)) & 7);
+	return i < 304 ? i : 303;
+}
+
+static uint64_t ref_pool_lower(unsigned i)
+{
+	if (i < 8)
+		return i;
+	return (uint64_t)(8 + i % 8) << (i / 8 - 1);
+}
+
+static unsigned ref_il_bucket(uint64_t v)
+{
+	if (v < 4)
+		return (unsigned)v;
+	unsigned e = 63u - (unsigned)__builtin_clzll(v);
+	unsigned b = (e - 1) * 4 + (unsigned)((v >> (e - 2)) & 3);
+	return b < 128 ? b : 127;
+}
+
+static uint64_t ref_il_lower(unsigned b)
+{
+	if (b < 4)
+		return b;
+	return (uint64_t)(4 + b % 4) << (b / 4 - 1);
+}
+
+static void test_shapes(void)
+{
+	const struct sl_hist_shape pool = { 3, 304 }, il = { 2, 128 };
+	unsigned bad_pool = 0, bad_il = 0;
+	for (unsigned i = 0; i <= 304; i++)
+		bad_pool += sl_hist_lower_sub(i, 3) != ref_pool_lower(i);
+	for (unsigned i = 0; i <= 128; i++)
+		bad_il += sl_hist_lower_sub(i, 2) != ref_il_lower(i);
+	CHECK(bad_pool == 0 && bad_il == 0, "lower bounds differ: pool %u, interlink %u",
+	      bad_pool, bad_il);
+	uint64_t samples[] = { 0, 1, 3, 4, 7, 8, 9, 15, 16, 17, 31, 32, 33, 1000, 4095, 4096,
+			       (1ull << 33) - 1, 1ull << 33, (1ull << 40) + 5, UINT64_MAX };
+	for (size_t k = 0; k < ARRAY_LEN(samples); k++) {
+		uint64_t v = samples[k];
+		CHECK(sl_hist_shape_index(pool, v) == ref_pool_bucket(v), "pool: %" PRIu64, v);
+		CHECK(sl_hist_shape_index(il, v) == ref_il_bucket(v), "interlink: %" PRIu64, v);
+	}
+	for (int n = 0; n < 200000; n++) {
+		uint64_t v = rnd() >> (rnd() & 63);
+		if (sl_hist_shape_index(pool, v) != ref_pool_bucket(v) ||
+		    sl_hist_shape_index(il, v) != ref_il_bucket(v)) {
+			CHECK(0, "random value %" PRIu64 " lands elsewhere", v);
+			break;
+		}
+	}
+	/* The full shape is struct sl_hist's layout. */
+	for (unsigned i = 0; i < SL_HIST_BUCKETS; i += 7) {
+		uint64_t lo, hi;
+		sl_hist_bounds(i, &lo, &hi);
+		CHECK(sl_hist_lower_sub(i, SL_HIST_SUB_BITS) == lo &&
+		      sl_hist_shape_index(SL_HIST_SHAPE, lo) == i &&
+		      sl_hist_shape_index(SL_HIST_SHAPE, hi - 1) == i, "full shape, bucket %u", i);
+	}
+}
+
+static void test_sums(void)
+{
+	const struct sl_hist_shape s = { 3, 304 };
+	static uint64_t b1[304], b2[304], bm[304];
+	struct sl_hist_sums t1 = { 0 }, t2 = { 0 }, tm = { 0 };
+	CHECK(sl_hist_shape_quantile(s, b1, 0, 0.5) == 304, "empty: no bucket");
+	for (uint64_t v = 1; v <= 1000; v++)
+		sl_hist_sums_record(&t1, b1, s, v * 10);
+	sl_hist_sums_record(&t2, b2, s, UINT64_MAX);
+	CHECK(t1.count == 1000 && t1.sum == 5005000 && t1.max == 10000, "count %" PRIu64
+	      " sum %" PRIu64 " max %" PRIu64, t1.count, t1.sum, t1.max);
+	CHECK(b2[303] == 1 && t2.max == UINT64_MAX, "past the cut: the last bucket");
+	CHECK(sl_hist_shape_total(s, b1) == 1000, "total");
+	sl_hist_sums_merge(&tm, bm, &t1, b1, s);
+	CHECK(tm.count == t1.count && tm.sum == t1.sum && tm.max == t1.max &&
+	      memcmp(bm, b1, sizeof(bm)) == 0, "merging into a zeroed one copies");
+	sl_hist_sums_merge(&tm, bm, &t2, b2, s);
+	CHECK(tm.count == 1001 && tm.max == UINT64_MAX && bm[303] == 1, "merge adds");
+	/* Quantile buckets: rank 500 of 1000 is 5000, rank 999 is 9990. */
+	unsigned i = sl_hist_shape_quantile(s, b1, 1000, 0.5);
+	CHECK(sl_hist_lower_sub(i, 3) <= 5000 && 5000 < sl_hist_lower_sub(i + 1, 3), "p50 bucket %u", i);
+	i = sl_hist_shape_quantile(s, b1, 1000, 0.999);
+	CHECK(sl_hist_lower_sub(i, 3) <= 9990 && 9990 < sl_hist_lower_sub(i + 1, 3), "p99.9 bucket %u", i);
+	CHECK(sl_hist_shape_find(s, b1, 1001) == 304, "a rank past the total: no bucket");
+}
+
+/* The pool ranked with (uint64_t)(q n + 0.999999), the interlinks with the
+ * exact ceil(q n); both at least 1.  At the quantiles the engine, the tests
+ * and the benches report, both agree with sl_hist_rank() for every count up
+ * to 10^6: the summaries' and telemetry's values are unchanged. */
+static void test_old_ranks(void)
+{
+	static const double qs[] = { 0.5, 0.9, 0.99, 0.999, 1.0 };
+	unsigned bad = 0;
+	for (size_t k = 0; k < ARRAY_LEN(qs); k++) {
+		double q = qs[k];
+		for (uint64_t n = 1; n <= 1000000; n++) {
+			uint64_t r = sl_hist_rank(n, q);
+			uint64_t pool = (uint64_t)(q * (double)n + 0.999999);
+			uint64_t il = (uint64_t)(q * (double)n);
+			if ((double)il < q * (double)n)
+				il++;
+			if (pool == 0)
+				pool = 1;
+			if (il == 0)
+				il = 1;
+			if (r != pool || r != il) {
+				if (bad++ < 5)
+					CHECK(0, "q %g n %" PRIu64 ": rank %" PRIu64 ", pool's %" PRIu64
+					      ", interlink's %" PRIu64, q, n, r, pool, il);
+			}
+		}
+	}
+	CHECK(bad == 0, "%u counts ranked differently", bad);
+}
+
 /* ------------------------------------------------------------ sequences */
 
 static void feed(struct sl_seq *s, const uint64_t *seq, size_t n)
@@ -484,6 +616,9 @@ static const struct sl_test_case cases[] = {
 	SL_CASE(test_bounds),
 	SL_CASE(test_percentiles),
 	SL_CASE(test_merge_and_iterate),
+	SL_CASE(test_shapes),
+	SL_CASE(test_sums),
+	SL_CASE(test_old_ranks),
 	SL_CASE(test_seq),
 	SL_CASE(test_tsc_check),
 };

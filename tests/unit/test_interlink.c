@@ -412,15 +412,15 @@ static void test_hist(void)
 	for (unsigned b = 0; b + 1 < SL_IL_HIST_BUCKETS; b++) {
 		uint64_t lo = sl_il_hist_bucket_low(b), hi = sl_il_hist_bucket_low(b + 1);
 		CHECK(lo < hi, "bucket %u below bucket %u", b, b + 1);
-		CHECK(sl_il_priv_bucket(lo) == b && sl_il_priv_bucket(hi - 1) == b,
+		CHECK(sl_hist_shape_index(SL_IL_HIST_SHAPE, lo) == b && sl_hist_shape_index(SL_IL_HIST_SHAPE, hi - 1) == b,
 		      "bucket %u holds [%lu, %lu)", b, (unsigned long)lo, (unsigned long)hi);
 	}
-	CHECK(sl_il_priv_bucket(UINT64_MAX) == SL_IL_HIST_BUCKETS - 1, "clamped");
+	CHECK(sl_hist_shape_index(SL_IL_HIST_SHAPE, UINT64_MAX) == SL_IL_HIST_BUCKETS - 1, "clamped");
 
 	struct sl_il_stats s = { .tsc_hz = 1000000000 }; /* 1 cycle = 1 ns */
 	CHECK(sl_il_sojourn_quantile_ns(&s, 0.5) == 0, "no samples");
-	s.sojourn_hist[sl_il_priv_bucket(100)] = 90;  /* [96, 112) */
-	s.sojourn_hist[sl_il_priv_bucket(1000)] = 10; /* [896, 1024) */
+	s.sojourn_hist[sl_hist_shape_index(SL_IL_HIST_SHAPE, 100)] = 90;  /* [96, 112) */
+	s.sojourn_hist[sl_hist_shape_index(SL_IL_HIST_SHAPE, 1000)] = 10; /* [896, 1024) */
 	CHECK(sl_il_sojourn_quantile_ns(&s, 0.5) == 104, "p50 %lu",
 	      (unsigned long)sl_il_sojourn_quantile_ns(&s, 0.5));
 	CHECK(sl_il_sojourn_quantile_ns(&s, 0.9) == 104, "p90 %lu",
@@ -429,28 +429,30 @@ static void test_hist(void)
 	      (unsigned long)sl_il_sojourn_quantile_ns(&s, 0.99));
 }
 
-int main(void)
+static const struct sl_test_case cases[] = {
+	SL_CASE(test_create_errors),
+	SL_CASE(test_defaults),
+	SL_CASE(test_states),
+	SL_CASE(test_publish),
+	SL_CASE(test_full),
+	SL_CASE(test_wrap),
+	SL_CASE(test_reattach),
+	SL_CASE(test_drain),
+	SL_CASE(test_sojourn),
+	SL_CASE(test_hist),
+};
+
+int main(int argc, char **argv)
 {
 	char prefix[32];
 	snprintf(prefix, sizeof(prefix), "til%d", (int)getpid());
-	char *argv[] = { "test_interlink", "--no-huge", "-m", "64", "--no-pci", "--file-prefix",
-			 prefix, "--log-level", "lib.eal:error", "-l", "0", NULL };
-	if (rte_eal_init(11, argv) < 0) {
+	char *eal[] = { "test_interlink", "--no-huge", "-m", "64", "--no-pci", "--file-prefix",
+			prefix, "--log-level", "lib.eal:error", "-l", "0", NULL };
+	if (rte_eal_init(11, eal) < 0) {
 		printf("SKIP: cannot initialise DPDK's EAL\n");
 		return 77;
 	}
-	test_create_errors();
-	test_defaults();
-	test_states();
-	test_publish();
-	test_full();
-	test_wrap();
-	test_reattach();
-	test_drain();
-	test_sojourn();
-	test_hist();
+	int rc = sl_test_main(argc, argv, cases, SL_NCASES(cases));
 	rte_eal_cleanup();
-	if (failures == 0)
-		printf("ok: interlink\n");
-	return failures ? 1 : 0;
+	return rc;
 }
