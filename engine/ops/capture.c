@@ -30,42 +30,7 @@
 #include "ops/report.h"
 #include "base/note.h"
 
-/* ---- the data path ---------------------------------------------------- */
-
-void sl_cap_burst(struct sl_cap_tap *t, struct rte_mbuf *const *pkts, unsigned n)
-{
-	uint64_t tsc = rte_rdtsc(), filtered = 0, dropped = 0;
-	for (unsigned i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
-		if (t->bpf != NULL) {
-			uint64_t pass = t->jit != NULL ? t->jit(m) : rte_bpf_exec(t->bpf, m);
-			if (pass == 0) {
-				filtered++;
-				continue;
-			}
-		}
-		uint32_t len = rte_pktmbuf_pkt_len(m);
-		uint32_t caplen = len < t->snaplen ? len : t->snaplen;
-		struct sl_capring_rec *rec = sl_capring_reserve(&t->ring, caplen);
-		if (rec == NULL) {
-			dropped++;
-			continue;
-		}
-		rec->caplen = caplen;
-		rec->origlen = len;
-		rec->tag = t->tag;
-		rec->tsc = tsc;
-		const void *d = rte_pktmbuf_read(m, 0, caplen, rec->data);
-		if (d != rec->data)
-			memcpy(rec->data, d, caplen);
-		sl_capring_commit(&t->ring, rec);
-	}
-	sl_counter_add(&t->ctr.seen, n);
-	if (filtered != 0)
-		sl_counter_add(&t->ctr.filtered, filtered);
-	if (dropped != 0)
-		sl_counter_add(&t->ctr.dropped, dropped);
-}
+/* ---- filters ---------------------------------------------------------- */
 
 int sl_cap_filter_check(const char *filter, struct sl_err *err)
 {
@@ -234,49 +199,6 @@ static uint64_t tsc_to_ns(const struct sl_cap_session *s, uint64_t tsc)
 	return s->base_ns + d / s->hz * 1000000000u + d % s->hz * 1000000000u / s->hz;
 }
 
-static void free_tap(void *obj, void *arg)
-{
-	(void)arg;
-	struct sl_cap_tap *t = obj;
-	if (t->bpf != NULL)
-		rte_bpf_destroy(t->bpf);
-	free(t->ring.buf);
-	free(t);
-}
-
-/* A tap into *tap, its filter loaded from prm (NULL: none): 0, or -ENOMEM
- * or -ENOTSUP with a sentence. */
-static int new_tap(uint32_t snaplen, uint32_t tag, const struct rte_bpf_prm *prm,
-		   struct sl_cap_tap **tap, struct sl_err *err)
-{
-	*tap = NULL;
-	struct sl_cap_tap *t = aligned_alloc(RTE_CACHE_LINE_SIZE,
-					     RTE_ALIGN_CEIL(sizeof(*t), RTE_CACHE_LINE_SIZE));
-	void *buf = aligned_alloc(RTE_CACHE_LINE_SIZE, SL_CAP_RING_BYTES);
-	if (t == NULL || buf == NULL) {
-		free(t);
-		free(buf);
-		return sl_errf(err, ENOMEM, "capture: out of memory");
-	}
-	memset(t, 0, sizeof(*t));
-	sl_capring_init(&t->ring, buf, SL_CAP_RING_BYTES);
-	t->snaplen = snaplen;
-	t->tag = tag;
-	if (prm != NULL) {
-		t->bpf = rte_bpf_load(prm);
-		if (t->bpf == NULL) {
-			free_tap(t, NULL);
-			return sl_errf(err, ENOTSUP, "capture: DPDK cannot load the filter: %s",
-				       strerror(rte_errno));
-		}
-	}
-	struct rte_bpf_jit jit = { 0 };
-	if (t->bpf != NULL && rte_bpf_get_jit(t->bpf, &jit) == 0)
-		t->jit = jit.func;
-	*tap = t;
-	return 0;
-}
-
 /* Detach every tap still attached (the workers stop writing into it within
  * a breath). */
 static void detach_taps(struct sl_cap_session *s)
@@ -306,12 +228,12 @@ static void release_taps(struct engine *e, struct sl_cap_session *s, bool worker
 		f->filtered += sl_counter_read(&r->tap->ctr.filtered);
 		f->dropped += sl_counter_read(&r->tap->ctr.dropped);
 		if (!workers_run ||
-		    sl_epoch_retire(e->epoch, e->ctl_epoch_w, r->tap, free_tap, NULL) < 0) {
+		    sl_epoch_retire(e->epoch, e->ctl_epoch_w, r->tap, sl_cap_tap_free, NULL) < 0) {
 			/* Workers stopped, or the retire list is full: wait for
 			 * a grace period here (rare; the control thread only). */
 			if (workers_run)
 				sl_epoch_synchronize(e->epoch);
-			free_tap(r->tap, NULL);
+			sl_cap_tap_free(r->tap, NULL);
 		}
 		r->tap = NULL;
 	}
@@ -325,7 +247,7 @@ static void free_session(struct sl_cap_session *s)
 		job_abandon(s->job);
 	for (unsigned k = 0; s->taps != NULL && k < s->n_taps; k++)
 		if (s->taps[k].tap != NULL && !s->attached)
-			free_tap(s->taps[k].tap, NULL);
+			sl_cap_tap_free(s->taps[k].tap, NULL);
 	for (unsigned i = 0; i < s->n_ifaces; i++) {
 		free(s->ifaces[i].name);
 		json_decref(s->ifaces[i].links);
@@ -498,7 +420,7 @@ static bool launch(struct engine *e, struct sl_cap_session *s, const struct bpf_
 		}
 	}
 	for (unsigned k = 0; k < s->n_taps; k++) {
-		int rc = new_tap(s->snaplen, s->taps[k].iface, prm, &s->taps[k].tap, &err);
+		int rc = sl_cap_tap_new(s->snaplen, s->taps[k].iface, prm, &s->taps[k].tap, &err);
 		if (rc < 0) {
 			status = rc == -ENOTSUP ? SL_EXIT_CONFIG : SL_EXIT_RUNTIME;
 			goto refuse;

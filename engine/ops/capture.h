@@ -6,12 +6,13 @@
  *
  * A point is a link ("a.output -> b.input") or an app's port ("a.output",
  * "b.input": the links on it; for an app on a worker group, the links of
- * every replica).  Each link under capture gets a tap: a filter (libpcap
- * syntax, compiled by libpcap, converted to eBPF by rte_bpf_convert and
- * loaded by rte_bpf_load, JIT-compiled where DPDK can), a snap length and an
- * SPSC ring of records (capring.h) to the control thread.
+ * every replica).  Each link under capture gets a tap (engine/runtime/tap.h:
+ * the producer's per-burst hook): a filter (libpcap syntax, compiled by
+ * libpcap here, converted to eBPF by rte_bpf_convert and given to the tap,
+ * which loads it with rte_bpf_load, JIT-compiled where DPDK can), a snap
+ * length and an SPSC ring of records (capring.h) to the control thread.
  *
- * Data path.  sl_link_transmit() loads the link's tap pointer once per
+ * Data path (tap.h).  sl_link_transmit() loads the link's tap pointer once per
  * burst; when it is NULL (no capture) that is the whole cost.  When it is
  * set the producing worker calls sl_cap_burst() before queuing the burst:
  * each packet the filter passes has its first snaplen bytes copied into the
@@ -57,34 +58,14 @@
 #include <rte_common.h>
 #include <rte_mbuf.h>
 
-#include "runtime/capring.h"
 #include "base/err.h"
 #include "runtime/link.h"
+#include "runtime/tap.h"
 
 #define SL_CAP_SNAPLEN_MAX 65535u      /* and the default */
-#define SL_CAP_RING_BYTES (4u << 20)   /* per tap */
 #define SL_CAP_SESSIONS 4              /* captures at once */
 #define SL_CAP_MSG_MAX (128u << 10)    /* one data message to the client */
 #define SL_CAP_DATA_TAG 0              /* first byte of a data message */
-
-struct rte_bpf;
-
-/* One link under capture.  The worker writes ring (as producer) and ctr;
- * everything else is fixed while the tap is attached. */
-struct sl_cap_tap {
-	struct sl_capring ring;
-	struct rte_bpf *bpf;            /* NULL: every packet */
-	uint64_t (*jit)(void *);        /* bpf's native code, or NULL */
-	uint32_t snaplen;
-	uint32_t tag;                   /* the session's interface number */
-	struct {
-		uint64_t seen;          /* packets that reached the tap */
-		uint64_t filtered;      /* of those, refused by the filter */
-		uint64_t dropped;       /* of those, no room in the ring */
-	} ctr __rte_cache_aligned;
-};
-
-/* sl_cap_burst(tap, pkts, n), the producer's side, is declared in link.h. */
 
 /* Filters are bounded: libpcap's optimizer takes time that grows faster
  * than the square of a filter's terms (the primitives joined by and/or: 64
