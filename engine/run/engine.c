@@ -691,6 +691,11 @@ void sl_eng_attach_view(struct engine *e)
 		.last_reload_ns = &e->last_reload_ns,
 	};
 	sl_tel_attach(&tv);
+	struct sl_cap_view cv = {
+		.cfg = e->cfg, .links = e->links, .epoch = e->epoch, .epoch_w = e->ctl_epoch_w,
+		.ctl = &e->ctl, .stopping = &e->reload_stopped,
+	};
+	sl_cap_attach(&cv);
 }
 
 uint64_t sl_eng_free_link_contents(struct sl_link *l)
@@ -1093,7 +1098,7 @@ static int run_loop(struct engine *e, struct watch *wt, double *elapsed, struct 
 		if (e->ctl != NULL) {
 			/* A capture drains its rings every millisecond. */
 			sl_ctl_poll(e->ctl, e->capturing ? 1 : 20);
-			e->capturing = sl_cap_service(e);
+			e->capturing = sl_cap_service();
 		} else {
 			struct timespec nap = { 0, 20 * 1000 * 1000 };
 			nanosleep(&nap, NULL);
@@ -1160,7 +1165,7 @@ static int run_loop(struct engine *e, struct watch *wt, double *elapsed, struct 
 		rc = wrc;
 	} else {
 		/* Captures get what their rings hold, and their counts. */
-		sl_cap_close_all(e, "the engine stopped");
+		sl_cap_close_all("the engine stopped");
 	}
 	/* The last word on a stall that ended while stopping. */
 	watch_laggards(e, wt, sl_eng_now_s() - t0, false);

@@ -58,8 +58,8 @@ struct engine {
 	unsigned il_serial;             /* names of interlinks made so far */
 	uint64_t freed_by_reload;       /* packets of removed links, freed */
 	bool reload_stopped;            /* a reload failed half-way: stopping */
-	/* Captures (capture.h), served by the control loop. */
-	struct sl_cap_session *caps[SL_CAP_SESSIONS];
+	/* Captures (capture.h, which reads the engine through the view
+	 * sl_eng_attach_view gives it), served by the control loop. */
 	bool capturing;
 	uint64_t drained, freed_at_stop;
 };
@@ -88,7 +88,8 @@ void sl_eng_link_ports(const struct sl_config *cfg, unsigned i, unsigned *out, u
 uint64_t sl_eng_free_link_contents(struct sl_link *l);
 
 /* Point telemetry at e's current objects (its config, apps, links,
- * workers, pool, epoch and reload counters).  Control thread. */
+ * workers, pool, epoch and reload counters), and capture at those it reads
+ * (config, links, epoch, control socket, stopping).  Control thread. */
 void sl_eng_attach_view(struct engine *e);
 
 /* Initialise and start app a (index i of cfg): 0 or -errno with a sentence

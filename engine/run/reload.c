@@ -586,7 +586,7 @@ static void settle(struct engine *e, struct rebuild *r, struct sl_config *nc)
 			sl_eng_free_app(e->apps[i]);
 	for (unsigned i = 0; i < oc->n_links; i++)
 		if (!r->old_link_kept[i]) {
-			sl_cap_link_gone(e, e->links[i]);
+			sl_cap_link_gone(e->links[i]);
 			sl_eng_free_link(e->links[i]);
 		}
 	free(e->apps);
@@ -868,7 +868,7 @@ json_t *sl_eng_control(void *arg, const char *verb, json_t *req)
 	}
 	char m[160];
 	if (strcmp(verb, "capture") == 0)
-		return sl_cap_open(e, req);
+		return sl_cap_open(req);
 	snprintf(m, sizeof(m), "unknown verb '%.64s' (known: info, reload, capture)", verb);
 	return sl_ctl_error(SL_EXIT_CONFIG, m);
 }
