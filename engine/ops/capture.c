@@ -22,50 +22,27 @@
 #include <rte_malloc.h>
 
 #include "ops/capture.h"
-#include "config/config.h"
 #include "base/counter.h"
-#include "config/lookup.h"
-#include "run/engine_private.h"
-#include "ops/pcapng.h"
-#include "ops/report.h"
 #include "base/note.h"
+#include "config/lookup.h"
+#include "ops/control.h"
+#include "ops/pcapng.h"
 
-/* ---- the data path ---------------------------------------------------- */
+/* The engine as capture sees it (sl_cap_attach), and the captures. */
+static struct sl_cap_view view;
+static struct sl_cap_session *sessions[SL_CAP_SESSIONS];
 
-void sl_cap_burst(struct sl_cap_tap *t, struct rte_mbuf *const *pkts, unsigned n)
+void sl_cap_attach(const struct sl_cap_view *v)
 {
-	uint64_t tsc = rte_rdtsc(), filtered = 0, dropped = 0;
-	for (unsigned i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
-		if (t->bpf != NULL) {
-			uint64_t pass = t->jit != NULL ? t->jit(m) : rte_bpf_exec(t->bpf, m);
-			if (pass == 0) {
-				filtered++;
-				continue;
-			}
-		}
-		uint32_t len = rte_pktmbuf_pkt_len(m);
-		uint32_t caplen = len < t->snaplen ? len : t->snaplen;
-		struct sl_capring_rec *rec = sl_capring_reserve(&t->ring, caplen);
-		if (rec == NULL) {
-			dropped++;
-			continue;
-		}
-		rec->caplen = caplen;
-		rec->origlen = len;
-		rec->tag = t->tag;
-		rec->tsc = tsc;
-		const void *d = rte_pktmbuf_read(m, 0, caplen, rec->data);
-		if (d != rec->data)
-			memcpy(rec->data, d, caplen);
-		sl_capring_commit(&t->ring, rec);
-	}
-	sl_counter_add(&t->ctr.seen, n);
-	if (filtered != 0)
-		sl_counter_add(&t->ctr.filtered, filtered);
-	if (dropped != 0)
-		sl_counter_add(&t->ctr.dropped, dropped);
+	view = *v;
 }
+
+static bool stopping(void)
+{
+	return view.stopping != NULL && *view.stopping;
+}
+
+/* ---- filters ---------------------------------------------------------- */
 
 int sl_cap_filter_check(const char *filter, struct sl_err *err)
 {
@@ -101,6 +78,23 @@ int sl_cap_filter_check(const char *filter, struct sl_err *err)
 	return 0;
 }
 
+int sl_cap_filter_compile(const char *filter, uint32_t snaplen, struct bpf_program *prog,
+			  char *msg, size_t len)
+{
+	pcap_t *p = pcap_open_dead(DLT_EN10MB, (int)snaplen);
+	int rc = 0;
+	if (p == NULL) {
+		rc = -ENOMEM;
+		snprintf(msg, len, "capture: filter '%s': out of memory", filter);
+	} else if (pcap_compile(p, prog, filter, 1, PCAP_NETMASK_UNKNOWN) != 0) {
+		rc = -EINVAL;
+		snprintf(msg, len, "capture: filter '%s': %s", filter, pcap_geterr(p));
+	}
+	if (p != NULL)
+		pcap_close(p);
+	return rc;
+}
+
 /* A filter compiled by libpcap on a thread of its own.  state tells who
  * frees the job: the thread when the session abandoned it first, the
  * session otherwise. */
@@ -108,10 +102,10 @@ enum { JOB_RUNNING, JOB_DONE, JOB_ABANDONED };
 
 struct compile_job {
 	char *filter;
-	int snaplen;
+	uint32_t snaplen;
 	int rc;                     /* 0: prog holds the code; else msg says why not */
 	struct bpf_program prog;
-	char msg[PCAP_ERRBUF_SIZE + 32];
+	char msg[SL_CAP_FILTER_MSG_MAX];
 	int state;                  /* JOB_*, atomic */
 };
 
@@ -127,17 +121,7 @@ static void *job_main(void *arg)
 {
 	struct compile_job *j = arg;
 	pthread_setname_np(pthread_self(), "sl-capfilter");
-	pcap_t *p = pcap_open_dead(DLT_EN10MB, j->snaplen);
-	j->rc = 0;
-	if (p == NULL) {
-		j->rc = -ENOMEM;
-		snprintf(j->msg, sizeof(j->msg), "out of memory");
-	} else if (pcap_compile(p, &j->prog, j->filter, 1, PCAP_NETMASK_UNKNOWN) != 0) {
-		j->rc = -EINVAL;
-		snprintf(j->msg, sizeof(j->msg), "%s", pcap_geterr(p));
-	}
-	if (p != NULL)
-		pcap_close(p);
+	j->rc = sl_cap_filter_compile(j->filter, j->snaplen, &j->prog, j->msg, sizeof(j->msg));
 	if (__atomic_exchange_n(&j->state, JOB_DONE, __ATOMIC_ACQ_REL) == JOB_ABANDONED)
 		job_free(j);
 	return NULL;
@@ -151,7 +135,7 @@ static struct compile_job *job_start(const char *filter, uint32_t snaplen, struc
 		free(j);
 		return sl_errf_null(err, ENOMEM, "capture: out of memory");
 	}
-	j->snaplen = (int)snaplen;
+	j->snaplen = snaplen;
 	j->rc = -EINPROGRESS;
 	j->state = JOB_RUNNING;
 	/* The thread takes no signal: they are the control thread's. */
@@ -234,49 +218,6 @@ static uint64_t tsc_to_ns(const struct sl_cap_session *s, uint64_t tsc)
 	return s->base_ns + d / s->hz * 1000000000u + d % s->hz * 1000000000u / s->hz;
 }
 
-static void free_tap(void *obj, void *arg)
-{
-	(void)arg;
-	struct sl_cap_tap *t = obj;
-	if (t->bpf != NULL)
-		rte_bpf_destroy(t->bpf);
-	free(t->ring.buf);
-	free(t);
-}
-
-/* A tap into *tap, its filter loaded from prm (NULL: none): 0, or -ENOMEM
- * or -ENOTSUP with a sentence. */
-static int new_tap(uint32_t snaplen, uint32_t tag, const struct rte_bpf_prm *prm,
-		   struct sl_cap_tap **tap, struct sl_err *err)
-{
-	*tap = NULL;
-	struct sl_cap_tap *t = aligned_alloc(RTE_CACHE_LINE_SIZE,
-					     RTE_ALIGN_CEIL(sizeof(*t), RTE_CACHE_LINE_SIZE));
-	void *buf = aligned_alloc(RTE_CACHE_LINE_SIZE, SL_CAP_RING_BYTES);
-	if (t == NULL || buf == NULL) {
-		free(t);
-		free(buf);
-		return sl_errf(err, ENOMEM, "capture: out of memory");
-	}
-	memset(t, 0, sizeof(*t));
-	sl_capring_init(&t->ring, buf, SL_CAP_RING_BYTES);
-	t->snaplen = snaplen;
-	t->tag = tag;
-	if (prm != NULL) {
-		t->bpf = rte_bpf_load(prm);
-		if (t->bpf == NULL) {
-			free_tap(t, NULL);
-			return sl_errf(err, ENOTSUP, "capture: DPDK cannot load the filter: %s",
-				       strerror(rte_errno));
-		}
-	}
-	struct rte_bpf_jit jit = { 0 };
-	if (t->bpf != NULL && rte_bpf_get_jit(t->bpf, &jit) == 0)
-		t->jit = jit.func;
-	*tap = t;
-	return 0;
-}
-
 /* Detach every tap still attached (the workers stop writing into it within
  * a breath). */
 static void detach_taps(struct sl_cap_session *s)
@@ -295,7 +236,7 @@ static void detach_taps(struct sl_cap_session *s)
 
 /* Add each tap's counters to its interface and retire it through the
  * epoch (workers_run false: the workers have stopped; freed now). */
-static void release_taps(struct engine *e, struct sl_cap_session *s, bool workers_run)
+static void release_taps(struct sl_cap_session *s, bool workers_run)
 {
 	for (unsigned k = 0; k < s->n_taps; k++) {
 		struct tapref *r = &s->taps[k];
@@ -306,12 +247,12 @@ static void release_taps(struct engine *e, struct sl_cap_session *s, bool worker
 		f->filtered += sl_counter_read(&r->tap->ctr.filtered);
 		f->dropped += sl_counter_read(&r->tap->ctr.dropped);
 		if (!workers_run ||
-		    sl_epoch_retire(e->epoch, e->ctl_epoch_w, r->tap, free_tap, NULL) < 0) {
+		    sl_epoch_retire(view.epoch, view.epoch_w, r->tap, sl_cap_tap_free, NULL) < 0) {
 			/* Workers stopped, or the retire list is full: wait for
 			 * a grace period here (rare; the control thread only). */
 			if (workers_run)
-				sl_epoch_synchronize(e->epoch);
-			free_tap(r->tap, NULL);
+				sl_epoch_synchronize(view.epoch);
+			sl_cap_tap_free(r->tap, NULL);
 		}
 		r->tap = NULL;
 	}
@@ -325,7 +266,7 @@ static void free_session(struct sl_cap_session *s)
 		job_abandon(s->job);
 	for (unsigned k = 0; s->taps != NULL && k < s->n_taps; k++)
 		if (s->taps[k].tap != NULL && !s->attached)
-			free_tap(s->taps[k].tap, NULL);
+			sl_cap_tap_free(s->taps[k].tap, NULL);
 	for (unsigned i = 0; i < s->n_ifaces; i++) {
 		free(s->ifaces[i].name);
 		json_decref(s->ifaces[i].links);
@@ -348,11 +289,10 @@ static void squeeze(const char *a, char *buf, size_t len)
 	buf[k] = '\0';
 }
 
-/* The links (indices into e->links) that point p names, into idx; returns
- * how many, or -EINVAL with a sentence. */
-static int resolve(const struct engine *e, const char *p, unsigned *idx, struct sl_err *err)
+int sl_cap_resolve(const struct sl_cap_view *v, const char *p, unsigned *idx,
+		   struct sl_err *err)
 {
-	const struct sl_config *c = e->cfg;
+	const struct sl_config *c = v->cfg;
 	char want[256], name[256];
 	squeeze(p, want, sizeof(want));
 	unsigned n = 0;
@@ -443,11 +383,11 @@ static void write_header(struct sl_cap_session *s)
 	}
 }
 
-static struct sl_cap_session **free_slot(struct engine *e)
+static struct sl_cap_session **free_slot(void)
 {
 	for (unsigned i = 0; i < SL_CAP_SESSIONS; i++)
-		if (e->caps[i] == NULL)
-			return &e->caps[i];
+		if (sessions[i] == NULL)
+			return &sessions[i];
 	return NULL;
 }
 
@@ -465,12 +405,12 @@ static void answer_error(struct sl_cap_session *s, int status, const char *msg)
  * check its links again, make and attach its taps, answer.  Returns true
  * when the capture runs; false when it was refused (the refusal sent) or
  * the client went away: the caller frees s. */
-static bool launch(struct engine *e, struct sl_cap_session *s, const struct bpf_program *prog)
+static bool launch(struct sl_cap_session *s, const struct bpf_program *prog)
 {
 	struct sl_err err = { "" };
 	int status = SL_EXIT_RUNTIME;
 	struct rte_bpf_prm *prm = NULL;
-	if (e->reload_stopped) {
+	if (stopping()) {
 		sl_errf(&err, ESHUTDOWN, "capture: the engine is stopping");
 		goto refuse;
 	}
@@ -498,7 +438,7 @@ static bool launch(struct engine *e, struct sl_cap_session *s, const struct bpf_
 		}
 	}
 	for (unsigned k = 0; k < s->n_taps; k++) {
-		int rc = new_tap(s->snaplen, s->taps[k].iface, prm, &s->taps[k].tap, &err);
+		int rc = sl_cap_tap_new(s->snaplen, s->taps[k].iface, prm, &s->taps[k].tap, &err);
 		if (rc < 0) {
 			status = rc == -ENOTSUP ? SL_EXIT_CONFIG : SL_EXIT_RUNTIME;
 			goto refuse;
@@ -547,115 +487,144 @@ refuse:
 	return false;
 }
 
-json_t *sl_cap_open(struct engine *e, json_t *req)
+/* A capture request's fields. */
+struct request {
+	json_t *points;             /* a non-empty array */
+	const char *filter;         /* NULL: none */
+	uint64_t snaplen, count;
+};
+
+/* req's fields, checked (the filter against its bounds): 0, or -errno with
+ * a sentence. */
+static int parse_request(json_t *req, struct request *q, struct sl_err *err)
+{
+	json_t *jf = json_object_get(req, "filter");
+	q->points = json_object_get(req, "points");
+	if (!json_is_array(q->points) || json_array_size(q->points) == 0)
+		return sl_errf(err, EINVAL, "capture: \"points\" must be a non-empty list of "
+			       "capture points");
+	if (jf != NULL && !json_is_string(jf))
+		return sl_errf(err, EINVAL, "capture: \"filter\" must be a string");
+	int rc = json_uint(req, "snaplen", SL_CAP_SNAPLEN_MAX, 1, SL_CAP_SNAPLEN_MAX, &q->snaplen,
+			   err);
+	if (rc == 0)
+		rc = json_uint(req, "count", 0, 0, UINT64_MAX >> 1, &q->count, err);
+	if (rc < 0)
+		return rc;
+	q->filter = jf != NULL ? json_string_value(jf) : NULL;
+	if (q->filter != NULL && q->filter[0] == '\0')
+		q->filter = NULL;
+	return q->filter != NULL ? sl_cap_filter_check(q->filter, err) : 0;
+}
+
+/* A session for q with room for its points and n_links taps, no
+ * connection yet; NULL when out of memory. */
+static struct sl_cap_session *new_session(const struct request *q, unsigned n_links)
+{
+	struct sl_cap_session *s = calloc(1, sizeof(*s));
+	if (s == NULL)
+		return NULL;
+	s->fd = -1;
+	s->snaplen = (uint32_t)q->snaplen;
+	s->count = q->count;
+	s->ifaces = calloc(json_array_size(q->points), sizeof(*s->ifaces));
+	s->taps = calloc(n_links + 1, sizeof(*s->taps));
+	s->msg = malloc(SL_CAP_MSG_MAX);
+	if (s->ifaces == NULL || s->taps == NULL || s->msg == NULL) {
+		free_session(s);
+		return NULL;
+	}
+	s->msg[0] = SL_CAP_DATA_TAG;
+	s->len = 1;
+	return s;
+}
+
+/* Point jp as s's next interface, with a tap reference for each of its
+ * links (idx: room for their indices; taken: the links earlier points
+ * named).  0, or -EINVAL (not a point, or a link named twice), -EBUSY (a
+ * link under capture already) or -ENOMEM, with a sentence. */
+static int add_point(struct sl_cap_session *s, json_t *jp, unsigned *idx, bool *taken,
+		     struct sl_err *err)
+{
+	if (!json_is_string(jp))
+		return sl_errf(err, EINVAL, "capture: \"points\" must be a list of strings");
+	const char *p = json_string_value(jp);
+	int n = sl_cap_resolve(&view, p, idx, err);
+	if (n < 0)
+		return n;
+	struct iface *f = &s->ifaces[s->n_ifaces++];
+	f->name = strdup(p);
+	f->links = json_array();
+	if (f->name == NULL || f->links == NULL)
+		return sl_errf(err, ENOMEM, "capture: out of memory");
+	for (int k = 0; k < n; k++) {
+		struct sl_link *l = view.links[idx[k]];
+		if (taken[idx[k]])
+			return sl_errf(err, EINVAL, "capture: point '%s' names link '%s', which an "
+				       "earlier point of this capture names too", p, l->name);
+		if (__atomic_load_n(&l->cap, __ATOMIC_ACQUIRE) != NULL)
+			return sl_errf(err, EBUSY, "capture: link '%s' (point '%s') is being "
+				       "captured already, by another sluice capture", l->name, p);
+		taken[idx[k]] = true;
+		json_array_append_new(f->links, json_string(l->name));
+		s->taps[s->n_taps++] = (struct tapref){ .link = l, .iface = s->n_ifaces - 1 };
+	}
+	return 0;
+}
+
+/* Every point of points into s: resolved, none twice, none under capture
+ * already.  0, or -errno with a sentence (add_point's). */
+static int add_points(struct sl_cap_session *s, json_t *points, struct sl_err *err)
+{
+	unsigned n_links = view.cfg->n_links;
+	unsigned *idx = calloc(n_links + 1, sizeof(unsigned));
+	bool *taken = calloc(n_links + 1, sizeof(bool));
+	int rc = idx != NULL && taken != NULL ? 0 : sl_errf(err, ENOMEM, "capture: out of memory");
+	for (size_t i = 0; rc == 0 && i < json_array_size(points); i++)
+		rc = add_point(s, json_array_get(points, i), idx, taken, err);
+	free(idx);
+	free(taken);
+	return rc;
+}
+
+json_t *sl_cap_open(json_t *req)
 {
 	struct sl_err err = { "" };
-	struct sl_cap_session *s = NULL;
-	int status = SL_EXIT_CONFIG;   /* of a refusal */
-	json_t *points = json_object_get(req, "points"), *jf = json_object_get(req, "filter");
-	uint64_t snaplen = 0, count = 0;
-	if (!json_is_array(points) || json_array_size(points) == 0)
-		return sl_ctl_error(SL_EXIT_CONFIG, "capture: \"points\" must be a non-empty list of "
-				    "capture points");
-	if (jf != NULL && !json_is_string(jf))
-		return sl_ctl_error(SL_EXIT_CONFIG, "capture: \"filter\" must be a string");
-	if (json_uint(req, "snaplen", SL_CAP_SNAPLEN_MAX, 1, SL_CAP_SNAPLEN_MAX, &snaplen, &err) < 0 ||
-	    json_uint(req, "count", 0, 0, UINT64_MAX >> 1, &count, &err) < 0)
+	struct request q = { 0 };
+	if (parse_request(req, &q, &err) < 0)
 		return sl_ctl_error(SL_EXIT_CONFIG, err.msg);
-	const char *filter = jf != NULL ? json_string_value(jf) : NULL;
-	if (filter != NULL && filter[0] == '\0')
-		filter = NULL;
-	if (filter != NULL && sl_cap_filter_check(filter, &err) < 0)
-		return sl_ctl_error(SL_EXIT_CONFIG, err.msg);
-	if (e->reload_stopped)
+	if (stopping())
 		return sl_ctl_error(SL_EXIT_RUNTIME, "capture: the engine is stopping");
-	struct sl_cap_session **slot = free_slot(e);
+	struct sl_cap_session **slot = free_slot();
 	if (slot == NULL) {
 		char m[128];
 		snprintf(m, sizeof(m), "capture: %d captures run already (at most %d at once)",
 			 SL_CAP_SESSIONS, SL_CAP_SESSIONS);
 		return sl_ctl_error(SL_EXIT_RUNTIME, m);
 	}
-	const struct sl_config *c = e->cfg;
-	size_t np = json_array_size(points);
-	unsigned *idx = calloc(c->n_links + 1, sizeof(unsigned));
-	bool *taken = calloc(c->n_links + 1, sizeof(bool));
-	s = calloc(1, sizeof(*s));
-	if (idx == NULL || taken == NULL || s == NULL)
-		goto oom;
-	s->fd = -1;
-	s->snaplen = (uint32_t)snaplen;
-	s->count = count;
-	s->ifaces = calloc(np, sizeof(*s->ifaces));
-	s->taps = calloc(c->n_links + 1, sizeof(*s->taps));
-	s->msg = malloc(SL_CAP_MSG_MAX);
-	if (s->ifaces == NULL || s->taps == NULL || s->msg == NULL)
-		goto oom;
-	s->msg[0] = SL_CAP_DATA_TAG;
-	s->len = 1;
-
-	/* Points: resolved, none twice, none under capture already. */
-	for (size_t i = 0; i < np; i++) {
-		json_t *jp = json_array_get(points, i);
-		if (!json_is_string(jp)) {
-			sl_errf(&err, EINVAL, "capture: \"points\" must be a list of strings");
-			goto refuse;
-		}
-		const char *p = json_string_value(jp);
-		int n = resolve(e, p, idx, &err);
-		if (n < 0)
-			goto refuse;
-		struct iface *f = &s->ifaces[s->n_ifaces++];
-		f->name = strdup(p);
-		f->links = json_array();
-		if (f->name == NULL || f->links == NULL)
-			goto oom;
-		for (int k = 0; k < n; k++) {
-			struct sl_link *l = e->links[idx[k]];
-			if (taken[idx[k]]) {
-				sl_errf(&err, EINVAL, "capture: point '%s' names link '%s', which an "
-					"earlier point of this capture names too", p, l->name);
-				goto refuse;
-			}
-			if (__atomic_load_n(&l->cap, __ATOMIC_ACQUIRE) != NULL) {
-				sl_errf(&err, EBUSY, "capture: link '%s' (point '%s') is being captured "
-					"already, by another sluice capture", l->name, p);
-				status = SL_EXIT_RUNTIME;
-				goto refuse;
-			}
-			taken[idx[k]] = true;
-			json_array_append_new(f->links, json_string(l->name));
-			s->taps[s->n_taps++] = (struct tapref){ .link = l, .iface = s->n_ifaces - 1 };
-		}
-	}
-	free(idx);
-	free(taken);
-	if (filter != NULL) {
+	struct sl_cap_session *s = new_session(&q, view.cfg->n_links);
+	if (s == NULL)
+		return sl_ctl_error(SL_EXIT_RUNTIME, "capture: out of memory");
+	int rc = add_points(s, q.points, &err);
+	if (rc == 0 && q.filter != NULL) {
 		/* Compiled off this thread; sl_cap_service starts the capture
 		 * once it is. */
-		s->job = job_start(filter, s->snaplen, &err);
-		if (s->job == NULL) {
-			status = SL_EXIT_RUNTIME;
-			free_session(s);
-			return sl_ctl_error(status, err.msg);
-		}
+		s->job = job_start(q.filter, s->snaplen, &err);
+		if (s->job == NULL)
+			rc = -EAGAIN;   /* a runtime failure, as -ENOMEM */
 	}
-	s->fd = sl_ctl_detach(e->ctl);
+	if (rc < 0) {
+		free_session(s);
+		bool runtime = rc == -EBUSY || rc == -ENOMEM || rc == -EAGAIN;
+		return sl_ctl_error(runtime ? SL_EXIT_RUNTIME : SL_EXIT_CONFIG, err.msg);
+	}
+	s->fd = sl_ctl_detach(*view.ctl);
 	*slot = s;
-	if (s->job == NULL && !launch(e, s, NULL)) {
+	if (s->job == NULL && !launch(s, NULL)) {
 		free_session(s);
 		*slot = NULL;
 	}
 	return NULL;
-
-oom:
-	sl_errf(&err, ENOMEM, "capture: out of memory");
-	status = SL_EXIT_RUNTIME;
-refuse:
-	free_session(s);
-	free(idx);
-	free(taken);
-	return sl_ctl_error(status, err.msg);
 }
 
 /* Send what msg holds.  Returns 1 (sent, or nothing to send), 0 (the client
@@ -713,11 +682,11 @@ static void begin_end(struct sl_cap_session *s, const char *why)
 }
 
 /* The statistics blocks and the final JSON, once everything is sent. */
-static int finish(struct engine *e, struct sl_cap_session *s, bool workers_run)
+static int finish(struct sl_cap_session *s, bool workers_run)
 {
 	uint64_t filtered = 0, dropped = 0;
 	if (!s->stats_added) {   /* msg is empty here: the blocks fit */
-		release_taps(e, s, workers_run);
+		release_taps(s, workers_run);
 		uint64_t now = realtime_ns();
 		for (unsigned i = 0; i < s->n_ifaces; i++) {
 			struct iface *f = &s->ifaces[i];
@@ -759,7 +728,7 @@ static int finish(struct engine *e, struct sl_cap_session *s, bool workers_run)
 }
 
 /* Read what the client sent: a stop, or its going away. */
-static void read_client(struct engine *e, struct sl_cap_session *s)
+static void read_client(struct sl_cap_session *s)
 {
 	char buf[512];
 	ssize_t n = recv(s->fd, buf, sizeof(buf) - 1, MSG_DONTWAIT);
@@ -776,9 +745,9 @@ static void read_client(struct engine *e, struct sl_cap_session *s)
 }
 
 /* Serve one session; returns false when it is over (freed by the caller). */
-static bool serve(struct engine *e, struct sl_cap_session *s)
+static bool serve(struct sl_cap_session *s)
 {
-	read_client(e, s);
+	read_client(s);
 	if (s->abandoned)
 		return false;
 	if (s->count != 0 && s->written >= s->count)
@@ -808,69 +777,70 @@ static bool serve(struct engine *e, struct sl_cap_session *s)
 		if (fill(s))
 			return true;
 	}
-	int rc = finish(e, s, true);
+	int rc = finish(s, true);
 	if (rc < 0)
 		s->abandoned = true;
 	return rc == 0;   /* 0: the last message waits for the client */
 }
 
-static void drop_session(struct engine *e, unsigned i, bool workers_run)
+static void drop_session(unsigned i, bool workers_run)
 {
-	struct sl_cap_session *s = e->caps[i];
+	struct sl_cap_session *s = sessions[i];
 	begin_end(s, "the client went away");
-	release_taps(e, s, workers_run);
+	release_taps(s, workers_run);
 	if (s->abandoned && !s->final_sent)
 		sl_note("capture: %s ended: %s (%llu packets sent)", s->ifaces[0].name,
 			       s->end, (unsigned long long)s->written);
 	free_session(s);
-	e->caps[i] = NULL;
+	sessions[i] = NULL;
 }
 
-bool sl_cap_service(struct engine *e)
+/* Session i's filter has compiled: refuse it (then freed), or start it.
+ * Returns whether it runs. */
+static bool compiled(unsigned i)
+{
+	struct sl_cap_session *s = sessions[i];
+	struct compile_job *j = s->job;
+	bool runs;
+	if (j->rc != 0) {
+		answer_error(s, j->rc == -EINVAL ? SL_EXIT_CONFIG : SL_EXIT_RUNTIME, j->msg);
+		runs = false;
+	} else {
+		runs = launch(s, &j->prog);
+	}
+	if (!runs) {
+		free_session(s);
+		sessions[i] = NULL;
+		return false;
+	}
+	s->job = NULL;
+	job_abandon(j);   /* done: freed now */
+	return true;
+}
+
+bool sl_cap_service(void)
 {
 	bool any = false;
 	for (unsigned i = 0; i < SL_CAP_SESSIONS; i++) {
-		struct sl_cap_session *s = e->caps[i];
+		struct sl_cap_session *s = sessions[i];
 		if (s == NULL)
 			continue;
 		if (s->job != NULL) {   /* its filter compiles */
-			if (!job_done(s->job)) {
-				any = true;
-				continue;
-			}
-			struct compile_job *j = s->job;
-			bool runs;
-			if (j->rc != 0) {
-				char m[SL_CAP_FILTER_MAX_BYTES + sizeof(j->msg) + 32];
-				snprintf(m, sizeof(m), "capture: filter '%s': %s", j->filter, j->msg);
-				answer_error(s, j->rc == -EINVAL ? SL_EXIT_CONFIG : SL_EXIT_RUNTIME,
-					     m);
-				runs = false;
-			} else {
-				runs = launch(e, s, &j->prog);
-			}
-			if (!runs) {
-				free_session(s);
-				e->caps[i] = NULL;
-				continue;
-			}
-			s->job = NULL;
-			job_abandon(j);   /* done: freed now */
-			any = true;
+			any |= !job_done(s->job) || compiled(i);
 			continue;
 		}
-		if (s->final_sent || !serve(e, s))
-			drop_session(e, i, true);
+		if (s->final_sent || !serve(s))
+			drop_session(i, true);
 		else
 			any = true;
 	}
 	return any;
 }
 
-void sl_cap_link_gone(struct engine *e, struct sl_link *l)
+void sl_cap_link_gone(const struct sl_link *l)
 {
 	for (unsigned i = 0; i < SL_CAP_SESSIONS; i++) {
-		struct sl_cap_session *s = e->caps[i];
+		struct sl_cap_session *s = sessions[i];
 		if (s == NULL)
 			continue;
 		for (unsigned k = 0; k < s->n_taps; k++)
@@ -879,10 +849,10 @@ void sl_cap_link_gone(struct engine *e, struct sl_link *l)
 	}
 }
 
-void sl_cap_close_all(struct engine *e, const char *why)
+void sl_cap_close_all(const char *why)
 {
 	for (unsigned i = 0; i < SL_CAP_SESSIONS; i++) {
-		struct sl_cap_session *s = e->caps[i];
+		struct sl_cap_session *s = sessions[i];
 		if (s == NULL)
 			continue;
 		if (s->job != NULL) {   /* not started: its filter compiles */
@@ -890,7 +860,7 @@ void sl_cap_close_all(struct engine *e, const char *why)
 			snprintf(m, sizeof(m), "capture: %s before the filter compiled", why);
 			answer_error(s, SL_EXIT_RUNTIME, m);
 			free_session(s);
-			e->caps[i] = NULL;
+			sessions[i] = NULL;
 			continue;
 		}
 		begin_end(s, why);
@@ -909,10 +879,10 @@ void sl_cap_close_all(struct engine *e, const char *why)
 			}
 			if ((s->count == 0 || s->written < s->count) && fill(s))
 				continue;
-			rc = finish(e, s, false);
+			rc = finish(s, false);
 			if (rc < 0)
 				break;
 		}
-		drop_session(e, i, false);
+		drop_session(i, false);
 	}
 }

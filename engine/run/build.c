@@ -18,6 +18,7 @@
 #include "config/diff.h"
 #include "config/lookup.h"
 #include "interlink/interlink.h"
+#include "ops/capture.h"
 #include "ops/telemetry.h"
 #include "run/build.h"
 #include "run/signals.h"
@@ -283,4 +284,9 @@ void sl_eng_attach_view(struct engine *e)
 		.last_reload_ns = &e->last_reload_ns,
 	};
 	sl_tel_attach(&tv);
+	struct sl_cap_view cv = {
+		.cfg = e->cfg, .links = e->links, .epoch = e->epoch, .epoch_w = e->ctl_epoch_w,
+		.ctl = &e->ctl, .stopping = &e->reload_stopped,
+	};
+	sl_cap_attach(&cv);
 }

@@ -40,7 +40,8 @@ void sl_eng_free_link(struct sl_link *l);
 uint64_t sl_eng_free_link_contents(struct sl_link *l);
 
 /* Point telemetry at e's current objects (its config, apps, links,
- * workers, pool, epoch and reload counters).  Control thread. */
+ * workers, pool, epoch and reload counters), and capture at those it reads
+ * (config, links, epoch, control socket, stopping).  Control thread. */
 void sl_eng_attach_view(struct engine *e);
 
 /* Initialise app a (index i of cfg): 0 or -errno with a sentence

@@ -661,7 +661,7 @@ static bool duty_control(struct loop *l)
 	struct engine *e = l->e;
 	if (e->ctl != NULL) {
 		sl_ctl_poll(e->ctl, e->capturing ? 1 : 20);
-		e->capturing = sl_cap_service(e);
+		e->capturing = sl_cap_service();
 	} else {
 		struct timespec nap = { 0, 20 * 1000 * 1000 };
 		nanosleep(&nap, NULL);
@@ -773,7 +773,7 @@ static int stop_workers(struct engine *e, struct watch *wt, unsigned launched,
 	__atomic_store_n(&e->stop, true, __ATOMIC_RELEASE);
 	int rc = wait_workers(e, launched, breaths, err);
 	if (rc == 0)   /* captures get what their rings hold, and their counts */
-		sl_cap_close_all(e, "the engine stopped");
+		sl_cap_close_all("the engine stopped");
 	/* The last word on a stall that ended while stopping. */
 	watch_laggards(e, wt, sl_eng_now_s() - t0, false);
 	return rc;

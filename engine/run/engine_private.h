@@ -60,8 +60,8 @@ struct engine {
 	unsigned il_serial;             /* names of interlinks made so far */
 	uint64_t freed_by_reload;       /* packets of removed links, freed */
 	bool reload_stopped;            /* a reload failed half-way: stopping */
-	/* Captures (capture.h), served by the control loop. */
-	struct sl_cap_session *caps[SL_CAP_SESSIONS];
+	/* Captures (capture.h, which reads the engine through the view
+	 * sl_eng_attach_view gives it), served by the control loop. */
 	bool capturing;
 	uint64_t drained, freed_at_stop;
 };

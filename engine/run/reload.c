@@ -469,7 +469,7 @@ static void settle(struct engine *e, struct rebuild *r, struct sl_config *nc)
 			sl_eng_free_app(e->apps[i]);
 	for (unsigned i = 0; i < oc->n_links; i++)
 		if (!r->plan->old_link_kept[i]) {
-			sl_cap_link_gone(e, e->links[i]);
+			sl_cap_link_gone(e->links[i]);
 			sl_eng_free_link(e->links[i]);
 		}
 	free(e->apps);

@@ -35,7 +35,7 @@ static json_t *verb_reload(struct engine *e, json_t *req)
 
 static json_t *verb_capture(struct engine *e, json_t *req)
 {
-	return sl_cap_open(e, req);
+	return sl_cap_open(req);
 }
 
 static const struct verb {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A single-producer single-consumer ring of variable-length records, for
- * packet capture (engine/ops/capture.h): the worker copies a packet's first
+ * packet capture (a link's tap, tap.h): the worker copies a packet's first
  * bytes in as one record, the control thread takes records out and writes
  * them to a pcapng stream.  The producer never waits: a record that does not
  * fit is refused (the caller counts the drop).
@@ -19,9 +19,10 @@
  * reuses space.  Each side keeps a private copy of the other's index and
  * reloads it only when the copy says full (producer) or empty (consumer).
  *
- * Threads: sl_capring_put by one thread at a time (the producer), peek and
- * advance by one thread at a time (the consumer); init and the counters on
- * the control thread.  No locks, no allocation after init.
+ * Threads: sl_capring_reserve and commit by one thread at a time (the
+ * producer), peek and advance by one thread at a time (the consumer); init
+ * and sl_capring_used on the control thread.  No locks, no allocation after
+ * init.
  */
 #ifndef SL_CAPRING_H
 #define SL_CAPRING_H
@@ -36,7 +37,7 @@ struct sl_capring_rec {
 	uint32_t len;       /* bytes of this record, header included, 8-aligned */
 	uint32_t caplen;    /* bytes captured, or SL_CAPRING_PAD */
 	uint32_t origlen;   /* the packet's length */
-	uint32_t tag;       /* the producer's: which link (capture.c) */
+	uint32_t tag;       /* the producer's: which link (tap.h) */
 	uint64_t tsc;       /* when it was captured */
 	uint8_t data[];
 };

@@ -19,7 +19,7 @@
  * rule as Snabb's link.transmit).  sl_link_receive() hands ownership of the
  * returned packets to the caller.
  *
- * Capture: a link may have a tap (capture.h); transmit hands it the burst
+ * Capture: a link may have a tap (tap.h); transmit hands it the burst
  * first, before queuing (a tap sees what is transmitted, also what the link
  * then drops).
  *
@@ -43,6 +43,7 @@
 #include "interlink/interlink_worker.h"
 
 #include "base/counter.h"
+#include "runtime/tap.h"
 
 /* Sum of pkt_len over p[0..n). */
 static inline uint64_t sl_pkts_bytes(struct rte_mbuf *const *p, unsigned n)
@@ -94,12 +95,6 @@ static inline void sl_pkts_free(struct rte_mbuf **pkts, unsigned n)
 }
 
 struct sl_app;
-struct sl_cap_tap;
-
-/* Capture (engine/ops/capture.h): the producer copies what the tap's filter
- * passes of pkts[0..n) into the tap's ring.  Never blocks; pkts are not
- * changed. */
-void sl_cap_burst(struct sl_cap_tap *t, struct rte_mbuf *const *pkts, unsigned n);
 
 struct sl_link_stats {
 	uint64_t tx_packets;  /* accepted by transmit (producer side) */
@@ -117,8 +112,8 @@ struct sl_link {
 	uint32_t mask;
 	uint32_t read;              /* same-worker consumer cursor */
 	uint32_t write;             /* same-worker producer cursor */
-	/* A capture's tap (capture.h), or NULL: set and cleared by the control
-	 * thread, loaded once per burst by the producer. */
+	/* A capture's tap (tap.h), or NULL: set and cleared by the control
+	 * thread (engine/ops/capture.c), loaded once per burst by the producer. */
 	struct sl_cap_tap *cap;
 
 	/* Producer counters and consumer counter on separate lines so that the
