@@ -23,11 +23,13 @@
                                  TID (default PID's main thread: l3fwd's
                                  forwarding lcore) meanwhile:
                                  prints "packets seconds cpu_seconds"
-  gen.py ovs-expiry CTL N TIMEOUT   polls `ovs-appctl -t CTL dpctl/dump-flows`
+  gen.py ovs-expiry CTL N TIMEOUT [READY]
+                                 polls `ovs-appctl -t CTL dpctl/dump-flows`
                                  until the datapath has no flow left (or
                                  TIMEOUT s): per flow, from its last use (poll
                                  time - "used") to the first poll without it;
-                                 prints "n p0 p50 p90 p99 max polls poll_ms" (ms)
+                                 prints "n p0 p50 p90 p99 max polls poll_ms" (ms);
+                                 creates the file READY after its first poll
 Frames are 64 bytes, IPv4/UDP, TTL 64, with a valid IPv4 header checksum.  Everything is deterministic (fixed seeds).
 """
 import json
@@ -199,7 +201,7 @@ def cmd_ethdev_measure(sock, pid, secs, tid=None):
     print("%d %.3f %.3f" % (n1 - n0, t1 - t0, (c1 - c0) / 1e9))
 
 
-def cmd_ovs_expiry(ctl, want, timeout):
+def cmd_ovs_expiry(ctl, want, timeout, ready=None):
     import subprocess
     import time
     last, gone, polls, spent = {}, {}, 0, 0.0
@@ -212,6 +214,8 @@ def cmd_ovs_expiry(ctl, want, timeout):
         t = time.monotonic()
         spent += t - t0
         polls += 1
+        if ready and polls == 1:
+            open(ready, "w").close()
         now = set()
         for line in out.splitlines():
             if ", used:" not in line or "udp(" not in line:
@@ -256,8 +260,8 @@ def main(a):
         cmd_records(a[1])
     elif len(a) in (4, 5) and a[0] == "ethdev-measure":
         cmd_ethdev_measure(a[1], int(a[2]), float(a[3]), int(a[4]) if len(a) == 5 else None)
-    elif len(a) == 4 and a[0] == "ovs-expiry":
-        cmd_ovs_expiry(a[1], int(a[2]), float(a[3]))
+    elif len(a) in (4, 5) and a[0] == "ovs-expiry":
+        cmd_ovs_expiry(a[1], int(a[2]), float(a[3]), a[4] if len(a) == 5 else None)
     else:
         sys.exit(__doc__)
 

@@ -4,6 +4,8 @@
 # matrix (a stand-in for `sluice topology --measure --save` writes it), the
 # notes when the measurement fails or the matrix lacks the pair, nothing for
 # a single CPU, and one real measurement of CPUs 0 and 1 where both exist.
+# serial: a benchmark, its threads pinned to CPUs and spinning; beside other
+# tests it measures their contention and takes ten times as long
 . "$(dirname "$0")/lib.sh"
 . "$SRC/scripts/lib/c2c.sh"
 

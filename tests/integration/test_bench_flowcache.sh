@@ -3,6 +3,8 @@
 # status 2; a tiny run (one worker, one load, two policies, 1 s) writes one
 # CSV row per run and ends with a well-formed summary line; --summarize
 # reprints the summary from that CSV.
+# serial: a benchmark, its threads pinned to CPUs and spinning; beside other
+# tests it measures their contention and takes ten times as long
 . "$(dirname "$0")/lib.sh"
 B="$SRC/scripts/bench-flowcache"
 export SLUICE SLUICE_BENCH_NO_BUILD=1

@@ -6,6 +6,8 @@
 # planned for described machines cover their hop classes, and bad options
 # exit 2 with a message.  Nothing here depends on how fast
 # the machine is: only the shape of the output and the accounting are checked.
+# serial: a benchmark, its threads pinned to CPUs and spinning; beside other
+# tests it measures their contention and takes ten times as long
 . "$(dirname "$0")/lib.sh"
 
 if ! "$SLUICE" apps probe_sink >/dev/null 2>&1 || ! "$SLUICE" apps probe_source >/dev/null 2>&1; then

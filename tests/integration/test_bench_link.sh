@@ -3,6 +3,8 @@
 # 2 before anything runs; one short real run of each implementation (on two
 # CPUs) writes both kinds of link, its results and a well-formed summary line.
 # Nothing here asserts a rate.
+# serial: a benchmark, its threads pinned to CPUs and spinning; beside other
+# tests it measures their contention and takes ten times as long
 . "$(dirname "$0")/lib.sh"
 B="$SRC/scripts/bench-link"
 

@@ -8,6 +8,7 @@
 # io) and ends with a well-formed summary.
 # Nothing here asserts a rate.  Skipped (77) where OVS-DPDK or hugepages are
 # unavailable.
+# serial: OVS-DPDK and dpdk-testpmd on 1 GB of hugepages, CPUs pinned; runs alone
 . "$(dirname "$0")/lib.sh"
 B="$SRC/scripts/bench-peers"
 export SLUICE SLUICE_BENCH_NO_BUILD=1

@@ -5,6 +5,8 @@
 # one invocation straddle 100 ns.  A tiny run of each; no timing is judged
 # (the ratios of so short a run may be anything, even inf), only that the
 # line is complete and the regime agrees with c2c_ns.
+# serial: a benchmark, its threads pinned to CPUs and spinning; beside other
+# tests it measures their contention and takes ten times as long
 . "$(dirname "$0")/lib.sh"
 BLD=${SLUICE_BUILD:?}
 

@@ -4,6 +4,8 @@
 # two CPUs are available) prints one line per worker count with its Mpps and
 # Mpps per worker, keeps one CSV row per run, and ends with a well-formed
 # summary line.  No rate is judged: only that every run forwarded something.
+# serial: a benchmark, its threads pinned to CPUs and spinning; beside other
+# tests it measures their contention and takes ten times as long
 . "$(dirname "$0")/lib.sh"
 B="$SRC/scripts/bench-scaling"
 export SLUICE SLUICE_BENCH_NO_BUILD=1

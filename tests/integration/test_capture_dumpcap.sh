@@ -9,6 +9,7 @@
 # on one CPU this also checks the detach guard (engine/ops/pdump.h):
 # without it a worker preempted inside pdump's callback wrote into the pool
 # dpdk-dumpcap had just freed (5 of 6 AddressSanitizer runs died of it).
+# serial: hugepages shared with dpdk-dumpcap (huge_reserve); runs alone
 . "$(dirname "$0")/lib.sh"
 [[ $(id -u) -eq 0 ]] || skip "hugepages and the engine's runtime directory need root"
 command -v dpdk-dumpcap >/dev/null || skip "dpdk-dumpcap is not installed (Debian package dpdk)"

@@ -20,9 +20,13 @@ pids=()
 trap 'kill -KILL ${pid:-} 2>/dev/null; for p in "${pids[@]}"; do end_process "$p"; done; rm -rf "$T" "/var/run/dpdk/$PREFIX"' EXIT
 
 N=1000   # source -> sink pairs added by the reload
+# The stop's clean-up of 2003 apps takes well under a second on an idle
+# machine; the limit (default 5 s) is set far from it, below signal_run's
+# minute, so that a loaded machine does not turn slowness into a failure.
 head_apps() {
   cat <<EOF
 $(two_workers_head)
+engine: { stop_timeout: 30s }
 apps:
   src:  { type: source, worker: gen, size: 64, flows: 16, rate: 1000 }
   swap: { type: l2fwd, worker: fwd }

@@ -21,6 +21,7 @@
 # Both processes run on 2 MB hugepages (-m 256 each, --in-memory).  Needs
 # root and dpdk-testpmd; the test reserves the pages that are missing and
 # mounts hugetlbfs if needed, and undoes both on exit (lib.sh huge_reserve).
+# serial: hugepages shared with dpdk-testpmd (huge_reserve); runs alone
 . "$(dirname "$0")/lib.sh"
 
 testpmd_need

@@ -12,6 +12,7 @@
 #      sluice ops, forwards, and no receive found the pool empty.
 #   3. The EAL refuses the plugin in a world-writable directory (any on its
 #      path), as docs/pool.md says.
+# serial: DPDK's own programs (dpdk-test, dpdk-testpmd) on hugepages; runs alone
 . "$(dirname "$0")/lib.sh"
 
 BUILD=${SLUICE_BUILD:-$(dirname "$SLUICE")}

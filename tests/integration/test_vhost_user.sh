@@ -22,6 +22,7 @@
 # --in-memory so that nothing is left in hugetlbfs).  Needs root: the test
 # reserves the pages that are missing and mounts hugetlbfs if no 2 MB mount
 # exists, and undoes both on exit; where that is impossible it is skipped.
+# serial: hugepages shared with dpdk-testpmd (huge_reserve); runs alone
 . "$(dirname "$0")/lib.sh"
 
 testpmd_need
