@@ -26,6 +26,7 @@
 
 #include <yaml.h>
 
+#include "config/config.h"
 #include "config/config_private.h"
 
 struct sl_mark node_mark(const yaml_node_t *n)

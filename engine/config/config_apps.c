@@ -13,6 +13,7 @@
 
 #include <yaml.h>
 
+#include "config/config.h"
 #include "config/config_private.h"
 
 static int find_worker(const struct ctx *c, const char *name)

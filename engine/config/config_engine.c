@@ -11,6 +11,7 @@
 
 #include <yaml.h>
 
+#include "config/config.h"
 #include "config/config_private.h"
 
 /* sl_param_parse's sentence without its "parameter 'NAME' " lead, for

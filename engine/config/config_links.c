@@ -11,6 +11,7 @@
 
 #include <yaml.h>
 
+#include "config/config.h"
 #include "config/config_private.h"
 
 /* Cut "app.port" out of [s, e) after trimming blanks; false if malformed. */

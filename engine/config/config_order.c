@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "config/config.h"
 #include "config/config_private.h"
 
 /* Does link l order its ends?  Links out of a boundary app (a port: its

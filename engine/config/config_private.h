@@ -18,7 +18,9 @@
 #include <yaml.h>
 
 #include "base/err.h"
-#include "config/config.h"
+#include "runtime/param.h"
+
+struct sl_config;
 
 #define alloc_ports sl_cfg_alloc_ports
 #define check_apps sl_cfg_check_apps

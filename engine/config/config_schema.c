@@ -6,6 +6,7 @@
  */
 #include <sched.h>
 
+#include "config/config.h"
 #include "config/config_private.h"
 
 /* Every key of the pool, engine, topology and workers sections is described

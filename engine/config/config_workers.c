@@ -12,6 +12,7 @@
 
 #include <yaml.h>
 
+#include "config/config.h"
 #include "config/config_private.h"
 
 /* Room for n more workers. */
