@@ -648,22 +648,40 @@ static const struct sl_command commands[] = {
 	  "latency sweep over placements, loads, pools (bench latency --help;\n"
 	  "sluice-bench, installed beside sluice)", NULL, cmd_bench, false },
 	{ "version", "--version", "version", "print the version", NULL, cmd_version, false },
-	{ "help", "--help", "help", NULL, NULL, cmd_help, false },
+	{ "help", "--help", "help [COMMAND]", NULL, NULL, cmd_help, false },
 };
 
 static void print_usage(FILE *f)
 {
 	fputs("usage: sluice COMMAND [ARGS]\n\ncommands:\n", f);
 	sl_commands_print(commands, SL_ARRAY_LEN(commands), f);
-	fputs("\n'sluice COMMAND --help' describes a command.\n"
+	fputs("\n'sluice help COMMAND' (or 'sluice COMMAND --help') describes a command.\n"
 	      "exit status: 0 success, 1 runtime failure, 2 usage or configuration error\n", f);
 }
 
+static const struct sl_command *find_command(const char *name);
+
+/* `sluice help`: every command; `sluice help COMMAND`: that command's
+ * usage, as `sluice COMMAND --help` prints it. */
 static int cmd_help(const struct sl_command *cmd, int argc, char **argv,
 		    const struct sl_ctl_wait *w)
 {
-	print_usage(stdout);
-	return SL_EXIT_OK;
+	if (argc == 0) {
+		print_usage(stdout);
+		return SL_EXIT_OK;
+	}
+	const struct sl_command *c = argc == 1 ? find_command(argv[0]) : NULL;
+	if (c == NULL || c == cmd) {
+		if (argc > 1)
+			fprintf(stderr, "sluice: help: one COMMAND only ('%s' and '%s')\n", argv[0],
+				argv[1]);
+		else
+			fprintf(stderr, "sluice: help: unknown command '%s'\n", argv[0]);
+		print_usage(stderr);
+		return SL_EXIT_CONFIG;
+	}
+	char *args[] = { "--help", NULL };
+	return c->run(c, 1, args, w);
 }
 
 static const struct sl_command *find_command(const char *name)

@@ -513,6 +513,10 @@ for c in run check plan apps config topology reload capture stats top exporter v
   if try "help-$c" 0 "$c" --help; then has out "usage: sluice $c"; empty err; fi
 done
 try help-h 0 check -h && { has out "usage: sluice check CONFIG"; empty err; }
+# `sluice help COMMAND`: the same usage as `sluice COMMAND --help`.
+try help-cmd 0 help reload && { has out "usage: sluice reload CONFIG"; empty err; }
+try help-unknown 2 help relaod && { has err "sluice: help: unknown command 'relaod'"; empty out; }
+try help-two 2 help run check && has err "sluice: help: one COMMAND only ('run' and 'check')"
 if try help-all 0 --help; then
   for c in run check plan apps config topology reload capture stats top exporter bench version; do
     grep -qE "^  $c( |$)" "$T/help-all.out" || { bad "help: command '$c' is not listed"; show; }
