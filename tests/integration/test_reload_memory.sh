@@ -56,6 +56,7 @@ size_kb=$(($(stat -c %s "$T/c0.yaml") / 1024))
 # Under AddressSanitizer freed memory waits in a quarantine (256 MB) before
 # it is reused: a small one here, so that a freed config is reused soon
 # (its use after the free is still caught meanwhile).
+asan=${ASAN_OPTIONS:+1}   # scripts/test sets it for its AddressSanitizer phase only
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=4"
 start_engine "$T/c0.yaml" "$T/run.log" 4
 rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status"; }
@@ -79,10 +80,16 @@ rss30=$(rss_kb)
 grown=$((rss30 - rss6))
 echo "VmRSS: start $rss0 kB, after 6 reloads $rss6 kB, after 30 $rss30 kB (file: $size_kb kB)"
 # One parsed config takes several times the memory its file has bytes
-# (the routes here: about 2 MB each for a 0.25 MB file).
-((grown < 2 * size_kb)) ||
+# (the routes here: about 2 MB each for a 0.25 MB file), so keeping the 24
+# replaced configs grows it by about 48 MB.  The bound: twice the file's
+# size; under AddressSanitizer (its allocator neither coalesces nor gives
+# back what it frees: 1.9 MB of growth was seen in one run) sixteen times,
+# still a tenth of what keeping the configs costs.
+mult=2; how="twice"
+[[ -n $asan ]] && { mult=16; how="sixteen times (AddressSanitizer)"; }
+((grown < mult * size_kb)) ||
   fail "VmRSS grew by $grown kB over the last 24 reloads (a config file is $size_kb kB): the replaced configs were kept"
-ok "30 reloads of a $ROUTES-route router: VmRSS grew by $grown kB over the last 24 (under twice the $size_kb kB of one file)"
+ok "30 reloads of a $ROUTES-route router: VmRSS grew by $grown kB over the last 24 (under $how the $size_kb kB of one file)"
 
 interrupt "$pid" "$T/run.log" || { cat "$T/run.log" >&2; fail "the run failed"; }
 pid=
