@@ -418,6 +418,7 @@ static void emit_workers(struct prom *p, const json_t *workers, double tsc_hz)
 			free(help.s);
 		}
 		emit_spec(p, "sluice_worker_", &sl_worker_counters[SL_WORKER_BREATHS], w, &l);
+		emit_spec(p, "sluice_worker_", &sl_worker_counters[SL_WORKER_NAPS], w, &l);
 		/* Busy and idle (engine.accounting): a family of their own, so that
 		 * a sum over state does not count the breaths twice. */
 		emit_split(p, "sluice_worker_state_breaths_total", "state", sl_worker_counters,

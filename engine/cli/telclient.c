@@ -562,12 +562,16 @@ static int snap_links_workers(struct sl_telc *c, json_t *root, json_t *info, str
 				   UINT64_C(1) << SL_WORKER_IDLE_BREATHS |
 				   UINT64_C(1) << SL_WORKER_BUSY_CYCLES |
 				   UINT64_C(1) << SL_WORKER_IDLE_CYCLES;
+	/* naps: absent where idle_sleep is 0 (or the engine predates it) */
+	bool napping = json_integer_value(json_object_get(info, "idle_sleep_ns")) != 0;
+	const uint64_t absent = (acct ? 0 : acct_only) |
+				(napping ? 0 : UINT64_C(1) << SL_WORKER_NAPS);
 	json_t *workers = json_object();
 	n = json_array_size(json_object_get(cols, "name"));
 	for (size_t r = 0; r < n; r++)
 		json_object_set_new(workers, col_str(cols, "name", r),
 				    row_of(cols, r, sl_worker_counters, SL_WORKER_N_COUNTERS,
-					   acct ? 0 : acct_only));
+					   absent));
 	json_object_set_new(root, "workers", workers);
 	json_decref(cols);
 	return 0;

@@ -127,6 +127,7 @@ struct sl_config {
 	unsigned reclaim_cap;    /* engine.reclaim_cap: frees per breath per worker */
 	uint64_t stop_timeout_ns; /* engine.stop_timeout: 0 = no limit */
 	bool accounting;         /* engine.accounting */
+	uint64_t idle_sleep_ns;  /* engine.idle_sleep (or SLUICE_IDLE_SLEEP); 0: poll */
 	struct sl_worker_cfg *workers;
 	unsigned n_workers;
 	struct sl_app_cfg *apps;

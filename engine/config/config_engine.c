@@ -178,6 +178,23 @@ int parse_pool(struct ctx *c, const yaml_node_t *n)
 	return check_pool(c, marks);
 }
 
+/* engine.idle_sleep where the file leaves it out: SLUICE_IDLE_SLEEP, if set
+ * and not empty, read as the key would be. */
+static int idle_sleep_env(struct ctx *c)
+{
+	const char *text = getenv("SLUICE_IDLE_SLEEP");
+	if (text == NULL || text[0] == '\0')
+		return 0;
+	struct sl_param_value v = { 0 };
+	struct sl_err perr = { { 0 } };
+	if (sl_param_parse(&sections[SEC_ENGINE].keys[ENGINE_IDLE_SLEEP], text, &v, &perr) < 0)
+		return sl_errf(c->err, EINVAL,
+			       "%s: the environment's SLUICE_IDLE_SLEEP (the default of "
+			       "engine.idle_sleep): %s", c->name, perr.msg);
+	c->cfg->idle_sleep_ns = v.u;
+	return 0;
+}
+
 int parse_engine(struct ctx *c, const yaml_node_t *n)
 {
 	struct sl_param_value v[ENGINE_N] = { { 0 } };
@@ -193,9 +210,12 @@ int parse_engine(struct ctx *c, const yaml_node_t *n)
 		cfg->reclaim_cap = (unsigned)v[ENGINE_RECLAIM_CAP].u;
 		cfg->stop_timeout_ns = v[ENGINE_STOP_TIMEOUT].u;
 		cfg->accounting = v[ENGINE_ACCOUNTING].u != 0;
+		cfg->idle_sleep_ns = v[ENGINE_IDLE_SLEEP].u;
 	}
 	free_values(v, ENGINE_N);
 	if (rc < 0)
+		return rc;
+	if (marks[ENGINE_IDLE_SLEEP].line == 0 && (rc = idle_sleep_env(c)) < 0)
 		return rc;
 	if ((cfg->link_size & (cfg->link_size - 1)) != 0)
 		return fail_at(c, marks[ENGINE_LINK_SIZE],

@@ -98,7 +98,7 @@ enum pool_key {
 
 enum engine_key {
 	ENGINE_BURST, ENGINE_LINK_SIZE, ENGINE_LINK_IMPL, ENGINE_EPOCH, ENGINE_RECLAIM_CAP, ENGINE_STOP_TIMEOUT,
-	ENGINE_ACCOUNTING, ENGINE_N
+	ENGINE_ACCOUNTING, ENGINE_IDLE_SLEEP, ENGINE_N
 };
 
 /* Indexes into sections[], in the order parse_root reads them. */

@@ -69,6 +69,11 @@ static const struct sl_param_spec engine_keys[ENGINE_N] = {
 	[ENGINE_ACCOUNTING] = { .name = "accounting", .type = SL_PARAM_BOOL, .def = "true",
 		.doc = "count each app's pull and push calls, packets and TSC cycles, and each "
 		       "worker's busy and idle cycles (docs/telemetry.md)" },
+	[ENGINE_IDLE_SLEEP] = { .name = "idle_sleep", .type = SL_PARAM_DURATION, .def = "0",
+		.max = 1000000000,
+		.doc = "how long a worker sleeps between breaths once 1024 in a row found "
+		       "nothing to do; 0: never (poll without pause); default: the "
+		       "environment's SLUICE_IDLE_SLEEP, else 0" },
 };
 
 /* A STRING key's doc is a noun phrase: messages say "KEY must be DOC". */
@@ -171,7 +176,18 @@ static const char doc_engine[] =
 	"app's pull and push calls, the packets they moved and the TSC cycles they\n"
 	"took, and each worker's busy and idle breaths and cycles.  `sluice stats`,\n"
 	"`sluice top`, the exporter and the summaries show them\n"
-	"([telemetry.md](telemetry.md)); [benchmarks.md](benchmarks.md) gives its cost.";
+	"([telemetry.md](telemetry.md)); [benchmarks.md](benchmarks.md) gives its cost.\n"
+	"\n"
+	"`idle_sleep`: by default a worker polls without pause and takes its whole CPU\n"
+	"whether packets come or not, as a DPDK worker does. With `idle_sleep: 100us` a\n"
+	"worker whose last 1024 breaths in a row found nothing to do (no packet pulled\n"
+	"in, none on a link) sleeps that long between breaths, offline to the epoch,\n"
+	"until a breath finds work again; the first packet after a quiet spell then\n"
+	"waits up to that long (the trade VPP's `poll-sleep-usec` and DPDK's\n"
+	"l3fwd-power make). The workers' `naps` counter counts the sleeps. Where the\n"
+	"file does not set it, the environment variable `SLUICE_IDLE_SLEEP` (a\n"
+	"duration, such as `1ms`) gives the default: a machine shared by many engines\n"
+	"(the test suite sets it) can have them all nap without editing each file.";
 
 static const char doc_workers[] =
 	"A mapping from worker name to `{ core: N }`, `{ core: auto }`, or the bare `N`\n"

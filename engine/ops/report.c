@@ -183,7 +183,7 @@ static void text_links(const struct sl_report *r)
 
 static void text_workers(const struct sl_report *r)
 {
-	static const int width[SL_WORKER_N_COUNTERS] = { 5, 6, 14, 14, 14, 16, 16 };
+	static const int width[SL_WORKER_N_COUNTERS] = { 5, 6, 14, 14, 14, 16, 16, 10 };
 	struct sl_values wv;
 	printf("workers:\n  %-16s", "worker");
 	print_head(sl_worker_counters, width, SL_WORKER_N_COUNTERS);

@@ -225,6 +225,7 @@ static int cmd_info(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_u64(d, "elapsed_ns", now_ns() - t0_ns);
 		rte_tel_data_add_dict_u64(d, "control_cpu", (uint64_t)view.control_cpu);
 		rte_tel_data_add_dict_u64(d, "accounting", cfg->accounting);
+		rte_tel_data_add_dict_u64(d, "idle_sleep_ns", cfg->idle_sleep_ns);
 		rte_tel_data_add_dict_u64(d, "apps", cfg->n_apps);
 		rte_tel_data_add_dict_u64(d, "links", cfg->n_links);
 		rte_tel_data_add_dict_u64(d, "workers", cfg->n_workers);

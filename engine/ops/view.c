@@ -37,6 +37,8 @@ const struct sl_counter_spec sl_worker_counters[SL_WORKER_N_COUNTERS] = {
 				    "TSC cycles of the busy breaths (engine.accounting; estimated from one breath in 16)." },
 	[SL_WORKER_IDLE_CYCLES] = { "idle_cycles", SL_COUNTER,
 				    "TSC cycles of the idle breaths (engine.accounting; estimated from one breath in 16)." },
+	[SL_WORKER_NAPS] = { "naps", SL_COUNTER,
+			     "Sleeps between idle breaths (engine.idle_sleep; absent when it is 0)." },
 };
 
 const struct sl_counter_spec sl_pool_tier_counters[SL_POOL_N_TIER_COUNTERS] = {
@@ -137,9 +139,12 @@ void sl_view_worker(const struct sl_worker *w, struct sl_values *out)
 	/* breaths is read first and only grows past busy_breaths */
 	out->v[SL_WORKER_IDLE_BREATHS] = out->v[SL_WORKER_BREATHS] > out->v[SL_WORKER_BUSY_BREATHS]
 		? out->v[SL_WORKER_BREATHS] - out->v[SL_WORKER_BUSY_BREATHS] : 0;
+	out->v[SL_WORKER_NAPS] = sl_counter_read(&w->naps);
 	if (!w->accounting)
 		out->absent = 1u << SL_WORKER_BUSY_BREATHS | 1u << SL_WORKER_IDLE_BREATHS |
 			      1u << SL_WORKER_BUSY_CYCLES | 1u << SL_WORKER_IDLE_CYCLES;
+	if (w->idle_sleep_ns == 0)
+		out->absent |= 1u << SL_WORKER_NAPS;
 }
 
 bool sl_view_pool(struct rte_mempool *pool, struct sl_values *tiers, struct sl_values *events)

@@ -41,6 +41,7 @@ extern const struct sl_counter_spec sl_link_counters[SL_LINK_N_COUNTERS];
 enum sl_worker_ctr {
 	SL_WORKER_CPU, SL_WORKER_LCORE, SL_WORKER_BREATHS,
 	SL_WORKER_BUSY_BREATHS, SL_WORKER_IDLE_BREATHS, SL_WORKER_BUSY_CYCLES, SL_WORKER_IDLE_CYCLES,
+	SL_WORKER_NAPS,
 	SL_WORKER_N_COUNTERS
 };
 extern const struct sl_counter_spec sl_worker_counters[SL_WORKER_N_COUNTERS];

@@ -280,6 +280,7 @@ static int setup(struct engine *e, const struct sl_topology *topo, struct sl_err
 		e->workers[w].epoch_w = sl_epoch_worker(e->epoch, w);
 		e->workers[w].reclaim_cap = cfg->reclaim_cap;
 		e->workers[w].accounting = cfg->accounting;
+		e->workers[w].idle_sleep_ns = cfg->idle_sleep_ns;
 	}
 
 	for (unsigned i = 0; i < cfg->n_apps; i++) {

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <numa.h>
+#include <time.h>
 
 #include <rte_cycles.h>
 #include <rte_pause.h>
@@ -202,13 +203,67 @@ static void take_reconf(struct sl_worker *w)
 	__atomic_store_n(&w->reconf, NULL, __ATOMIC_RELEASE);
 }
 
+/* Packets the worker's pull apps have brought in so far. */
+static uint64_t pulled(const struct sl_worker *w)
+{
+	uint64_t n = 0;
+	for (unsigned i = 0; i < w->n_pull; i++)
+		n += w->pull[i]->stats.in_packets;
+	return n;
+}
+
+/* Sleep idle_sleep_ns, offline to the epoch.  timed: the breath before was
+ * timed, so the nap is added to its idle cycles (see worker.h). */
+static void nap(struct sl_worker *w, bool timed)
+{
+	struct timespec ts = { .tv_sec = (time_t)(w->idle_sleep_ns / 1000000000u),
+			       .tv_nsec = (long)(w->idle_sleep_ns % 1000000000u) };
+	uint64_t start = timed ? rte_rdtsc() : 0;
+	if (w->epoch != NULL)
+		sl_epoch_offline(w->epoch_w);
+	nanosleep(&ts, NULL);
+	if (w->epoch != NULL)
+		sl_epoch_online(w->epoch_w);
+	if (timed) {
+		uint64_t len = rte_rdtsc() - start;
+		sl_counter_add(&w->idle_cycles, len);
+		sl_counter_add(&w->timed_cycles, len);
+	}
+	sl_counter_add(&w->naps, 1);
+}
+
+/* The loop with idle sleep: a breath, then a nap once SL_IDLE_SPIN breaths
+ * in a row found nothing to do. */
+static void loop_napping(struct sl_worker *w)
+{
+	while (!__atomic_load_n(w->stop, __ATOMIC_ACQUIRE)) {
+		take_reconf(w);
+		uint64_t in = pulled(w);
+		bool pushed = w->accounting ? breathe_counted(w) : breathe(w, ACCT_OFF);
+		if (pushed || pulled(w) != in) {
+			w->idle_streak = 0;
+			continue;
+		}
+		if (w->idle_streak < SL_IDLE_SPIN) {
+			w->idle_streak++;
+			continue;
+		}
+		/* breaths was counted at the end of the breath: the breath
+		 * just run was timed if the count before it was a multiple. */
+		uint64_t before = sl_counter_read(&w->breaths) - 1;
+		nap(w, w->accounting && (before & (SL_ACCT_SAMPLE - 1)) == 0);
+	}
+}
+
 int sl_worker_main(void *arg)
 {
 	struct sl_worker *w = arg;
 	bind_memory(w);
 	if (w->epoch != NULL)
 		sl_epoch_online(w->epoch_w);
-	if (w->accounting) {
+	if (w->idle_sleep_ns != 0) {
+		loop_napping(w);
+	} else if (w->accounting) {
 		while (!__atomic_load_n(w->stop, __ATOMIC_ACQUIRE)) {
 			take_reconf(w);
 			breathe_counted(w);

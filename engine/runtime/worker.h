@@ -18,6 +18,18 @@
  *
  * No step blocks.  The loop ends when *stop becomes true.
  *
+ * Idle sleep (engine.idle_sleep, 0 by default: the worker polls without
+ * pause, as a DPDK worker does).  Set, a worker that has had SL_IDLE_SPIN
+ * idle breaths in a row (no pull brought a packet in, no push had one to
+ * take) sleeps idle_sleep_ns between breaths, offline to the epoch for the
+ * nap, until a breath finds work again; each nap is counted in naps.  A
+ * worker with nothing to do then takes a few percent of its CPU instead of
+ * all of it, at the price of up to idle_sleep of latency for the first
+ * packet after a quiet spell (VPP's poll-sleep-usec and DPDK's l3fwd-power
+ * make the same trade).  With accounting, a nap after a timed breath is
+ * timed with it, as idle cycles, so the busy and idle split stays a fair
+ * sample of the worker's time.
+ *
  * Accounting (engine.accounting, on by default): the breath charges each
  * pull and push call and the packets it moved to its app (struct
  * sl_app_runtime, app.h), and counts the worker's busy breaths (a pull
@@ -52,6 +64,7 @@
 
 #define SL_PUSH_ROUNDS 8
 #define SL_ACCT_SAMPLE 16     /* accounting times one breath in 16 (a power of two) */
+#define SL_IDLE_SPIN 1024     /* idle breaths in a row before the first nap */
 
 /* Where a worker is in its loop, for the engine's report of a worker that
  * does not stop (a step, and the app it runs when the step runs apps). */
@@ -95,6 +108,7 @@ struct sl_worker {
 						* cycles as timed (sl_worker_cycles) */
 	uint64_t at;                           /* sl_worker_at(): step << 32 | app
 						* index; single writer, relaxed */
+	uint64_t naps;                         /* idle sleeps (engine.idle_sleep) */
 
 	struct sl_app **pull;
 	unsigned n_pull;
@@ -109,6 +123,8 @@ struct sl_worker {
 	struct sl_epoch_worker *epoch_w;
 	unsigned reclaim_cap;                  /* frees per breath at most */
 	bool accounting;                       /* engine.accounting */
+	uint64_t idle_sleep_ns;                /* engine.idle_sleep; 0: never nap */
+	unsigned idle_streak;                  /* idle breaths in a row (worker only) */
 	uint64_t timed_cycles, span_cycles;    /* accounting: the timed breaths'
 						* cycles, and the cycles from the
 						* first timed breath's start to the

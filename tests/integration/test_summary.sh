@@ -49,7 +49,9 @@ for name, l in s["links"].items():
     for k in ("occupancy_hwm", "sojourn_p50_ns", "sojourn_p99_ns"):
         assert (l[k] is None) == (l["kind"] == "local"), "link %s: %s is %r for a %s link" % (name, k, l[k], l["kind"])
 for name, w in s["workers"].items():
-    assert list(w) == ["cpu", "lcore", "breaths", "busy_breaths", "idle_breaths", "busy_cycles", "idle_cycles"] and w["breaths"] > 0, "worker %s: %s" % (name, w)
+    assert list(w) == ["cpu", "lcore", "breaths", "busy_breaths", "idle_breaths", "busy_cycles", "idle_cycles", "naps"] and w["breaths"] > 0, "worker %s: %s" % (name, w)
+    # lib.sh sets SLUICE_IDLE_SLEEP, so the workers may nap: a count, never null
+    assert isinstance(w["naps"], int) and 0 <= w["naps"] <= w["idle_breaths"], w
     assert w["busy_breaths"] + w["idle_breaths"] == w["breaths"], w
 assert s["mbufs"]["total"] > 0 and s["mbufs"]["back"] == s["mbufs"]["total"], "mbufs %s" % s["mbufs"]
 assert s["elapsed_s"] > 0 and isinstance(s["warnings"], list)

@@ -1248,7 +1248,7 @@ static const struct exact_case section_cases[] = {
 	  "t.yaml:1:25: engine.stop_timeout must be a duration like 30s or 250ms, got a mapping" },
 	{ "engine is a sequence", "engine: [1]\n" TWO_LINKED,
 	  "t.yaml:1:9: 'engine' must be a mapping with keys burst, link_size, link_impl, epoch, "
-	  "reclaim_cap, stop_timeout, accounting, got a sequence" },
+	  "reclaim_cap, stop_timeout, accounting, idle_sleep, got a sequence" },
 	{ "engine.accounting not a bool", "engine: { accounting: sometimes }\n" TWO_LINKED,
 	  "t.yaml:1:23: engine.accounting must be true or false, got 'sometimes'" },
 	{ "engine.burst too large", "engine:\n  burst: 257\n" TWO_LINKED,
@@ -1667,6 +1667,7 @@ static bool config_value(const struct sl_config *cfg, const char *section, const
 		{ "engine", "epoch", cfg->epoch_policy }, { "engine", "reclaim_cap", cfg->reclaim_cap },
 		{ "engine", "stop_timeout", cfg->stop_timeout_ns },
 		{ "engine", "accounting", cfg->accounting },
+		{ "engine", "idle_sleep", cfg->idle_sleep_ns },
 		{ "topology", "c2c", cfg->c2c_path != NULL },
 	};
 	for (unsigned i = 0; i < SL_ARRAY_LEN(values); i++)
@@ -1681,6 +1682,7 @@ static bool config_value(const struct sl_config *cfg, const char *section, const
  * gives them empty), holds exactly its schema default. */
 static void check_schema_defaults(const char *what, const char *text)
 {
+	unsetenv("SLUICE_IDLE_SLEEP");   /* the environment's default of engine.idle_sleep */
 	struct sl_config *cfg = parse_ok(what, text);
 	unsigned n;
 	const struct sl_config_section *sec = sl_config_sections(&n);
