@@ -2,6 +2,11 @@
 # Each test gets a scratch directory $T, removed on exit, and a unique DPDK
 # file prefix $PREFIX.  SLUICE is the binary (set by meson, or build/sluice).
 set -uo pipefail
+# The system's programs first: the tests use Debian's python3 (its standard
+# library only), ip, tshark and the rest as installed by scripts/setup.  A
+# pyenv or virtualenv shim ahead of /usr/bin is a shell wrapper that costs
+# each python3 call up to half a second of CPU, hundreds of times a test.
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
 SLUICE=${SLUICE:-${1:-build/sluice}}
 SRC=${SLUICE_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 PCAPTOOL="python3 $SRC/tests/tools/pcaptool.py"
