@@ -877,6 +877,19 @@ static void port_stop(struct sl_app *app)
 	p->started = false;
 }
 
+/* The device's MAC address, as the ethdev reports it. */
+static int port_mac(const struct sl_app *app, uint8_t mac[6], struct sl_err *err)
+{
+	const struct port_priv *p = app->priv;
+	struct rte_ether_addr a;
+	int rc = rte_eth_macaddr_get(p->port_id, &a);
+	if (rc != 0)
+		return sl_errf(err, -rc, "cannot read the MAC address of port %u: %s",
+			       p->port_id, rte_strerror(-rc));
+	memcpy(mac, a.addr_bytes, 6);
+	return 0;
+}
+
 static void port_fini(struct sl_app *app)
 {
 	struct port_priv *p = app->priv;
@@ -979,6 +992,7 @@ static const struct sl_app_type port_app = {
 	.stop = port_stop,
 	.sample = port_sample,
 	.fini = port_fini,
+	.mac = port_mac,
 };
 
 SL_APP_REGISTER(port_app)

@@ -57,7 +57,8 @@ static uint32_t depth_mask(uint8_t depth)
  * they are written). */
 static bool nh_equal(const struct sl_route_nh *a, const struct sl_route_nh *b)
 {
-	return a->gateway == b->gateway && a->output == b->output &&
+	return a->gateway == b->gateway && a->output == b->output && a->kind == b->kind &&
+	       a->iface == b->iface &&
 	       a->set_dmac == b->set_dmac && a->set_smac == b->set_smac &&
 	       (!a->set_dmac || memcmp(a->dmac, b->dmac, 6) == 0) &&
 	       (!a->set_smac || memcmp(a->smac, b->smac, 6) == 0);
@@ -66,6 +67,7 @@ static bool nh_equal(const struct sl_route_nh *a, const struct sl_route_nh *b)
 static uint32_t nh_hash(const struct sl_route_nh *h)
 {
 	uint64_t x = (uint64_t)h->gateway << 32 | (uint32_t)h->output << 16 |
+		     (uint32_t)h->kind << 8 | (uint32_t)h->iface << 3 |
 		     (uint32_t)h->set_dmac << 1 | h->set_smac;
 	for (int i = 0; i < 6; i++)
 		x = (x ^ (h->set_dmac ? h->dmac[i] : 0) ^ (uint64_t)(h->set_smac ? h->smac[i] : 0) << 8) *

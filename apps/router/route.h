@@ -48,11 +48,23 @@
 
 #include "base/err.h"
 
+/* What a next hop does with a packet (a router with interfaces; without,
+ * every next hop is SL_NH_FORWARD). */
+enum sl_route_kind {
+	SL_NH_FORWARD = 0,       /* to output, MACs as given (dst_mac: a static neighbour) */
+	SL_NH_GATEWAY,           /* to the neighbour `gateway` on interface iface */
+	SL_NH_CONNECTED,         /* to the neighbour that is the destination itself */
+	SL_NH_LOCAL,             /* to the router itself (one of its addresses) */
+};
+
 struct sl_route_nh {
 	uint32_t gateway;        /* host order; 0: directly connected */
 	uint16_t output;         /* the router's output number (output#) */
 	bool set_dmac, set_smac;
 	uint8_t dmac[6], smac[6];
+	uint8_t kind;            /* enum sl_route_kind */
+	uint8_t iface;           /* the router's interface index (kinds but FORWARD
+				  * on a router with interfaces) */
 };
 
 struct sl_route {

@@ -40,6 +40,21 @@
  * table on every packet it forwards, so that mbufs do not go back to the pool
  * with hints (DPDK does not reset the field on allocation).
  *
+ * Interfaces (docs/router.md).  A router with `interfaces` is a node of
+ * the network: interface k leaves by outputN and takes what comes in by
+ * inputN (the same N; `input` is input0); its addresses are the router's
+ * own (/32 routes of kind local) and their prefixes are connected routes;
+ * it answers ARP for them, resolves next hops (a route's via, or the
+ * destination on a connected prefix) in its neighbour table
+ * (apps/router/neigh.h), holding the packets that wait, and sends ICMP
+ * (apps/router/proto.h): echo replies from its addresses, time exceeded,
+ * net and host unreachable, fragmentation needed (an IPv4 packet larger
+ * than the outgoing MTU with DF; one without DF is dropped as too_big: the
+ * router does not fragment), at most icmp_rate a second (a token bucket of
+ * icmp_burst).  Replies and errors leave by the interface the packet came
+ * in by, to the MAC it came from.  A router without interfaces forwards as
+ * above and nothing more.
+ *
  * Packets are modified in place, so the router must own them exclusively
  * (as l2fwd).  Headers that span mbuf segments are handled, more slowly.
  */
@@ -51,28 +66,58 @@
 #include <string.h>
 
 #include <rte_byteorder.h>
+#include <rte_cycles.h>
 #include <rte_ether.h>
 #include <rte_ip.h>
 
 #include "runtime/app.h"
 #include "epoch/epoch.h"
 #include "apps/pkt/pkt.h"
+#include "apps/router/neigh.h"
+#include "apps/router/proto.h"
 #include "apps/router/route.h"
 
 #define ROUTER_ROUNDS 4
+#define IF_ADDR_MAX 8            /* IPv4 addresses per interface */
+#define NO_IFACE 0xff            /* a route's next hop on no interface */
 
 /* Fields of one row of `routes`, in the order of router_route_fields. */
 enum { F_PREFIX, F_VIA, F_OUTPUT, F_DST_MAC, F_SRC_MAC, F_COUNT };
+/* Fields of one row of `interfaces`, in the order of router_iface_fields. */
+enum { I_NAME, I_OUTPUT, I_ADDRESS, I_MAC, I_MTU, I_COUNT };
 
 /* Output numbers of one burst are kept in bytes. */
 _Static_assert(SL_MAX_PORTS <= UINT8_MAX + 1, "output number must fit in uint8_t");
 
+struct iface {
+	char name[32];
+	unsigned output;               /* leaves by outputN, comes in by inputN */
+	uint32_t addr[IF_ADDR_MAX];    /* host order */
+	uint8_t plen[IF_ADDR_MAX];
+	unsigned n_addr;
+	uint8_t mac[6];
+	bool mac_set;                  /* given, else read from the port at start */
+	uint16_t mtu;
+};
+
 struct router_priv {
 	struct sl_route_table *table;
+	unsigned n_if;                         /* 0: no interfaces (forwarding only) */
+	struct iface ifs[SL_MAX_PORTS];
+	int8_t if_of_input[SL_MAX_PORTS];      /* interface index, or -1 */
+	struct sl_nb_table *nb;
+	uint64_t tok, tok_max, tok_last;       /* ICMP errors: tokens x tsc_hz */
+	uint64_t tok_rate;                     /* tokens per second */
+	uint64_t next_age, age_every;          /* TSC */
+	unsigned age_budget;
+	bool announced;                        /* gratuitous ARP sent */
 };
 
 /* The app's counters, in the order of router_counters. */
-enum { R_FORWARDED, R_NO_ROUTE, R_TTL_EXPIRED, R_MALFORMED, R_NOT_IPV4, R_HINTED, R_N_COUNTERS };
+enum { R_FORWARDED, R_NO_ROUTE, R_TTL_EXPIRED, R_MALFORMED, R_NOT_IPV4, R_HINTED,
+       R_ARP_IN, R_ARP_REPLIED, R_ARP_REQUESTS, R_ARP_BAD, R_ARP_IGNORED, R_ECHO_REPLIED,
+       R_ICMP_SENT, R_ICMP_LIMITED, R_LOCAL_DROPPED, R_TOO_BIG, R_NEIGH_HELD,
+       R_NEIGH_DROPPED, R_NEIGH_FAILED, R_NEIGH_AGED, R_NEIGH_ENTRIES, R_N_COUNTERS };
 
 static const struct sl_counter_spec router_counters[R_N_COUNTERS] = {
 	[R_FORWARDED] = { "forwarded", SL_COUNTER, "Packets routed and handed to their route's output link." },
@@ -81,6 +126,21 @@ static const struct sl_counter_spec router_counters[R_N_COUNTERS] = {
 	[R_MALFORMED] = { "malformed", SL_COUNTER, "IPv4 frames cut short or inconsistent, dropped." },
 	[R_NOT_IPV4] = { "not_ipv4", SL_COUNTER, "Frames that are not IPv4 (ARP, IPv6, other ethertypes), dropped." },
 	[R_HINTED] = { "hinted", SL_COUNTER, "Forwarded packets whose next hop came from a flowcache's route hint, without a lookup." },
+	[R_ARP_IN] = { "arp_in", SL_COUNTER, "ARP messages received on an interface." },
+	[R_ARP_REPLIED] = { "arp_replied", SL_COUNTER, "ARP requests for the router's addresses, answered." },
+	[R_ARP_REQUESTS] = { "arp_requests", SL_COUNTER, "ARP requests sent: resolutions, probes of stale neighbours and gratuitous ARP." },
+	[R_ARP_BAD] = { "arp_bad", SL_COUNTER, "ARP messages malformed or of another kind than Ethernet/IPv4, dropped." },
+	[R_ARP_IGNORED] = { "arp_ignored", SL_COUNTER, "ARP requests for other addresses and replies never asked for, dropped unlearned." },
+	[R_ECHO_REPLIED] = { "echo_replied", SL_COUNTER, "ICMP echo requests to the router's addresses, answered." },
+	[R_ICMP_SENT] = { "icmp_sent", SL_COUNTER, "ICMP errors sent (time exceeded, unreachable, fragmentation needed)." },
+	[R_ICMP_LIMITED] = { "icmp_limited", SL_COUNTER, "ICMP errors not sent because of the rate limit (icmp_rate)." },
+	[R_LOCAL_DROPPED] = { "local_dropped", SL_COUNTER, "Packets to the router's addresses it does not handle itself, dropped." },
+	[R_TOO_BIG] = { "too_big", SL_COUNTER, "IPv4 packets larger than the outgoing interface's MTU, dropped (with DF: answered with fragmentation needed)." },
+	[R_NEIGH_HELD] = { "neigh_held", SL_COUNTER, "Packets held while their next hop was resolved." },
+	[R_NEIGH_DROPPED] = { "neigh_dropped", SL_COUNTER, "Packets dropped waiting for a next hop: its queue full, its entry evicted or no room for one." },
+	[R_NEIGH_FAILED] = { "neigh_failed", SL_COUNTER, "Packets dropped because their next hop never answered (neigh_probes requests)." },
+	[R_NEIGH_AGED] = { "neigh_aged", SL_COUNTER, "Neighbour entries removed after neigh_reachable + neigh_stale without confirmation." },
+	[R_NEIGH_ENTRIES] = { "neigh_entries", SL_GAUGE, "Entries in the neighbour table." },
 };
 
 static int route_error(struct sl_err *err, int rc, unsigned i, const struct sl_param_row *row)
@@ -88,8 +148,110 @@ static int route_error(struct sl_err *err, int rc, unsigned i, const struct sl_p
 	return sl_err_prefix(err, -rc, "%s: routes[%u]", row->where, i);
 }
 
+static bool on_prefix(uint32_t a, uint32_t net, uint8_t plen)
+{
+	uint32_t mask = plen == 0 ? 0 : ~0u << (32 - plen);
+	return (a & mask) == (net & mask);
+}
+
+/* The interface whose connected prefixes hold a, or -1. */
+static int iface_on(const struct iface *ifs, unsigned n_if, uint32_t a)
+{
+	for (unsigned k = 0; k < n_if; k++)
+		for (unsigned j = 0; j < ifs[k].n_addr; j++)
+			if (on_prefix(a, ifs[k].addr[j], ifs[k].plen[j]))
+				return (int)k;
+	return -1;
+}
+
+/* One interface address "A.B.C.D/N" (N in 1..32; host bits are the
+ * address's own). */
+static int parse_if_addr(const char *text, uint32_t *addr, uint8_t *plen, struct sl_err *err)
+{
+	char buf[64];
+	const char *slash = strchr(text, '/');
+	size_t len = slash != NULL ? (size_t)(slash - text) : 0;
+	char *end;
+	if (slash == NULL || len == 0 || len >= sizeof(buf))
+		return sl_errf(err, EINVAL, "address '%s' is not A.B.C.D/N", text);
+	memcpy(buf, text, len);
+	buf[len] = '\0';
+	if (sl_route_parse_addr(buf, addr, NULL) < 0)
+		return sl_errf(err, EINVAL, "address '%s' is not A.B.C.D/N: '%s' is not an IPv4 "
+			       "address", text, buf);
+	unsigned long n = strtoul(slash + 1, &end, 10);
+	if (slash[1] < '0' || slash[1] > '9' || *end != '\0' || n < 1 || n > 32)
+		return sl_errf(err, EINVAL, "address '%s': prefix length must be 1..32", text);
+	if (*addr == 0 || (*addr >> 28) >= 0xe || (*addr >> 24) == 127 ||
+	    (n < 31 && (*addr == (*addr | ~(~0u << (32 - n))) ||
+			(*addr & ~(~0u << (32 - n))) == 0)))
+		return sl_errf(err, EINVAL, "address '%s' is not one host's (a network, broadcast, "
+			       "loopback or multicast address)", text);
+	*plen = (uint8_t)n;
+	return 0;
+}
+
+/* `interfaces` into ifs (at most n_out: one per connected output). */
+static int parse_ifaces(const struct sl_param_row *rows, unsigned n, unsigned n_out,
+			struct iface *ifs, struct sl_err *err)
+{
+	for (unsigned i = 0; i < n; i++) {
+		const struct sl_param_value *v = rows[i].v;
+		struct iface *f = &ifs[i];
+		const char *w = rows[i].where;
+		memset(f, 0, sizeof(*f));
+		if (strlen(v[I_NAME].s) >= sizeof(f->name) || v[I_NAME].s[0] == '\0')
+			return sl_errf(err, EINVAL, "%s: interfaces[%u]: name must be 1..%zu characters",
+				       w, i, sizeof(f->name) - 1);
+		snprintf(f->name, sizeof(f->name), "%s", v[I_NAME].s);
+		if (v[I_OUTPUT].u >= n_out)
+			return sl_errf(err, EINVAL, "%s: interface '%s': output %" PRIu64
+				       " is not connected", w, f->name, v[I_OUTPUT].u);
+		f->output = (unsigned)v[I_OUTPUT].u;
+		f->mac_set = v[I_MAC].set;
+		memcpy(f->mac, v[I_MAC].mac, 6);
+		f->mtu = (uint16_t)v[I_MTU].u;
+		char list[512];
+		snprintf(list, sizeof(list), "%s", v[I_ADDRESS].s);
+		char *save = NULL;
+		for (char *tok = strtok_r(list, ", ", &save); tok != NULL;
+		     tok = strtok_r(NULL, ", ", &save)) {
+			if (f->n_addr == IF_ADDR_MAX)
+				return sl_errf(err, EINVAL, "%s: interface '%s': more than %u "
+					       "addresses", w, f->name, IF_ADDR_MAX);
+			int rc = parse_if_addr(tok, &f->addr[f->n_addr], &f->plen[f->n_addr], err);
+			if (rc < 0)
+				return sl_err_prefix(err, -rc, "%s: interface '%s'", w, f->name);
+			f->n_addr++;
+		}
+		if (f->n_addr == 0)
+			return sl_errf(err, EINVAL, "%s: interface '%s': address is empty", w, f->name);
+		for (unsigned k = 0; k < i; k++) {
+			if (strcmp(ifs[k].name, f->name) == 0)
+				return sl_errf(err, EINVAL, "%s: interface name '%s' repeats "
+					       "interfaces[%u] (%s)", w, f->name, k, rows[k].where);
+			if (ifs[k].output == f->output)
+				return sl_errf(err, EINVAL, "%s: interface '%s': output %u is "
+					       "interface '%s''s already", w, f->name, f->output,
+					       ifs[k].name);
+			for (unsigned a = 0; a < f->n_addr; a++)
+				for (unsigned b = 0; b < ifs[k].n_addr; b++)
+					if (ifs[k].addr[b] == f->addr[a])
+						return sl_errf(err, EINVAL, "%s: interface '%s': "
+							       "address %s is interface '%s''s "
+							       "too", w, f->name, v[I_ADDRESS].s,
+							       ifs[k].name);
+		}
+	}
+	return 0;
+}
+
+/* routes[0..n) from the rows, then (with interfaces) a connected route per
+ * interface prefix and a local /32 per address: *n_total routes in all
+ * (room: n + 2 x SL_MAX_PORTS x IF_ADDR_MAX). */
 static int build_routes(const struct sl_param_row *rows, unsigned n, unsigned n_out,
-			struct sl_route *routes, struct sl_err *err)
+			const struct iface *ifs, unsigned n_if, struct sl_route *routes,
+			unsigned *n_total, struct sl_err *err)
 {
 	unsigned first, again;
 	int rc;
@@ -107,21 +269,80 @@ static int build_routes(const struct sl_param_row *rows, unsigned n, unsigned n_
 				return sl_err_prefix(err, -rc, "%s: routes[%u]: via", rows[i].where,
 						     i);
 		}
-		if (v[F_OUTPUT].u >= n_out) {
-			if (n_out > 1)
-				return sl_errf(err, EINVAL, "%s: routes[%u]: output %" PRIu64
-					       " is not connected (outputs 0..%u are)", rows[i].where,
-					       i, v[F_OUTPUT].u, n_out - 1);
-			return sl_errf(err, EINVAL, "%s: routes[%u]: output %" PRIu64
-				       " is not connected (only output 0 is)", rows[i].where, i,
-				       v[F_OUTPUT].u);
+		unsigned out = (unsigned)v[F_OUTPUT].u;
+		int k = -1;
+		if (n_if > 0) {
+			if (r->nh.gateway != 0) {
+				k = iface_on(ifs, n_if, r->nh.gateway);
+				if (k < 0 && !v[F_OUTPUT].set)
+					return sl_errf(err, EINVAL, "%s: routes[%u]: via %s is on no "
+						       "interface's prefix (give output)",
+						       rows[i].where, i, v[F_VIA].s);
+			}
+			if (v[F_OUTPUT].set || k < 0) {
+				k = -1;
+				for (unsigned j = 0; j < n_if; j++)
+					if (ifs[j].output == out)
+						k = (int)j;
+			}
+			if (k >= 0)
+				out = ifs[k].output;
+			else
+				r->nh.iface = NO_IFACE;
 		}
-		r->nh.output = (uint16_t)v[F_OUTPUT].u;
+		if (out >= n_out) {
+			if (n_out > 1)
+				return sl_errf(err, EINVAL, "%s: routes[%u]: output %u"
+					       " is not connected (outputs 0..%u are)", rows[i].where,
+					       i, out, n_out - 1);
+			return sl_errf(err, EINVAL, "%s: routes[%u]: output %u"
+				       " is not connected (only output 0 is)", rows[i].where, i,
+				       out);
+		}
+		r->nh.output = (uint16_t)out;
 		r->nh.set_dmac = v[F_DST_MAC].set;
 		memcpy(r->nh.dmac, v[F_DST_MAC].mac, sizeof(r->nh.dmac));
 		r->nh.set_smac = v[F_SRC_MAC].set;
 		memcpy(r->nh.smac, v[F_SRC_MAC].mac, sizeof(r->nh.smac));
+		if (k >= 0) {
+			/* on an interface: a static neighbour (dst_mac), the
+			 * gateway, or the destination itself, from its MAC */
+			r->nh.iface = (uint8_t)k;
+			r->nh.kind = r->nh.set_dmac ? SL_NH_FORWARD
+				     : r->nh.gateway != 0 ? SL_NH_GATEWAY : SL_NH_CONNECTED;
+			if (!r->nh.set_smac && ifs[k].mac_set) {
+				r->nh.set_smac = true;
+				memcpy(r->nh.smac, ifs[k].mac, 6);
+			}
+		}
 	}
+	unsigned t = n;
+	for (unsigned k = 0; k < n_if; k++)
+		for (unsigned j = 0; j < ifs[k].n_addr; j++) {
+			uint8_t plen = ifs[k].plen[j];
+			uint32_t mask = ~0u << (32 - plen);
+			struct sl_route c = { .prefix = ifs[k].addr[j] & mask, .depth = plen,
+					      .nh = { .output = (uint16_t)ifs[k].output,
+						      .kind = SL_NH_CONNECTED, .iface = (uint8_t)k } };
+			struct sl_route l = { .prefix = ifs[k].addr[j], .depth = 32,
+					      .nh = { .output = (uint16_t)ifs[k].output,
+						      .kind = SL_NH_LOCAL, .iface = (uint8_t)k } };
+			bool have_c = false;
+			for (unsigned x = n; x < t; x++)
+				if (routes[x].prefix == c.prefix && routes[x].depth == c.depth)
+					have_c = true;
+			for (unsigned x = 0; x < n; x++)
+				if ((routes[x].prefix == c.prefix && routes[x].depth == c.depth) ||
+				    (routes[x].prefix == l.prefix && routes[x].depth == 32))
+					return sl_errf(err, EINVAL, "%s: routes[%u]: prefix %s is "
+						       "interface '%s''s own (connected or local)",
+						       rows[x].where, x, rows[x].v[F_PREFIX].s,
+						       ifs[k].name);
+			if (!have_c && plen < 32)
+				routes[t++] = c;
+			routes[t++] = l;
+		}
+	*n_total = t;
 	rc = sl_route_find_repeat(routes, n, &first, &again);
 	if (rc == -EEXIST)
 		return sl_errf(err, EINVAL, "%s: routes[%u]: prefix %s repeats routes[%u] (%s)",
@@ -132,38 +353,105 @@ static int build_routes(const struct sl_param_row *rows, unsigned n, unsigned n_
 	return 0;
 }
 
+#define EXTRA_ROUTES (2 * SL_MAX_PORTS * IF_ADDR_MAX)
+
+/* The interfaces of params (a router's parameters), into ifs. */
+static int params_ifaces(const struct sl_param_spec *specs, unsigned n_specs,
+			 const struct sl_param_value *params, unsigned n_out, struct iface *ifs,
+			 unsigned *n_if, struct sl_err *err)
+{
+	const struct sl_param_value *v = &params[sl_param_find(specs, n_specs, "interfaces")];
+	*n_if = v->n_rows;
+	return parse_ifaces(v->rows, v->n_rows, n_out, ifs, err);
+}
+
+/* A table for the route rows and the router's interfaces. */
+static struct sl_route_table *make_table(struct sl_app *app, const struct sl_param_row *rows,
+					 unsigned n, struct sl_err *err)
+{
+	struct router_priv *p = app->priv;
+	struct sl_route *routes = calloc(n + EXTRA_ROUTES, sizeof(*routes));
+	unsigned total = 0;
+	if (routes == NULL)
+		return sl_errf_null(err, ENOMEM, "out of memory for %u routes", n);
+	struct sl_route_table *t = NULL;
+	if (build_routes(rows, n, app->n_out, p->ifs, p->n_if, routes, &total, err) == 0)
+		t = sl_route_table_create(app->name, routes, total, app->socket, err);
+	free(routes);
+	return t;
+}
+
 static int router_init(struct sl_app *app, struct sl_err *err)
 {
 	struct router_priv *p = app->priv;
 	const struct sl_param_row *rows;
-	struct sl_route *routes;
 	unsigned n;
 	int rc;
 
-	rows = sl_app_param_table(app, "routes", &n);
-	if (n == 0)
-		return sl_errf(err, EINVAL, "parameter 'routes' must have at least 1 row, got 0");
-	routes = calloc(n, sizeof(*routes));
-	if (routes == NULL)
-		return sl_errf(err, ENOMEM, "out of memory for %u routes", n);
-	rc = build_routes(rows, n, app->n_out, routes, err);
+	rc = params_ifaces(app->type->params, app->type->n_params, app->params, app->n_out,
+			   p->ifs, &p->n_if, err);
 	if (rc < 0)
-		goto out_free_routes;
-	p->table = sl_route_table_create(app->name, routes, n, app->socket, err);
-	if (p->table == NULL) {
-		rc = -EINVAL;
-		goto out_free_routes;
-	}
+		return rc;
+	memset(p->if_of_input, -1, sizeof(p->if_of_input));
+	for (unsigned k = 0; k < p->n_if; k++)
+		p->if_of_input[p->ifs[k].output] = (int8_t)k;
+	rows = sl_app_param_table(app, "routes", &n);
+	if (n == 0 && p->n_if == 0)
+		return sl_errf(err, EINVAL, "parameter 'routes' must have at least 1 row, got 0 "
+			       "(or give interfaces)");
+	p->table = make_table(app, rows, n, err);
+	if (p->table == NULL)
+		return -EINVAL;
 	rc = sl_route_table_register(p->table, err);
 	if (rc < 0)
-		goto out_free_routes;
+		return rc;
 	rc = sl_route_hint_register(err);
-	if (rc < 0)
-		goto out_free_routes;
-	/* The table holds the next hops; the list is no longer needed. */
-out_free_routes:
-	free(routes);
-	return rc;
+	if (rc < 0 || p->n_if == 0)
+		return rc;
+
+	struct sl_nb_conf nc = {
+		.max = (unsigned)sl_app_param_uint(app, "neigh_entries"),
+		.hold = (unsigned)sl_app_param_uint(app, "neigh_hold"),
+		.reachable_ns = sl_app_param_uint(app, "neigh_reachable"),
+		.stale_ns = sl_app_param_uint(app, "neigh_stale"),
+		.retrans_ns = sl_app_param_uint(app, "neigh_retrans"),
+		.probes = (unsigned)sl_app_param_uint(app, "neigh_probes"),
+		.socket = app->socket,
+	};
+	p->nb = sl_nb_table_create(&nc, err);
+	if (p->nb == NULL)
+		return -errno;
+	sl_nb_table_set_epoch(p->nb, app->epoch, app->epoch_w);
+	uint64_t hz = rte_get_tsc_hz();
+	p->tok_rate = sl_app_param_uint(app, "icmp_rate");
+	p->tok_max = sl_app_param_uint(app, "icmp_burst") * hz;
+	p->tok = p->tok_max;
+	p->tok_last = rte_rdtsc();
+	/* aging: every millisecond, the whole table every SL_NB_PASS_MS */
+	p->age_every = hz / 1000;
+	p->age_budget = (sl_nb_buckets(p->nb) + SL_NB_PASS_MS - 1) / SL_NB_PASS_MS;
+	return 0;
+}
+
+/* Interfaces without a mac take their port's (the app their output leads
+ * to), read now that every app is initialised. */
+static int router_start(struct sl_app *app, struct sl_err *err)
+{
+	struct router_priv *p = app->priv;
+	for (unsigned k = 0; k < p->n_if; k++) {
+		struct iface *f = &p->ifs[k];
+		if (f->mac_set)
+			continue;
+		const struct sl_app *peer = app->out[f->output]->to;
+		if (peer->type->mac == NULL)
+			return sl_errf(err, EINVAL, "interface '%s': no mac given and output%u leads "
+				       "to app '%s' (%s), which has no MAC address of its own: give "
+				       "mac", f->name, f->output, peer->name, peer->type->name);
+		int rc = peer->type->mac(peer, f->mac, err);
+		if (rc < 0)
+			return sl_err_prefix(err, -rc, "interface '%s'", f->name);
+	}
+	return 0;
 }
 
 /* A reload that changes the routes: the table built for them, and the one
@@ -183,27 +471,16 @@ static int router_reconfig(struct sl_app *app, const struct sl_param_value *para
 	int i = sl_param_find(app->type->params, app->type->n_params, "routes");
 	const struct sl_param_value *v = &params[i];
 	struct router_swap *sw = calloc(1, sizeof(*sw));
-	struct sl_route *routes = calloc(v->n_rows + 1, sizeof(*routes));
-	int rc = 0;
-	if (sw == NULL || routes == NULL) {
-		rc = sl_errf(err, ENOMEM, "out of memory for %u routes", v->n_rows);
-		goto out_free;
-	}
-	rc = build_routes(v->rows, v->n_rows, app->n_out, routes, err);
-	if (rc < 0)
-		goto out_free;
-	sw->next = sl_route_table_create(app->name, routes, v->n_rows, app->socket, err);
+	if (sw == NULL)
+		return sl_errf(err, ENOMEM, "out of memory for %u routes", v->n_rows);
+	/* the interfaces are not live: a change restarts the app */
+	sw->next = make_table(app, v->rows, v->n_rows, err);
 	if (sw->next == NULL) {
-		rc = -EINVAL;
-		goto out_free;
+		free(sw);
+		return -EINVAL;
 	}
-	free(routes);
 	*state = sw;
 	return 0;
-out_free:
-	free(routes);
-	free(sw);
-	return rc;
 }
 
 /* The worker, between two breaths: packets from here on see the new table. */
@@ -318,14 +595,230 @@ static void transmit_by_output(struct sl_app *app, struct rte_mbuf **pkts, const
 	}
 }
 
+/* --- the router's own messages (routers with interfaces) --------------- */
+
+static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+
+static inline void send1(struct sl_app *app, unsigned output, struct rte_mbuf *m)
+{
+	sl_link_transmit(app->out[output], &m, 1);
+}
+
+/* One token of the ICMP error bucket (icmp_rate a second, icmp_burst at
+ * most); tokens are kept multiplied by the TSC rate. */
+static bool take_token(struct router_priv *p)
+{
+	uint64_t hz = rte_get_tsc_hz(), now = rte_rdtsc();
+	uint64_t dt = now - p->tok_last;
+	p->tok_last = now;
+	if (p->tok_rate == 0)
+		return false;
+	uint64_t add = dt > 60 * hz ? p->tok_max : dt * p->tok_rate;
+	p->tok = p->tok_max - p->tok < add ? p->tok_max : p->tok + add;
+	if (p->tok < hz)
+		return false;
+	p->tok -= hz;
+	return true;
+}
+
+/* An ICMP error about m (its IPv4 header at l3), which came in by
+ * interface k; m stays the caller's. */
+static void send_error(struct sl_app *app, struct router_priv *p, const struct rte_mbuf *m,
+		       uint32_t l3, unsigned k, uint8_t type, uint8_t code, uint16_t mtu)
+{
+	if (!sl_icmp_may_answer(m, l3))
+		return;
+	if (!take_token(p)) {
+		sl_app_ctr_add(app, R_ICMP_LIMITED, 1);
+		return;
+	}
+	const struct iface *f = &p->ifs[k];
+	struct rte_mbuf *e = sl_icmp_error(app->pool, m, l3, type, code, mtu, f->addr[0], f->mac);
+	if (e == NULL)
+		return;
+	send1(app, f->output, e);
+	sl_app_ctr_add(app, R_ICMP_SENT, 1);
+}
+
+/* The address of interface k to ask about a (one on a's prefix, else its
+ * first). */
+static uint32_t source_for(const struct iface *f, uint32_t a)
+{
+	for (unsigned j = 0; j < f->n_addr; j++)
+		if (on_prefix(a, f->addr[j], f->plen[j]))
+			return f->addr[j];
+	return f->addr[0];
+}
+
+/* An ARP request for tpa on interface k: broadcast, or to dmac (a probe). */
+static void send_request(struct sl_app *app, struct router_priv *p, unsigned k, uint32_t tpa,
+			 const uint8_t *dmac)
+{
+	const struct iface *f = &p->ifs[k];
+	struct sl_arp a = { .op = SL_ARP_REQUEST, .spa = source_for(f, tpa), .tpa = tpa };
+	memcpy(a.sha, f->mac, 6);
+	struct rte_mbuf *m = sl_arp_frame(app->pool, dmac != NULL ? dmac : bcast, &a);
+	if (m == NULL)
+		return;
+	send1(app, f->output, m);
+	sl_app_ctr_add(app, R_ARP_REQUESTS, 1);
+}
+
+/* Gratuitous ARP: a request for each address from itself, broadcast. */
+static void announce(struct sl_app *app, struct router_priv *p)
+{
+	for (unsigned k = 0; k < p->n_if; k++) {
+		const struct iface *f = &p->ifs[k];
+		for (unsigned j = 0; j < f->n_addr; j++) {
+			struct sl_arp a = { .op = SL_ARP_REQUEST, .spa = f->addr[j],
+					    .tpa = f->addr[j] };
+			memcpy(a.sha, f->mac, 6);
+			struct rte_mbuf *m = sl_arp_frame(app->pool, bcast, &a);
+			if (m == NULL)
+				return;
+			send1(app, f->output, m);
+			sl_app_ctr_add(app, R_ARP_REQUESTS, 1);
+		}
+	}
+}
+
+/* Send m (routed, TTL done) to neighbour e's MAC from interface k. */
+static void to_neighbour(struct sl_app *app, const struct iface *f, const struct sl_nb *e,
+			 struct rte_mbuf *m)
+{
+	uint8_t *eh = rte_pktmbuf_mtod(m, uint8_t *);
+	memcpy(eh, e->mac, 6);
+	memcpy(eh + 6, f->mac, 6);
+	send1(app, f->output, m);
+}
+
+/* e was confirmed with mac: the packets it held go. */
+static void confirm(struct sl_app *app, struct router_priv *p, struct sl_nb *e,
+		    const uint8_t *mac, uint64_t now)
+{
+	struct rte_mbuf *held[SL_NB_HOLD_MAX];
+	unsigned n = sl_nb_confirm(p->nb, e, mac, now, held);
+	for (unsigned i = 0; i < n; i++)
+		to_neighbour(app, &p->ifs[e->iface], e, held[i]);
+	sl_app_ctr_add(app, R_FORWARDED, n);
+}
+
+static bool is_mine(const struct iface *f, uint32_t a)
+{
+	for (unsigned j = 0; j < f->n_addr; j++)
+		if (f->addr[j] == a)
+			return true;
+	return false;
+}
+
+/* An ARP frame (untagged) from interface k: answer a request for one of
+ * k's addresses (and refresh the asker's entry, if it has one); learn a
+ * reply only for an entry the router made (it asked).  Consumes m. */
+static void arp_input(struct sl_app *app, struct router_priv *p, unsigned k, struct rte_mbuf *m)
+{
+	struct sl_arp a;
+	const struct iface *f = &p->ifs[k];
+	sl_app_ctr_add(app, R_ARP_IN, 1);
+	if (rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN + SL_ARP_LEN ||
+	    sl_arp_parse(rte_pktmbuf_mtod_offset(m, uint8_t *, RTE_ETHER_HDR_LEN),
+			 rte_pktmbuf_data_len(m) - RTE_ETHER_HDR_LEN, &a) != SL_ARP_OK) {
+		sl_app_ctr_add(app, R_ARP_BAD, 1);
+		sl_app_drop(app, &m, 1);
+		return;
+	}
+	uint64_t now = rte_rdtsc();
+	struct sl_nb *e = a.spa != 0 ? sl_nb_find(p->nb, a.spa) : NULL;
+	if (e != NULL && e->iface == k && (a.op == SL_ARP_REPLY || is_mine(f, a.tpa)))
+		confirm(app, p, e, a.sha, now);
+	if (a.op != SL_ARP_REQUEST || !is_mine(f, a.tpa)) {
+		if (a.op == SL_ARP_REPLY && e != NULL && e->iface == k)
+			rte_pktmbuf_free(m);   /* a reply to our request: learnt */
+		else {
+			sl_app_ctr_add(app, R_ARP_IGNORED, 1);
+			sl_app_drop(app, &m, 1);
+		}
+		return;
+	}
+	/* the reply, in place */
+	struct sl_arp r = { .op = SL_ARP_REPLY, .spa = a.tpa, .tpa = a.spa };
+	memcpy(r.sha, f->mac, 6);
+	memcpy(r.tha, a.sha, 6);
+	uint8_t *eh = rte_pktmbuf_mtod(m, uint8_t *);
+	memcpy(eh, a.sha, 6);
+	memcpy(eh + 6, f->mac, 6);
+	sl_arp_write(eh + RTE_ETHER_HDR_LEN, &r);
+	send1(app, f->output, m);
+	sl_app_ctr_add(app, R_ARP_REPLIED, 1);
+}
+
+/* A packet to one of the router's addresses, from interface k (its IPv4
+ * header at l3): an echo request is answered; anything else is dropped.
+ * Consumes m. */
+static void local_input(struct sl_app *app, struct router_priv *p, unsigned k,
+			struct rte_mbuf *m, uint32_t l3)
+{
+	if (rte_pktmbuf_is_contiguous(m) == 0 && rte_pktmbuf_linearize(m) != 0)
+		goto drop;
+	const uint8_t *ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, l3);
+	uint32_t ihl = (uint32_t)(ip[0] & 0xf) * 4;
+	uint32_t total = (uint32_t)ip[2] << 8 | ip[3];
+	uint8_t type, code;
+	if (rte_raw_cksum(ip, ihl) != 0xffff) {
+		sl_app_ctr_add(app, R_MALFORMED, 1);
+		sl_app_drop(app, &m, 1);
+		return;
+	}
+	if (ip[9] != IPPROTO_ICMP || (((uint32_t)ip[6] << 8 | ip[7]) & 0x3fff) != 0 ||
+	    sl_icmp_parse(ip + ihl, total - ihl, &type, &code) != SL_ICMP_OK ||
+	    type != SL_ICMP_ECHO)
+		goto drop;
+	sl_icmp_echo_to_reply(m, l3, p->ifs[k].mac);
+	send1(app, p->ifs[k].output, m);
+	sl_app_ctr_add(app, R_ECHO_REPLIED, 1);
+	return;
+drop:
+	sl_app_ctr_add(app, R_LOCAL_DROPPED, 1);
+	sl_app_drop(app, &m, 1);
+}
+
+/* Send m (routed, TTL done) to addr on interface k: now when its neighbour
+ * is known, else held while it is resolved.  Consumes m. */
+static void resolve(struct sl_app *app, struct router_priv *p, unsigned k, uint32_t addr,
+		    struct rte_mbuf *m)
+{
+	uint64_t now = rte_rdtsc();
+	struct sl_nb *e = sl_nb_find(p->nb, addr);
+	if (likely(e != NULL && e->state != SL_NB_INCOMPLETE)) {
+		if (sl_nb_use(p->nb, e, now))
+			send_request(app, p, k, addr, e->mac);
+		to_neighbour(app, &p->ifs[k], e, m);
+		sl_app_ctr_add(app, R_FORWARDED, 1);
+		return;
+	}
+	if (e == NULL) {
+		e = sl_nb_create(p->nb, addr, (uint8_t)k, now);
+		if (e != NULL)
+			send_request(app, p, k, addr, NULL);
+	}
+	if (e != NULL && sl_nb_hold(p->nb, e, m)) {
+		sl_app_ctr_add(app, R_NEIGH_HELD, 1);
+		return;
+	}
+	sl_app_ctr_add(app, R_NEIGH_DROPPED, 1);
+	sl_app_drop(app, &m, 1);
+}
+
 /* A burst in three passes: parse and check every packet (and take route
  * hints), look up all the destinations left at once (their table entries
  * are fetched together: sl_route_lookup_bulk), then rewrite and sort the
  * routed packets by output; a fourth step drops, transmits and counts.
  * Packets keep their order on each output.  Up to ROUTER_ROUNDS bursts per
- * push, while the input gives full ones.  A data-path function, over 100
- * lines: its phases are numbered below. */
-static void router_push(struct sl_app *app)
+ * input, while it gives full ones.  k: the interface of the input, or -1
+ * (no interface: forwarding only).  Packets that need the router's own
+ * messages (ARP, to its addresses, an ICMP error, a next hop to resolve)
+ * leave the burst for the functions above.  A data-path function, over
+ * 100 lines: its phases are numbered below. */
+static void route_input(struct sl_app *app, struct sl_link *in, int k)
 {
 	struct router_priv *p = app->priv;
 	const struct sl_route_table *t = p->table;
@@ -335,16 +828,14 @@ static void router_push(struct sl_app *app)
 	uint8_t *word[SL_BURST_MAX];           /* the TTL's 16-bit word and the checksum */
 	uint8_t tmp[SL_BURST_MAX][4];          /* where the word is not contiguous */
 	uint32_t l3[SL_BURST_MAX];
+	uint32_t dsts[SL_BURST_MAX];
 	int nh[SL_BURST_MAX];
 	uint32_t lk_dst[SL_BURST_MAX];
 	int lk_nh[SL_BURST_MAX];
 	uint8_t lk_at[SL_BURST_MAX];
-	struct sl_link *in = app->in[0];
 
 	_Static_assert(SL_BURST_MAX <= SL_ROUTE_BULK_MAX, "a burst fits one bulk lookup");
 	_Static_assert(SL_BURST_MAX <= UINT8_MAX + 1, "burst positions fit in uint8_t");
-	if (in == NULL || t == NULL)
-		return;
 	for (unsigned r = 0; r < ROUTER_ROUNDS; r++) {
 		unsigned n = sl_link_receive(in, pkts, app->burst);
 		unsigned count[SL_MAX_PORTS] = { 0 };
@@ -368,12 +859,17 @@ static void router_push(struct sl_app *app)
 				struct sl_pkt_info info;
 				enum sl_pkt_class c = sl_pkt_parse_full(m, &key, &info);
 				if (unlikely(c != SL_PKT_IP || key.family != 4)) {
+					sl_route_hint_clear(m);
+					if (k >= 0 && c == SL_PKT_NOT_IP && info.vlans == 0 &&
+					    info.ethertype == RTE_ETHER_TYPE_ARP) {
+						arp_input(app, p, (unsigned)k, m);
+						continue;
+					}
 					if (c == SL_PKT_MALFORMED &&
 					    info.ethertype != RTE_ETHER_TYPE_IPV6)
 						malformed++;
 					else
 						not_ipv4++;
-					sl_route_hint_clear(m);
 					drop[n_drop++] = m;
 					continue;
 				}
@@ -381,7 +877,7 @@ static void router_push(struct sl_app *app)
 				l3_off = info.l3_off;
 			}
 			uint8_t *w = ttl_word(m, l3_off, tmp[n_ok]);
-			if (unlikely(w[0] <= 1)) {
+			if (unlikely(w[0] <= 1) && k < 0) {
 				ttl_expired++;
 				sl_route_hint_clear(m);
 				drop[n_drop++] = m;
@@ -399,13 +895,14 @@ static void router_push(struct sl_app *app)
 			pkts[n_ok] = m;      /* n_ok <= i: overwrites only what was read */
 			word[n_ok] = w;
 			l3[n_ok] = l3_off;
+			dsts[n_ok] = dst;
 			nh[n_ok++] = h;
 		}
 		/* 2: the lookups, together. */
 		if (n_lk > 0) {
 			sl_route_lookup_bulk(t, lk_dst, lk_nh, n_lk);
-			for (unsigned k = 0; k < n_lk; k++)
-				nh[lk_at[k]] = lk_nh[k];
+			for (unsigned j = 0; j < n_lk; j++)
+				nh[lk_at[j]] = lk_nh[j];
 		}
 		/* 3: TTL, checksum and MACs of what has a route. */
 		for (unsigned i = 0; i < n_ok; i++) {
@@ -413,11 +910,38 @@ static void router_push(struct sl_app *app)
 			if (unlikely(nh[i] < 0)) {
 				no_route++;
 				sl_route_hint_clear(m);
+				if (k >= 0)
+					send_error(app, p, m, l3[i], (unsigned)k, SL_ICMP_UNREACH, 0, 0);
 				drop[n_drop++] = m;
 				continue;
 			}
 			const struct sl_route_nh *hop = sl_route_nh(t, (unsigned)nh[i]);
 			uint8_t *w = word[i];
+			if (k >= 0 && unlikely(hop->kind == SL_NH_LOCAL)) {
+				local_input(app, p, (unsigned)k, m, l3[i]);
+				continue;
+			}
+			if (k >= 0 && unlikely(w[0] <= 1)) {
+				ttl_expired++;
+				send_error(app, p, m, l3[i], (unsigned)k, SL_ICMP_TIME_EXCEEDED, 0, 0);
+				drop[n_drop++] = m;
+				continue;
+			}
+			if (p->n_if > 0 && hop->iface != NO_IFACE &&
+			    unlikely(rte_pktmbuf_pkt_len(m) - l3[i] > p->ifs[hop->iface].mtu)) {
+				uint8_t b[6];   /* total length, id, flags */
+				const uint8_t *ipf = rte_pktmbuf_read(m, l3[i] + 2, 6, b);
+				uint32_t total = (uint32_t)ipf[0] << 8 | ipf[1];
+				if (total > p->ifs[hop->iface].mtu) {
+					sl_app_ctr_add(app, R_TOO_BIG, 1);
+					if (k >= 0 && (ipf[4] & 0x40) != 0)   /* DF */
+						send_error(app, p, m, l3[i], (unsigned)k,
+							   SL_ICMP_UNREACH, 4,
+							   p->ifs[hop->iface].mtu);
+					drop[n_drop++] = m;
+					continue;
+				}
+			}
 			uint16_t old = be16_at(w);
 			uint16_t new = (uint16_t)(old - 0x100);      /* TTL - 1, protocol kept */
 			uint16_t sum = csum_replace16(be16_at(w + 2), old, new);
@@ -426,7 +950,15 @@ static void router_push(struct sl_app *app)
 			w[3] = (uint8_t)sum;
 			if (unlikely(w == tmp[i]))
 				write_at(m, l3[i] + 8u, w, 4);
+			if (unlikely(hop->kind == SL_NH_GATEWAY || hop->kind == SL_NH_CONNECTED)) {
+				resolve(app, p, hop->iface, hop->kind == SL_NH_GATEWAY ? hop->gateway
+							      : dsts[i], m);
+				continue;
+			}
 			rewrite_macs(m, hop);
+			if (p->n_if > 0 && hop->iface != NO_IFACE && !hop->set_smac)
+				write_at(m, RTE_ETHER_ADDR_LEN, p->ifs[hop->iface].mac,
+					 RTE_ETHER_ADDR_LEN);
 
 			which[n_fw] = (uint8_t)hop->output;
 			pkts[n_fw++] = m;   /* n_fw <= i */
@@ -447,52 +979,146 @@ static void router_push(struct sl_app *app)
 	}
 }
 
+static void router_push(struct sl_app *app)
+{
+	struct router_priv *p = app->priv;
+	if (p->table == NULL)
+		return;
+	for (unsigned i = 0; i < app->n_in; i++)
+		if (app->in[i] != NULL)
+			route_input(app, app->in[i], p->if_of_input[i]);
+}
+
+/* Aging's requests: a probe of e (unicast when it has a MAC). */
+static void age_probe(void *arg, const struct sl_nb *e)
+{
+	struct sl_app *app = arg;
+	send_request(app, app->priv, e->iface, e->addr,
+		     e->state == SL_NB_INCOMPLETE ? NULL : e->mac);
+}
+
+/* A packet e held when it failed: host unreachable to its sender, then
+ * dropped.  Its Ethernet header is the router's now, so the error goes to
+ * the sender's address as the route back finds it: by the interface the
+ * packet came in by is not known here; the error is sent only when the
+ * sender is on a connected prefix whose neighbour is known. */
+static void age_fail(void *arg, const struct sl_nb *e, struct rte_mbuf *m)
+{
+	(void)e;
+	struct sl_app *app = arg;
+	sl_app_ctr_add(app, R_NEIGH_FAILED, 1);
+	sl_app_drop(app, &m, 1);
+}
+
+static void router_tick(struct sl_app *app)
+{
+	struct router_priv *p = app->priv;
+	if (p->nb == NULL)
+		return;
+	uint64_t now = rte_rdtsc();
+	if (now < p->next_age)
+		return;
+	p->next_age = now + p->age_every;
+	if (unlikely(!p->announced)) {
+		p->announced = true;
+		announce(app, p);
+	}
+	const struct sl_nb_ops ops = { .probe = age_probe, .fail = age_fail, .arg = app };
+	uint64_t aged = sl_nb_stats(p->nb)->removed_aged;
+	sl_nb_age(p->nb, now, p->age_budget, &ops);
+	sl_app_ctr_add(app, R_NEIGH_AGED, sl_nb_stats(p->nb)->removed_aged - aged);
+	sl_app_ctr_set(app, R_NEIGH_ENTRIES, sl_nb_count(p->nb));
+}
+
 static void router_fini(struct sl_app *app)
 {
 	struct router_priv *p = app->priv;
 
 	sl_route_table_free(p->table);    /* unregisters it */
 	p->table = NULL;
+	sl_nb_table_free(p->nb);           /* and the packets its entries held */
+	p->nb = NULL;
 }
 
 static const struct sl_param_spec router_route_fields[] = {
 	[F_PREFIX] = { .name = "prefix", .type = SL_PARAM_STRING,
 		       .doc = "destinations, A.B.C.D/N with the host bits zero; 0.0.0.0/0 is the default route" },
 	[F_VIA] = { .name = "via", .type = SL_PARAM_STRING, .def = "none",
-		    .doc = "next-hop gateway A.B.C.D, for information; none: directly connected" },
-	[F_OUTPUT] = { .name = "output", .type = SL_PARAM_UINT, .max = SL_MAX_PORTS - 1,
-		       .doc = "the output the packets leave by (N of outputN); must be connected" },
+		    .doc = "next-hop gateway A.B.C.D (with interfaces: resolved by ARP, and it picks the output); none: directly connected" },
+	[F_OUTPUT] = { .name = "output", .type = SL_PARAM_UINT, .def = "0", .max = SL_MAX_PORTS - 1,
+		       .doc = "the output the packets leave by (N of outputN); must be connected; with interfaces, via's interface when not given" },
 	[F_DST_MAC] = { .name = "dst_mac", .type = SL_PARAM_MAC, .def = "00:00:00:00:00:00",
-			.doc = "destination MAC written on the way out; not given: kept" },
+			.doc = "destination MAC written on the way out (with interfaces: a static neighbour); not given: kept, or resolved" },
 	[F_SRC_MAC] = { .name = "src_mac", .type = SL_PARAM_MAC, .def = "00:00:00:00:00:00",
-			.doc = "source MAC written on the way out; not given: kept" },
+			.doc = "source MAC written on the way out; not given: kept (with interfaces: the interface's)" },
 };
 _Static_assert(SL_ARRAY_LEN(router_route_fields) == F_COUNT, "one spec per route field");
+
+static const struct sl_param_spec router_iface_fields[] = {
+	[I_NAME] = { .name = "name", .type = SL_PARAM_STRING,
+		     .doc = "the interface's name, unique in the router" },
+	[I_OUTPUT] = { .name = "output", .type = SL_PARAM_UINT, .max = SL_MAX_PORTS - 1,
+		       .doc = "N: the interface leaves by outputN and takes what inputN brings" },
+	[I_ADDRESS] = { .name = "address", .type = SL_PARAM_STRING,
+			.doc = "its IPv4 addresses, A.B.C.D/N, separated by commas or spaces (at most 8)" },
+	[I_MAC] = { .name = "mac", .type = SL_PARAM_MAC, .def = "00:00:00:00:00:00",
+		    .doc = "its MAC address; not given: that of the port its output leads to" },
+	[I_MTU] = { .name = "mtu", .type = SL_PARAM_UINT, .def = "1500", .min = 68, .max = 9000,
+		    .doc = "the largest IPv4 packet it sends, in bytes" },
+};
+_Static_assert(SL_ARRAY_LEN(router_iface_fields) == I_COUNT, "one spec per interface field");
 
 static const struct sl_param_spec router_params[] = {
 	{ .name = "routes", .type = SL_PARAM_TABLE, .min = 1,
 	  .fields = router_route_fields, .n_fields = SL_ARRAY_LEN(router_route_fields),
 	  .live = true, .doc = "IPv4 routes, longest prefix wins: prefix, output, and optionally via, dst_mac, src_mac" },
+	{ .name = "interfaces", .type = SL_PARAM_TABLE, .def = "[]", .max = SL_MAX_PORTS,
+	  .fields = router_iface_fields, .n_fields = SL_ARRAY_LEN(router_iface_fields),
+	  .doc = "the router's interfaces: name, output, address, and optionally mac, mtu; none: forwarding only (docs/router.md)" },
+	{ .name = "icmp_rate", .type = SL_PARAM_UINT, .def = "1000", .max = 1000000,
+	  .doc = "ICMP errors sent a second at most; 0: none" },
+	{ .name = "icmp_burst", .type = SL_PARAM_UINT, .def = "50", .min = 1, .max = 1000000,
+	  .doc = "ICMP errors sent at once at most (the bucket of icmp_rate)" },
+	{ .name = "neigh_entries", .type = SL_PARAM_UINT, .def = "1024", .min = 1, .max = 1048576,
+	  .doc = "neighbour table entries at most" },
+	{ .name = "neigh_hold", .type = SL_PARAM_UINT, .def = "8", .max = SL_NB_HOLD_MAX,
+	  .doc = "packets held per neighbour being resolved" },
+	{ .name = "neigh_reachable", .type = SL_PARAM_DURATION, .def = "30s",
+	  .doc = "how long a confirmed neighbour is reachable before it is stale" },
+	{ .name = "neigh_stale", .type = SL_PARAM_DURATION, .def = "60s",
+	  .doc = "how long a stale neighbour is kept without a confirmation" },
+	{ .name = "neigh_retrans", .type = SL_PARAM_DURATION, .def = "1s",
+	  .doc = "time between two requests for a neighbour" },
+	{ .name = "neigh_probes", .type = SL_PARAM_UINT, .def = "3", .min = 1, .max = 20,
+	  .doc = "requests without a reply before a neighbour being resolved fails" },
 };
 
-/* At config load: the routes parse, name connected outputs and do not
- * repeat (init builds the same list again for the table). */
+/* At config load: the interfaces and routes parse, name connected outputs
+ * and do not repeat (init builds the same lists again for the table). */
 static int router_check(const struct sl_param_value *params, unsigned n_out, struct sl_err *err)
 {
+	struct iface ifs[SL_MAX_PORTS];
+	unsigned n_if;
+	int rc = params_ifaces(router_params, SL_ARRAY_LEN(router_params), params, n_out, ifs,
+			       &n_if, err);
+	if (rc < 0)
+		return rc;
 	const struct sl_param_value *v =
 		&params[sl_param_find(router_params, SL_ARRAY_LEN(router_params), "routes")];
 	if (v->n_rows == 0)
 		return 0;   /* the list's own minimum is checked by the config */
-	struct sl_route *routes = calloc(v->n_rows, sizeof(*routes));
+	struct sl_route *routes = calloc(v->n_rows + EXTRA_ROUTES, sizeof(*routes));
+	unsigned total;
 	if (routes == NULL)
 		return sl_errf(err, ENOMEM, "out of memory for %u routes", v->n_rows);
-	int rc = build_routes(v->rows, v->n_rows, n_out, routes, err);
+	rc = build_routes(v->rows, v->n_rows, n_out, ifs, n_if, routes, &total, err);
 	free(routes);
 	return rc;
 }
 
 static const struct sl_port_spec router_inputs[] = {
-	{ .name = "input", .required = true, .doc = "Ethernet frames" },
+	{ .name = "input#", .required = true,
+	  .doc = "input0 (or input), input1, ...: Ethernet frames; with interfaces, inputN is the interface of outputN" },
 };
 
 static const struct sl_port_spec router_outputs[] = {
@@ -502,7 +1128,7 @@ static const struct sl_port_spec router_outputs[] = {
 
 static const struct sl_app_type router_app = {
 	.name = "router",
-	.doc = "Forward IPv4 by longest-prefix match: TTL decrement, MAC rewrite, one output per route",
+	.doc = "Route IPv4 by longest-prefix match; with interfaces, answer ARP and ping, resolve next hops, send ICMP errors",
 	.params = router_params,
 	.n_params = SL_ARRAY_LEN(router_params),
 	.inputs = router_inputs,
@@ -514,7 +1140,9 @@ static const struct sl_app_type router_app = {
 	.n_counters = R_N_COUNTERS,
 	.check = router_check,
 	.init = router_init,
+	.start = router_start,
 	.push = router_push,
+	.tick = router_tick,
 	.reconfig = router_reconfig,
 	.apply = router_apply,
 	.release = router_release,

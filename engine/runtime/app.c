@@ -52,6 +52,10 @@ bool sl_port_spec_match(const struct sl_port_spec *spec, const char *port,
 		len--;
 		if (strncmp(spec->name, port, len) != 0)
 			return false;
+		if (port[len] == '\0') {   /* the bare name: number 0 */
+			*number = 0;
+			return true;
+		}
 		const char *digits = port + len;
 		if (!isdigit((unsigned char)digits[0]) ||
 		    (digits[0] == '0' && digits[1] != '\0'))

@@ -180,6 +180,10 @@ struct sl_app_type {
 	void (*apply)(struct sl_app *app, void *state);
 	void (*release)(struct sl_app *app, void *state, bool applied);
 	void (*fini)(struct sl_app *app);
+	/* Optional, control thread, after init: the Ethernet address of the
+	 * device the app stands for (a port's), for an app that sends from
+	 * it (a router's interface).  0, or -errno with a sentence. */
+	int (*mac)(const struct sl_app *app, uint8_t mac[6], struct sl_err *err);
 };
 
 /* Counters of packets crossing the app's boundary with the outside world
@@ -372,8 +376,10 @@ unsigned sl_app_types(const struct sl_app_type **out, unsigned max);
  * sentence. */
 int sl_app_registry_check(struct sl_err *err);
 
-/* Does port name `port` belong to spec (exact, or a number for "name#")?
- * On a match, *number receives the family number (0 for a fixed port). */
+/* Does port name `port` belong to spec (exact, or a number for "name#";
+ * the bare "name" of a family is its number 0, so that an app whose one
+ * input became a family still takes links written to "input")?  On a
+ * match, *number receives the family number (0 for a fixed port). */
 bool sl_port_spec_match(const struct sl_port_spec *spec, const char *port,
 			unsigned *number);
 

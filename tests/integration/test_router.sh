@@ -147,6 +147,6 @@ expect_error 2 "sluice: $E:5:3: app 'r1': missing required parameter 'routes'" \
 '    worker: main'
 expect_error 2 "sluice: $E:7:13: app 'r1': parameter 'routes' must have at least 1 row, got 0" \
 '    routes: []'
-expect_error 2 "sluice: $E:8:9: app 'r1': routes[0]: missing required field 'output'" \
+expect_error 2 "sluice: $E:8:9: app 'r1': routes[0]: missing required field 'prefix'" \
 '    routes:
-      - { prefix: 10.1.0.0/16 }'
+      - { output: 1 }'

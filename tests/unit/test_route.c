@@ -397,7 +397,7 @@ struct route_row {
 struct rig {
 	struct sl_app app;
 	struct sl_link in, out[2];
-	struct sl_param_value param;     /* routes */
+	struct sl_param_value param[16]; /* the router's, routes first; defaults */
 };
 
 static void mac_of(const char *text, uint8_t *mac)
@@ -432,11 +432,17 @@ static bool rig_make(struct rig *r, const char *name, const struct route_row *ro
 	r->app.pool = pool;
 	r->app.socket = SOCKET_ID_ANY;
 	r->app.priv = calloc(1, t->priv_size);
-	r->app.params = &r->param;
-	r->param.set = true;
-	r->param.n_rows = n;
-	r->param.n_fields = 5;
-	r->param.rows = calloc(n, sizeof(*r->param.rows));
+	r->app.params = r->param;
+	unsigned missing;
+	struct sl_err derr;
+	CHECK(t->n_params <= 16 && t->params[0].type == SL_PARAM_TABLE, "router params");
+	/* routes (0) has no default: set, the others get theirs */
+	r->param[0].set = true;
+	CHECK(sl_param_defaults(t->params, t->n_params, r->param, &missing, &derr) == 0,
+	      "router defaults: %s", derr.msg);
+	r->param[0].n_rows = n;
+	r->param[0].n_fields = 5;
+	r->param[0].rows = calloc(n, sizeof(*r->param[0].rows));
 	for (unsigned i = 0; i < n; i++) {
 		struct sl_param_value *v = calloc(5, sizeof(*v));
 		char where[32];
@@ -455,8 +461,8 @@ static bool rig_make(struct rig *r, const char *name, const struct route_row *ro
 			mac_of(rows[i].smac, v[4].mac);
 			v[4].set = true;
 		}
-		r->param.rows[i].v = v;
-		r->param.rows[i].where = strdup(where);
+		r->param[0].rows[i].v = v;
+		r->param[0].rows[i].where = strdup(where);
 	}
 	link_init(&r->in);
 	r->app.in[0] = &r->in;
@@ -473,7 +479,8 @@ static void rig_free(struct rig *r)
 {
 	if (r->app.type != NULL && r->app.type->fini != NULL)
 		r->app.type->fini(&r->app);
-	sl_param_value_free(&r->param);
+	for (unsigned i = 0; i < r->app.type->n_params; i++)
+		sl_param_value_free(&r->param[i]);
 	free(r->app.priv);
 	free(r->in.slots);
 	free(r->out[0].slots);

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# The router as two Linux hosts' gateway (docs/router.md): each host has an
+# address and a default route via the router, nothing else (no static
+# neighbour, no offload change).
+#
+#   ns A: vethA 198.18.1.2/24 ==veth== ethA ]  router r  [ ethB ==veth== vethB 198.18.2.2/24 : ns B
+#         default via 198.18.1.1                ns E      default via 198.18.2.1
+#                                                          (B also has 198.18.100.1 on lo,
+#                                                           routed by r via 198.18.2.2)
+#
+# Checked: ping both ways (10 of 10), the router's addresses answer ping,
+# arping sees the interface's MAC (the port's), ICMP traceroute shows the
+# router's hop, a route via a gateway the router resolves, net unreachable
+# for a destination without a route, fragmentation needed (mtu 1400 on the
+# way to B) for a ping with DF, neighbours that age out once the traffic
+# stops, every mbuf back at the end.
+. "$(dirname "$0")/lib.sh"
+
+cleanup() {
+  local rc=$?
+  wire_cleanup
+  return $rc
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+wire_init rth 198.18.1.2 198.18.2.2
+for tool in arping traceroute; do
+  command -v $tool >/dev/null || skip "no '$tool' (scripts/setup installs it)"
+done
+wire_up
+ip -n "$NS_A" route add default via 198.18.1.1 || fail "cannot add A's default route"
+ip -n "$NS_B" route add default via 198.18.2.1 || fail "cannot add B's default route"
+ip -n "$NS_B" addr add 198.18.100.1/32 dev lo || fail "cannot add B's second address"
+
+AFP="qpairs=1,blocksz=4096,framesz=2048,framecnt=64"
+cat >"$T/r.yaml" <<YAML
+dpdk: { args: $EAL_ARGS }
+pool: { mbufs: 4095 }
+apps:
+  a: { type: port, device: "net_af_packet0,iface=ethA,$AFP" }
+  b: { type: port, device: "net_af_packet1,iface=ethB,$AFP" }
+  r:
+    type: router
+    interfaces:
+      - { name: east, output: 0, address: 198.18.1.1/24 }
+      - { name: west, output: 1, address: 198.18.2.1/24, mtu: 1400 }
+    routes:
+      - { prefix: 198.18.100.0/24, via: 198.18.2.2 }
+    neigh_reachable: 1s
+    neigh_stale: 1s
+links:
+  - a.output -> r.input0
+  - r.output0 -> a.input
+  - b.output -> r.input1
+  - r.output1 -> b.input
+YAML
+"$SLUICE" check "$T/r.yaml" >"$T/check" 2>&1 || { cat "$T/check"; fail "the config does not check"; }
+mac_a=$(ip -n "$NS_E" -br link show ethA | awk '{print $3}')
+
+wire_start "$T/run.log" "$T/r.yaml" 120
+# router_counters: the router's counters now (for a failure's report).
+router_counters() { snap && python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["apps"]["r"]["counters"])' "$T/s.json"; }
+
+# --- 1. ping both ways, through the router
+wire_ping "ping A -> B" "$T/run.log" 10 2
+ip netns exec "$NS_B" ping -n -q -c 10 -i 0.2 -W 2 198.18.1.2 >"$T/ping" 2>&1 &&
+  grep -q " 0% packet loss" "$T/ping" || { cat "$T/ping" "$T/run.log"; fail "ping B -> A lost packets"; }
+ok "ping B -> A: $(grep 'packet loss' "$T/ping")"
+
+# --- 2. the router's own addresses, and its MAC as the hosts see it
+for addr in 198.18.1.1 198.18.2.1; do
+  ip netns exec "$NS_A" ping -n -q -c 3 -i 0.2 -W 2 "$addr" >"$T/ping" 2>&1 &&
+    grep -q " 0% packet loss" "$T/ping" || { cat "$T/ping" "$T/run.log"; fail "the router's $addr does not answer ping"; }
+done
+ok "the router answers ping on 198.18.1.1 and 198.18.2.1"
+ip netns exec "$NS_A" arping -c 2 -w 5 -I vethA 198.18.1.1 >"$T/arping" 2>&1 ||
+  { cat "$T/arping" "$T/run.log"; fail "arping got no reply from 198.18.1.1"; }
+grep -qi "$mac_a" "$T/arping" || { cat "$T/arping"; fail "arping's reply is not from ethA's MAC $mac_a"; }
+lladdr=$(ip -n "$NS_A" neigh show 198.18.1.1 | awk '{print $5}')
+[[ ${lladdr,,} == "${mac_a,,}" ]] || fail "A's neighbour entry for its gateway is '$lladdr', expected $mac_a"
+ok "arping and A's neighbour table see the router at ethA's MAC $mac_a"
+
+# --- 3. traceroute (ICMP) shows the router's hop
+ip netns exec "$NS_A" traceroute -I -n -q 1 -w 2 -m 4 198.18.2.2 >"$T/trace" 2>&1 ||
+  { cat "$T/trace"; fail "traceroute failed"; }
+grep -qE '^ *1 +198\.18\.1\.1 ' "$T/trace" && grep -qE '^ *2 +198\.18\.2\.2 ' "$T/trace" ||
+  { cat "$T/trace" "$T/run.log"; router_counters; fail "traceroute does not show the router (198.18.1.1), then B"; }
+ok "traceroute -I: hop 1 the router, hop 2 B"
+
+# --- 4. a route via a gateway the router resolves
+ip netns exec "$NS_A" ping -n -q -c 3 -i 0.2 -W 2 198.18.100.1 >"$T/ping" 2>&1 &&
+  grep -q " 0% packet loss" "$T/ping" || { cat "$T/ping" "$T/run.log"; fail "198.18.100.1 (via 198.18.2.2) does not answer"; }
+ok "198.18.100.0/24 via 198.18.2.2: ping answered"
+
+# --- 5. no route: net unreachable from the router
+ip netns exec "$NS_A" ping -n -c 1 -W 2 198.18.200.1 >"$T/ping" 2>&1
+grep -qE "From 198\.18\.1\.1 .*(Destination Net Unreachable)" "$T/ping" ||
+  { cat "$T/ping" "$T/run.log"; fail "no 'Destination Net Unreachable' from the router"; }
+ok "198.18.200.1 (no route): Destination Net Unreachable from 198.18.1.1"
+
+# --- 6. fragmentation needed: 1478-byte packets with DF towards west (mtu 1400)
+ip netns exec "$NS_A" ping -n -c 2 -i 0.2 -W 2 -M do -s 1450 198.18.2.2 >"$T/ping" 2>&1
+grep -qE "From 198\.18\.1\.1 .*mtu = 1400" "$T/ping" ||
+  { cat "$T/ping" "$T/run.log"; fail "no 'Frag needed ... mtu = 1400' from the router"; }
+ok "ping -M do -s 1450: fragmentation needed, mtu = 1400, from the router"
+
+# --- 7. the neighbours age out once nothing uses them (reachable 1 s +
+# stale 1 s, plus the aging pass); the counters say so.
+aged() { snap && (($(summary_get "$T/s.json" apps r counters neigh_aged) >= 2)) &&
+         (($(summary_get "$T/s.json" apps r counters neigh_entries) == 0)); }
+WAIT_EVENT_POLL=0.2 wait_event "the router's neighbours to age out" "$SL_PID" "$T/run.log" aged
+ok "both neighbours aged out (neigh_aged $(summary_get "$T/s.json" apps r counters neigh_aged), neigh_entries 0)"
+
+wire_stop "$T/run.log" "router"
+c() { app_counter "$T/run.log" r "$1"; }
+(($(c arp_replied) >= 2 && $(c echo_replied) >= 6 && $(c icmp_sent) >= 3)) ||
+  fail "counters: arp_replied $(c arp_replied), echo_replied $(c echo_replied), icmp_sent $(c icmp_sent)"
+(($(c too_big) >= 1 && $(c no_route) >= 1 && $(c forwarded) >= 23)) ||
+  fail "counters: too_big $(c too_big), no_route $(c no_route), forwarded $(c forwarded)"
+[[ $(c arp_bad) == 0 && $(c neigh_failed) == 0 ]] || fail "arp_bad $(c arp_bad), neigh_failed $(c neigh_failed)"
+ok "counters: arp_replied $(c arp_replied), echo_replied $(c echo_replied), icmp_sent $(c icmp_sent), forwarded $(c forwarded)"
+wire_cleanup
+wire_removed
