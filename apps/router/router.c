@@ -238,9 +238,12 @@ static int parse_ifaces(const struct sl_param_row *rows, unsigned n, unsigned n_
 				for (unsigned b = 0; b < ifs[k].n_addr; b++)
 					if (ifs[k].addr[b] == f->addr[a])
 						return sl_errf(err, EINVAL, "%s: interface '%s': "
-							       "address %s is interface '%s''s "
-							       "too", w, f->name, v[I_ADDRESS].s,
-							       ifs[k].name);
+							       "address %u.%u.%u.%u is interface "
+							       "'%s''s too", w, f->name,
+							       f->addr[a] >> 24,
+							       f->addr[a] >> 16 & 0xff,
+							       f->addr[a] >> 8 & 0xff,
+							       f->addr[a] & 0xff, ifs[k].name);
 		}
 	}
 	return 0;

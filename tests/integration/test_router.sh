@@ -150,3 +150,66 @@ expect_error 2 "sluice: $E:7:13: app 'r1': parameter 'routes' must have at least
 expect_error 2 "sluice: $E:8:9: app 'r1': routes[0]: missing required field 'prefix'" \
 '    routes:
       - { output: 1 }'
+
+# Interfaces (docs/router.md): their addresses, names and outputs, and the
+# routes that depend on them, checked at load time.
+IFACE_A='    interfaces:
+      - { name: a, output: 0, address: 10.1.0.1/24 }'
+DEFAULT='    routes:
+      - { prefix: 0.0.0.0/0, via: 10.1.0.254 }'
+expect_error 2 "sluice: $E:8:9: app 'r1': interface 'a': address '10.1.0.300/24' is not A.B.C.D/N: '10.1.0.300' is not an IPv4 address" \
+"    interfaces:
+      - { name: a, output: 0, address: 10.1.0.300/24 }
+$DEFAULT"
+expect_error 2 "sluice: $E:8:9: app 'r1': interface 'a': address '10.1.0.0/24' is not one host's (a network, broadcast, loopback or multicast address)" \
+"    interfaces:
+      - { name: a, output: 0, address: 10.1.0.0/24 }
+$DEFAULT"
+expect_error 2 "sluice: $E:8:9: app 'r1': interface 'a': address '10.1.0.1/33': prefix length must be 1..32" \
+"    interfaces:
+      - { name: a, output: 0, address: 10.1.0.1/33 }
+$DEFAULT"
+expect_error 2 "sluice: $E:9:9: app 'r1': interface 'b': address 10.1.0.1 is interface 'a''s too" \
+"$IFACE_A
+      - { name: b, output: 1, address: \"10.2.0.1/24, 10.1.0.1/16\" }
+$DEFAULT"
+expect_error 2 "sluice: $E:9:9: app 'r1': interface name 'a' repeats interfaces[0] ($E:8:9)" \
+"$IFACE_A
+      - { name: a, output: 1, address: 10.2.0.1/24 }
+$DEFAULT"
+expect_error 2 "sluice: $E:9:9: app 'r1': interface 'b': output 0 is interface 'a''s already" \
+"$IFACE_A
+      - { name: b, output: 0, address: 10.2.0.1/24 }
+$DEFAULT"
+expect_error 2 "sluice: $E:8:9: app 'r1': interface 'a': output 5 is not connected" \
+"    interfaces:
+      - { name: a, output: 5, address: 10.1.0.1/24 }
+$DEFAULT"
+expect_error 2 "sluice: $E:8:58: app 'r1': interfaces[0]: field 'mtu' must be in 68..9000, got 60" \
+"    interfaces:
+      - { name: a, output: 0, address: 10.1.0.1/24, mtu: 60 }
+$DEFAULT"
+expect_error 2 "sluice: $E:10:9: app 'r1': routes[0]: via 10.9.0.254 is on no interface's prefix (give output)" \
+"$IFACE_A
+    routes:
+      - { prefix: 0.0.0.0/0, via: 10.9.0.254 }"
+expect_error 2 "sluice: $E:10:9: app 'r1': routes[0]: prefix 10.1.0.0/24 is interface 'a''s own (connected or local)" \
+"$IFACE_A
+    routes:
+      - { prefix: 10.1.0.0/24, output: 1 }"
+
+# An interface without mac whose output is not a port: named at start (exit 1).
+cat >"$T/nomac.yaml" <<YAML
+dpdk: { args: $EAL_ARGS }
+apps:
+  src: { type: source, count: 1 }
+  r1:
+    type: router
+    interfaces: [ { name: a, output: 0, address: 10.1.0.1/24 } ]
+    routes: [ { prefix: 0.0.0.0/0, via: 10.1.0.254 } ]
+  o0: { type: sink }
+links: [ src.output -> r1.input, r1.output0 -> o0.input ]
+YAML
+expect_exit 1 "$T/log-nomac" run "$T/nomac.yaml" --duration 1
+expect_in "$T/log-nomac" "app 'r1': interface 'a': no mac given and output0 leads to app 'o0' (sink), which has no MAC address of its own: give mac"
+ok "error: an interface without mac on a sink's link, named"

@@ -8,7 +8,7 @@
 #                                                          (B also has 198.18.100.1 on lo,
 #                                                           routed by r via 198.18.2.2)
 #
-# Checked: ping both ways (10 of 10), the router's addresses answer ping,
+# The config is docs/examples/router-hosts.yaml.  Checked: ping both ways (10 of 10), the router's addresses answer ping,
 # arping sees the interface's MAC (the port's), ICMP traceroute shows the
 # router's hop, a route via a gateway the router resolves, net unreachable
 # for a destination without a route, fragmentation needed (mtu 1400 on the
@@ -34,28 +34,20 @@ ip -n "$NS_A" route add default via 198.18.1.1 || fail "cannot add A's default r
 ip -n "$NS_B" route add default via 198.18.2.1 || fail "cannot add B's default route"
 ip -n "$NS_B" addr add 198.18.100.1/32 dev lo || fail "cannot add B's second address"
 
-AFP="qpairs=1,blocksz=4096,framesz=2048,framecnt=64"
-cat >"$T/r.yaml" <<YAML
-dpdk: { args: $EAL_ARGS }
-pool: { mbufs: 4095 }
-apps:
-  a: { type: port, device: "net_af_packet0,iface=ethA,$AFP" }
-  b: { type: port, device: "net_af_packet1,iface=ethB,$AFP" }
-  r:
-    type: router
-    interfaces:
-      - { name: east, output: 0, address: 198.18.1.1/24 }
-      - { name: west, output: 1, address: 198.18.2.1/24, mtu: 1400 }
-    routes:
-      - { prefix: 198.18.100.0/24, via: 198.18.2.2 }
-    neigh_reachable: 1s
-    neigh_stale: 1s
-links:
-  - a.output -> r.input0
-  - r.output0 -> a.input
-  - b.output -> r.input1
-  - r.output1 -> b.input
-YAML
+# The documented example, as it is, with this test's EAL arguments, a
+# smaller MTU towards B (for fragmentation needed) and short neighbour
+# timeouts (for the aging).
+python3 - "$SRC/docs/examples/router-hosts.yaml" "$EAL_ARGS" >"$T/r.yaml" <<'PY' || fail "cannot adapt the example"
+import re, sys
+s = open(sys.argv[1]).read()
+s, n1 = re.subn(r"  args: \[.*?\]\n", "  args: %s\n" % sys.argv[2], s, flags=re.S)
+n2 = s.count("address: 198.18.2.1/24 }")
+s = s.replace("address: 198.18.2.1/24 }", "address: 198.18.2.1/24, mtu: 1400 }")
+n3 = s.count("    routes:\n")
+s = s.replace("    routes:\n", "    neigh_reachable: 1s\n    neigh_stale: 1s\n    routes:\n")
+assert (n1, n2, n3) == (1, 1, 1), (n1, n2, n3)
+sys.stdout.write(s)
+PY
 "$SLUICE" check "$T/r.yaml" >"$T/check" 2>&1 || { cat "$T/check"; fail "the config does not check"; }
 mac_a=$(ip -n "$NS_E" -br link show ethA | awk '{print $3}')
 
