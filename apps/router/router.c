@@ -249,6 +249,43 @@ static int parse_ifaces(const struct sl_param_row *rows, unsigned n, unsigned n_
 	return 0;
 }
 
+/* After routes[0..n), a connected route per interface prefix and a local
+ * /32 per address; *n_total: all of them.  A route of the rows may not be
+ * one of those. */
+static int add_iface_routes(const struct sl_param_row *rows, unsigned n, const struct iface *ifs,
+			    unsigned n_if, struct sl_route *routes, unsigned *n_total,
+			    struct sl_err *err)
+{
+	unsigned t = n;
+	for (unsigned k = 0; k < n_if; k++)
+		for (unsigned j = 0; j < ifs[k].n_addr; j++) {
+			uint8_t plen = ifs[k].plen[j];
+			uint32_t mask = ~0u << (32 - plen);
+			struct sl_route c = { .prefix = ifs[k].addr[j] & mask, .depth = plen,
+					      .nh = { .output = (uint16_t)ifs[k].output,
+						      .kind = SL_NH_CONNECTED, .iface = (uint8_t)k } };
+			struct sl_route l = { .prefix = ifs[k].addr[j], .depth = 32,
+					      .nh = { .output = (uint16_t)ifs[k].output,
+						      .kind = SL_NH_LOCAL, .iface = (uint8_t)k } };
+			bool have_c = false;
+			for (unsigned x = n; x < t; x++)
+				if (routes[x].prefix == c.prefix && routes[x].depth == c.depth)
+					have_c = true;
+			for (unsigned x = 0; x < n; x++)
+				if ((routes[x].prefix == c.prefix && routes[x].depth == c.depth) ||
+				    (routes[x].prefix == l.prefix && routes[x].depth == 32))
+					return sl_errf(err, EINVAL, "%s: routes[%u]: prefix %s is "
+						       "interface '%s''s own (connected or local)",
+						       rows[x].where, x, rows[x].v[F_PREFIX].s,
+						       ifs[k].name);
+			if (!have_c && plen < 32)
+				routes[t++] = c;
+			routes[t++] = l;
+		}
+	*n_total = t;
+	return 0;
+}
+
 /* routes[0..n) from the rows, then (with interfaces) a connected route per
  * interface prefix and a local /32 per address: *n_total routes in all
  * (room: n + 2 x SL_MAX_PORTS x IF_ADDR_MAX). */
@@ -319,33 +356,9 @@ static int build_routes(const struct sl_param_row *rows, unsigned n, unsigned n_
 			}
 		}
 	}
-	unsigned t = n;
-	for (unsigned k = 0; k < n_if; k++)
-		for (unsigned j = 0; j < ifs[k].n_addr; j++) {
-			uint8_t plen = ifs[k].plen[j];
-			uint32_t mask = ~0u << (32 - plen);
-			struct sl_route c = { .prefix = ifs[k].addr[j] & mask, .depth = plen,
-					      .nh = { .output = (uint16_t)ifs[k].output,
-						      .kind = SL_NH_CONNECTED, .iface = (uint8_t)k } };
-			struct sl_route l = { .prefix = ifs[k].addr[j], .depth = 32,
-					      .nh = { .output = (uint16_t)ifs[k].output,
-						      .kind = SL_NH_LOCAL, .iface = (uint8_t)k } };
-			bool have_c = false;
-			for (unsigned x = n; x < t; x++)
-				if (routes[x].prefix == c.prefix && routes[x].depth == c.depth)
-					have_c = true;
-			for (unsigned x = 0; x < n; x++)
-				if ((routes[x].prefix == c.prefix && routes[x].depth == c.depth) ||
-				    (routes[x].prefix == l.prefix && routes[x].depth == 32))
-					return sl_errf(err, EINVAL, "%s: routes[%u]: prefix %s is "
-						       "interface '%s''s own (connected or local)",
-						       rows[x].where, x, rows[x].v[F_PREFIX].s,
-						       ifs[k].name);
-			if (!have_c && plen < 32)
-				routes[t++] = c;
-			routes[t++] = l;
-		}
-	*n_total = t;
+	rc = add_iface_routes(rows, n, ifs, n_if, routes, n_total, err);
+	if (rc < 0)
+		return rc;
 	rc = sl_route_find_repeat(routes, n, &first, &again);
 	if (rc == -EEXIST)
 		return sl_errf(err, EINVAL, "%s: routes[%u]: prefix %s repeats routes[%u] (%s)",
@@ -811,6 +824,71 @@ static void resolve(struct sl_app *app, struct router_priv *p, unsigned k, uint3
 	sl_app_drop(app, &m, 1);
 }
 
+/* What the full parse makes of a frame that is not the simple kind. */
+enum slow {
+	S_IPV4,       /* IPv4: *dst (network order) and *l3 set */
+	S_TAKEN,      /* ARP on an interface: handled, no longer the caller's */
+	S_MALFORMED,  /* drop it */
+	S_NOT_IPV4,   /* drop it (IPv6, another ethertype, ARP off an interface) */
+};
+
+static inline enum slow parse_slow(struct sl_app *app, struct router_priv *p, int k,
+				   struct rte_mbuf *m, uint32_t *dst, uint16_t *l3)
+{
+	struct sl_flow_key key;
+	struct sl_pkt_info info;
+	enum sl_pkt_class c = sl_pkt_parse_full(m, &key, &info);
+	if (likely(c == SL_PKT_IP && key.family == 4)) {
+		memcpy(dst, key.dst, sizeof(*dst));
+		*l3 = info.l3_off;
+		return S_IPV4;
+	}
+	sl_route_hint_clear(m);
+	if (k >= 0 && c == SL_PKT_NOT_IP && info.vlans == 0 &&
+	    info.ethertype == RTE_ETHER_TYPE_ARP) {
+		arp_input(app, p, (unsigned)k, m);
+		return S_TAKEN;
+	}
+	return c == SL_PKT_MALFORMED && info.ethertype != RTE_ETHER_TYPE_IPV6 ? S_MALFORMED
+									       : S_NOT_IPV4;
+}
+
+/* What a router with interfaces does before forwarding a routed packet. */
+enum verdict {
+	V_ROUTE,      /* forward it */
+	V_TAKEN,      /* handled (to the router itself): no longer the caller's */
+	V_EXPIRED,    /* drop it: TTL ran out (time exceeded sent) */
+	V_TOO_BIG,    /* drop it: over the outgoing MTU (fragmentation needed sent with DF) */
+};
+
+/* m came in by interface k (-1: none) and routes by hop; ttl is its TTL on
+ * arrival, its IPv4 header at l3. */
+static inline enum verdict iface_checks(struct sl_app *app, struct router_priv *p, int k,
+					struct rte_mbuf *m, uint32_t l3,
+					const struct sl_route_nh *hop, uint8_t ttl)
+{
+	if (k >= 0 && unlikely(hop->kind == SL_NH_LOCAL)) {
+		local_input(app, p, (unsigned)k, m, l3);
+		return V_TAKEN;
+	}
+	if (k >= 0 && unlikely(ttl <= 1)) {
+		send_error(app, p, m, l3, (unsigned)k, SL_ICMP_TIME_EXCEEDED, 0, 0);
+		return V_EXPIRED;
+	}
+	if (hop->iface == NO_IFACE ||
+	    likely(rte_pktmbuf_pkt_len(m) - l3 <= p->ifs[hop->iface].mtu))
+		return V_ROUTE;
+	uint8_t b[6];   /* total length, id, flags */
+	const uint8_t *ipf = rte_pktmbuf_read(m, l3 + 2, 6, b);
+	uint32_t total = (uint32_t)ipf[0] << 8 | ipf[1];
+	if (total <= p->ifs[hop->iface].mtu)
+		return V_ROUTE;   /* Ethernet padding, not the datagram */
+	sl_app_ctr_add(app, R_TOO_BIG, 1);
+	if (k >= 0 && (ipf[4] & 0x40) != 0)   /* DF */
+		send_error(app, p, m, l3, (unsigned)k, SL_ICMP_UNREACH, 4, p->ifs[hop->iface].mtu);
+	return V_TOO_BIG;
+}
+
 /* A burst in three passes: parse and check every packet (and take route
  * hints), look up all the destinations left at once (their table entries
  * are fetched together: sl_route_lookup_bulk), then rewrite and sort the
@@ -858,26 +936,14 @@ static void route_input(struct sl_app *app, struct sl_link *in, int k)
 				memcpy(&dst, ip + offsetof(struct rte_ipv4_hdr, dst_addr),
 				       sizeof(dst));
 			} else {
-				struct sl_flow_key key;
-				struct sl_pkt_info info;
-				enum sl_pkt_class c = sl_pkt_parse_full(m, &key, &info);
-				if (unlikely(c != SL_PKT_IP || key.family != 4)) {
-					sl_route_hint_clear(m);
-					if (k >= 0 && c == SL_PKT_NOT_IP && info.vlans == 0 &&
-					    info.ethertype == RTE_ETHER_TYPE_ARP) {
-						arp_input(app, p, (unsigned)k, m);
-						continue;
-					}
-					if (c == SL_PKT_MALFORMED &&
-					    info.ethertype != RTE_ETHER_TYPE_IPV6)
-						malformed++;
-					else
-						not_ipv4++;
-					drop[n_drop++] = m;
+				enum slow v = parse_slow(app, p, k, m, &dst, &l3_off);
+				if (unlikely(v != S_IPV4)) {
+					malformed += v == S_MALFORMED;
+					not_ipv4 += v == S_NOT_IPV4;
+					if (v != S_TAKEN)
+						drop[n_drop++] = m;
 					continue;
 				}
-				memcpy(&dst, key.dst, sizeof(dst));
-				l3_off = info.l3_off;
 			}
 			uint8_t *w = ttl_word(m, l3_off, tmp[n_ok]);
 			if (unlikely(w[0] <= 1) && k < 0) {
@@ -920,28 +986,12 @@ static void route_input(struct sl_app *app, struct sl_link *in, int k)
 			}
 			const struct sl_route_nh *hop = sl_route_nh(t, (unsigned)nh[i]);
 			uint8_t *w = word[i];
-			if (k >= 0 && unlikely(hop->kind == SL_NH_LOCAL)) {
-				local_input(app, p, (unsigned)k, m, l3[i]);
-				continue;
-			}
-			if (k >= 0 && unlikely(w[0] <= 1)) {
-				ttl_expired++;
-				send_error(app, p, m, l3[i], (unsigned)k, SL_ICMP_TIME_EXCEEDED, 0, 0);
-				drop[n_drop++] = m;
-				continue;
-			}
-			if (p->n_if > 0 && hop->iface != NO_IFACE &&
-			    unlikely(rte_pktmbuf_pkt_len(m) - l3[i] > p->ifs[hop->iface].mtu)) {
-				uint8_t b[6];   /* total length, id, flags */
-				const uint8_t *ipf = rte_pktmbuf_read(m, l3[i] + 2, 6, b);
-				uint32_t total = (uint32_t)ipf[0] << 8 | ipf[1];
-				if (total > p->ifs[hop->iface].mtu) {
-					sl_app_ctr_add(app, R_TOO_BIG, 1);
-					if (k >= 0 && (ipf[4] & 0x40) != 0)   /* DF */
-						send_error(app, p, m, l3[i], (unsigned)k,
-							   SL_ICMP_UNREACH, 4,
-							   p->ifs[hop->iface].mtu);
-					drop[n_drop++] = m;
+			if (p->n_if > 0) {
+				enum verdict v = iface_checks(app, p, k, m, l3[i], hop, w[0]);
+				if (unlikely(v != V_ROUTE)) {
+					ttl_expired += v == V_EXPIRED;
+					if (v != V_TAKEN)
+						drop[n_drop++] = m;
 					continue;
 				}
 			}
