@@ -84,6 +84,7 @@
 #include <rte_pci.h>
 
 #include "runtime/app.h"
+#include "apps/pkt/pkt.h"
 #include "placement/topology.h"
 
 #define PORT_TX_ROUNDS 4
@@ -92,7 +93,7 @@
 enum {
 	PORT_LINK_DOWN, PORT_TX_UNSENT, PORT_TX_FILE_LOST, PORT_RX_MISSED, PORT_RX_ERRORS,
 	PORT_RX_NOMBUF, PORT_RX_QUEUE, PORT_TX_QUEUE, PORT_Q_IPACKETS, PORT_Q_IBYTES,
-	PORT_Q_OPACKETS, PORT_Q_OBYTES, PORT_Q_ERRORS, PORT_N_COUNTERS
+	PORT_Q_OPACKETS, PORT_Q_OBYTES, PORT_Q_ERRORS, PORT_L4_FILLED, PORT_N_COUNTERS
 };
 
 static const struct sl_counter_spec port_counters[PORT_N_COUNTERS] = {
@@ -109,6 +110,7 @@ static const struct sl_counter_spec port_counters[PORT_N_COUNTERS] = {
 	[PORT_Q_OPACKETS] = { "q_opackets", SL_COUNTER, "Frames sent on this app's tx queue, by the device's per-queue statistics." },
 	[PORT_Q_OBYTES] = { "q_obytes", SL_COUNTER, "Bytes sent on this app's tx queue, by the device's per-queue statistics." },
 	[PORT_Q_ERRORS] = { "q_errors", SL_COUNTER, "Receive errors on this app's rx queues, by the device's per-queue statistics." },
+	[PORT_L4_FILLED] = { "l4_filled", SL_COUNTER, "Received TCP and UDP frames whose checksum the app computed (l4_checksum: fill)." },
 };
 
 struct port_priv {
@@ -122,6 +124,7 @@ struct port_priv {
 	bool configured;         /* fini closes the port */
 	bool started;
 	bool owned;              /* claimed_by[port_id] is this app */
+	bool fill_l4;            /* l4_checksum: fill */
 	struct rte_device *dev;  /* the bus device, for rte_dev_remove */
 	char *tx_file;           /* queue 0's tx_pcap file when a regular file; else NULL */
 	char name[RTE_ETH_NAME_MAX_LEN];
@@ -378,7 +381,7 @@ static int parse_rss_key(const char *text, uint8_t *key, unsigned *len, struct s
 
 /* Parameters by index, for check (parallel to port_params). */
 enum { P_DEVICE, P_RX_QUEUES, P_RX_DESC, P_TX_DESC, P_PROMISC, P_MTU, P_RSS, P_RSS_KEY,
-       P_RSS_SYMMETRIC, P_N };
+       P_RSS_SYMMETRIC, P_L4_CHECKSUM, P_N };
 
 static int port_check(const struct sl_param_value *params, unsigned n_out, struct sl_err *err)
 {
@@ -562,6 +565,7 @@ static int port_init(struct sl_app *app, struct sl_err *err)
 	int rc;
 
 	p->n_rxq = (uint16_t)n_rxq;
+	p->fill_l4 = sl_app_param_uint(app, "l4_checksum") == 1;   /* keep|fill */
 	if (app->replica > 0)
 		return port_join(app);
 	p->leader = true;
@@ -631,7 +635,7 @@ static int port_init(struct sl_app *app, struct sl_err *err)
 
 static void port_pull(struct sl_app *app)
 {
-	const struct port_priv *p = app->priv;
+	struct port_priv *p = app->priv;
 	struct rte_mbuf *pkts[SL_BURST_MAX];
 	struct sl_link *out = app->out[0];
 
@@ -644,6 +648,12 @@ static void port_pull(struct sl_app *app)
 		/* Packets only: reading every mbuf here costs more than the rest of
 		 * the rx path; bytes come from the device's counters at stop. */
 		sl_app_count_in_n(app, n, 0);
+		if (unlikely(p->fill_l4)) {
+			unsigned filled = 0;
+			for (uint16_t i = 0; i < n; i++)
+				filled += sl_pkt_fill_l4_csum(pkts[i]);
+			sl_app_ctr_add(app, PORT_L4_FILLED, filled);
+		}
 		sl_link_transmit(out, pkts, n);
 	}
 }
@@ -959,6 +969,8 @@ static const struct sl_param_spec port_params[] = {
 	  .doc = "RSS key in hex (the device's size, often 40 bytes); none: the device's own" },
 	{ .name = "rss_symmetric", .type = SL_PARAM_BOOL, .def = "false",
 	  .doc = "hash both directions of a flow to one queue (a symmetric key)" },
+	{ .name = "l4_checksum", .type = SL_PARAM_ENUM, .def = "keep", .choices = "keep|fill",
+	  .doc = "fill: compute the TCP and UDP checksums of received frames (a veth or tap whose sender left them to offload: docs/router.md)" },
 };
 _Static_assert(SL_ARRAY_LEN(port_params) == P_N, "port_params in the order of P_*");
 

@@ -216,3 +216,26 @@ enum sl_pkt_class sl_pkt_parse_full(const struct rte_mbuf *m, struct sl_flow_key
 	}
 	return SL_PKT_NOT_IP;
 }
+
+bool sl_pkt_fill_l4_csum(struct rte_mbuf *m)
+{
+	struct sl_flow_key key;
+	struct sl_pkt_info info;
+	if (sl_pkt_parse(m, &key, &info) != SL_PKT_IP || info.fragment ||
+	    (key.proto != IPPROTO_TCP && key.proto != IPPROTO_UDP) ||
+	    info.l3_off + info.l3_len > rte_pktmbuf_data_len(m))
+		return false;
+	uint8_t *l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, info.l3_off);
+	uint8_t *l4 = rte_pktmbuf_mtod_offset(m, uint8_t *, info.l4_off);
+	uint32_t l4_len = info.l3_len - (info.l4_off - info.l3_off);
+	uint32_t field = key.proto == IPPROTO_TCP ? 16 : 6;   /* the checksum's offset */
+	if (l4_len < field + 2 || (key.proto == IPPROTO_TCP && l4_len < 20) ||
+	    (key.family == 6 && info.l4_off != info.l3_off + sizeof(struct rte_ipv6_hdr)))
+		return false;   /* cut short, or IPv6 extension headers: not summed here */
+	l4[field] = l4[field + 1] = 0;
+	uint16_t ck = key.family == 4
+		? rte_ipv4_udptcp_cksum((const struct rte_ipv4_hdr *)l3, l4)
+		: rte_ipv6_udptcp_cksum((const struct rte_ipv6_hdr *)l3, l4);
+	memcpy(l4 + field, &ck, sizeof(ck));
+	return true;
+}

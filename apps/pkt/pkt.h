@@ -157,6 +157,14 @@ static inline enum sl_pkt_class sl_pkt_parse(const struct rte_mbuf *m, struct sl
 	return sl_pkt_parse_full(m, key, info);
 }
 
+/* Compute the TCP or UDP checksum of m in place, from scratch: for frames
+ * from a Linux veth or tap whose sender left it to offload (the packet
+ * socket hands them over with only the pseudo-header's sum in the field).
+ * Only an IPv4 or IPv6 (no extension header) frame that is not a fragment,
+ * with the whole datagram in the first segment; returns whether it filled
+ * one.  Any thread; no allocation. */
+bool sl_pkt_fill_l4_csum(struct rte_mbuf *m);
+
 /* Short name of a reason ("short_l3", "bad_ihl", ...), for counters and
  * messages; "none" for SL_PKT_R_NONE, "?" when out of range. */
 const char *sl_pkt_reason_name(unsigned reason);

@@ -13,7 +13,8 @@
 # router's hop, a route via a gateway the router resolves, net unreachable
 # for a destination without a route, fragmentation needed (mtu 1400 on the
 # way to B) for a ping with DF, neighbours that age out once the traffic
-# stops, every mbuf back at the end.
+# stops, a UDP datagram intact (the ports fill the checksums the hosts'
+# veths leave to offload), every mbuf back at the end.
 . "$(dirname "$0")/lib.sh"
 
 cleanup() {
@@ -26,7 +27,7 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 wire_init rth 198.18.1.2 198.18.2.2
-for tool in arping traceroute; do
+for tool in arping traceroute socat ss; do
   command -v $tool >/dev/null || skip "no '$tool' (scripts/setup installs it)"
 done
 wire_up
@@ -98,7 +99,21 @@ grep -qE "From 198\.18\.1\.1 .*mtu = 1400" "$T/ping" ||
   { cat "$T/ping" "$T/run.log"; fail "no 'Frag needed ... mtu = 1400' from the router"; }
 ok "ping -M do -s 1450: fragmentation needed, mtu = 1400, from the router"
 
-# --- 7. the neighbours age out once nothing uses them (reachable 1 s +
+# --- 7. UDP through the router, the hosts' offloads untouched: A's veth
+# leaves the checksum to offload and the packet socket hands the frame over
+# with the field unfilled; the port (l4_checksum: fill) computes it, so B's
+# kernel takes the datagram.
+ip netns exec "$NS_B" timeout 10 socat -u UDP-RECVFROM:5002,bind=198.18.2.2 OPEN:"$T/udp.out",creat,trunc &
+upid=$!
+udp_bound() { ip netns exec "$NS_B" ss -Hlun "sport = :5002" | grep -q 5002; }
+wait_event "B's UDP socket" "$upid" "" udp_bound
+echo "one datagram through the router" | ip netns exec "$NS_A" socat -u STDIN UDP-SENDTO:198.18.2.2:5002
+wait "$upid"
+[[ $(cat "$T/udp.out") == "one datagram through the router" ]] ||
+  { router_counters; fail "B did not get A's UDP datagram (got '$(cat "$T/udp.out")')"; }
+ok "UDP: a datagram A -> B, its checksum filled by the port"
+
+# --- 8. the neighbours age out once nothing uses them (reachable 1 s +
 # stale 1 s, plus the aging pass); the counters say so.
 aged() { snap && (($(summary_get "$T/s.json" apps r counters neigh_aged) >= 2)) &&
          (($(summary_get "$T/s.json" apps r counters neigh_entries) == 0)); }
@@ -112,6 +127,8 @@ c() { app_counter "$T/run.log" r "$1"; }
 (($(c too_big) >= 1 && $(c no_route) >= 1 && $(c forwarded) >= 23)) ||
   fail "counters: too_big $(c too_big), no_route $(c no_route), forwarded $(c forwarded)"
 [[ $(c arp_bad) == 0 && $(c neigh_failed) == 0 ]] || fail "arp_bad $(c arp_bad), neigh_failed $(c neigh_failed)"
+(($(app_counter "$T/run.log" east_port l4_filled) >= 1)) ||
+  fail "east_port filled $(app_counter "$T/run.log" east_port l4_filled) checksums, expected the datagram's"
 ok "counters: arp_replied $(c arp_replied), echo_replied $(c echo_replied), icmp_sent $(c icmp_sent), forwarded $(c forwarded)"
 wire_cleanup
 wire_removed
