@@ -674,6 +674,72 @@ static void test_names(void)
 	CHECK(strcmp(sl_pkt_reason_name(1000), "?") == 0, "far out of range");
 }
 
+/* sl_pkt_fill_l4_csum: a UDP and a TCP datagram over IPv4 and a UDP one
+ * over IPv6, their checksum fields garbled, come out verifying; a fragment,
+ * an ICMP datagram, IPv6 with an extension header and a chained frame are
+ * left alone. */
+static void test_fill_l4(void)
+{
+	static const struct { bool v6; uint8_t proto; unsigned len; bool ext, frag, chain, fills; }
+	cases[] = {
+		{ false, IPPROTO_UDP, 8 + 37, false, false, false, true },
+		{ false, IPPROTO_TCP, 20 + 100, false, false, false, true },
+		{ true, IPPROTO_UDP, 8 + 64, false, false, false, true },
+		{ false, IPPROTO_UDP, 8 + 37, false, true, false, false },
+		{ false, IPPROTO_ICMP, 8 + 8, false, false, false, false },
+		{ true, IPPROTO_UDP, 8 + 16, true, false, false, false },
+		{ false, IPPROTO_TCP, 20 + 100, false, false, true, false },
+	};
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct frame f = { .len = 0 };
+		unsigned l3;
+		eth(&f, cases[i].v6 ? RTE_ETHER_TYPE_IPV6 : RTE_ETHER_TYPE_IPV4);
+		if (cases[i].v6) {
+			l3 = ipv6(&f, cases[i].ext ? 0 : cases[i].proto,
+				  cases[i].len + (cases[i].ext ? 8 : 0));
+			if (cases[i].ext)
+				ext(&f, cases[i].proto, 0);
+		} else {
+			l3 = ipv4(&f, 5, cases[i].proto, cases[i].frag ? 0x2000 : 0, cases[i].len);
+			struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(f.b + l3);
+			ip->hdr_checksum = rte_ipv4_cksum(ip);
+		}
+		unsigned l4_off = f.len;
+		l4(&f, 40000, 53, cases[i].len);
+		if (cases[i].proto == IPPROTO_UDP)   /* its length field */
+			set16(&f, l4_off + 4, (uint16_t)cases[i].len);
+		unsigned field = l4_off + (cases[i].proto == IPPROTO_TCP ? 16 : 6);
+		set16(&f, field, 0xbeef);   /* garbled, as a veth leaves it partial */
+		unsigned cut[] = { l4_off + 10 };
+		struct rte_mbuf *m = mbuf_of(f.b, f.len, cut, cases[i].chain ? 1 : 0);
+		CHECK(m != NULL, "case %u: no mbuf", i);
+		if (m == NULL)
+			return;
+		bool filled = sl_pkt_fill_l4_csum(m);
+		CHECK(filled == cases[i].fills, "case %u: filled %d, expected %d", i, filled,
+		      cases[i].fills);
+		const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+		if (cases[i].fills) {
+			/* the pseudo-header and the datagram, checksum included,
+			 * sum to all ones (RFC 768, RFC 793) */
+			uint32_t sum = cases[i].v6
+				? rte_ipv6_phdr_cksum((const struct rte_ipv6_hdr *)(d + l3), 0)
+				: rte_ipv4_phdr_cksum((const struct rte_ipv4_hdr *)(d + l3), 0);
+			sum += rte_raw_cksum(d + l4_off, cases[i].len);
+			sum = (sum & 0xffff) + (sum >> 16);
+			sum = (sum & 0xffff) + (sum >> 16);
+			CHECK(sum == 0xffff, "case %u: the filled checksum does not verify (%#x)", i,
+			      sum);
+		} else {
+			uint8_t tmp[2];
+			const uint8_t *c = rte_pktmbuf_read(m, field, 2, tmp);
+			CHECK(c != NULL && c[0] == 0xbe && c[1] == 0xef,
+			      "case %u: a frame left alone was changed", i);
+		}
+		rte_pktmbuf_free(m);
+	}
+}
+
 static int setup(void)
 {
 	char prefix[32];
@@ -709,6 +775,7 @@ static const struct sl_test_case cases[] = {
 	SL_CASE(test_vlan_and_l2),
 	SL_CASE(test_chains),
 	SL_CASE(test_names),
+	SL_CASE(test_fill_l4),
 };
 
 int main(int argc, char **argv)
