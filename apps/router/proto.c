@@ -102,15 +102,6 @@ enum sl_icmp_result sl_icmp_parse(const uint8_t *p, uint32_t len, uint8_t *type,
 	return SL_ICMP_OK;
 }
 
-/* RFC 1624, eqn. 3, over one 16-bit word. */
-static inline uint16_t csum_replace16(uint16_t hc, uint16_t old, uint16_t new)
-{
-	uint32_t s = (uint32_t)(uint16_t)~hc + (uint16_t)~old + new;
-	s = (s & 0xffff) + (s >> 16);
-	s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)~s;
-}
-
 void sl_icmp_echo_to_reply(struct rte_mbuf *m, uint32_t l3, const uint8_t smac[6])
 {
 	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
@@ -126,7 +117,7 @@ void sl_icmp_echo_to_reply(struct rte_mbuf *m, uint32_t l3, const uint8_t smac[6
 	uint8_t *icmp = f + l3 + rte_ipv4_hdr_len(ip);
 	uint16_t old = get16(icmp);
 	icmp[0] = SL_ICMP_ECHO_REPLY;
-	put16(icmp + 2, csum_replace16(get16(icmp + 2), old, get16(icmp)));
+	put16(icmp + 2, sl_csum_replace16(get16(icmp + 2), old, get16(icmp)));
 }
 
 bool sl_icmp_may_answer(const struct rte_mbuf *m, uint32_t l3)

@@ -18,6 +18,16 @@
 
 #include <rte_mbuf.h>
 
+/* RFC 1624, eqn. 3: a checksum hc after one 16-bit word of the summed data
+ * changes from old to new (all in host order): HC' = ~(~HC + ~m + m'). */
+static inline uint16_t sl_csum_replace16(uint16_t hc, uint16_t old, uint16_t new)
+{
+	uint32_t s = (uint32_t)(uint16_t)~hc + (uint16_t)~old + new;
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)~s;
+}
+
 #define SL_ARP_LEN 28            /* Ethernet/IPv4 ARP: the only kind handled */
 #define SL_ARP_REQUEST 1
 #define SL_ARP_REPLY 2

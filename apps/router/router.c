@@ -532,16 +532,6 @@ static inline uint16_t be16_at(const uint8_t *p)
 	return (uint16_t)(p[0] << 8 | p[1]);
 }
 
-/* RFC 1624, eqn. 3: the checksum hc after one 16-bit word of the summed data
- * changes from old to new: HC' = ~(~HC + ~m + m'). */
-static inline uint16_t csum_replace16(uint16_t hc, uint16_t old, uint16_t new)
-{
-	uint32_t s = (uint32_t)(uint16_t)~hc + (uint16_t)~old + new;
-	s = (s & 0xffff) + (s >> 16);
-	s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)~s;
-}
-
 /* Copy len bytes to offset off of m's data, which may span segments (the
  * slow path for headers that are not in the first segment). */
 static void write_at(struct rte_mbuf *m, uint32_t off, const uint8_t *src, uint32_t len)
@@ -997,7 +987,7 @@ static void route_input(struct sl_app *app, struct sl_link *in, int k)
 			}
 			uint16_t old = be16_at(w);
 			uint16_t new = (uint16_t)(old - 0x100);      /* TTL - 1, protocol kept */
-			uint16_t sum = csum_replace16(be16_at(w + 2), old, new);
+			uint16_t sum = sl_csum_replace16(be16_at(w + 2), old, new);
 			w[0] = (uint8_t)(new >> 8);
 			w[2] = (uint8_t)(sum >> 8);
 			w[3] = (uint8_t)sum;
