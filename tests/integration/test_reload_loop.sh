@@ -8,21 +8,8 @@
 . "$(dirname "$0")/lib.sh"
 as_root_engine
 
-# conf RATE: the pipeline with the source at RATE.
-conf() {
-  cat <<EOF
-$(two_workers_head)
-apps:
-  src:  { type: source, worker: gen, size: 64, flows: 16, rate: $1 }
-  swap: { type: l2fwd, worker: fwd }
-  out:  { type: sink, worker: fwd }
-links:
-  - { link: "src.output -> swap.input", size: 4096 }
-  - swap.output -> out.input
-EOF
-}
-conf 50000 >"$T/r1.yaml"
-conf 70000 >"$T/r2.yaml"
+swap_pipeline 50000 >"$T/r1.yaml"
+swap_pipeline 70000 >"$T/r2.yaml"
 start_engine "$T/r1.yaml" "$T/run.log" 3
 sock=/var/run/dpdk/$PREFIX/sluice_control
 wait_event "the control socket" "$pid" "$T/run.log" test -S "$sock"
