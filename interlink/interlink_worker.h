@@ -73,7 +73,7 @@
 
 #include "base/counter.h"
 #include "base/histogram.h"
-#include "interlink/interlink.h"
+#include "interlink/interlink_limits.h"
 
 /* Private below this line: use the functions. */
 

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The global (and per-L3) queue of chunks: see pool_private.h. */
+/* The global (and per-L3) queue of chunks: see chunkq.h. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "pool/pool_private.h"
+#include "pool/chunkq.h"
 
 static inline struct sl_chunkq_slot *slot_at(const struct sl_chunkq *q, uint64_t pos)
 {

@@ -17,7 +17,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
-#include "pool/pool_private.h"
+#include "pool/pool.h"
 
 _Static_assert(SL_POOL_CACHE_LINE == RTE_CACHE_LINE_SIZE,
 	       "the pool's cache-line size matches DPDK's");
@@ -66,9 +66,9 @@ static int check_workers(const char *name, const struct sl_pool_opts *o, struct 
  */
 static void set_fronts(struct rte_mempool *mp, struct mbuf_pool *d)
 {
-	const struct sl_pool *p = d->pool;
+	unsigned high = sl_pool_high(d->pool);
 	unsigned size = mp->cache_size;
-	unsigned thresh = RTE_MIN(p->high, 2u * RTE_MEMPOOL_CACHE_MAX_SIZE);
+	unsigned thresh = RTE_MIN(high, 2u * RTE_MEMPOOL_CACHE_MAX_SIZE);
 	thresh = RTE_MIN(thresh, mp->size);
 	for (unsigned l = 0; l < RTE_MAX_LCORE; l++) {
 		struct rte_mempool_cache *c = &mp->local_cache[l];
@@ -77,7 +77,7 @@ static void set_fronts(struct rte_mempool *mp, struct mbuf_pool *d)
 		c->flushthresh = d->by_lcore[l] != NULL ? thresh : 0;
 		if (d->by_lcore[l] != NULL)
 			sl_pool_worker_set_front(d->by_lcore[l], &c->len,
-						 p->high > thresh ? p->high - thresh : 0);
+						 high > thresh ? high - thresh : 0);
 	}
 }
 

@@ -15,7 +15,32 @@
 #include <rte_cycles.h>
 #include <rte_pause.h>
 
-#include "pool/pool_private.h"
+#include "pool/chunkq.h"
+#include "pool/pool.h"
+
+/* The freelist of threads that are not workers, behind a spinlock.  Workers
+ * only ever try the lock (when they find nothing anywhere else). */
+struct sl_pool_shared {
+	alignas(SL_POOL_CACHE_LINE) atomic_bool locked;
+	_Atomic uint32_t depth;
+	void **objs;                       /* capacity slots */
+	uint64_t gets, puts;               /* base/counter.h */
+	struct sl_pool_live_stats st;
+};
+
+struct sl_pool {
+	char name[SL_POOL_NAME_MAX + 1];
+	uint32_t capacity;
+	uint32_t chunk;
+	uint32_t high;
+	uint32_t n_workers;
+	uint32_t n_domains;                /* L3 queues; 0 when the tier is off */
+	double ns_per_tick;
+	struct sl_pool_worker *workers;    /* n_workers handles */
+	struct sl_chunkq *domains;         /* n_domains queues, or NULL */
+	struct sl_chunkq global;
+	struct sl_pool_shared shared;
+};
 
 /* ------------------------------------------------------------ time */
 
@@ -40,7 +65,7 @@ static void measure_tsc(void)
 	measured_ns_per_tick = c1 > c0 ? (t1 - t0) / (double)(c1 - c0) : 1.0;
 }
 
-uint64_t sl_pool_ticks(void)
+static uint64_t sl_pool_ticks(void)
 {
 	return rte_rdtsc();
 }
@@ -619,6 +644,11 @@ unsigned sl_pool_chunk(const struct sl_pool *p)
 	return p->chunk;
 }
 
+unsigned sl_pool_high(const struct sl_pool *p)
+{
+	return p->high;
+}
+
 unsigned sl_pool_n_workers(const struct sl_pool *p)
 {
 	return p->n_workers;
@@ -767,4 +797,14 @@ void sl_pool_stats(const struct sl_pool *p, struct sl_pool_stats *out)
 	for (unsigned d = 0; d < p->n_domains; d++)
 		out->l3_chunks += sl_chunkq_count(&p->domains[d]);
 	out->l3_slots = p->n_domains ? sl_chunkq_slots(&p->domains[0]) : 0;
+}
+
+void sl_pool_hold_shared_lock(struct sl_pool *pool, bool taken)
+{
+	atomic_store(&pool->shared.locked, taken);
+}
+
+uint64_t sl_pool_global_head(const struct sl_pool *pool)
+{
+	return atomic_load(&pool->global.head);
 }

@@ -145,9 +145,11 @@ void sl_pool_free(struct sl_pool *pool);
  */
 struct sl_pool_worker *sl_pool_worker(struct sl_pool *pool, unsigned w);
 
-/* Capacity, chunk size and worker count as created.  Any thread. */
+/* Capacity, chunk size, the worker freelists' high mark (a put above it
+ * rebalances) and worker count as created.  Any thread. */
 unsigned sl_pool_capacity(const struct sl_pool *pool);
 unsigned sl_pool_chunk(const struct sl_pool *pool);
+unsigned sl_pool_high(const struct sl_pool *pool);
 unsigned sl_pool_n_workers(const struct sl_pool *pool);
 
 /* ------------------------------------------------------------ get / put */
@@ -314,6 +316,48 @@ struct rte_mempool *sl_pool_mbuf_create(const char *name, unsigned n,
 
 /* The pool behind a mempool that uses these ops, else NULL.  Any thread. */
 struct sl_pool *sl_pool_of(const struct rte_mempool *mp);
+
+/* ------------------------------------------------ for mempool.c and tests */
+
+/* The pool's own files and its unit tests use these; applications do not. */
+
+/*
+ * Check sl_pool_create()'s arguments (opts may be NULL).  Returns 0, or
+ * -EINVAL with the sentence sl_pool_create() would write in *err (err may be
+ * NULL).  Any thread.
+ */
+int sl_pool_check(const char *name, unsigned capacity, const struct sl_pool_opts *opts,
+		  struct sl_err *err);
+
+/* Test hook: sl_pool_create() with the global queue's positions starting at
+ * first_pos, to exercise wrap-around. */
+struct sl_pool *sl_pool_create_at(const char *name, unsigned capacity,
+				  const struct sl_pool_opts *opts, uint64_t first_pos,
+				  struct sl_err *err);
+
+/*
+ * Test hook: copy every object the pool holds into out (room for capacity
+ * pointers), tier by tier.  Returns the number copied.  Only while no other
+ * thread uses the pool; the pool is unchanged.
+ */
+unsigned sl_pool_snapshot(const struct sl_pool *pool, void **out);
+
+/*
+ * Put a cache in front of worker w (mempool.c: DPDK's per-lcore cache of the
+ * worker's lcore): `len` is its fill, counted in the worker tier from now on.
+ * The freelist behind it then keeps what is left of a refill or flush once
+ * whole chunks have moved, up to `high` (at least chunk - 1: the cache's
+ * threshold and this mark together make the worker tier's high mark).
+ * Before any thread uses the pool.
+ */
+void sl_pool_worker_set_front(struct sl_pool_worker *w, const uint32_t *len, unsigned high);
+
+/* Test hook: take (true) or release (false) the non-worker freelist's lock,
+ * as a control thread in the middle of a call holds it.  Single thread. */
+void sl_pool_hold_shared_lock(struct sl_pool *pool, bool taken);
+
+/* Test hook: the global queue's next position to fill (wraps at 2^64). */
+uint64_t sl_pool_global_head(const struct sl_pool *pool);
 
 #ifdef __cplusplus
 }

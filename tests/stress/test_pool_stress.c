@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pool/pool_private.h"
+#include "pool/pool.h"
 
 #define FREE (-1)
 #define MAX_THREADS 8

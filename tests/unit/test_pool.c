@@ -14,7 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pool/pool_private.h"
+#include "pool/chunkq.h"
+#include "pool/pool.h"
 
 #include "check.h"
 
@@ -399,13 +400,13 @@ static void test_full(void)
 	while (n < 1000 && sl_pool_get(p, w, held + n, 1) == 0)
 		n++;
 	CHECK(n == 1000, "worker got %u again", n);
-	atomic_store(&p->shared.locked, true);
+	sl_pool_hold_shared_lock(p, true);
 	CHECK(sl_pool_put(p, w, held, 1000) == 0, "put all back, lock taken");
 	sl_pool_tier_stats(p, 0, &t);
 	CHECK(t.full > 0 && t.depth > 128, "kept above the mark: full %lu, depth %lu",
 	      (unsigned long)t.full, (unsigned long)t.depth);
 	CHECK(sl_pool_house(w) == -ENOSPC, "house: still nowhere to go");
-	atomic_store(&p->shared.locked, false);
+	sl_pool_hold_shared_lock(p, false);
 	unsigned houses = 0;
 	while (sl_pool_house(w) == -ENOSPC && houses < 100)
 		houses++;
@@ -613,8 +614,8 @@ static void test_pool_wrap(void)
 	sl_pool_stats(p, &s);
 	CHECK(s.sum.reclaims >= 9000 && s.sum.full == 0, "reclaims %lu full %lu",
 	      (unsigned long)s.sum.reclaims, (unsigned long)s.sum.full);
-	CHECK(atomic_load(&p->global.head) < 20000, "head wrapped past 2^64: %lu",
-	      (unsigned long)atomic_load(&p->global.head));
+	CHECK(sl_pool_global_head(p) < 20000, "head wrapped past 2^64: %lu",
+	      (unsigned long)sl_pool_global_head(p));
 	check_all_once(p, 256, "wrap");
 	sl_pool_free(p);
 }

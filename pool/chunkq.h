@@ -1,21 +1,19 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#ifndef SL_POOL_PRIVATE_H
-#define SL_POOL_PRIVATE_H
+#ifndef SL_CHUNKQ_H
+#define SL_CHUNKQ_H
 
 /*
- * Internals of the pool, shared by pool.c, chunkq.c, mempool.c and the unit
- * tests.  Not a public interface.
+ * The pool's shared tiers (the global queue and the L3 queues): internal to
+ * pool/, included by pool.c, chunkq.c and the unit tests.  Not a public
+ * interface.
  */
 
 #include <stdalign.h>
 #include <stdatomic.h>
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pool/pool.h"
-
-/* ------------------------------------------------------------ chunk queue */
+#include "pool/pool_worker.h" /* SL_POOL_CACHE_LINE */
 
 /*
  * A bounded MPMC queue whose elements are chunks of `chunk` object pointers,
@@ -89,64 +87,4 @@ static inline uint64_t sl_chunkq_slots(const struct sl_chunkq *q)
 	return q->mask + 1;
 }
 
-/* ------------------------------------------------------------ the pool */
-
-/* The freelist of threads that are not workers, behind a spinlock.  Workers
- * only ever try the lock (when they find nothing anywhere else). */
-struct sl_pool_shared {
-	alignas(SL_POOL_CACHE_LINE) atomic_bool locked;
-	_Atomic uint32_t depth;
-	void **objs;                       /* capacity slots */
-	uint64_t gets, puts;               /* base/counter.h */
-	struct sl_pool_live_stats st;
-};
-
-struct sl_pool {
-	char name[SL_POOL_NAME_MAX + 1];
-	uint32_t capacity;
-	uint32_t chunk;
-	uint32_t high;
-	uint32_t n_workers;
-	uint32_t n_domains;                /* L3 queues; 0 when the tier is off */
-	double ns_per_tick;
-	struct sl_pool_worker *workers;    /* n_workers handles */
-	struct sl_chunkq *domains;         /* n_domains queues, or NULL */
-	struct sl_chunkq global;
-	struct sl_pool_shared shared;
-};
-
-/*
- * Check sl_pool_create()'s arguments (opts may be NULL).  Returns 0, or
- * -EINVAL with the sentence sl_pool_create() would write in *err (err may be
- * NULL).  Any thread.
- */
-int sl_pool_check(const char *name, unsigned capacity, const struct sl_pool_opts *opts,
-		  struct sl_err *err);
-
-/* Test hook: sl_pool_create() with the global queue's positions starting at
- * first_pos, to exercise wrap-around. */
-struct sl_pool *sl_pool_create_at(const char *name, unsigned capacity,
-				  const struct sl_pool_opts *opts, uint64_t first_pos,
-				  struct sl_err *err);
-
-/*
- * Test hook: copy every object the pool holds into out (room for capacity
- * pointers), tier by tier.  Returns the number copied.  Only while no other
- * thread uses the pool; the pool is unchanged.
- */
-unsigned sl_pool_snapshot(const struct sl_pool *pool, void **out);
-
-/*
- * Put a cache in front of worker w (mempool.c: DPDK's per-lcore cache of the
- * worker's lcore): `len` is its fill, counted in the worker tier from now on.
- * The freelist behind it then keeps what is left of a refill or flush once
- * whole chunks have moved, up to `high` (at least chunk - 1: the cache's
- * threshold and this mark together make the worker tier's high mark).
- * Before any thread uses the pool.
- */
-void sl_pool_worker_set_front(struct sl_pool_worker *w, const uint32_t *len, unsigned high);
-
-/* Step timing: TSC ticks to ns for this pool. */
-uint64_t sl_pool_ticks(void);
-
-#endif /* SL_POOL_PRIVATE_H */
+#endif /* SL_CHUNKQ_H */
