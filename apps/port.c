@@ -68,6 +68,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <net/if.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,6 +86,7 @@
 
 #include "runtime/app.h"
 #include "apps/pkt/pkt.h"
+#include "apps/port_xdp.h"
 #include "placement/topology.h"
 
 #define PORT_TX_ROUNDS 4
@@ -125,6 +127,8 @@ struct port_priv {
 	bool started;
 	bool owned;              /* claimed_by[port_id] is this app */
 	bool fill_l4;            /* l4_checksum: fill */
+	bool xdp_on;             /* peer_tso: off: xdp_fd is the XDP link (port_xdp.h) */
+	int xdp_fd;
 	struct rte_device *dev;  /* the bus device, for rte_dev_remove */
 	char *tx_file;           /* queue 0's tx_pcap file when a regular file; else NULL */
 	char name[RTE_ETH_NAME_MAX_LEN];
@@ -381,7 +385,7 @@ static int parse_rss_key(const char *text, uint8_t *key, unsigned *len, struct s
 
 /* Parameters by index, for check (parallel to port_params). */
 enum { P_DEVICE, P_RX_QUEUES, P_RX_DESC, P_TX_DESC, P_PROMISC, P_MTU, P_RSS, P_RSS_KEY,
-       P_RSS_SYMMETRIC, P_L4_CHECKSUM, P_N };
+       P_RSS_SYMMETRIC, P_L4_CHECKSUM, P_PEER_TSO, P_N };
 
 static int port_check(const struct sl_param_value *params, unsigned n_out, struct sl_err *err)
 {
@@ -394,6 +398,10 @@ static int port_check(const struct sl_param_value *params, unsigned n_out, struc
 	if (rc == 0 && len > 0 && params[P_RSS_SYMMETRIC].u)
 		rc = sl_errf(err, EINVAL, "give rss_key or rss_symmetric, not both: "
 			     "rss_symmetric uses a key of its own");
+	if (rc == 0 && params[P_PEER_TSO].u == 1 &&
+	    strncmp(params[P_DEVICE].s, "net_af_packet", 13) != 0)
+		rc = sl_errf(err, EINVAL, "peer_tso: off needs a net_af_packet device (a packet "
+			     "socket on a veth), not '%s'", params[P_DEVICE].s);
 	return rc;
 }
 
@@ -578,6 +586,17 @@ static int port_init(struct sl_app *app, struct sl_err *err)
 		return sl_errf(err, errnum(rc), "cannot query device '%s': %s", p->name,
 			       why(rc));
 	p->dev = info.device;
+	if (sl_app_param_uint(app, "peer_tso") == 1) {   /* keep|off */
+		char ifname[IF_NAMESIZE] = "?";
+		if (info.if_index == 0 || if_indextoname(info.if_index, ifname) == NULL)
+			return sl_errf(err, ENODEV, "peer_tso: off: device '%s' names no kernel "
+				       "interface", p->name);
+		rc = sl_xdp_pass_attach((int)info.if_index, ifname, err);
+		if (rc < 0)
+			return rc;
+		p->xdp_fd = rc;
+		p->xdp_on = true;
+	}
 
 	if (total_rxq > info.max_rx_queues && app->n_replicas > 0)
 		return sl_errf(err, EDOM, "device '%s' has at most %u rx queues; group '%s' needs "
@@ -909,6 +928,9 @@ static void port_fini(struct sl_app *app)
 		rte_eth_dev_close(p->port_id);
 		p->configured = false;
 	}
+	if (p->xdp_fd >= 0) {
+		close(p->xdp_fd);
+		}
 	if (p->owned) {
 		claimed_by[p->port_id] = NULL;
 		p->owned = false;
@@ -971,6 +993,8 @@ static const struct sl_param_spec port_params[] = {
 	  .doc = "hash both directions of a flow to one queue (a symmetric key)" },
 	{ .name = "l4_checksum", .type = SL_PARAM_ENUM, .def = "keep", .choices = "keep|fill",
 	  .doc = "fill: compute the TCP and UDP checksums of received frames (a veth or tap whose sender left them to offload: docs/router.md)" },
+	{ .name = "peer_tso", .type = SL_PARAM_ENUM, .def = "keep", .choices = "keep|off",
+	  .doc = "off: attach a pass-all XDP program to the net_af_packet device's interface while the port runs, so that the host on the other end of a veth segments its TCP and every frame fits the packet socket (docs/router.md)" },
 };
 _Static_assert(SL_ARRAY_LEN(port_params) == P_N, "port_params in the order of P_*");
 

@@ -213,3 +213,15 @@ YAML
 expect_exit 1 "$T/log-nomac" run "$T/nomac.yaml" --duration 1
 expect_in "$T/log-nomac" "app 'r1': interface 'a': no mac given and output0 leads to app 'o0' (sink), which has no MAC address of its own: give mac"
 ok "error: an interface without mac on a sink's link, named"
+
+# peer_tso: off on a device that is not a packet socket: refused at load.
+cat >"$T/tso.yaml" <<YAML
+dpdk: { args: $EAL_ARGS }
+apps:
+  nic: { type: port, device: net_null0, peer_tso: off }
+  o: { type: sink }
+links: [ nic.output -> o.input ]
+YAML
+expect_exit 2 "$T/log-tso" check "$T/tso.yaml"
+expect_in "$T/log-tso" "app 'nic': peer_tso: off needs a net_af_packet device (a packet socket on a veth), not 'net_null0'"
+ok "error: peer_tso: off on net_null0, named"
