@@ -58,6 +58,7 @@
  * Packets are modified in place, so the router must own them exclusively
  * (as l2fwd).  Headers that span mbuf segments are handled, more slowly.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stddef.h>
@@ -86,6 +87,9 @@ enum { F_PREFIX, F_VIA, F_OUTPUT, F_DST_MAC, F_SRC_MAC, F_COUNT };
 /* Fields of one row of `interfaces`, in the order of router_iface_fields. */
 enum { I_NAME, I_OUTPUT, I_ADDRESS, I_MAC, I_MTU, I_COUNT };
 
+/* if_of_input[] of local_output's input: what the host's stack sends. */
+#define LOCAL_IN (-2)
+
 /* Output numbers of one burst are kept in bytes. */
 _Static_assert(SL_MAX_PORTS <= UINT8_MAX + 1, "output number must fit in uint8_t");
 
@@ -104,7 +108,9 @@ struct router_priv {
 	struct sl_route_table *table;
 	unsigned n_if;                         /* 0: no interfaces (forwarding only) */
 	struct iface ifs[SL_MAX_PORTS];
-	int8_t if_of_input[SL_MAX_PORTS];      /* interface index, or -1 */
+	int8_t if_of_input[SL_MAX_PORTS];      /* interface index, LOCAL_IN, or -1 */
+	int local_out;                         /* local_output's N, or -1 */
+	uint8_t local_mac[6];                  /* its port's (the host side's) MAC */
 	struct sl_nb_table *nb;
 	uint64_t tok, tok_max, tok_last;       /* ICMP errors: tokens x tsc_hz */
 	uint64_t tok_rate;                     /* tokens per second */
@@ -117,7 +123,8 @@ struct router_priv {
 enum { R_FORWARDED, R_NO_ROUTE, R_TTL_EXPIRED, R_MALFORMED, R_NOT_IPV4, R_HINTED,
        R_ARP_IN, R_ARP_REPLIED, R_ARP_REQUESTS, R_ARP_BAD, R_ARP_IGNORED, R_ECHO_REPLIED,
        R_ICMP_SENT, R_ICMP_LIMITED, R_LOCAL_DROPPED, R_TOO_BIG, R_NEIGH_HELD,
-       R_NEIGH_DROPPED, R_NEIGH_FAILED, R_NEIGH_AGED, R_NEIGH_ENTRIES, R_N_COUNTERS };
+       R_NEIGH_DROPPED, R_NEIGH_FAILED, R_NEIGH_AGED, R_NEIGH_ENTRIES, R_PUNTED,
+       R_N_COUNTERS };
 
 static const struct sl_counter_spec router_counters[R_N_COUNTERS] = {
 	[R_FORWARDED] = { "forwarded", SL_COUNTER, "Packets routed and handed to their route's output link." },
@@ -134,13 +141,14 @@ static const struct sl_counter_spec router_counters[R_N_COUNTERS] = {
 	[R_ECHO_REPLIED] = { "echo_replied", SL_COUNTER, "ICMP echo requests to the router's addresses, answered." },
 	[R_ICMP_SENT] = { "icmp_sent", SL_COUNTER, "ICMP errors sent (time exceeded, unreachable, fragmentation needed)." },
 	[R_ICMP_LIMITED] = { "icmp_limited", SL_COUNTER, "ICMP errors not sent because of the rate limit (icmp_rate)." },
-	[R_LOCAL_DROPPED] = { "local_dropped", SL_COUNTER, "Packets to the router's addresses it does not handle itself, dropped." },
+	[R_LOCAL_DROPPED] = { "local_dropped", SL_COUNTER, "Packets to the router's addresses it does not handle itself, dropped (no local_output)." },
 	[R_TOO_BIG] = { "too_big", SL_COUNTER, "IPv4 packets larger than the outgoing interface's MTU, dropped (with DF: answered with fragmentation needed)." },
 	[R_NEIGH_HELD] = { "neigh_held", SL_COUNTER, "Packets held while their next hop was resolved." },
 	[R_NEIGH_DROPPED] = { "neigh_dropped", SL_COUNTER, "Packets dropped waiting for a next hop: its queue full, its entry evicted or no room for one." },
 	[R_NEIGH_FAILED] = { "neigh_failed", SL_COUNTER, "Packets dropped because their next hop never answered (neigh_probes requests)." },
 	[R_NEIGH_AGED] = { "neigh_aged", SL_COUNTER, "Neighbour entries removed after neigh_reachable + neigh_stale without confirmation." },
 	[R_NEIGH_ENTRIES] = { "neigh_entries", SL_GAUGE, "Entries in the neighbour table." },
+	[R_PUNTED] = { "punted", SL_COUNTER, "Packets to the router's addresses it does not handle itself, sent to the host's stack by local_output." },
 };
 
 static int route_error(struct sl_err *err, int rc, unsigned i, const struct sl_param_row *row)
@@ -381,6 +389,35 @@ static int params_ifaces(const struct sl_param_spec *specs, unsigned n_specs,
 	return parse_ifaces(v->rows, v->n_rows, n_out, ifs, err);
 }
 
+/* local_output: -1 (none) or N, an output that is no interface's;
+ * *out is set either way.  Returns 0 or -EINVAL with a sentence. */
+static int params_local(const struct sl_param_spec *specs, unsigned n_specs,
+			const struct sl_param_value *params, unsigned n_out,
+			const struct iface *ifs, unsigned n_if, int *out, struct sl_err *err)
+{
+	const char *s = params[sl_param_find(specs, n_specs, "local_output")].s;
+	char *end;
+	*out = -1;
+	if (strcmp(s, "none") == 0)
+		return 0;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || !isdigit((unsigned char)s[0]))
+		return sl_errf(err, EINVAL, "local_output: '%s' is neither none nor an output "
+			       "number", s);
+	if (n_if == 0)
+		return sl_errf(err, EINVAL, "local_output: needs interfaces (it takes what is "
+			       "addressed to them)");
+	if (v >= n_out)
+		return sl_errf(err, EINVAL, "local_output: output %lu is not connected", v);
+	for (unsigned k = 0; k < n_if; k++)
+		if (ifs[k].output == v)
+			return sl_errf(err, EINVAL, "local_output: output %lu is interface '%s''s",
+				       v, ifs[k].name);
+	*out = (int)v;
+	return 0;
+}
+
 /* A table for the route rows and the router's interfaces. */
 static struct sl_route_table *make_table(struct sl_app *app, const struct sl_param_row *rows,
 					 unsigned n, struct sl_err *err)
@@ -408,9 +445,15 @@ static int router_init(struct sl_app *app, struct sl_err *err)
 			   p->ifs, &p->n_if, err);
 	if (rc < 0)
 		return rc;
+	rc = params_local(app->type->params, app->type->n_params, app->params, app->n_out,
+			  p->ifs, p->n_if, &p->local_out, err);
+	if (rc < 0)
+		return rc;
 	memset(p->if_of_input, -1, sizeof(p->if_of_input));
 	for (unsigned k = 0; k < p->n_if; k++)
 		p->if_of_input[p->ifs[k].output] = (int8_t)k;
+	if (p->local_out >= 0 && (unsigned)p->local_out < app->n_in)
+		p->if_of_input[p->local_out] = LOCAL_IN;
 	rows = sl_app_param_table(app, "routes", &n);
 	if (n == 0 && p->n_if == 0)
 		return sl_errf(err, EINVAL, "parameter 'routes' must have at least 1 row, got 0 "
@@ -467,7 +510,15 @@ static int router_start(struct sl_app *app, struct sl_err *err)
 		if (rc < 0)
 			return sl_err_prefix(err, -rc, "interface '%s'", f->name);
 	}
-	return 0;
+	if (p->local_out < 0)
+		return 0;
+	const struct sl_app *host = app->out[p->local_out]->to;
+	if (host->type->mac == NULL) {   /* no MAC to write: broadcast to the host */
+		memset(p->local_mac, 0xff, 6);
+		return 0;
+	}
+	int rc = host->type->mac(host, p->local_mac, err);
+	return rc < 0 ? sl_err_prefix(err, -rc, "local_output") : 0;
 }
 
 /* A reload that changes the routes: the table built for them, and the one
@@ -777,14 +828,53 @@ static void local_input(struct sl_app *app, struct router_priv *p, unsigned k,
 	if (ip[9] != IPPROTO_ICMP || (((uint32_t)ip[6] << 8 | ip[7]) & 0x3fff) != 0 ||
 	    sl_icmp_parse(ip + ihl, total - ihl, &type, &code) != SL_ICMP_OK ||
 	    type != SL_ICMP_ECHO)
-		goto drop;
+		goto other;
 	sl_icmp_echo_to_reply(m, l3, p->ifs[k].mac);
 	send1(app, p->ifs[k].output, m);
 	sl_app_ctr_add(app, R_ECHO_REPLIED, 1);
 	return;
+other:
+	if (p->local_out >= 0) {   /* to the host's stack, as it came but for the MAC */
+		memcpy(rte_pktmbuf_mtod(m, uint8_t *), p->local_mac, 6);
+		send1(app, (unsigned)p->local_out, m);
+		sl_app_ctr_add(app, R_PUNTED, 1);
+		return;
+	}
 drop:
 	sl_app_ctr_add(app, R_LOCAL_DROPPED, 1);
 	sl_app_drop(app, &m, 1);
+}
+
+/* An ARP frame from the host's stack (local_output's input): the router
+ * is the stack's only neighbour there, so a request for any address but
+ * the asker's own is answered with the first interface's MAC, and the
+ * stack's packets come to the router to be routed.  Consumes m. */
+static void local_arp(struct sl_app *app, struct router_priv *p, struct rte_mbuf *m)
+{
+	struct sl_arp a;
+	sl_app_ctr_add(app, R_ARP_IN, 1);
+	if (rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN + SL_ARP_LEN ||
+	    sl_arp_parse(rte_pktmbuf_mtod_offset(m, uint8_t *, RTE_ETHER_HDR_LEN),
+			 rte_pktmbuf_data_len(m) - RTE_ETHER_HDR_LEN, &a) != SL_ARP_OK) {
+		sl_app_ctr_add(app, R_ARP_BAD, 1);
+		sl_app_drop(app, &m, 1);
+		return;
+	}
+	if (a.op != SL_ARP_REQUEST || a.tpa == a.spa) {
+		sl_app_ctr_add(app, R_ARP_IGNORED, 1);
+		sl_app_drop(app, &m, 1);
+		return;
+	}
+	const uint8_t *mine = p->ifs[0].mac;
+	struct sl_arp r = { .op = SL_ARP_REPLY, .spa = a.tpa, .tpa = a.spa };
+	memcpy(r.sha, mine, 6);
+	memcpy(r.tha, a.sha, 6);
+	uint8_t *eh = rte_pktmbuf_mtod(m, uint8_t *);
+	memcpy(eh, a.sha, 6);
+	memcpy(eh + 6, mine, 6);
+	sl_arp_write(eh + RTE_ETHER_HDR_LEN, &r);
+	send1(app, (unsigned)p->local_out, m);
+	sl_app_ctr_add(app, R_ARP_REPLIED, 1);
 }
 
 /* Send m (routed, TTL done) to addr on interface k: now when its neighbour
@@ -834,9 +924,12 @@ static inline enum slow parse_slow(struct sl_app *app, struct router_priv *p, in
 		return S_IPV4;
 	}
 	sl_route_hint_clear(m);
-	if (k >= 0 && c == SL_PKT_NOT_IP && info.vlans == 0 &&
+	if (k != -1 && c == SL_PKT_NOT_IP && info.vlans == 0 &&
 	    info.ethertype == RTE_ETHER_TYPE_ARP) {
-		arp_input(app, p, (unsigned)k, m);
+		if (k == LOCAL_IN)
+			local_arp(app, p, m);
+		else
+			arp_input(app, p, (unsigned)k, m);
 		return S_TAKEN;
 	}
 	return c == SL_PKT_MALFORMED && info.ethertype != RTE_ETHER_TYPE_IPV6 ? S_MALFORMED
@@ -1134,6 +1227,8 @@ static const struct sl_param_spec router_params[] = {
 	  .doc = "time between two requests for a neighbour" },
 	{ .name = "neigh_probes", .type = SL_PARAM_UINT, .def = "3", .min = 1, .max = 20,
 	  .doc = "requests without a reply before a neighbour being resolved fails" },
+	{ .name = "local_output", .type = SL_PARAM_STRING, .def = "none",
+	  .doc = "N: packets to the router's addresses that it does not answer itself (TCP, UDP, ...) leave by outputN, to the host's stack (a tap port), and what inputN brings from it is routed; none: they are dropped (docs/router.md)" },
 };
 
 /* At config load: the interfaces and routes parse, name connected outputs
@@ -1144,6 +1239,10 @@ static int router_check(const struct sl_param_value *params, unsigned n_out, str
 	unsigned n_if;
 	int rc = params_ifaces(router_params, SL_ARRAY_LEN(router_params), params, n_out, ifs,
 			       &n_if, err);
+	int local;
+	if (rc == 0)
+		rc = params_local(router_params, SL_ARRAY_LEN(router_params), params, n_out, ifs,
+				  n_if, &local, err);
 	if (rc < 0)
 		return rc;
 	const struct sl_param_value *v =

@@ -198,6 +198,25 @@ expect_error 2 "sluice: $E:10:9: app 'r1': routes[0]: prefix 10.1.0.0/24 is inte
     routes:
       - { prefix: 10.1.0.0/24, output: 1 }"
 
+# local_output: a number of a connected output that is no interface's, and
+# only with interfaces.
+expect_error 2 "app 'r1': local_output: '1x' is neither none nor an output number" \
+"$IFACE_A
+    local_output: 1x
+$DEFAULT"
+expect_error 2 "app 'r1': local_output: output 5 is not connected" \
+"$IFACE_A
+    local_output: 5
+$DEFAULT"
+expect_error 2 "app 'r1': local_output: output 0 is interface 'a''s" \
+"$IFACE_A
+    local_output: 0
+$DEFAULT"
+expect_error 2 "app 'r1': local_output: needs interfaces (it takes what is addressed to them)" \
+"    local_output: 1
+    routes:
+      - { prefix: 10.1.0.0/16, output: 0 }"
+
 # An interface without mac whose output is not a port: named at start (exit 1).
 cat >"$T/nomac.yaml" <<YAML
 dpdk: { args: $EAL_ARGS }

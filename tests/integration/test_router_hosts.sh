@@ -14,12 +14,16 @@
 # for a destination without a route, fragmentation needed (mtu 1400 on the
 # way to B) for a ping with DF, neighbours that age out once the traffic
 # stops, a UDP datagram intact (the ports fill the checksums the hosts'
-# veths leave to offload), 100 MB of TCP intact, every mbuf back at the end.
+# veths leave to offload), 100 MB of TCP intact, TCP to the router's own
+# address delivered to the host's stack on a tap (local_output), every mbuf
+# back at the end.
 . "$(dirname "$0")/lib.sh"
 
+NS_L=
 cleanup() {
   local rc=$?
   wire_cleanup
+  [[ -n $NS_L ]] && ip netns del "$NS_L" 2>/dev/null
   return $rc
 }
 trap cleanup EXIT
@@ -164,6 +168,31 @@ for dev in ethA ethB; do
 done
 ok "peer_tso: off: the sluice_pass XDP program on ethA and ethB while the ports run"
 rm -f "$T/tcp.in" "$T/tcp.out"
+
+# --- 7c. punt: TCP to the router's own address reaches a listener in the
+# host's stack on the tap (local_output), moved to a namespace of its own
+# that has the router's addresses; its replies come back through the router.
+NS_L=sl-rth-l-$$
+ip netns add "$NS_L" || fail "cannot create namespace $NS_L"
+ip netns exec "$NS_L" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+ip -n "$NS_E" link set sl-host netns "$NS_L" || fail "cannot move the tap sl-host to $NS_L"
+ip -n "$NS_L" link set sl-host up && ip -n "$NS_L" link set lo up &&
+  ip -n "$NS_L" addr add 198.18.1.1/32 dev sl-host &&
+  ip -n "$NS_L" addr add 198.18.2.1/32 dev sl-host &&
+  ip -n "$NS_L" route add 198.18.0.0/15 dev sl-host || fail "cannot set up sl-host in $NS_L"
+ip netns exec "$NS_L" timeout 20 socat -u TCP-LISTEN:5004,bind=198.18.1.1,reuseaddr OPEN:"$T/punt.out",creat,trunc &
+lpid=$!
+punt_bound() { ip netns exec "$NS_L" ss -Hltn "sport = :5004" | grep -q 5004; }
+wait_event "the host stack's TCP listener" "$lpid" "" punt_bound
+seq 1 20000 >"$T/punt.in"
+ip netns exec "$NS_A" timeout 20 socat -u OPEN:"$T/punt.in" TCP:198.18.1.1:5004 ||
+  { router_counters; fail "A's TCP connection to the router's 198.18.1.1:5004 failed"; }
+wait "$lpid" || fail "the host stack's listener exited $?"
+cmp -s "$T/punt.in" "$T/punt.out" ||
+  { router_counters; fail "the listener behind 198.18.1.1 got $(stat -c %s "$T/punt.out") bytes of $(stat -c %s "$T/punt.in")"; }
+snap
+(($(summary_get "$T/s.json" apps r counters punted) > 0)) || fail "punted is 0"
+ok "punt: A's TCP to 198.18.1.1:5004 reached the host stack's listener on the tap ($(stat -c %s "$T/punt.in") bytes, punted $(summary_get "$T/s.json" apps r counters punted))"
 
 # --- 8. the neighbours age out once nothing uses them (reachable 1 s +
 # stale 1 s, plus the aging pass); the counters say so.
