@@ -234,6 +234,8 @@ static bool age_entry(struct sl_nb_table *t, struct sl_nb *e, uint64_t now,
 		if (now - e->confirmed < t->reachable + t->stale)
 			return false;
 		t->st.removed_aged++;
+		if (now - e->confirmed - t->reachable - t->stale > t->st.aged_late_max)
+			t->st.aged_late_max = now - e->confirmed - t->reachable - t->stale;
 		remove_entry(t, e);
 		return true;
 	}

@@ -82,6 +82,7 @@ struct sl_nb_conf {
 struct sl_nb_stats {
 	uint64_t created, removed_aged, removed_failed, evicted, full;
 	uint64_t held, hold_drops;
+	uint64_t aged_late_max;             /* TSC: the most an aged entry outlived its time */
 };
 
 struct sl_nb_table;

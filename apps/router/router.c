@@ -75,6 +75,7 @@
 #include "epoch/epoch.h"
 #include "apps/pkt/pkt.h"
 #include "apps/router/neigh.h"
+#include "apps/router/neigh_view.h"
 #include "apps/router/proto.h"
 #include "apps/router/route.h"
 
@@ -104,6 +105,8 @@ struct iface {
 	uint16_t mtu;
 };
 
+_Static_assert(sizeof(((struct iface *)0)->name) == SL_NBV_IFNAME, "interface names fit the view's");
+
 struct router_priv {
 	struct sl_route_table *table;
 	unsigned n_if;                         /* 0: no interfaces (forwarding only) */
@@ -112,6 +115,8 @@ struct router_priv {
 	int local_out;                         /* local_output's N, or -1 */
 	uint8_t local_mac[6];                  /* its port's (the host side's) MAC */
 	struct sl_nb_table *nb;
+	struct sl_nbv *nbv;                    /* copies of nb for readers (neigh_view.h) */
+	char ifnames[SL_MAX_PORTS][SL_NBV_IFNAME];
 	uint64_t tok, tok_max, tok_last;       /* ICMP errors: tokens x tsc_hz */
 	uint64_t tok_rate;                     /* tokens per second */
 	uint64_t next_age, age_every;          /* TSC */
@@ -124,7 +129,7 @@ enum { R_FORWARDED, R_NO_ROUTE, R_TTL_EXPIRED, R_MALFORMED, R_NOT_IPV4, R_HINTED
        R_ARP_IN, R_ARP_REPLIED, R_ARP_REQUESTS, R_ARP_BAD, R_ARP_IGNORED, R_ECHO_REPLIED,
        R_ICMP_SENT, R_ICMP_LIMITED, R_LOCAL_DROPPED, R_TOO_BIG, R_NEIGH_HELD,
        R_NEIGH_DROPPED, R_NEIGH_FAILED, R_NEIGH_AGED, R_NEIGH_ENTRIES, R_PUNTED,
-       R_N_COUNTERS };
+       R_NEIGH_LATE_US, R_N_COUNTERS };
 
 static const struct sl_counter_spec router_counters[R_N_COUNTERS] = {
 	[R_FORWARDED] = { "forwarded", SL_COUNTER, "Packets routed and handed to their route's output link." },
@@ -148,6 +153,7 @@ static const struct sl_counter_spec router_counters[R_N_COUNTERS] = {
 	[R_NEIGH_FAILED] = { "neigh_failed", SL_COUNTER, "Packets dropped because their next hop never answered (neigh_probes requests)." },
 	[R_NEIGH_AGED] = { "neigh_aged", SL_COUNTER, "Neighbour entries removed after neigh_reachable + neigh_stale without confirmation." },
 	[R_NEIGH_ENTRIES] = { "neigh_entries", SL_GAUGE, "Entries in the neighbour table." },
+	[R_NEIGH_LATE_US] = { "neigh_aged_late_us", SL_GAUGE, "The most an aged-out neighbour entry outlived neigh_reachable + neigh_stale before aging removed it, microseconds." },
 	[R_PUNTED] = { "punted", SL_COUNTER, "Packets to the router's addresses it does not handle itself, sent to the host's stack by local_output." },
 };
 
@@ -481,6 +487,11 @@ static int router_init(struct sl_app *app, struct sl_err *err)
 	if (p->nb == NULL)
 		return -errno;
 	sl_nb_table_set_epoch(p->nb, app->epoch, app->epoch_w);
+	for (unsigned k = 0; k < p->n_if; k++)
+		memcpy(p->ifnames[k], p->ifs[k].name, sizeof(p->ifnames[k]));
+	p->nbv = sl_nbv_create(nc.max, (const char (*)[SL_NBV_IFNAME])p->ifnames, err);
+	if (p->nbv == NULL)
+		return -errno;
 	uint64_t hz = rte_get_tsc_hz();
 	p->tok_rate = sl_app_param_uint(app, "icmp_rate");
 	p->tok_max = sl_app_param_uint(app, "icmp_burst") * hz;
@@ -1151,6 +1162,7 @@ static void router_tick(struct sl_app *app)
 	struct router_priv *p = app->priv;
 	if (p->nb == NULL)
 		return;
+	sl_nbv_serve(p->nbv, p->nb);
 	uint64_t now = rte_rdtsc();
 	if (now < p->next_age)
 		return;
@@ -1162,7 +1174,11 @@ static void router_tick(struct sl_app *app)
 	const struct sl_nb_ops ops = { .probe = age_probe, .fail = age_fail, .arg = app };
 	uint64_t aged = sl_nb_stats(p->nb)->removed_aged;
 	sl_nb_age(p->nb, now, p->age_budget, &ops);
-	sl_app_ctr_add(app, R_NEIGH_AGED, sl_nb_stats(p->nb)->removed_aged - aged);
+	const struct sl_nb_stats *st = sl_nb_stats(p->nb);
+	if (st->removed_aged != aged) {
+		sl_app_ctr_add(app, R_NEIGH_AGED, st->removed_aged - aged);
+		sl_app_ctr_set(app, R_NEIGH_LATE_US, st->aged_late_max * 1000000 / rte_get_tsc_hz());
+	}
 	sl_app_ctr_set(app, R_NEIGH_ENTRIES, sl_nb_count(p->nb));
 }
 
@@ -1174,6 +1190,24 @@ static void router_fini(struct sl_app *app)
 	p->table = NULL;
 	sl_nb_table_free(p->nb);           /* and the packets its entries held */
 	p->nb = NULL;
+	sl_nbv_free(p->nbv);
+	p->nbv = NULL;
+}
+
+/* The neighbour table (neigh_view.h); a router without interfaces has none
+ * (0 rows). */
+static int router_table_read(struct sl_app *app, bool live, unsigned offset,
+			     struct sl_table_row *rows, unsigned max, unsigned *filled,
+			     struct sl_err *err)
+{
+	struct router_priv *p = app->priv;
+	*filled = 0;
+	if (p->nb == NULL || p->nbv == NULL)
+		return 0;
+	if (live)
+		return sl_nbv_read(p->nbv, offset, rows, max, filled, err);
+	return (int)sl_nbv_fill(p->nb, (const char (*)[SL_NBV_IFNAME])p->ifnames, offset, rows,
+				max, filled);
 }
 
 static const struct sl_param_spec router_route_fields[] = {
@@ -1289,6 +1323,8 @@ static const struct sl_app_type router_app = {
 	.apply = router_apply,
 	.release = router_release,
 	.fini = router_fini,
+	.table = &sl_nbv_spec,
+	.table_read = router_table_read,
 };
 
 SL_APP_REGISTER(router_app)

@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "cli/snapview.h"
 #include "cli/telclient.h"
+#include "runtime/app.h"
 
 #define LEN(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -124,6 +125,42 @@ static void text_apps(const json_t *s)
 		printf("  %s (%s):", name, sl_snap_str(json_object_get(a, "type"), "-"));
 		print_pairs(c, common_counters, LEN(common_counters));
 		printf("\n");
+	}
+}
+
+/* Each app's table (a router's neighbours), a line per row: its cells in
+ * the table's column order, names first. */
+static void text_tables(const json_t *s)
+{
+	const char *name;
+	json_t *a;
+	json_object_foreach(json_object_get(s, "apps"), name, a) {
+		const struct sl_app_type *t =
+			sl_app_type_find(sl_snap_str(json_object_get(a, "type"), ""));
+		if (t == NULL || t->table == NULL)
+			continue;
+		const json_t *rows = json_object_get(a, t->table->name);
+		if (!json_is_array(rows)) {
+			printf("%s of %s: not read (its worker made no copy in time)\n",
+			       t->table->name, name);
+			continue;
+		}
+		printf("%s of %s (%zu):\n", t->table->name, name, json_array_size(rows));
+		size_t i;
+		json_t *row;
+		json_array_foreach(rows, i, row) {
+			printf(" ");
+			for (unsigned k = 0; k < SL_TABLE_S && t->table->s_cols[k] != NULL; k++)
+				printf(" %s %s", t->table->s_cols[k],
+				       sl_snap_str(json_object_get(row, t->table->s_cols[k]), "-"));
+			for (unsigned k = 0; k < SL_TABLE_U && t->table->u_cols[k] != NULL; k++) {
+				char buf[32];
+				sl_snap_fmt_u64(buf, sizeof(buf),
+						json_object_get(row, t->table->u_cols[k]));
+				printf(" %s %s", t->table->u_cols[k], buf);
+			}
+			printf("\n");
+		}
 	}
 }
 
@@ -239,6 +276,7 @@ int sl_cmd_stats(const struct sl_command *cmd, int argc, char **argv,
 	} else {
 		text_head(s);
 		text_apps(s);
+		text_tables(s);
 		text_links(s);
 		text_workers(s);
 		text_pool_epoch(s);

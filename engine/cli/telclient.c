@@ -438,6 +438,34 @@ static const char *col_str(json_t *cols, const char *key, size_t i)
 	return s != NULL ? s : "";
 }
 
+/* An app's table (app.h) as an array of row objects, read page by page;
+ * null when the engine could not give it (its worker made no copy in
+ * time). */
+static json_t *snap_table(struct sl_telc *c, const struct sl_table_spec *t, const char *app)
+{
+	char cmd[128];
+	struct sl_err err;
+	snprintf(cmd, sizeof(cmd), "/sluice/%s,%s", t->name, app);
+	json_t *cols = call_list(c, cmd, &err);
+	if (cols == NULL)
+		return json_null();
+	json_t *arr = json_array();
+	const char *first = t->s_cols[0] != NULL ? t->s_cols[0] : t->u_cols[0];
+	size_t n = json_array_size(json_object_get(cols, first));
+	for (size_t i = 0; i < n; i++) {
+		json_t *row = json_object();
+		for (unsigned k = 0; k < SL_TABLE_S && t->s_cols[k] != NULL; k++)
+			json_object_set(row, t->s_cols[k],
+					json_array_get(json_object_get(cols, t->s_cols[k]), i));
+		for (unsigned k = 0; k < SL_TABLE_U && t->u_cols[k] != NULL; k++)
+			json_object_set(row, t->u_cols[k],
+					json_array_get(json_object_get(cols, t->u_cols[k]), i));
+		json_array_append_new(arr, row);
+	}
+	json_decref(cols);
+	return arr;
+}
+
 static int snap_apps(struct sl_telc *c, json_t *root, json_t *info, struct sl_err *err)
 {
 	json_t *cols = call_list(c, "/sluice/apps", err);
@@ -478,6 +506,10 @@ static int snap_apps(struct sl_telc *c, json_t *root, json_t *info, struct sl_er
 		json_object_set_new(a, "runtime",
 				    row_of(cols, r, sl_app_runtime_counters, SL_APP_RUNTIME_COUNTERS,
 					   acct ? 0 : (UINT64_C(1) << SL_APP_RUNTIME_COUNTERS) - 1));
+		const struct sl_app_type *type = sl_app_type_find(col_str(cols, "type", r));
+		if (type != NULL && type->table != NULL)
+			json_object_set_new(a, type->table->name,
+					    snap_table(c, type->table, col_str(cols, "name", r)));
 		json_object_set_new(apps, col_str(cols, "name", r), a);
 	}
 	json_object_set_new(root, "apps", apps);

@@ -339,6 +339,28 @@ static json_t *child(json_t *obj, const char *key)
 	return c;
 }
 
+/* obj[spec->name]: the rows of an app's table (app.h), an object each. */
+static int json_table(json_t *obj, const struct sl_table_spec *spec,
+		      const struct sl_table_row *rows, unsigned n)
+{
+	json_t *arr = json_array();
+	if (arr == NULL || json_object_set_new(obj, spec->name, arr) < 0)
+		return -ENOMEM;
+	for (unsigned i = 0; i < n; i++) {
+		json_t *row = json_object();
+		if (row == NULL || json_array_append_new(arr, row) < 0)
+			return -ENOMEM;
+		for (unsigned c = 0; c < SL_TABLE_S && spec->s_cols[c] != NULL; c++)
+			if (json_object_set_new(row, spec->s_cols[c], json_string(rows[i].s[c])) < 0)
+				return -ENOMEM;
+		for (unsigned c = 0; c < SL_TABLE_U && spec->u_cols[c] != NULL; c++)
+			if (json_object_set_new(row, spec->u_cols[c],
+						json_integer((json_int_t)rows[i].u[c])) < 0)
+				return -ENOMEM;
+	}
+	return 0;
+}
+
 static int json_apps(const struct sl_report *r, json_t *root)
 {
 	json_t *apps = child(root, "apps");
@@ -364,6 +386,8 @@ static int json_apps(const struct sl_report *r, json_t *root)
 		sl_view_app_runtime(a, &r->workers[a->worker], &rt);
 		if ((c = child(o, "runtime")) == NULL ||
 		    add_values(c, sl_app_runtime_counters, SL_APP_RUNTIME_COUNTERS, &rt) < 0)
+			return -ENOMEM;
+		if (t->table != NULL && json_table(o, t->table, a->table_last, a->table_n) < 0)
 			return -ENOMEM;
 	}
 	return 0;

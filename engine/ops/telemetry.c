@@ -396,6 +396,73 @@ out:
 }
 
 
+/* /sluice/TABLE,APP[,OFFSET]: rows of one app's table (app.h, table_read),
+ * as columns, read from its worker. */
+static int cmd_table(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	const char *tname = cmd + strlen("/sluice/");
+	char name[64] = "";
+	const char *comma = params != NULL ? strchr(params, ',') : NULL;
+	size_t len = params == NULL ? 0 : comma != NULL ? (size_t)(comma - params) : strlen(params);
+	if (len == 0 || len >= sizeof(name))
+		return reply_error(d, "%s takes an app's name (and a row offset: APP,OFFSET)", cmd);
+	memcpy(name, params, len);
+	int rc = 0;
+	pthread_mutex_lock(&lock);
+	if (!attached(d))
+		goto out;
+	struct sl_app *a = NULL;
+	for (unsigned i = 0; i < view.cfg->n_apps && a == NULL; i++)
+		if (strcmp(view.apps[i]->name, name) == 0)
+			a = view.apps[i];
+	if (a == NULL) {
+		reply_error(d, "no app '%.64s' in the pipeline", name);
+		goto out;
+	}
+	if (a->type->table == NULL || strcmp(a->type->table->name, tname) != 0 || !a->inited) {
+		reply_error(d, "app '%.64s' (%s) keeps no %s", name, a->type->name, tname);
+		goto out;
+	}
+	unsigned offset;
+	if (!parse_offset(comma != NULL ? comma + 1 : NULL, &offset)) {
+		reply_error(d, "bad parameter '%.40s': an offset (a row number) was expected",
+			    comma + 1);
+		goto out;
+	}
+	struct sl_table_row *cells = calloc(TEL_MAX_ROWS, sizeof(*cells));
+	struct row *rows = calloc(TEL_MAX_ROWS, sizeof(*rows));
+	struct sl_err err;
+	unsigned n = 0;
+	int total = cells != NULL && rows != NULL ?
+		a->type->table_read(a, true, offset, cells, TEL_MAX_ROWS, &n, &err) :
+		sl_errf(&err, ENOMEM, "out of memory");
+	if (total < 0) {
+		reply_error(d, "app '%.64s': %s", name, err.msg);
+	} else if (offset > 0 && offset >= (unsigned)total) {
+		reply_error(d, "offset %u is past the last row (%d rows)", offset, total);
+	} else {
+		const struct sl_table_spec *t = a->type->table;
+		struct list l = { .n_s = 0 };
+		for (unsigned c = 0; c < SL_TABLE_S && t->s_cols[c] != NULL; c++)
+			l.s_keys[l.n_s++] = t->s_cols[c];
+		for (unsigned c = 0; c < SL_TABLE_U && t->u_cols[c] != NULL; c++)
+			l.u_keys[l.n_u++] = t->u_cols[c];
+		for (unsigned r = 0; r < n; r++) {
+			for (unsigned c = 0; c < l.n_s; c++)
+				rows[r].s[c] = cells[r].s[c];
+			memcpy(rows[r].u, cells[r].u, l.n_u * sizeof(uint64_t));
+		}
+		char again[160];   /* what a client asks for the next page */
+		snprintf(again, sizeof(again), "%s,%s", cmd, name);
+		rc = reply_list(d, again, &l, rows, offset, n, (unsigned)total);
+	}
+	free(rows);
+	free(cells);
+out:
+	pthread_mutex_unlock(&lock);
+	return rc;
+}
+
 static int cmd_links(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	int rc = 0;
@@ -544,6 +611,22 @@ int sl_tel_register(const char *path, struct sl_err *err)
 			 "(parameter: a row offset), or of one (parameter: its name).",
 			 types[i]->name);
 		int rc = rte_telemetry_register_cmd(cmd, cmd_type, help);
+		if (rc < 0)
+			return sl_errf(err, -rc, "telemetry: cannot register %s: %s", cmd,
+				       strerror(-rc));
+	}
+	for (unsigned i = 0; i < n && i < SL_ARRAY_LEN(types); i++) {
+		const struct sl_table_spec *t = types[i]->table;
+		bool again = false;
+		for (unsigned j = 0; j < i && t != NULL; j++)
+			again |= types[j]->table != NULL && strcmp(types[j]->table->name, t->name) == 0;
+		if (t == NULL || again)
+			continue;
+		char cmd[64], help[RTE_TEL_MAX_STRING_LEN];
+		snprintf(cmd, sizeof(cmd), "/sluice/%s", t->name);
+		snprintf(help, sizeof(help), "Sluice: %s Parameter: an app's name, and a row "
+			 "offset after a comma.", t->doc);
+		int rc = rte_telemetry_register_cmd(cmd, cmd_table, help);
 		if (rc < 0)
 			return sl_errf(err, -rc, "telemetry: cannot register %s: %s", cmd,
 				       strerror(-rc));

@@ -77,6 +77,7 @@ void sl_eng_free_app(struct sl_app *a)
 		return;
 	if (a->replicas != NULL && a->replica == 0)
 		free((void *)(uintptr_t)a->replicas);
+	free(a->table_last);
 	rte_free(a->priv);
 	rte_free(a);
 }

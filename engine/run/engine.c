@@ -316,6 +316,27 @@ static int setup(struct engine *e, const struct sl_topology *topo, struct sl_err
 
 /* ---------------------------------------------------------------- stop */
 
+/* The app's table as it is at stop, kept for the report (app.h); an app
+ * whose table cannot be read reports none, with a warning. */
+static void keep_table(struct sl_app *a)
+{
+	if (a == NULL || !a->inited || a->type->table_read == NULL)
+		return;
+	struct sl_err err;
+	unsigned n;
+	int total = a->type->table_read(a, false, 0, NULL, 0, &n, &err);
+	if (total > 0) {
+		a->table_last = calloc((size_t)total, sizeof(*a->table_last));
+		if (a->table_last == NULL)
+			total = sl_errf(&err, ENOMEM, "out of memory for %d rows", total);
+		else
+			total = a->type->table_read(a, false, 0, a->table_last, (unsigned)total,
+						    &a->table_n, &err);
+	}
+	if (total < 0)
+		sl_app_warn(a, "its %s at stop cannot be read: %s", a->type->table->name, err.msg);
+}
+
 static void teardown(struct engine *e)
 {
 	const struct sl_config *cfg = e->cfg;
@@ -359,6 +380,9 @@ static void teardown(struct engine *e)
 		for (unsigned i = cfg->n_apps; i-- > 0;)
 			if (e->apps[i] != NULL && e->apps[i]->type->collect != NULL)
 				e->apps[i]->type->collect(e->apps[i]);
+	if (e->apps != NULL && e->ran)
+		for (unsigned i = 0; i < cfg->n_apps; i++)
+			keep_table(e->apps[i]);
 	if (e->apps != NULL)
 		for (unsigned i = cfg->n_apps; i-- > 0;)
 			if (e->apps[i] != NULL && e->apps[i]->inited &&

@@ -84,6 +84,16 @@
  *   fini(app)       control thread, after all stops and after the links have
  *                   been drained: free every packet and resource the app holds.
  *                   Must be safe after a failed init.
+ *   table_read(app, live, offset, rows, max, &filled)
+ *                   optional, with `table`: rows offset.. of what the app
+ *                   knows beyond its counters (a router's neighbours), for
+ *                   telemetry, `sluice stats` and the summary.  live: the
+ *                   telemetry thread while the workers run (the app asks its
+ *                   worker for a copy in tick and waits for it, at most
+ *                   SL_TABLE_WAIT_MS); else the control thread with the
+ *                   workers stopped (before fini).  Returns the number of
+ *                   rows in all, >= 0, with *filled of them copied into rows
+ *                   (at most max), or -errno with a sentence.
  *
  * Counters.  Every app has the common counters (sl_app_common_counters:
  * in/out packets and bytes, drops, in app->stats) and those its type
@@ -128,6 +138,26 @@ struct sl_app;
 struct sl_epoch;
 struct sl_epoch_worker;
 struct sl_topology;
+
+/* A table an app keeps beyond its counters (table_read above): up to
+ * SL_TABLE_S string columns and SL_TABLE_U number columns, named by the
+ * spec (names NULL after the last). */
+#define SL_TABLE_S 4
+#define SL_TABLE_U 4
+#define SL_TABLE_STR 40       /* bytes of a string cell, with its NUL */
+#define SL_TABLE_WAIT_MS 1000 /* a live read waits for the worker this long */
+
+struct sl_table_spec {
+	const char *name;                 /* "neighbours": the key in summaries, telemetry */
+	const char *doc;                  /* one sentence */
+	const char *s_cols[SL_TABLE_S];
+	const char *u_cols[SL_TABLE_U];
+};
+
+struct sl_table_row {
+	char s[SL_TABLE_S][SL_TABLE_STR];
+	uint64_t u[SL_TABLE_U];
+};
 
 struct sl_port_spec {
 	const char *name;    /* "input", or "output#" for a numbered family */
@@ -184,6 +214,11 @@ struct sl_app_type {
 	 * device the app stands for (a port's), for an app that sends from
 	 * it (a router's interface).  0, or -errno with a sentence. */
 	int (*mac)(const struct sl_app *app, uint8_t mac[6], struct sl_err *err);
+	/* Optional: the table table_read fills (see the life cycle above). */
+	const struct sl_table_spec *table;
+	int (*table_read)(struct sl_app *app, bool live, unsigned offset,
+			  struct sl_table_row *rows, unsigned max, unsigned *filled,
+			  struct sl_err *err);
 };
 
 /* Counters of packets crossing the app's boundary with the outside world
@@ -268,6 +303,10 @@ struct sl_app {
 	const struct sl_param_value *params; /* parallel to type->params */
 	bool inited;
 	char warning[SL_APP_WARNING_MAX];    /* sl_app_warn; "" if none */
+	/* The type's table as it was at stop (read before fini, for the
+	 * report): table_n rows, owned by the engine (freed with the app). */
+	struct sl_table_row *table_last;
+	unsigned table_n;
 };
 
 /* Parameter access for init(): the spec must exist in the type's table with a

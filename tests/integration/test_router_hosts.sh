@@ -79,6 +79,48 @@ lladdr=$(ip -n "$NS_A" neigh show 198.18.1.1 | awk '{print $5}')
 [[ ${lladdr,,} == "${mac_a,,}" ]] || fail "A's neighbour entry for its gateway is '$lladdr', expected $mac_a"
 ok "arping and A's neighbour table see the router at ethA's MAC $mac_a"
 
+# --- 2a. the neighbour table as sluice stats (--json and text) and
+# telemetry show it: A and B reachable, on their interfaces, with their MACs.
+mac_va=$(ip -n "$NS_A" -br link show vethA | awk '{print $3}')
+mac_vb=$(ip -n "$NS_B" -br link show vethB | awk '{print $3}')
+# (The entries age in 2 s here: a ping first refreshes both; a try that
+# still misses one, after a stall of the machine, pings again.)
+nb_check() {
+  ip netns exec "$NS_A" ping -n -q -c 1 -W 2 198.18.2.2 >/dev/null
+  snap || fail "sluice stats --json failed"
+  python3 - "$T/s.json" "$mac_va" "$mac_vb" <<'PY'
+import json, sys
+nb = {e["address"]: e for e in json.load(open(sys.argv[1]))["apps"]["r"]["neighbours"]}
+for addr, mac, iface in (("198.18.1.2", sys.argv[2], "east"), ("198.18.2.2", sys.argv[3], "west")):
+    e = nb.get(addr)
+    assert e is not None, "no entry for %s in %s" % (addr, sorted(nb))
+    assert e["mac"] == mac.lower() and e["interface"] == iface, e
+    assert e["state"] in ("reachable", "stale") and e["held"] == 0, e
+    assert 0 <= e["age_ms"] < 60000, e
+PY
+}
+good=
+for try in 1 2 3 4 5; do nb_check 2>"$T/nb.err" && { good=1; break; }; done
+[[ -n $good ]] || { cat "$T/nb.err" "$T/s.json"; fail "the neighbours in sluice stats --json"; }
+"$SLUICE" stats --prefix "$PREFIX" >"$T/stats.txt" 2>&1 || fail "sluice stats failed"
+grep -q "^  address 198.18.1.2 mac ${mac_va,,} state \(reachable\|stale\) interface east age_ms [0-9]* held 0$" "$T/stats.txt" ||
+  { cat "$T/stats.txt"; fail "sluice stats does not show A's neighbour entry"; }
+if command -v dpdk-telemetry.py >/dev/null; then
+  printf '%s\n' /sluice/neighbours,r /sluice/neighbours,nosuch /sluice/neighbours,east_port /sluice/neighbours,r,x |
+    ip netns exec "$NS_E" dpdk-telemetry.py -f "$PREFIX" >"$T/tel.out" 2>&1 || fail "dpdk-telemetry.py failed"
+  python3 - "$T/tel.out" <<'PY' || { cat "$T/tel.out"; fail "the telemetry command /sluice/neighbours"; }
+import json, sys
+r = [json.loads(l)["/sluice/neighbours"] for l in open(sys.argv[1]) if l.startswith("{")]
+assert len(r) == 4, r
+assert r[0]["total"] >= 2 and "198.18.1.2" in r[0]["address"], r[0]
+assert r[1] == {"error": "no app 'nosuch' in the pipeline"}, r[1]
+assert r[2] == {"error": "app 'east_port' (port) keeps no neighbours"}, r[2]
+assert r[3] == {"error": "bad parameter 'x': an offset (a row number) was expected"}, r[3]
+PY
+  ok "telemetry: /sluice/neighbours,r lists them; a missing app, an app without the table and a bad offset get errors"
+fi
+ok "sluice stats (--json and text) shows A ($mac_va, east) and B ($mac_vb, west) in the neighbour table"
+
 # --- 2b. bad and spoofed ARP from A (raw frames on vethA): a reply for an
 # address the router never asked about is not learnt (arp_ignored), a
 # message of another hardware type is dropped as bad (arp_bad).
@@ -199,9 +241,16 @@ ok "punt: A's TCP to 198.18.1.1:5004 reached the host stack's listener on the ta
 aged() { snap && (($(summary_get "$T/s.json" apps r counters neigh_aged) >= 2)) &&
          (($(summary_get "$T/s.json" apps r counters neigh_entries) == 0)); }
 WAIT_EVENT_POLL=0.2 wait_event "the router's neighbours to age out" "$SL_PID" "$T/run.log" aged
-ok "both neighbours aged out (neigh_aged $(summary_get "$T/s.json" apps r counters neigh_aged), neigh_entries 0)"
+python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["apps"]["r"]["neighbours"] != [])' "$T/s.json" ||
+  fail "neighbours after aging: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["apps"]["r"]["neighbours"])' "$T/s.json")"
+late=$(summary_get "$T/s.json" apps r counters neigh_aged_late_us)
+[[ $late =~ ^[0-9]+$ ]] || fail "neigh_aged_late_us is '$late'"
+ok "both neighbours aged out (neigh_aged $(summary_get "$T/s.json" apps r counters neigh_aged), neigh_entries 0), at most ${late} us after reachable 1 s + stale 1 s"
 
 wire_stop "$T/run.log" "router"
+python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["apps"]["r"]["neighbours"] != [])' "$T/run.log.json" ||
+  fail "the summary's neighbours at stop are not [] (all aged out)"
+ok "the JSON summary at stop: apps.r.neighbours is []"
 for dev in ethA ethB; do
   ! ip -n "$NS_E" -d link show "$dev" | grep -q 'prog/xdp' ||
     { ip -n "$NS_E" -d link show "$dev"; fail "an XDP program left on $dev after the stop"; }
