@@ -86,10 +86,13 @@
 /* Fields of one row of `routes`, in the order of router_route_fields. */
 enum { F_PREFIX, F_VIA, F_OUTPUT, F_DST_MAC, F_SRC_MAC, F_COUNT };
 /* Fields of one row of `interfaces`, in the order of router_iface_fields. */
-enum { I_NAME, I_OUTPUT, I_ADDRESS, I_MAC, I_MTU, I_COUNT };
+enum { I_NAME, I_OUTPUT, I_ADDRESS, I_MAC, I_MTU, I_VLAN, I_COUNT };
 
 /* if_of_input[] of local_output's input: what the host's stack sends. */
 #define LOCAL_IN (-2)
+/* if_of_input[] of an input whose interfaces all have a VLAN: untagged
+ * frames belong to none. */
+#define TAGGED_ONLY (-3)
 
 /* Output numbers of one burst are kept in bytes. */
 _Static_assert(SL_MAX_PORTS <= UINT8_MAX + 1, "output number must fit in uint8_t");
@@ -103,6 +106,7 @@ struct iface {
 	uint8_t mac[6];
 	bool mac_set;                  /* given, else read from the port at start */
 	uint16_t mtu;
+	uint16_t vlan;                 /* 802.1Q id, or 0: untagged */
 };
 
 _Static_assert(sizeof(((struct iface *)0)->name) == SL_NBV_IFNAME, "interface names fit the view's");
@@ -111,7 +115,10 @@ struct router_priv {
 	struct sl_route_table *table;
 	unsigned n_if;                         /* 0: no interfaces (forwarding only) */
 	struct iface ifs[SL_MAX_PORTS];
-	int8_t if_of_input[SL_MAX_PORTS];      /* interface index, LOCAL_IN, or -1 */
+	int8_t if_of_input[SL_MAX_PORTS];      /* its untagged interface, LOCAL_IN,
+						* TAGGED_ONLY, or -1 (none: forwarding) */
+	uint8_t n_tagged[SL_MAX_PORTS];        /* VLAN interfaces of each input */
+	struct { uint16_t vid; uint8_t k; } tagged[SL_MAX_PORTS][SL_MAX_PORTS];
 	int local_out;                         /* local_output's N, or -1 */
 	uint8_t local_mac[6];                  /* its port's (the host side's) MAC */
 	struct sl_nb_table *nb;
@@ -129,7 +136,7 @@ enum { R_FORWARDED, R_NO_ROUTE, R_TTL_EXPIRED, R_MALFORMED, R_NOT_IPV4, R_HINTED
        R_ARP_IN, R_ARP_REPLIED, R_ARP_REQUESTS, R_ARP_BAD, R_ARP_IGNORED, R_ECHO_REPLIED,
        R_ICMP_SENT, R_ICMP_LIMITED, R_LOCAL_DROPPED, R_TOO_BIG, R_NEIGH_HELD,
        R_NEIGH_DROPPED, R_NEIGH_FAILED, R_NEIGH_AGED, R_NEIGH_ENTRIES, R_PUNTED,
-       R_NEIGH_LATE_US, R_N_COUNTERS };
+       R_NEIGH_LATE_US, R_VLAN_UNKNOWN, R_N_COUNTERS };
 
 static const struct sl_counter_spec router_counters[R_N_COUNTERS] = {
 	[R_FORWARDED] = { "forwarded", SL_COUNTER, "Packets routed and handed to their route's output link." },
@@ -154,6 +161,7 @@ static const struct sl_counter_spec router_counters[R_N_COUNTERS] = {
 	[R_NEIGH_AGED] = { "neigh_aged", SL_COUNTER, "Neighbour entries removed after neigh_reachable + neigh_stale without confirmation." },
 	[R_NEIGH_ENTRIES] = { "neigh_entries", SL_GAUGE, "Entries in the neighbour table." },
 	[R_NEIGH_LATE_US] = { "neigh_aged_late_us", SL_GAUGE, "The most an aged-out neighbour entry outlived neigh_reachable + neigh_stale before aging removed it, microseconds." },
+	[R_VLAN_UNKNOWN] = { "vlan_unknown", SL_COUNTER, "Frames on an interface's input whose VLAN tag, or lack of one, belongs to none of its interfaces, dropped." },
 	[R_PUNTED] = { "punted", SL_COUNTER, "Packets to the router's addresses it does not handle itself, sent to the host's stack by local_output." },
 };
 
@@ -225,6 +233,10 @@ static int parse_ifaces(const struct sl_param_row *rows, unsigned n, unsigned n_
 		f->mac_set = v[I_MAC].set;
 		memcpy(f->mac, v[I_MAC].mac, 6);
 		f->mtu = (uint16_t)v[I_MTU].u;
+		if (v[I_VLAN].set && (v[I_VLAN].u < 1 || v[I_VLAN].u > 4094))
+			return sl_errf(err, EINVAL, "%s: interface '%s': vlan %" PRIu64 " is outside "
+				       "1..4094", w, f->name, v[I_VLAN].u);
+		f->vlan = (uint16_t)v[I_VLAN].u;
 		char list[512];
 		snprintf(list, sizeof(list), "%s", v[I_ADDRESS].s);
 		char *save = NULL;
@@ -244,9 +256,10 @@ static int parse_ifaces(const struct sl_param_row *rows, unsigned n, unsigned n_
 			if (strcmp(ifs[k].name, f->name) == 0)
 				return sl_errf(err, EINVAL, "%s: interface name '%s' repeats "
 					       "interfaces[%u] (%s)", w, f->name, k, rows[k].where);
-			if (ifs[k].output == f->output)
-				return sl_errf(err, EINVAL, "%s: interface '%s': output %u is "
+			if (ifs[k].output == f->output && ifs[k].vlan == f->vlan)
+				return sl_errf(err, EINVAL, "%s: interface '%s': output %u%s is "
 					       "interface '%s''s already", w, f->name, f->output,
+					       f->vlan != 0 ? " with that vlan" : " (untagged)",
 					       ifs[k].name);
 			for (unsigned a = 0; a < f->n_addr; a++)
 				for (unsigned b = 0; b < ifs[k].n_addr; b++)
@@ -456,8 +469,17 @@ static int router_init(struct sl_app *app, struct sl_err *err)
 	if (rc < 0)
 		return rc;
 	memset(p->if_of_input, -1, sizeof(p->if_of_input));
-	for (unsigned k = 0; k < p->n_if; k++)
-		p->if_of_input[p->ifs[k].output] = (int8_t)k;
+	for (unsigned k = 0; k < p->n_if; k++) {
+		unsigned o = p->ifs[k].output;
+		if (p->ifs[k].vlan == 0) {
+			p->if_of_input[o] = (int8_t)k;
+			continue;
+		}
+		p->tagged[o][p->n_tagged[o]].vid = p->ifs[k].vlan;
+		p->tagged[o][p->n_tagged[o]++].k = (uint8_t)k;
+		if (p->if_of_input[o] == -1)
+			p->if_of_input[o] = TAGGED_ONLY;
+	}
 	if (p->local_out >= 0 && (unsigned)p->local_out < app->n_in)
 		p->if_of_input[p->local_out] = LOCAL_IN;
 	rows = sl_app_param_table(app, "routes", &n);
@@ -672,6 +694,21 @@ static inline void send1(struct sl_app *app, unsigned output, struct rte_mbuf *m
 	sl_link_transmit(app->out[output], &m, 1);
 }
 
+/* m (its MACs written) on interface f: tagged with f's VLAN, if it has
+ * one.  Consumes m (dropped when no tag can be added: a shared mbuf or no
+ * headroom). */
+static void send_if(struct sl_app *app, const struct iface *f, struct rte_mbuf *m)
+{
+	if (f->vlan != 0) {
+		m->vlan_tci = f->vlan;
+		if (rte_vlan_insert(&m) != 0) {
+			sl_app_drop(app, &m, 1);
+			return;
+		}
+	}
+	send1(app, f->output, m);
+}
+
 /* One token of the ICMP error bucket (icmp_rate a second, icmp_burst at
  * most); tokens are kept multiplied by the TSC rate. */
 static bool take_token(struct router_priv *p)
@@ -704,7 +741,7 @@ static void send_error(struct sl_app *app, struct router_priv *p, const struct r
 	struct rte_mbuf *e = sl_icmp_error(app->pool, m, l3, type, code, mtu, f->addr[0], f->mac);
 	if (e == NULL)
 		return;
-	send1(app, f->output, e);
+	send_if(app, f, e);
 	sl_app_ctr_add(app, R_ICMP_SENT, 1);
 }
 
@@ -728,7 +765,7 @@ static void send_request(struct sl_app *app, struct router_priv *p, unsigned k, 
 	struct rte_mbuf *m = sl_arp_frame(app->pool, dmac != NULL ? dmac : bcast, &a);
 	if (m == NULL)
 		return;
-	send1(app, f->output, m);
+	send_if(app, f, m);
 	sl_app_ctr_add(app, R_ARP_REQUESTS, 1);
 }
 
@@ -744,7 +781,7 @@ static void announce(struct sl_app *app, struct router_priv *p)
 			struct rte_mbuf *m = sl_arp_frame(app->pool, bcast, &a);
 			if (m == NULL)
 				return;
-			send1(app, f->output, m);
+			send_if(app, f, m);
 			sl_app_ctr_add(app, R_ARP_REQUESTS, 1);
 		}
 	}
@@ -757,7 +794,7 @@ static void to_neighbour(struct sl_app *app, const struct iface *f, const struct
 	uint8_t *eh = rte_pktmbuf_mtod(m, uint8_t *);
 	memcpy(eh, e->mac, 6);
 	memcpy(eh + 6, f->mac, 6);
-	send1(app, f->output, m);
+	send_if(app, f, m);
 }
 
 /* e was confirmed with mac: the packets it held go. */
@@ -815,7 +852,7 @@ static void arp_input(struct sl_app *app, struct router_priv *p, unsigned k, str
 	memcpy(eh, a.sha, 6);
 	memcpy(eh + 6, f->mac, 6);
 	sl_arp_write(eh + RTE_ETHER_HDR_LEN, &r);
-	send1(app, f->output, m);
+	send_if(app, f, m);
 	sl_app_ctr_add(app, R_ARP_REPLIED, 1);
 }
 
@@ -841,7 +878,7 @@ static void local_input(struct sl_app *app, struct router_priv *p, unsigned k,
 	    type != SL_ICMP_ECHO)
 		goto other;
 	sl_icmp_echo_to_reply(m, l3, p->ifs[k].mac);
-	send1(app, p->ifs[k].output, m);
+	send_if(app, &p->ifs[k], m);
 	sl_app_ctr_add(app, R_ECHO_REPLIED, 1);
 	return;
 other:
@@ -913,6 +950,31 @@ static void resolve(struct sl_app *app, struct router_priv *p, unsigned k, uint3
 	}
 	sl_app_ctr_add(app, R_NEIGH_DROPPED, 1);
 	sl_app_drop(app, &m, 1);
+}
+
+/* The interface of frame m on input in_idx, which belongs to interfaces:
+ * a tagged frame's (its tag stripped), or the untagged one; TAGGED_ONLY
+ * when none takes it. */
+static int vlan_of(const struct router_priv *p, unsigned in_idx, struct rte_mbuf *m)
+{
+	if (m->ol_flags & RTE_MBUF_F_RX_VLAN_STRIPPED) {   /* the device took the tag */
+		for (unsigned j = 0; j < p->n_tagged[in_idx]; j++)
+			if (p->tagged[in_idx][j].vid == (m->vlan_tci & 0xfff)) {
+				m->ol_flags &= ~(RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED);
+				return p->tagged[in_idx][j].k;
+			}
+		return TAGGED_ONLY;
+	}
+	const struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	if (rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN + 4 ||
+	    eh->ether_type != RTE_BE16(RTE_ETHER_TYPE_VLAN))
+		return p->if_of_input[in_idx];   /* untagged, or TAGGED_ONLY */
+	const struct rte_vlan_hdr *vh = (const struct rte_vlan_hdr *)(eh + 1);
+	uint16_t vid = rte_be_to_cpu_16(vh->vlan_tci) & 0xfff;
+	for (unsigned j = 0; j < p->n_tagged[in_idx]; j++)
+		if (p->tagged[in_idx][j].vid == vid)
+			return rte_vlan_strip(m) == 0 ? p->tagged[in_idx][j].k : TAGGED_ONLY;
+	return TAGGED_ONLY;
 }
 
 /* What the full parse makes of a frame that is not the simple kind. */
@@ -988,14 +1050,17 @@ static inline enum verdict iface_checks(struct sl_app *app, struct router_priv *
  * are fetched together: sl_route_lookup_bulk), then rewrite and sort the
  * routed packets by output; a fourth step drops, transmits and counts.
  * Packets keep their order on each output.  Up to ROUTER_ROUNDS bursts per
- * input, while it gives full ones.  k: the interface of the input, or -1
- * (no interface: forwarding only).  Packets that need the router's own
+ * input, while it gives full ones.  Input `in_idx` belongs to the
+ * interfaces of output in_idx (a packet's interface k: the untagged one,
+ * or the one of its VLAN tag, which is stripped), to local_output, or to
+ * none (k -1: forwarding only).  Packets that need the router's own
  * messages (ARP, to its addresses, an ICMP error, a next hop to resolve)
  * leave the burst for the functions above.  A data-path function, over
  * 100 lines: its phases are numbered below. */
-static void route_input(struct sl_app *app, struct sl_link *in, int k)
+static void route_input(struct sl_app *app, struct sl_link *in, unsigned in_idx)
 {
 	struct router_priv *p = app->priv;
+	const int k_in = p->if_of_input[in_idx];
 	const struct sl_route_table *t = p->table;
 	struct rte_mbuf *pkts[SL_BURST_MAX];
 	struct rte_mbuf *drop[SL_BURST_MAX];
@@ -1005,6 +1070,7 @@ static void route_input(struct sl_app *app, struct sl_link *in, int k)
 	uint32_t l3[SL_BURST_MAX];
 	uint32_t dsts[SL_BURST_MAX];
 	int nh[SL_BURST_MAX];
+	int8_t kk[SL_BURST_MAX];               /* each packet's interface */
 	uint32_t lk_dst[SL_BURST_MAX];
 	int lk_nh[SL_BURST_MAX];
 	uint8_t lk_at[SL_BURST_MAX];
@@ -1016,6 +1082,7 @@ static void route_input(struct sl_app *app, struct sl_link *in, int k)
 		unsigned count[SL_MAX_PORTS] = { 0 };
 		unsigned n_ok = 0, n_lk = 0, n_fw = 0, n_drop = 0;
 		unsigned not_ipv4 = 0, malformed = 0, ttl_expired = 0, no_route = 0, hinted = 0;
+		unsigned vlan_unknown = 0;
 
 		if (n == 0)
 			break;
@@ -1026,10 +1093,19 @@ static void route_input(struct sl_app *app, struct sl_link *in, int k)
 			const uint8_t *ip = sl_pkt_ipv4_simple(m);
 			uint32_t dst;
 			uint16_t l3_off = RTE_ETHER_HDR_LEN; /* the simple frame's */
-			if (likely(ip != NULL)) {
+			int k = k_in;
+			if (likely(ip != NULL && k != TAGGED_ONLY)) {
 				memcpy(&dst, ip + offsetof(struct rte_ipv4_hdr, dst_addr),
 				       sizeof(dst));
 			} else {
+				if (k >= 0 || k == TAGGED_ONLY)
+					k = vlan_of(p, in_idx, m);
+				if (unlikely(k == TAGGED_ONLY)) {
+					vlan_unknown++;
+					sl_route_hint_clear(m);
+					drop[n_drop++] = m;
+					continue;
+				}
 				enum slow v = parse_slow(app, p, k, m, &dst, &l3_off);
 				if (unlikely(v != S_IPV4)) {
 					malformed += v == S_MALFORMED;
@@ -1056,6 +1132,7 @@ static void route_input(struct sl_app *app, struct sl_link *in, int k)
 				lk_at[n_lk++] = (uint8_t)n_ok;
 			}
 			pkts[n_ok] = m;      /* n_ok <= i: overwrites only what was read */
+			kk[n_ok] = (int8_t)k;
 			word[n_ok] = w;
 			l3[n_ok] = l3_off;
 			dsts[n_ok] = dst;
@@ -1073,15 +1150,16 @@ static void route_input(struct sl_app *app, struct sl_link *in, int k)
 			if (unlikely(nh[i] < 0)) {
 				no_route++;
 				sl_route_hint_clear(m);
-				if (k >= 0)
-					send_error(app, p, m, l3[i], (unsigned)k, SL_ICMP_UNREACH, 0, 0);
+				if (kk[i] >= 0)
+					send_error(app, p, m, l3[i], (unsigned)kk[i], SL_ICMP_UNREACH,
+						   0, 0);
 				drop[n_drop++] = m;
 				continue;
 			}
 			const struct sl_route_nh *hop = sl_route_nh(t, (unsigned)nh[i]);
 			uint8_t *w = word[i];
 			if (p->n_if > 0) {
-				enum verdict v = iface_checks(app, p, k, m, l3[i], hop, w[0]);
+				enum verdict v = iface_checks(app, p, kk[i], m, l3[i], hop, w[0]);
 				if (unlikely(v != V_ROUTE)) {
 					ttl_expired += v == V_EXPIRED;
 					if (v != V_TAKEN)
@@ -1103,9 +1181,16 @@ static void route_input(struct sl_app *app, struct sl_link *in, int k)
 				continue;
 			}
 			rewrite_macs(m, hop);
-			if (p->n_if > 0 && hop->iface != NO_IFACE && !hop->set_smac)
-				write_at(m, RTE_ETHER_ADDR_LEN, p->ifs[hop->iface].mac,
-					 RTE_ETHER_ADDR_LEN);
+			if (p->n_if > 0 && hop->iface != NO_IFACE) {
+				const struct iface *f = &p->ifs[hop->iface];
+				if (!hop->set_smac)
+					write_at(m, RTE_ETHER_ADDR_LEN, f->mac, RTE_ETHER_ADDR_LEN);
+				if (unlikely(f->vlan != 0)) {
+					send_if(app, f, m);
+					sl_app_ctr_add(app, R_FORWARDED, 1);
+					continue;
+				}
+			}
 
 			which[n_fw] = (uint8_t)hop->output;
 			pkts[n_fw++] = m;   /* n_fw <= i */
@@ -1121,6 +1206,7 @@ static void route_input(struct sl_app *app, struct sl_link *in, int k)
 		sl_app_ctr_add(app, R_TTL_EXPIRED, ttl_expired);
 		sl_app_ctr_add(app, R_NO_ROUTE, no_route);
 		sl_app_ctr_add(app, R_HINTED, hinted);
+		sl_app_ctr_add(app, R_VLAN_UNKNOWN, vlan_unknown);
 		if (n < app->burst)
 			break;
 	}
@@ -1133,7 +1219,7 @@ static void router_push(struct sl_app *app)
 		return;
 	for (unsigned i = 0; i < app->n_in; i++)
 		if (app->in[i] != NULL)
-			route_input(app, app->in[i], p->if_of_input[i]);
+			route_input(app, app->in[i], i);
 }
 
 /* Aging's requests: a probe of e (unicast when it has a MAC). */
@@ -1235,6 +1321,8 @@ static const struct sl_param_spec router_iface_fields[] = {
 		    .doc = "its MAC address; not given: that of the port its output leads to" },
 	[I_MTU] = { .name = "mtu", .type = SL_PARAM_UINT, .def = "1500", .min = 68, .max = 9000,
 		    .doc = "the largest IPv4 packet it sends, in bytes" },
+	[I_VLAN] = { .name = "vlan", .type = SL_PARAM_UINT, .def = "0", .max = 65535,
+		     .doc = "an 802.1Q VLAN id, 1..4094: the interface takes the frames inputN brings with that tag and tags what it sends; not given: untagged frames" },
 };
 _Static_assert(SL_ARRAY_LEN(router_iface_fields) == I_COUNT, "one spec per interface field");
 

@@ -177,7 +177,7 @@ expect_error 2 "sluice: $E:9:9: app 'r1': interface name 'a' repeats interfaces[
 "$IFACE_A
       - { name: a, output: 1, address: 10.2.0.1/24 }
 $DEFAULT"
-expect_error 2 "sluice: $E:9:9: app 'r1': interface 'b': output 0 is interface 'a''s already" \
+expect_error 2 "sluice: $E:9:9: app 'r1': interface 'b': output 0 (untagged) is interface 'a''s already" \
 "$IFACE_A
       - { name: b, output: 0, address: 10.2.0.1/24 }
 $DEFAULT"
@@ -197,6 +197,26 @@ expect_error 2 "sluice: $E:10:9: app 'r1': routes[0]: prefix 10.1.0.0/24 is inte
 "$IFACE_A
     routes:
       - { prefix: 10.1.0.0/24, output: 1 }"
+
+# vlan: 1..4094; two interfaces on one output need different vlans.
+expect_error 2 "app 'r1': interface 'a': vlan 4095 is outside 1..4094" \
+"    interfaces:
+      - { name: a, output: 0, vlan: 4095, address: 10.1.0.1/24 }
+$DEFAULT"
+expect_error 2 "app 'r1': interface 'a': vlan 0 is outside 1..4094" \
+"    interfaces:
+      - { name: a, output: 0, vlan: 0, address: 10.1.0.1/24 }
+$DEFAULT"
+expect_error 2 "app 'r1': interface 'b': output 0 with that vlan is interface 'a''s already" \
+"    interfaces:
+      - { name: a, output: 0, vlan: 7, address: 10.1.0.1/24 }
+      - { name: b, output: 0, vlan: 7, address: 10.2.0.1/24 }
+$DEFAULT"
+expect_error 2 "app 'r1': interface 'b': output 0 (untagged) is interface 'a''s already" \
+"    interfaces:
+      - { name: a, output: 0, address: 10.1.0.1/24 }
+      - { name: b, output: 0, address: 10.2.0.1/24 }
+$DEFAULT"
 
 # local_output: a number of a connected output that is no interface's, and
 # only with interfaces.

@@ -50,7 +50,9 @@ n2 = s.count("address: 198.18.2.1/24 }")
 s = s.replace("address: 198.18.2.1/24 }", "address: 198.18.2.1/24, mtu: 1400 }")
 n3 = s.count("    routes:\n")
 s = s.replace("    routes:\n", "    neigh_reachable: 1s\n    neigh_stale: 1s\n    routes:\n")
-assert (n1, n2, n3) == (1, 1, 1), (n1, n2, n3)
+n4 = s.count("      - { name: west,")
+s = s.replace("      - { name: west,", "      - { name: east10, output: 0, vlan: 10, address: 198.18.10.1/24 }\n      - { name: west,")
+assert (n1, n2, n3, n4) == (1, 1, 1, 1), (n1, n2, n3, n4)
 sys.stdout.write(s)
 PY
 "$SLUICE" check "$T/r.yaml" >"$T/check" 2>&1 || { cat "$T/check"; fail "the config does not check"; }
@@ -172,6 +174,24 @@ ip netns exec "$NS_A" ping -n -c 2 -i 0.2 -W 2 -M do -s 1450 198.18.2.2 >"$T/pin
 grep -qE "From 198\.18\.1\.1 .*mtu = 1400" "$T/ping" ||
   { cat "$T/ping" "$T/run.log"; fail "no 'Frag needed ... mtu = 1400' from the router"; }
 ok "ping -M do -s 1450: fragmentation needed, mtu = 1400, from the router"
+
+# --- 6b. a VLAN sub-interface: a host on VLAN 10 of A's veth (198.18.10.2)
+# pings B through the router's interface east10 (vlan: 10 on output 0),
+# tagged both ways, the router resolving it by ARP on VLAN 10.  This
+# kernel may have no VLAN devices (CONFIG_VLAN_8021Q), so the host is
+# scapy on a raw socket of vethA (tests/tools/vlanhost.py); a tag the router
+# has no interface for (20) is dropped and counted.
+python3 -c 'import scapy' 2>/dev/null || fail "no python3-scapy (scripts/setup installs it)"
+ip netns exec "$NS_A" python3 "$SRC/tests/tools/vlanhost.py" vethA 198.18.10.2 10 "$mac_a" 198.18.2.2 10 \
+  >"$T/vlan.out" 2>&1 || { cat "$T/vlan.out"; router_counters; fail "ping from VLAN 10 to B lost packets"; }
+grep -q '^sent 10 replies 10 arp_answered [1-9]' "$T/vlan.out" ||
+  { cat "$T/vlan.out"; fail "VLAN 10: the router did not resolve the host by ARP on VLAN 10"; }
+ip netns exec "$NS_A" python3 "$SRC/tests/tools/vlanhost.py" vethA 198.18.20.2 20 "$mac_a" 198.18.2.2 1 1 \
+  >"$T/vlan20.out" 2>&1 && { cat "$T/vlan20.out"; fail "a ping on VLAN 20 was answered: the router has no interface there"; }
+snap
+(($(summary_get "$T/s.json" apps r counters vlan_unknown) >= 1)) ||
+  fail "vlan_unknown is $(summary_get "$T/s.json" apps r counters vlan_unknown) after a frame on VLAN 20"
+ok "VLAN 10: $(cat "$T/vlan.out") (ping to B through interface east10); VLAN 20 dropped (vlan_unknown $(summary_get "$T/s.json" apps r counters vlan_unknown))"
 
 # --- 7. UDP through the router, the hosts' offloads untouched: A's veth
 # leaves the checksum to offload and the packet socket hands the frame over
