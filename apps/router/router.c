@@ -983,13 +983,23 @@ enum slow {
 	S_TAKEN,      /* ARP on an interface: handled, no longer the caller's */
 	S_MALFORMED,  /* drop it */
 	S_NOT_IPV4,   /* drop it (IPv6, another ethertype, ARP off an interface) */
+	S_VLAN_UNKNOWN, /* drop it: its tag (or none) is no interface's */
 };
 
-static inline enum slow parse_slow(struct sl_app *app, struct router_priv *p, int k,
-				   struct rte_mbuf *m, uint32_t *dst, uint16_t *l3)
+/* Frame m from input in_idx (its interface *k on entry: the input's; on
+ * return: the frame's, after its VLAN tag). */
+static inline enum slow parse_slow(struct sl_app *app, struct router_priv *p, unsigned in_idx,
+				   int *kp, struct rte_mbuf *m, uint32_t *dst, uint16_t *l3)
 {
 	struct sl_flow_key key;
 	struct sl_pkt_info info;
+	if (*kp >= 0 || *kp == TAGGED_ONLY)
+		*kp = vlan_of(p, in_idx, m);
+	int k = *kp;
+	if (unlikely(k == TAGGED_ONLY)) {
+		sl_route_hint_clear(m);
+		return S_VLAN_UNKNOWN;
+	}
 	enum sl_pkt_class c = sl_pkt_parse_full(m, &key, &info);
 	if (likely(c == SL_PKT_IP && key.family == 4)) {
 		memcpy(dst, key.dst, sizeof(*dst));
@@ -1045,6 +1055,26 @@ static inline enum verdict iface_checks(struct sl_app *app, struct router_priv *
 	return V_TOO_BIG;
 }
 
+/* The MACs of m for a route to a MAC (static: dst_mac, or kept), from an
+ * interface's MAC where the route sets none.  False when m has gone
+ * already (on a VLAN interface: tagged and sent alone, counted); true when
+ * the caller sends it with the burst. */
+static inline bool to_hop(struct sl_app *app, struct router_priv *p,
+			  const struct sl_route_nh *hop, struct rte_mbuf *m)
+{
+	rewrite_macs(m, hop);
+	if (p->n_if == 0 || hop->iface == NO_IFACE)
+		return true;
+	const struct iface *f = &p->ifs[hop->iface];
+	if (!hop->set_smac)
+		write_at(m, RTE_ETHER_ADDR_LEN, f->mac, RTE_ETHER_ADDR_LEN);
+	if (likely(f->vlan == 0))
+		return true;
+	send_if(app, f, m);
+	sl_app_ctr_add(app, R_FORWARDED, 1);
+	return false;
+}
+
 /* A burst in three passes: parse and check every packet (and take route
  * hints), look up all the destinations left at once (their table entries
  * are fetched together: sl_route_lookup_bulk), then rewrite and sort the
@@ -1098,18 +1128,11 @@ static void route_input(struct sl_app *app, struct sl_link *in, unsigned in_idx)
 				memcpy(&dst, ip + offsetof(struct rte_ipv4_hdr, dst_addr),
 				       sizeof(dst));
 			} else {
-				if (k >= 0 || k == TAGGED_ONLY)
-					k = vlan_of(p, in_idx, m);
-				if (unlikely(k == TAGGED_ONLY)) {
-					vlan_unknown++;
-					sl_route_hint_clear(m);
-					drop[n_drop++] = m;
-					continue;
-				}
-				enum slow v = parse_slow(app, p, k, m, &dst, &l3_off);
+				enum slow v = parse_slow(app, p, in_idx, &k, m, &dst, &l3_off);
 				if (unlikely(v != S_IPV4)) {
 					malformed += v == S_MALFORMED;
 					not_ipv4 += v == S_NOT_IPV4;
+					vlan_unknown += v == S_VLAN_UNKNOWN;
 					if (v != S_TAKEN)
 						drop[n_drop++] = m;
 					continue;
@@ -1180,17 +1203,8 @@ static void route_input(struct sl_app *app, struct sl_link *in, unsigned in_idx)
 							      : dsts[i], m);
 				continue;
 			}
-			rewrite_macs(m, hop);
-			if (p->n_if > 0 && hop->iface != NO_IFACE) {
-				const struct iface *f = &p->ifs[hop->iface];
-				if (!hop->set_smac)
-					write_at(m, RTE_ETHER_ADDR_LEN, f->mac, RTE_ETHER_ADDR_LEN);
-				if (unlikely(f->vlan != 0)) {
-					send_if(app, f, m);
-					sl_app_ctr_add(app, R_FORWARDED, 1);
-					continue;
-				}
-			}
+			if (unlikely(!to_hop(app, p, hop, m)))
+				continue;
 
 			which[n_fw] = (uint8_t)hop->output;
 			pkts[n_fw++] = m;   /* n_fw <= i */
