@@ -93,10 +93,28 @@ static inline unsigned bucket_of(const struct sl_nb_table *t, uint32_t addr)
 	return rte_jhash_1word(addr, 0x5eed) & t->mask;
 }
 
+static inline unsigned bucket_of6(const struct sl_nb_table *t, const uint8_t a[16])
+{
+	return rte_jhash(a, 16, 0x5eed6) & t->mask;
+}
+
+static inline unsigned bucket_of_entry(const struct sl_nb_table *t, const struct sl_nb *e)
+{
+	return e->v6 ? bucket_of6(t, e->addr6) : bucket_of(t, e->addr);
+}
+
 struct sl_nb *sl_nb_find(const struct sl_nb_table *t, uint32_t addr)
 {
 	for (struct sl_nb *e = t->bucket[bucket_of(t, addr)]; e != NULL; e = e->next)
-		if (e->addr == addr)
+		if (e->addr == addr && !e->v6)
+			return e;
+	return NULL;
+}
+
+struct sl_nb *sl_nb_find6(const struct sl_nb_table *t, const uint8_t addr[16])
+{
+	for (struct sl_nb *e = t->bucket[bucket_of6(t, addr)]; e != NULL; e = e->next)
+		if (e->v6 && memcmp(e->addr6, addr, 16) == 0)
 			return e;
 	return NULL;
 }
@@ -118,7 +136,7 @@ static void inc_unlink(struct sl_nb_table *t, struct sl_nb *e)
  * held packets must have been handed away or freed. */
 static void remove_entry(struct sl_nb_table *t, struct sl_nb *e)
 {
-	struct sl_nb **pp = &t->bucket[bucket_of(t, e->addr)];
+	struct sl_nb **pp = &t->bucket[bucket_of_entry(t, e)];
 	while (*pp != e)
 		pp = &(*pp)->next;
 	*pp = e->next;
@@ -129,7 +147,8 @@ static void remove_entry(struct sl_nb_table *t, struct sl_nb *e)
 		rte_free(e);   /* only this worker reads the table: safe at once */
 }
 
-struct sl_nb *sl_nb_create(struct sl_nb_table *t, uint32_t addr, uint8_t iface, uint64_t now)
+static struct sl_nb *create(struct sl_nb_table *t, uint32_t addr, const uint8_t *addr6,
+			    uint8_t iface, uint64_t now)
 {
 	if (t->n >= t->max) {
 		struct sl_nb *victim = t->inc_old;
@@ -150,12 +169,16 @@ struct sl_nb *sl_nb_create(struct sl_nb_table *t, uint32_t addr, uint8_t iface, 
 		return NULL;
 	}
 	e->addr = addr;
+	if (addr6 != NULL) {
+		e->v6 = true;
+		memcpy(e->addr6, addr6, 16);
+	}
 	e->iface = iface;
 	e->state = SL_NB_INCOMPLETE;
 	e->confirmed = now;
 	e->probes = 1;                 /* the caller sends the first request */
 	e->next_probe = now + t->retrans;
-	unsigned b = bucket_of(t, addr);
+	unsigned b = bucket_of_entry(t, e);
 	e->next = t->bucket[b];
 	t->bucket[b] = e;
 	e->older = t->inc_new;
@@ -167,6 +190,17 @@ struct sl_nb *sl_nb_create(struct sl_nb_table *t, uint32_t addr, uint8_t iface, 
 	t->n++;
 	t->st.created++;
 	return e;
+}
+
+struct sl_nb *sl_nb_create(struct sl_nb_table *t, uint32_t addr, uint8_t iface, uint64_t now)
+{
+	return create(t, addr, NULL, iface, now);
+}
+
+struct sl_nb *sl_nb_create6(struct sl_nb_table *t, const uint8_t addr[16], uint8_t iface,
+			    uint64_t now)
+{
+	return create(t, 0, addr, iface, now);
 }
 
 bool sl_nb_hold(struct sl_nb_table *t, struct sl_nb *e, struct rte_mbuf *m)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * neigh.h: a router's neighbour table (IPv4 ARP entries; the key has room
- * for IPv6 addresses).
+ * neigh.h: a router's neighbour table: IPv4 entries (ARP) and IPv6 entries
+ * (neighbour discovery) in one table, the same states and aging for both.
  *
  * States (RFC 4861's, as Linux keeps them for ARP too):
  *   incomplete  created when a packet needs a neighbour that has no entry; a
@@ -59,7 +59,9 @@ enum sl_nb_state { SL_NB_INCOMPLETE, SL_NB_REACHABLE, SL_NB_STALE };
 struct sl_nb {
 	struct sl_nb *next;                 /* hash chain */
 	struct sl_nb *older, *newer;        /* the incomplete list, oldest first */
-	uint32_t addr;                      /* IPv4, host order */
+	uint32_t addr;                      /* IPv4, host order (0 for IPv6) */
+	uint8_t addr6[16];                  /* IPv6, when v6 */
+	bool v6;
 	uint8_t iface;                      /* the router's interface index */
 	uint8_t state;                      /* enum sl_nb_state */
 	uint8_t probes;                     /* requests sent since the last confirmation */
@@ -98,12 +100,15 @@ void sl_nb_table_free(struct sl_nb_table *t);
  * without one they are freed at once.  Before the worker runs. */
 void sl_nb_table_set_epoch(struct sl_nb_table *t, struct sl_epoch *e, struct sl_epoch_worker *w);
 
-/* The entry for addr, or NULL. */
+/* The entry for addr (IPv4, host order; or IPv6), or NULL. */
 struct sl_nb *sl_nb_find(const struct sl_nb_table *t, uint32_t addr);
+struct sl_nb *sl_nb_find6(const struct sl_nb_table *t, const uint8_t addr[16]);
 
 /* A new incomplete entry for addr on iface (none may exist), made at TSC
  * now; NULL when the table is full and holds no incomplete entry to evict. */
 struct sl_nb *sl_nb_create(struct sl_nb_table *t, uint32_t addr, uint8_t iface, uint64_t now);
+struct sl_nb *sl_nb_create6(struct sl_nb_table *t, const uint8_t addr[16], uint8_t iface,
+			    uint64_t now);
 
 /* Hold m on an incomplete entry: true, or false when its queue is full (the
  * caller frees m; counted in hold_drops). */

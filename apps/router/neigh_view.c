@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The neighbour table as table rows, and copies for readers: neigh_view.h. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -47,8 +48,11 @@ static void fill_one(void *arg, const struct sl_nb *e)
 		return;
 	struct sl_table_row *r = &f->rows[f->filled++];
 	memset(r, 0, sizeof(*r));
-	snprintf(r->s[0], SL_TABLE_STR, "%u.%u.%u.%u", e->addr >> 24, e->addr >> 16 & 0xff,
-		 e->addr >> 8 & 0xff, e->addr & 0xff);
+	if (e->v6)
+		inet_ntop(AF_INET6, e->addr6, r->s[0], SL_TABLE_STR);
+	else
+		snprintf(r->s[0], SL_TABLE_STR, "%u.%u.%u.%u", e->addr >> 24,
+			 e->addr >> 16 & 0xff, e->addr >> 8 & 0xff, e->addr & 0xff);
 	if (e->state == SL_NB_INCOMPLETE)
 		snprintf(r->s[1], SL_TABLE_STR, "-");
 	else

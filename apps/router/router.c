@@ -77,7 +77,9 @@
 #include "apps/router/neigh.h"
 #include "apps/router/neigh_view.h"
 #include "apps/router/proto.h"
+#include "apps/router/proto6.h"
 #include "apps/router/route.h"
+#include "apps/router/route6.h"
 
 #define ROUTER_ROUNDS 4
 #define IF_ADDR_MAX 8            /* IPv4 addresses per interface */
@@ -107,12 +109,17 @@ struct iface {
 	bool mac_set;                  /* given, else read from the port at start */
 	uint16_t mtu;
 	uint16_t vlan;                 /* 802.1Q id, or 0: untagged */
+	uint8_t addr6[IF_ADDR_MAX][16];
+	uint8_t plen6[IF_ADDR_MAX];
+	unsigned n_addr6;
+	uint8_t ll6[16];               /* fe80::/64 from the MAC, with IPv6 (at start) */
 };
 
 _Static_assert(sizeof(((struct iface *)0)->name) == SL_NBV_IFNAME, "interface names fit the view's");
 
 struct router_priv {
 	struct sl_route_table *table;
+	struct sl_route6_table *table6;        /* NULL: no IPv6 */
 	unsigned n_if;                         /* 0: no interfaces (forwarding only) */
 	struct iface ifs[SL_MAX_PORTS];
 	int8_t if_of_input[SL_MAX_PORTS];      /* its untagged interface, LOCAL_IN,
@@ -136,7 +143,8 @@ enum { R_FORWARDED, R_NO_ROUTE, R_TTL_EXPIRED, R_MALFORMED, R_NOT_IPV4, R_HINTED
        R_ARP_IN, R_ARP_REPLIED, R_ARP_REQUESTS, R_ARP_BAD, R_ARP_IGNORED, R_ECHO_REPLIED,
        R_ICMP_SENT, R_ICMP_LIMITED, R_LOCAL_DROPPED, R_TOO_BIG, R_NEIGH_HELD,
        R_NEIGH_DROPPED, R_NEIGH_FAILED, R_NEIGH_AGED, R_NEIGH_ENTRIES, R_PUNTED,
-       R_NEIGH_LATE_US, R_VLAN_UNKNOWN, R_N_COUNTERS };
+       R_NEIGH_LATE_US, R_VLAN_UNKNOWN, R_FORWARDED6, R_ND_IN, R_ND_REPLIED, R_ND_REQUESTS,
+       R_ND_BAD, R_ND_IGNORED, R_N_COUNTERS };
 
 static const struct sl_counter_spec router_counters[R_N_COUNTERS] = {
 	[R_FORWARDED] = { "forwarded", SL_COUNTER, "Packets routed and handed to their route's output link." },
@@ -162,6 +170,12 @@ static const struct sl_counter_spec router_counters[R_N_COUNTERS] = {
 	[R_NEIGH_ENTRIES] = { "neigh_entries", SL_GAUGE, "Entries in the neighbour table." },
 	[R_NEIGH_LATE_US] = { "neigh_aged_late_us", SL_GAUGE, "The most an aged-out neighbour entry outlived neigh_reachable + neigh_stale before aging removed it, microseconds." },
 	[R_VLAN_UNKNOWN] = { "vlan_unknown", SL_COUNTER, "Frames on an interface's input whose VLAN tag, or lack of one, belongs to none of its interfaces, dropped." },
+	[R_FORWARDED6] = { "forwarded6", SL_COUNTER, "IPv6 packets routed (also counted in forwarded)." },
+	[R_ND_IN] = { "nd_in", SL_COUNTER, "Neighbour solicitations and advertisements received on an interface." },
+	[R_ND_REPLIED] = { "nd_replied", SL_COUNTER, "Neighbour solicitations for the router's addresses, answered with an advertisement." },
+	[R_ND_REQUESTS] = { "nd_requests", SL_COUNTER, "Neighbour solicitations sent (resolutions and probes), and unsolicited advertisements at start." },
+	[R_ND_BAD] = { "nd_bad", SL_COUNTER, "Neighbour discovery messages malformed (hop limit, length, options, checksum), dropped." },
+	[R_ND_IGNORED] = { "nd_ignored", SL_COUNTER, "Solicitations for other addresses, duplicate address detection, and advertisements never asked for: dropped unlearned." },
 	[R_PUNTED] = { "punted", SL_COUNTER, "Packets to the router's addresses it does not handle itself, sent to the host's stack by local_output." },
 };
 
@@ -214,6 +228,54 @@ static int parse_if_addr(const char *text, uint32_t *addr, uint8_t *plen, struct
 }
 
 /* `interfaces` into ifs (at most n_out: one per connected output). */
+/* "X:X::X/N" for an interface: a host's address (not multicast, loopback,
+ * unspecified or link-local: that one comes from the MAC), N 1..128. */
+static int parse_if_addr6(const char *text, uint8_t a[16], uint8_t *plen, struct sl_err *err)
+{
+	char buf[64];
+	const char *slash = strchr(text, '/');
+	size_t len = slash != NULL ? (size_t)(slash - text) : 0;
+	char *end;
+	if (slash == NULL || len == 0 || len >= sizeof(buf))
+		return sl_errf(err, EINVAL, "address '%s' is not X:X::X/N", text);
+	memcpy(buf, text, len);
+	buf[len] = '\0';
+	if (sl_route6_parse_addr(buf, a, NULL) < 0)
+		return sl_errf(err, EINVAL, "address '%s' is not X:X::X/N: '%s' is not an IPv6 "
+			       "address", text, buf);
+	unsigned long n = strtoul(slash + 1, &end, 10);
+	if (slash[1] < '0' || slash[1] > '9' || *end != '\0' || n < 1 || n > 128)
+		return sl_errf(err, EINVAL, "address '%s': prefix length must be 1..128", text);
+	static const uint8_t loop[16] = { [15] = 1 };
+	if (sl_ip6_is_multicast(a) || sl_ip6_is_unspecified(a) || memcmp(a, loop, 16) == 0)
+		return sl_errf(err, EINVAL, "address '%s' is not one host's (unspecified, loopback "
+			       "or multicast)", text);
+	if (sl_ip6_is_link_local(a))
+		return sl_errf(err, EINVAL, "address '%s' is link-local: each interface with IPv6 "
+			       "has fe80::/64 from its MAC", text);
+	*plen = (uint8_t)n;
+	return 0;
+}
+
+static bool on_prefix6(const uint8_t a[16], const uint8_t net[16], unsigned plen)
+{
+	for (unsigned bit = 0; bit < plen; bit += 8) {
+		uint8_t mask = plen - bit >= 8 ? 0xff : (uint8_t)(0xff << (8 - (plen - bit)));
+		if ((a[bit / 8] & mask) != (net[bit / 8] & mask))
+			return false;
+	}
+	return true;
+}
+
+static int iface_on6(const struct iface *ifs, unsigned n_if, const uint8_t a[16])
+{
+	for (unsigned k = 0; k < n_if; k++)
+		for (unsigned j = 0; j < ifs[k].n_addr6; j++)
+			if (on_prefix6(a, ifs[k].addr6[j], ifs[k].plen6[j]))
+				return (int)k;
+	return -1;
+}
+
 static int parse_ifaces(const struct sl_param_row *rows, unsigned n, unsigned n_out,
 			struct iface *ifs, struct sl_err *err)
 {
@@ -242,16 +304,25 @@ static int parse_ifaces(const struct sl_param_row *rows, unsigned n, unsigned n_
 		char *save = NULL;
 		for (char *tok = strtok_r(list, ", ", &save); tok != NULL;
 		     tok = strtok_r(NULL, ", ", &save)) {
-			if (f->n_addr == IF_ADDR_MAX)
+			bool six = strchr(tok, ':') != NULL;
+			if ((six ? f->n_addr6 : f->n_addr) == IF_ADDR_MAX)
 				return sl_errf(err, EINVAL, "%s: interface '%s': more than %u "
-					       "addresses", w, f->name, IF_ADDR_MAX);
-			int rc = parse_if_addr(tok, &f->addr[f->n_addr], &f->plen[f->n_addr], err);
+					       "IPv%c addresses", w, f->name, IF_ADDR_MAX, six ? '6' : '4');
+			int rc = six ? parse_if_addr6(tok, f->addr6[f->n_addr6], &f->plen6[f->n_addr6],
+						      err)
+				     : parse_if_addr(tok, &f->addr[f->n_addr], &f->plen[f->n_addr], err);
 			if (rc < 0)
 				return sl_err_prefix(err, -rc, "%s: interface '%s'", w, f->name);
-			f->n_addr++;
+			if (six)
+				f->n_addr6++;
+			else
+				f->n_addr++;
 		}
-		if (f->n_addr == 0)
+		if (f->n_addr + f->n_addr6 == 0)
 			return sl_errf(err, EINVAL, "%s: interface '%s': address is empty", w, f->name);
+		if (f->n_addr6 > 0 && f->mtu < 1280)
+			return sl_errf(err, EINVAL, "%s: interface '%s': mtu %u is below IPv6's 1280",
+				       w, f->name, f->mtu);
 		for (unsigned k = 0; k < i; k++) {
 			if (strcmp(ifs[k].name, f->name) == 0)
 				return sl_errf(err, EINVAL, "%s: interface name '%s' repeats "
@@ -261,6 +332,12 @@ static int parse_ifaces(const struct sl_param_row *rows, unsigned n, unsigned n_
 					       "interface '%s''s already", w, f->name, f->output,
 					       f->vlan != 0 ? " with that vlan" : " (untagged)",
 					       ifs[k].name);
+			for (unsigned a = 0; a < f->n_addr6; a++)
+				for (unsigned b = 0; b < ifs[k].n_addr6; b++)
+					if (memcmp(ifs[k].addr6[b], f->addr6[a], 16) == 0)
+						return sl_errf(err, EINVAL, "%s: interface '%s': an "
+							       "IPv6 address is interface '%s''s too",
+							       w, f->name, ifs[k].name);
 			for (unsigned a = 0; a < f->n_addr; a++)
 				for (unsigned b = 0; b < ifs[k].n_addr; b++)
 					if (ifs[k].addr[b] == f->addr[a])
@@ -279,9 +356,13 @@ static int parse_ifaces(const struct sl_param_row *rows, unsigned n, unsigned n_
 /* After routes[0..n), a connected route per interface prefix and a local
  * /32 per address; *n_total: all of them.  A route of the rows may not be
  * one of those. */
-static int add_iface_routes(const struct sl_param_row *rows, unsigned n, const struct iface *ifs,
-			    unsigned n_if, struct sl_route *routes, unsigned *n_total,
-			    struct sl_err *err)
+/* Row j of routes[] is routes[RI(j)] of the config (idx: the IPv4 rows'
+ * places among all, or NULL when they are all). */
+#define RI(j) (idx != NULL ? idx[j] : (j))
+
+static int add_iface_routes(const struct sl_param_row *rows, const unsigned *idx, unsigned n,
+			    const struct iface *ifs, unsigned n_if, struct sl_route *routes,
+			    unsigned *n_total, struct sl_err *err)
 {
 	unsigned t = n;
 	for (unsigned k = 0; k < n_if; k++)
@@ -303,7 +384,7 @@ static int add_iface_routes(const struct sl_param_row *rows, unsigned n, const s
 				    (routes[x].prefix == l.prefix && routes[x].depth == 32))
 					return sl_errf(err, EINVAL, "%s: routes[%u]: prefix %s is "
 						       "interface '%s''s own (connected or local)",
-						       rows[x].where, x, rows[x].v[F_PREFIX].s,
+						       rows[x].where, RI(x), rows[x].v[F_PREFIX].s,
 						       ifs[k].name);
 			if (!have_c && plen < 32)
 				routes[t++] = c;
@@ -316,7 +397,8 @@ static int add_iface_routes(const struct sl_param_row *rows, unsigned n, const s
 /* routes[0..n) from the rows, then (with interfaces) a connected route per
  * interface prefix and a local /32 per address: *n_total routes in all
  * (room: n + 2 x SL_MAX_PORTS x IF_ADDR_MAX). */
-static int build_routes(const struct sl_param_row *rows, unsigned n, unsigned n_out,
+static int build_routes(const struct sl_param_row *rows, const unsigned *idx, unsigned n,
+			unsigned n_out,
 			const struct iface *ifs, unsigned n_if, struct sl_route *routes,
 			unsigned *n_total, struct sl_err *err)
 {
@@ -329,12 +411,12 @@ static int build_routes(const struct sl_param_row *rows, unsigned n, unsigned n_
 
 		rc = sl_route_parse_prefix(v[F_PREFIX].s, &r->prefix, &r->depth, err);
 		if (rc < 0)
-			return route_error(err, rc, i, &rows[i]);
+			return route_error(err, rc, RI(i), &rows[i]);
 		if (strcmp(v[F_VIA].s, "none") != 0) {
 			rc = sl_route_parse_addr(v[F_VIA].s, &r->nh.gateway, err);
 			if (rc < 0)
 				return sl_err_prefix(err, -rc, "%s: routes[%u]: via", rows[i].where,
-						     i);
+						     RI(i));
 		}
 		unsigned out = (unsigned)v[F_OUTPUT].u;
 		int k = -1;
@@ -344,7 +426,7 @@ static int build_routes(const struct sl_param_row *rows, unsigned n, unsigned n_
 				if (k < 0 && !v[F_OUTPUT].set)
 					return sl_errf(err, EINVAL, "%s: routes[%u]: via %s is on no "
 						       "interface's prefix (give output)",
-						       rows[i].where, i, v[F_VIA].s);
+						       rows[i].where, RI(i), v[F_VIA].s);
 			}
 			if (v[F_OUTPUT].set || k < 0) {
 				k = -1;
@@ -361,9 +443,9 @@ static int build_routes(const struct sl_param_row *rows, unsigned n, unsigned n_
 			if (n_out > 1)
 				return sl_errf(err, EINVAL, "%s: routes[%u]: output %u"
 					       " is not connected (outputs 0..%u are)", rows[i].where,
-					       i, out, n_out - 1);
+					       RI(i), out, n_out - 1);
 			return sl_errf(err, EINVAL, "%s: routes[%u]: output %u"
-				       " is not connected (only output 0 is)", rows[i].where, i,
+				       " is not connected (only output 0 is)", rows[i].where, RI(i),
 				       out);
 		}
 		r->nh.output = (uint16_t)out;
@@ -383,13 +465,13 @@ static int build_routes(const struct sl_param_row *rows, unsigned n, unsigned n_
 			}
 		}
 	}
-	rc = add_iface_routes(rows, n, ifs, n_if, routes, n_total, err);
+	rc = add_iface_routes(rows, idx, n, ifs, n_if, routes, n_total, err);
 	if (rc < 0)
 		return rc;
 	rc = sl_route_find_repeat(routes, n, &first, &again);
 	if (rc == -EEXIST)
 		return sl_errf(err, EINVAL, "%s: routes[%u]: prefix %s repeats routes[%u] (%s)",
-			       rows[again].where, again, rows[again].v[F_PREFIX].s, first,
+			       rows[again].where, RI(again), rows[again].v[F_PREFIX].s, RI(first),
 			       rows[first].where);
 	if (rc < 0)
 		return sl_errf(err, -rc, "out of memory");
@@ -437,20 +519,161 @@ static int params_local(const struct sl_param_spec *specs, unsigned n_specs,
 	return 0;
 }
 
-/* A table for the route rows and the router's interfaces. */
-static struct sl_route_table *make_table(struct sl_app *app, const struct sl_param_row *rows,
-					 unsigned n, struct sl_err *err)
+/* IPv6 routes of rows[0..n) (row j is routes[RI(j)] of the config), then a
+ * connected route per interface prefix: *n_total in all (room: n +
+ * SL_MAX_PORTS x IF_ADDR_MAX).  The router's own addresses are not routes:
+ * the data path compares them first. */
+static int build_routes6(const struct sl_param_row *rows, const unsigned *idx, unsigned n,
+			 unsigned n_out, const struct iface *ifs, unsigned n_if,
+			 struct sl_route6 *routes, unsigned *n_total, struct sl_err *err)
 {
-	struct router_priv *p = app->priv;
-	struct sl_route *routes = calloc(n + EXTRA_ROUTES, sizeof(*routes));
-	unsigned total = 0;
-	if (routes == NULL)
-		return sl_errf_null(err, ENOMEM, "out of memory for %u routes", n);
-	struct sl_route_table *t = NULL;
-	if (build_routes(rows, n, app->n_out, p->ifs, p->n_if, routes, &total, err) == 0)
-		t = sl_route_table_create(app->name, routes, total, app->socket, err);
-	free(routes);
-	return t;
+	static const uint8_t none[16];
+	unsigned t = n;
+	for (unsigned i = 0; i < n; i++) {
+		const struct sl_param_value *v = rows[i].v;
+		struct sl_route6 *r = &routes[i];
+		int rc = sl_route6_parse_prefix(v[F_PREFIX].s, r->prefix, &r->depth, err);
+		if (rc < 0)
+			return route_error(err, rc, RI(i), &rows[i]);
+		bool via = strcmp(v[F_VIA].s, "none") != 0;
+		if (via && sl_route6_parse_addr(v[F_VIA].s, r->nh.gateway, err) < 0)
+			return sl_err_prefix(err, EINVAL, "%s: routes[%u]: via", rows[i].where, RI(i));
+		unsigned out = (unsigned)v[F_OUTPUT].u;
+		int k = via ? iface_on6(ifs, n_if, r->nh.gateway) : -1;
+		if (via && k < 0 && n_if > 0 && !v[F_OUTPUT].set)
+			return sl_errf(err, EINVAL, "%s: routes[%u]: via %s is on no interface's "
+				       "prefix (give output)", rows[i].where, RI(i), v[F_VIA].s);
+		if (v[F_OUTPUT].set || k < 0) {
+			k = -1;
+			for (unsigned j = 0; j < n_if; j++)
+				if (ifs[j].output == out && ifs[j].vlan == 0)
+					k = (int)j;
+		}
+		if (k >= 0)
+			out = ifs[k].output;
+		if (out >= n_out)
+			return sl_errf(err, EINVAL, "%s: routes[%u]: output %u is not connected",
+				       rows[i].where, RI(i), out);
+		r->nh.output = (uint16_t)out;
+		r->nh.iface = k >= 0 ? (uint8_t)k : NO_IFACE;
+		r->nh.set_dmac = v[F_DST_MAC].set;
+		memcpy(r->nh.dmac, v[F_DST_MAC].mac, 6);
+		r->nh.kind = r->nh.set_dmac || k < 0 ? SL_NH_FORWARD
+			     : via ? SL_NH_GATEWAY : SL_NH_CONNECTED;
+		if (!via)
+			memcpy(r->nh.gateway, none, 16);
+		for (unsigned x = 0; x < i; x++)
+			if (routes[x].depth == r->depth && memcmp(routes[x].prefix, r->prefix, 16) == 0)
+				return sl_errf(err, EINVAL, "%s: routes[%u]: prefix %s repeats "
+					       "routes[%u] (%s)", rows[i].where, RI(i), v[F_PREFIX].s,
+					       RI(x), rows[x].where);
+	}
+	for (unsigned k = 0; k < n_if; k++)
+		for (unsigned j = 0; j < ifs[k].n_addr6; j++) {
+			struct sl_route6 c = { .depth = ifs[k].plen6[j],
+					       .nh = { .output = (uint16_t)ifs[k].output,
+						       .kind = SL_NH_CONNECTED, .iface = (uint8_t)k } };
+			for (unsigned b = 0; b < 16; b++) {
+				unsigned bits = c.depth > b * 8 ? c.depth - b * 8 : 0;
+				c.prefix[b] = ifs[k].addr6[j][b] &
+					      (bits >= 8 ? 0xff : (uint8_t)(0xff << (8 - bits)));
+			}
+			bool have = false;
+			for (unsigned x = 0; x < t; x++) {
+				if (routes[x].depth != c.depth || memcmp(routes[x].prefix, c.prefix, 16))
+					continue;
+				if (x < n)
+					return sl_errf(err, EINVAL, "%s: routes[%u]: prefix %s is "
+						       "interface '%s''s own (connected)",
+						       rows[x].where, RI(x), rows[x].v[F_PREFIX].s,
+						       ifs[k].name);
+				have = true;
+			}
+			if (!have)
+				routes[t++] = c;
+		}
+	*n_total = t;
+	return 0;
+}
+
+/* The rows of each family: r4/i4 the IPv4 ones and their places among all
+ * (NULL when all are), r6/i6 the IPv6 ones (a prefix with ':').  Free
+ * *r4 (which holds all four arrays). */
+struct split {
+	struct sl_param_row *r4, *r6;
+	unsigned *i4, *i6;
+	unsigned n4, n6;
+};
+
+static int split_rows(const struct sl_param_row *rows, unsigned n, struct split *sp,
+		      struct sl_err *err)
+{
+	memset(sp, 0, sizeof(*sp));
+	char *mem = calloc(n + 1, 2 * sizeof(struct sl_param_row) + 2 * sizeof(unsigned));
+	if (mem == NULL)
+		return sl_errf(err, ENOMEM, "out of memory for %u routes", n);
+	sp->r4 = (struct sl_param_row *)(void *)mem;
+	sp->r6 = sp->r4 + n + 1;
+	sp->i4 = (unsigned *)(void *)(sp->r6 + n + 1);
+	sp->i6 = sp->i4 + n + 1;
+	for (unsigned i = 0; i < n; i++) {
+		if (strchr(rows[i].v[F_PREFIX].s, ':') != NULL) {
+			sp->i6[sp->n6] = i;
+			sp->r6[sp->n6++] = rows[i];
+		} else {
+			sp->i4[sp->n4] = i;
+			sp->r4[sp->n4++] = rows[i];
+		}
+	}
+	return 0;
+}
+
+/* The tables for the route rows and the router's interfaces: IPv4 (t4)
+ * and IPv6 (t6; NULL when neither a route nor an interface has IPv6).
+ * With app NULL, only check (config load). */
+struct tables {
+	struct sl_route_table *t4;
+	struct sl_route6_table *t6;
+};
+
+static int make_tables(const char *name, int socket, const struct sl_param_row *rows,
+		       unsigned n, unsigned n_out, const struct iface *ifs, unsigned n_if,
+		       bool check_only, struct tables *out, struct sl_err *err)
+{
+	struct split sp;
+	unsigned total4 = 0, total6 = 0, n_addr6 = 0;
+	int rc = split_rows(rows, n, &sp, err);
+	if (rc < 0)
+		return rc;
+	for (unsigned k = 0; k < n_if; k++)
+		n_addr6 += ifs[k].n_addr6;
+	struct sl_route *r4 = calloc(sp.n4 + EXTRA_ROUTES, sizeof(*r4));
+	struct sl_route6 *r6 = calloc(sp.n6 + EXTRA_ROUTES, sizeof(*r6));
+	memset(out, 0, sizeof(*out));
+	if (r4 == NULL || r6 == NULL)
+		rc = sl_errf(err, ENOMEM, "out of memory for %u routes", n);
+	if (rc == 0)
+		rc = build_routes(sp.r4, sp.n6 > 0 ? sp.i4 : NULL, sp.n4, n_out, ifs, n_if, r4,
+				  &total4, err);
+	if (rc == 0)
+		rc = build_routes6(sp.r6, sp.i6, sp.n6, n_out, ifs, n_if, r6, &total6, err);
+	if (rc == 0 && !check_only) {
+		out->t4 = sl_route_table_create(name, r4, total4, socket, err);
+		if (out->t4 == NULL)
+			rc = -EINVAL;
+	}
+	if (rc == 0 && !check_only && total6 + n_addr6 > 0) {
+		out->t6 = sl_route6_create(name, r6, total6, socket, err);
+		if (out->t6 == NULL) {
+			sl_route_table_free(out->t4);
+			out->t4 = NULL;
+			rc = -EINVAL;
+		}
+	}
+	free(r4);
+	free(r6);
+	free(sp.r4);
+	return rc;
 }
 
 static int router_init(struct sl_app *app, struct sl_err *err)
@@ -486,9 +709,13 @@ static int router_init(struct sl_app *app, struct sl_err *err)
 	if (n == 0 && p->n_if == 0)
 		return sl_errf(err, EINVAL, "parameter 'routes' must have at least 1 row, got 0 "
 			       "(or give interfaces)");
-	p->table = make_table(app, rows, n, err);
-	if (p->table == NULL)
-		return -EINVAL;
+	struct tables tb;
+	rc = make_tables(app->name, app->socket, rows, n, app->n_out, p->ifs, p->n_if, false, &tb,
+			 err);
+	if (rc < 0)
+		return rc;
+	p->table = tb.t4;
+	p->table6 = tb.t6;
 	rc = sl_route_table_register(p->table, err);
 	if (rc < 0)
 		return rc;
@@ -543,6 +770,8 @@ static int router_start(struct sl_app *app, struct sl_err *err)
 		if (rc < 0)
 			return sl_err_prefix(err, -rc, "interface '%s'", f->name);
 	}
+	for (unsigned k = 0; k < p->n_if; k++)
+		sl_ip6_link_local(p->ifs[k].mac, p->ifs[k].ll6);
 	if (p->local_out < 0)
 		return 0;
 	const struct sl_app *host = app->out[p->local_out]->to;
@@ -557,7 +786,7 @@ static int router_start(struct sl_app *app, struct sl_err *err)
 /* A reload that changes the routes: the table built for them, and the one
  * it replaced (set by apply). */
 struct router_swap {
-	struct sl_route_table *next, *old;
+	struct tables next, old;
 };
 
 static int router_reconfig(struct sl_app *app, const struct sl_param_value *params,
@@ -574,10 +803,11 @@ static int router_reconfig(struct sl_app *app, const struct sl_param_value *para
 	if (sw == NULL)
 		return sl_errf(err, ENOMEM, "out of memory for %u routes", v->n_rows);
 	/* the interfaces are not live: a change restarts the app */
-	sw->next = make_table(app, v->rows, v->n_rows, err);
-	if (sw->next == NULL) {
+	int rc = make_tables(app->name, app->socket, v->rows, v->n_rows, app->n_out, p->ifs,
+			     p->n_if, false, &sw->next, err);
+	if (rc < 0) {
 		free(sw);
-		return -EINVAL;
+		return rc;
 	}
 	*state = sw;
 	return 0;
@@ -588,14 +818,23 @@ static void router_apply(struct sl_app *app, void *state)
 {
 	struct router_priv *p = app->priv;
 	struct router_swap *sw = state;
-	sw->old = p->table;
-	p->table = sw->next;
+	sw->old.t4 = p->table;
+	sw->old.t6 = p->table6;
+	p->table = sw->next.t4;
+	p->table6 = sw->next.t6;
 }
 
-static void free_table(void *obj, void *arg)
+static void free_tables(struct tables *t)
+{
+	sl_route_table_free(t->t4);
+	sl_route6_free(t->t6);
+}
+
+static void free_swap(void *obj, void *arg)
 {
 	(void)arg;
-	sl_route_table_free(obj);
+	free_tables(obj);
+	free(obj);
 }
 
 /* The old table is retired through the epoch: freed once no worker can be
@@ -603,11 +842,21 @@ static void free_table(void *obj, void *arg)
 static void router_release(struct sl_app *app, void *state, bool applied)
 {
 	struct router_swap *sw = state;
-	if (!applied)
-		sl_route_table_free(sw->next);
-	else if (sl_epoch_retire(app->epoch, app->control_epoch_w, sw->old, free_table, NULL) < 0
-		 && sl_epoch_synchronize(app->epoch) == 0)
-		sl_route_table_free(sw->old);   /* no room to retire: waited instead */
+	if (!applied) {
+		free_tables(&sw->next);
+		free(sw);
+		return;
+	}
+	struct tables *old = malloc(sizeof(*old));
+	if (old != NULL)
+		*old = sw->old;
+	if (old == NULL ||
+	    sl_epoch_retire(app->epoch, app->control_epoch_w, old, free_swap, NULL) < 0) {
+		/* no room to retire: waited instead */
+		if (sl_epoch_synchronize(app->epoch) == 0)
+			free_tables(&sw->old);
+		free(old);
+	}
 	free(sw);
 }
 
@@ -952,6 +1201,280 @@ static void resolve(struct sl_app *app, struct router_priv *p, unsigned k, uint3
 	sl_app_drop(app, &m, 1);
 }
 
+/* --- IPv6 (routers with an IPv6 table) ---------------------------------- */
+
+static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 1 };
+static const uint8_t all_nodes_mac[6] = { 0x33, 0x33, 0, 0, 0, 1 };
+
+/* Is a one of interface f's IPv6 addresses (its link-local included)? */
+static bool is_mine6(const struct iface *f, const uint8_t a[16])
+{
+	if (f->n_addr6 > 0 && memcmp(a, f->ll6, 16) == 0)
+		return true;
+	for (unsigned j = 0; j < f->n_addr6; j++)
+		if (memcmp(a, f->addr6[j], 16) == 0)
+			return true;
+	return false;
+}
+
+/* The router's interface with address a, or -1. */
+static int owner6(const struct router_priv *p, const uint8_t a[16])
+{
+	for (unsigned k = 0; k < p->n_if; k++)
+		if (is_mine6(&p->ifs[k], a))
+			return (int)k;
+	return -1;
+}
+
+/* Interface f's address to talk to a from: one on a's prefix, else the
+ * first global one; the link-local one for a link-local a. */
+static const uint8_t *source6(const struct iface *f, const uint8_t a[16])
+{
+	if (sl_ip6_is_link_local(a) || f->n_addr6 == 0)
+		return f->ll6;
+	for (unsigned j = 0; j < f->n_addr6; j++)
+		if (on_prefix6(a, f->addr6[j], f->plen6[j]))
+			return f->addr6[j];
+	return f->addr6[0];
+}
+
+/* A solicitation for target on interface k: to its solicited-node group,
+ * or to dmac (a probe of a known neighbour). */
+static void send_ns(struct sl_app *app, struct router_priv *p, unsigned k,
+		    const uint8_t target[16], const uint8_t *dmac)
+{
+	const struct iface *f = &p->ifs[k];
+	uint8_t group[16], gmac[6];
+	sl_ip6_solicited(target, group, gmac);
+	struct rte_mbuf *m = sl_nd_ns_frame(app->pool, f->mac, source6(f, target),
+					    dmac != NULL ? dmac : gmac, dmac != NULL ? target : group,
+					    target);
+	if (m == NULL)
+		return;
+	send_if(app, f, m);
+	sl_app_ctr_add(app, R_ND_REQUESTS, 1);
+}
+
+/* Unsolicited advertisements of each IPv6 address (and the link-local
+ * one), to all nodes. */
+static void announce6(struct sl_app *app, struct router_priv *p)
+{
+	for (unsigned k = 0; k < p->n_if; k++) {
+		const struct iface *f = &p->ifs[k];
+		for (unsigned j = 0; f->n_addr6 > 0 && j <= f->n_addr6; j++) {
+			const uint8_t *a = j < f->n_addr6 ? f->addr6[j] : f->ll6;
+			struct rte_mbuf *m = sl_nd_na_frame(app->pool, f->mac, all_nodes_mac,
+							    all_nodes, a,
+							    SL_NA_ROUTER | SL_NA_OVERRIDE);
+			if (m == NULL)
+				return;
+			send_if(app, f, m);
+			sl_app_ctr_add(app, R_ND_REQUESTS, 1);
+		}
+	}
+}
+
+/* An ICMPv6 error about m (its IPv6 header at l3), which came in by
+ * interface k; m stays the caller's. */
+static void send_error6(struct sl_app *app, struct router_priv *p, const struct rte_mbuf *m,
+			uint32_t l3, unsigned k, uint8_t type, uint8_t code, uint32_t param)
+{
+	const struct iface *f = &p->ifs[k];
+	if (f->n_addr6 == 0 || !sl_icmp6_may_answer(m, l3))
+		return;
+	if (!take_token(p)) {
+		sl_app_ctr_add(app, R_ICMP_LIMITED, 1);
+		return;
+	}
+	uint8_t tmp[16];
+	const uint8_t *src = rte_pktmbuf_read(m, l3 + 8, 16, tmp);
+	struct rte_mbuf *e = sl_icmp6_error(app->pool, m, l3, type, code, param,
+					    source6(f, src), f->mac);
+	if (e == NULL)
+		return;
+	send_if(app, f, e);
+	sl_app_ctr_add(app, R_ICMP_SENT, 1);
+}
+
+/* A solicitation or advertisement (ip: its IPv6 header, icmp: the
+ * message, in m's first segment) from interface k.  A solicitation for
+ * one of k's addresses is answered (refreshing the asker's entry, if it
+ * has one); an advertisement is learnt only for an entry the router made
+ * (it asked).  Consumes m. */
+static void nd_input(struct sl_app *app, struct router_priv *p, unsigned k, struct rte_mbuf *m,
+		     const uint8_t *ip, const uint8_t *icmp, uint32_t len)
+{
+	const struct iface *f = &p->ifs[k];
+	struct sl_nd nd;
+	sl_app_ctr_add(app, R_ND_IN, 1);
+	if (sl_nd_parse(ip, icmp, len, &nd) != SL_ND_OK) {
+		sl_app_ctr_add(app, R_ND_BAD, 1);
+		sl_app_drop(app, &m, 1);
+		return;
+	}
+	uint64_t now = rte_rdtsc();
+	const uint8_t *src = ip + 8;
+	const uint8_t *smac = rte_pktmbuf_mtod_offset(m, const uint8_t *, 6);
+	if (nd.type == SL_ND_NA) {
+		struct sl_nb *e = sl_nb_find6(p->nb, nd.target);
+		if (e != NULL && e->iface == k) {
+			confirm(app, p, e, nd.has_lladdr ? nd.lladdr : smac, now);
+			rte_pktmbuf_free(m);
+		} else {
+			sl_app_ctr_add(app, R_ND_IGNORED, 1);
+			sl_app_drop(app, &m, 1);
+		}
+		return;
+	}
+	if (!is_mine6(f, nd.target) || sl_ip6_is_unspecified(src)) {   /* not ours; DAD */
+		sl_app_ctr_add(app, R_ND_IGNORED, 1);
+		sl_app_drop(app, &m, 1);
+		return;
+	}
+	struct sl_nb *e = sl_nb_find6(p->nb, src);
+	if (e != NULL && e->iface == k && nd.has_lladdr)
+		confirm(app, p, e, nd.lladdr, now);
+	uint8_t dmac[6], target[16], dst[16];
+	memcpy(dmac, nd.has_lladdr ? nd.lladdr : smac, 6);
+	memcpy(target, nd.target, 16);
+	memcpy(dst, src, 16);
+	rte_pktmbuf_free(m);
+	struct rte_mbuf *r = sl_nd_na_frame(app->pool, f->mac, dmac, dst, target,
+					    SL_NA_ROUTER | SL_NA_SOLICITED | SL_NA_OVERRIDE);
+	if (r == NULL)
+		return;
+	send_if(app, f, r);
+	sl_app_ctr_add(app, R_ND_REPLIED, 1);
+}
+
+/* Send m (routed, hop limit done) to addr on interface k: now when its
+ * neighbour is known, else held while it is resolved.  Consumes m. */
+static void resolve6(struct sl_app *app, struct router_priv *p, unsigned k,
+		     const uint8_t addr[16], struct rte_mbuf *m)
+{
+	uint64_t now = rte_rdtsc();
+	struct sl_nb *e = sl_nb_find6(p->nb, addr);
+	if (likely(e != NULL && e->state != SL_NB_INCOMPLETE)) {
+		if (sl_nb_use(p->nb, e, now))
+			send_ns(app, p, k, addr, e->mac);
+		to_neighbour(app, &p->ifs[k], e, m);
+		sl_app_ctr_add(app, R_FORWARDED, 1);
+		sl_app_ctr_add(app, R_FORWARDED6, 1);
+		return;
+	}
+	if (e == NULL) {
+		e = sl_nb_create6(p->nb, addr, (uint8_t)k, now);
+		if (e != NULL)
+			send_ns(app, p, k, addr, NULL);
+	}
+	if (e != NULL && sl_nb_hold(p->nb, e, m)) {
+		sl_app_ctr_add(app, R_NEIGH_HELD, 1);
+		return;
+	}
+	sl_app_ctr_add(app, R_NEIGH_DROPPED, 1);
+	sl_app_drop(app, &m, 1);
+}
+
+/* An IPv6 packet to one of the router's addresses, from interface k: an
+ * echo request is answered; the rest goes to local_output, or is dropped.
+ * Consumes m. */
+static void local6(struct sl_app *app, struct router_priv *p, unsigned k, struct rte_mbuf *m,
+		   uint32_t l3, const uint8_t *ip, uint32_t plen)
+{
+	uint8_t type;
+	if (ip[6] == SL_ICMP6_PROTO && rte_pktmbuf_data_len(m) >= l3 + SL_IP6_HDR + plen &&
+	    sl_icmp6_check(ip, ip + SL_IP6_HDR, plen, &type) && type == SL_ICMP6_ECHO) {
+		sl_icmp6_echo_to_reply(m, l3, p->ifs[k].mac);
+		send_if(app, &p->ifs[k], m);
+		sl_app_ctr_add(app, R_ECHO_REPLIED, 1);
+		return;
+	}
+	if (p->local_out >= 0) {
+		memcpy(rte_pktmbuf_mtod(m, uint8_t *), p->local_mac, 6);
+		send1(app, (unsigned)p->local_out, m);
+		sl_app_ctr_add(app, R_PUNTED, 1);
+		return;
+	}
+	sl_app_ctr_add(app, R_LOCAL_DROPPED, 1);
+	sl_app_drop(app, &m, 1);
+}
+
+/* One IPv6 packet (its header at l3) from interface k (-1: none; or
+ * LOCAL_IN), in the order RFC 8200 and 4861 ask: neighbour discovery, the
+ * router's own addresses, what is never forwarded, hop limit, route, MTU.
+ * Not batched: IPv6 takes this path packet by packet.  Consumes m. */
+static void route6(struct sl_app *app, struct router_priv *p, int k, struct rte_mbuf *m,
+		   uint32_t l3)
+{
+	if (rte_pktmbuf_is_contiguous(m) == 0 && rte_pktmbuf_linearize(m) != 0)
+		goto not_routed;
+	uint8_t *ip = rte_pktmbuf_mtod_offset(m, uint8_t *, l3);
+	uint32_t plen = (uint32_t)ip[4] << 8 | ip[5];
+	const uint8_t *dst = ip + 24;
+	if (k >= 0 && ip[6] == SL_ICMP6_PROTO && rte_pktmbuf_data_len(m) >= l3 + 64 &&
+	    (ip[SL_IP6_HDR] == SL_ND_NS || ip[SL_IP6_HDR] == SL_ND_NA)) {
+		nd_input(app, p, (unsigned)k, m, ip, ip + SL_IP6_HDR,
+			 RTE_MIN(plen, rte_pktmbuf_data_len(m) - l3 - SL_IP6_HDR));
+		return;
+	}
+	if (sl_ip6_is_multicast(dst) || sl_ip6_is_link_local(dst) ||
+	    sl_ip6_is_link_local(ip + 8) || sl_ip6_is_unspecified(ip + 8)) {
+		int own = k >= 0 ? owner6(p, dst) : -1;
+		if (own >= 0 && own == k) {
+			local6(app, p, (unsigned)k, m, l3, ip, plen);
+			return;
+		}
+		goto not_routed;   /* multicast (MLD, RS), link-local: not forwarded */
+	}
+	if (k >= 0 && owner6(p, dst) >= 0) {
+		local6(app, p, (unsigned)k, m, l3, ip, plen);
+		return;
+	}
+	if (ip[7] <= 1) {
+		sl_app_ctr_add(app, R_TTL_EXPIRED, 1);
+		if (k >= 0)
+			send_error6(app, p, m, l3, (unsigned)k, SL_ICMP6_TIME_EXCEEDED, 0, 0);
+		sl_app_drop(app, &m, 1);
+		return;
+	}
+	const struct sl_nh6 *nh = sl_route6_lookup(p->table6, dst);
+	if (nh == NULL) {
+		sl_app_ctr_add(app, R_NO_ROUTE, 1);
+		if (k >= 0)
+			send_error6(app, p, m, l3, (unsigned)k, SL_ICMP6_UNREACH, 0, 0);
+		sl_app_drop(app, &m, 1);
+		return;
+	}
+	if (nh->iface != NO_IFACE && SL_IP6_HDR + plen > p->ifs[nh->iface].mtu) {
+		sl_app_ctr_add(app, R_TOO_BIG, 1);
+		if (k >= 0)
+			send_error6(app, p, m, l3, (unsigned)k, SL_ICMP6_TOO_BIG, 0,
+				    p->ifs[nh->iface].mtu);
+		sl_app_drop(app, &m, 1);
+		return;
+	}
+	ip[7]--;
+	if (nh->kind == SL_NH_GATEWAY || nh->kind == SL_NH_CONNECTED) {
+		resolve6(app, p, nh->iface, nh->kind == SL_NH_GATEWAY ? nh->gateway : dst, m);
+		return;
+	}
+	uint8_t *eh = rte_pktmbuf_mtod(m, uint8_t *);
+	if (nh->set_dmac)
+		memcpy(eh, nh->dmac, 6);
+	sl_app_ctr_add(app, R_FORWARDED, 1);
+	sl_app_ctr_add(app, R_FORWARDED6, 1);
+	if (nh->iface != NO_IFACE) {
+		memcpy(eh + 6, p->ifs[nh->iface].mac, 6);
+		send_if(app, &p->ifs[nh->iface], m);
+	} else {
+		send1(app, nh->output, m);
+	}
+	return;
+not_routed:
+	sl_app_ctr_add(app, R_NOT_IPV4, 1);
+	sl_app_drop(app, &m, 1);
+}
+
 /* The interface of frame m on input in_idx, which belongs to interfaces:
  * a tagged frame's (its tag stripped), or the untagged one; TAGGED_ONLY
  * when none takes it. */
@@ -984,6 +1507,7 @@ enum slow {
 	S_MALFORMED,  /* drop it */
 	S_NOT_IPV4,   /* drop it (IPv6, another ethertype, ARP off an interface) */
 	S_VLAN_UNKNOWN, /* drop it: its tag (or none) is no interface's */
+	S_IPV6,       /* IPv6: *l3 set; route6() takes it */
 };
 
 /* Frame m from input in_idx (its interface *k on entry: the input's; on
@@ -1005,6 +1529,11 @@ static inline enum slow parse_slow(struct sl_app *app, struct router_priv *p, un
 		memcpy(dst, key.dst, sizeof(*dst));
 		*l3 = info.l3_off;
 		return S_IPV4;
+	}
+	if (c == SL_PKT_IP && key.family == 6 && p->table6 != NULL) {
+		sl_route_hint_clear(m);
+		*l3 = info.l3_off;
+		return S_IPV6;
 	}
 	sl_route_hint_clear(m);
 	if (k != -1 && c == SL_PKT_NOT_IP && info.vlans == 0 &&
@@ -1129,6 +1658,10 @@ static void route_input(struct sl_app *app, struct sl_link *in, unsigned in_idx)
 				       sizeof(dst));
 			} else {
 				enum slow v = parse_slow(app, p, in_idx, &k, m, &dst, &l3_off);
+				if (v == S_IPV6) {
+					route6(app, p, k, m, l3_off);
+					continue;
+				}
 				if (unlikely(v != S_IPV4)) {
 					malformed += v == S_MALFORMED;
 					not_ipv4 += v == S_NOT_IPV4;
@@ -1240,8 +1773,11 @@ static void router_push(struct sl_app *app)
 static void age_probe(void *arg, const struct sl_nb *e)
 {
 	struct sl_app *app = arg;
-	send_request(app, app->priv, e->iface, e->addr,
-		     e->state == SL_NB_INCOMPLETE ? NULL : e->mac);
+	const uint8_t *mac = e->state == SL_NB_INCOMPLETE ? NULL : e->mac;
+	if (e->v6)
+		send_ns(app, app->priv, e->iface, e->addr6, mac);
+	else
+		send_request(app, app->priv, e->iface, e->addr, mac);
 }
 
 /* A packet e held when it failed: host unreachable to its sender, then
@@ -1270,6 +1806,7 @@ static void router_tick(struct sl_app *app)
 	if (unlikely(!p->announced)) {
 		p->announced = true;
 		announce(app, p);
+		announce6(app, p);
 	}
 	const struct sl_nb_ops ops = { .probe = age_probe, .fail = age_fail, .arg = app };
 	uint64_t aged = sl_nb_stats(p->nb)->removed_aged;
@@ -1288,6 +1825,8 @@ static void router_fini(struct sl_app *app)
 
 	sl_route_table_free(p->table);    /* unregisters it */
 	p->table = NULL;
+	sl_route6_free(p->table6);
+	p->table6 = NULL;
 	sl_nb_table_free(p->nb);           /* and the packets its entries held */
 	p->nb = NULL;
 	sl_nbv_free(p->nbv);
@@ -1385,13 +1924,8 @@ static int router_check(const struct sl_param_value *params, unsigned n_out, str
 		&params[sl_param_find(router_params, SL_ARRAY_LEN(router_params), "routes")];
 	if (v->n_rows == 0)
 		return 0;   /* the list's own minimum is checked by the config */
-	struct sl_route *routes = calloc(v->n_rows + EXTRA_ROUTES, sizeof(*routes));
-	unsigned total;
-	if (routes == NULL)
-		return sl_errf(err, ENOMEM, "out of memory for %u routes", v->n_rows);
-	rc = build_routes(v->rows, v->n_rows, n_out, ifs, n_if, routes, &total, err);
-	free(routes);
-	return rc;
+	struct tables tb;
+	return make_tables(NULL, 0, v->rows, v->n_rows, n_out, ifs, n_if, true, &tb, err);
 }
 
 static const struct sl_port_spec router_inputs[] = {

@@ -31,13 +31,24 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 wire_init rth 198.18.1.2 198.18.2.2
-for tool in arping traceroute socat ss; do
+for tool in arping traceroute socat ss ndisc6; do
   command -v $tool >/dev/null || skip "no '$tool' (scripts/setup installs it)"
 done
 wire_up
 ip -n "$NS_A" route add default via 198.18.1.1 || fail "cannot add A's default route"
 ip -n "$NS_B" route add default via 198.18.2.1 || fail "cannot add B's default route"
 ip -n "$NS_B" addr add 198.18.100.1/32 dev lo || fail "cannot add B's second address"
+# IPv6 on the hosts (wire_up turned it off everywhere; the engine's
+# namespace keeps it off, so that its kernel does not answer on ethA/ethB)
+for nd in "$NS_A vethA" "$NS_B vethB"; do
+  read -r ns dev <<<"$nd"
+  ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=0 net.ipv6.conf.default.disable_ipv6=0 \
+    "net.ipv6.conf.$dev.disable_ipv6=0" || fail "cannot turn IPv6 on in $ns"
+done
+ip -n "$NS_A" addr add 2001:db8:1::2/64 dev vethA nodad &&
+  ip -n "$NS_B" addr add 2001:db8:2::2/64 dev vethB nodad || fail "cannot give the hosts IPv6 addresses"
+ip -n "$NS_A" -6 route add default via 2001:db8:1::1 &&
+  ip -n "$NS_B" -6 route add default via 2001:db8:2::1 || fail "cannot add the hosts' IPv6 default routes"
 
 # The documented example, as it is, with this test's EAL arguments, a
 # smaller MTU towards B (for fragmentation needed) and short neighbour
@@ -46,8 +57,8 @@ python3 - "$SRC/docs/examples/router-hosts.yaml" "$EAL_ARGS" >"$T/r.yaml" <<'PY'
 import re, sys
 s = open(sys.argv[1]).read()
 s, n1 = re.subn(r"  args: \[.*?\]\n", "  args: %s\n" % sys.argv[2], s, flags=re.S)
-n2 = s.count("address: 198.18.2.1/24 }")
-s = s.replace("address: 198.18.2.1/24 }", "address: 198.18.2.1/24, mtu: 1400 }")
+n2 = s.count("address: \"198.18.2.1/24, 2001:db8:2::1/64\" }")
+s = s.replace("address: \"198.18.2.1/24, 2001:db8:2::1/64\" }", "address: \"198.18.2.1/24, 2001:db8:2::1/64\", mtu: 1400 }")
 n3 = s.count("    routes:\n")
 s = s.replace("    routes:\n", "    neigh_reachable: 1s\n    neigh_stale: 1s\n    routes:\n")
 n4 = s.count("      - { name: west,")
@@ -80,6 +91,37 @@ grep -qi "$mac_a" "$T/arping" || { cat "$T/arping"; fail "arping's reply is not 
 lladdr=$(ip -n "$NS_A" neigh show 198.18.1.1 | awk '{print $5}')
 [[ ${lladdr,,} == "${mac_a,,}" ]] || fail "A's neighbour entry for its gateway is '$lladdr', expected $mac_a"
 ok "arping and A's neighbour table see the router at ethA's MAC $mac_a"
+
+# --- 1b. IPv6: ping -6 both ways, the router's own addresses, its MAC as
+# neighbour discovery sees it (ndisc6, the hosts' neighbour tables),
+# traceroute -6, no route and packet too big.
+for way in "$NS_A 2001:db8:2::2" "$NS_B 2001:db8:1::2"; do
+  read -r ns to <<<"$way"
+  ip netns exec "$ns" ping -6 -n -q -c 10 -i 0.2 -W 2 "$to" >"$T/ping" 2>&1 &&
+    grep -q " 0% packet loss" "$T/ping" || { cat "$T/ping"; router_counters; fail "ping -6 to $to lost packets"; }
+done
+ok "ping -6 A -> B and B -> A: 10 of 10 each"
+for addr in 2001:db8:1::1 2001:db8:2::1; do
+  ip netns exec "$NS_A" ping -6 -n -q -c 3 -i 0.2 -W 2 "$addr" >"$T/ping" 2>&1 &&
+    grep -q " 0% packet loss" "$T/ping" || { cat "$T/ping"; fail "the router's $addr does not answer ping -6"; }
+done
+ll=$(ip netns exec "$NS_A" ndisc6 -1 -n 2001:db8:1::1 vethA 2>&1) ||
+  { echo "$ll"; fail "ndisc6 got no advertisement for 2001:db8:1::1"; }
+grep -qi "Target link-layer address: *$mac_a" <<<"$ll" || { echo "$ll"; fail "ndisc6: 2001:db8:1::1 is not at $mac_a"; }
+lladdr=$(ip -n "$NS_A" -6 neigh show 2001:db8:1::1 | awk '{print $5}')
+[[ ${lladdr,,} == "${mac_a,,}" ]] || fail "A's IPv6 neighbour entry for its gateway is '$lladdr', expected $mac_a"
+ok "the router answers ping -6 on 2001:db8:1::1 and 2001:db8:2::1; ndisc6 and A's neighbour table see it at $mac_a"
+ip netns exec "$NS_A" traceroute -6 -I -n -q 1 -w 2 -m 3 2001:db8:2::2 >"$T/trace6" 2>&1 || true
+grep -q '^ 1  2001:db8:1::1 ' "$T/trace6" && grep -q '^ 2  2001:db8:2::2 ' "$T/trace6" ||
+  { cat "$T/trace6"; fail "traceroute -6 does not show the router's hop"; }
+ok "traceroute -6 -I: hop 1 the router (2001:db8:1::1), hop 2 B"
+ip netns exec "$NS_A" ping -6 -n -c 1 -W 2 2001:db8:99::1 >"$T/ping" 2>&1
+grep -qE "From 2001:db8:1::1 .*(No route|Destination unreachable)" "$T/ping" ||
+  { cat "$T/ping"; fail "no 'Destination unreachable: No route' from the router for 2001:db8:99::1"; }
+ip netns exec "$NS_A" ping -6 -n -c 2 -i 0.2 -W 2 -M do -s 1450 2001:db8:2::2 >"$T/ping" 2>&1
+grep -qE "From 2001:db8:1::1 .*[Pp]acket too big.*mtu=1400" "$T/ping" ||
+  { cat "$T/ping"; fail "no 'Packet too big: mtu=1400' from the router"; }
+ok "ICMPv6 from the router: no route for 2001:db8:99::1, packet too big (mtu 1400) towards B"
 
 # --- 2a. the neighbour table as sluice stats (--json and text) and
 # telemetry show it: A and B reachable, on their interfaces, with their MACs.
@@ -284,6 +326,8 @@ c() { app_counter "$T/run.log" r "$1"; }
 [[ $(c arp_bad) == 1 && $(c neigh_failed) == 1 ]] || fail "arp_bad $(c arp_bad) (1 sent), neigh_failed $(c neigh_failed) (1: the ping of 198.18.1.77)"
 (($(app_counter "$T/run.log" east_port l4_filled) >= 1)) ||
   fail "east_port filled $(app_counter "$T/run.log" east_port l4_filled) checksums, expected the datagram's"
-ok "counters: arp_replied $(c arp_replied), echo_replied $(c echo_replied), icmp_sent $(c icmp_sent), forwarded $(c forwarded)"
+(($(c forwarded6) >= 40 && $(c nd_replied) >= 2 && $(c nd_requests) >= 2 && $(c nd_in) >= 4)) ||
+  fail "IPv6 counters: forwarded6 $(c forwarded6), nd_replied $(c nd_replied), nd_requests $(c nd_requests), nd_in $(c nd_in)"
+ok "counters: arp_replied $(c arp_replied), echo_replied $(c echo_replied), icmp_sent $(c icmp_sent), forwarded $(c forwarded), forwarded6 $(c forwarded6), nd_replied $(c nd_replied), nd_requests $(c nd_requests)"
 wire_cleanup
 wire_removed

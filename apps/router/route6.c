@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The IPv6 route table: route6.h. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_lpm6.h>
+#include <rte_malloc.h>
+
+#include "apps/router/route6.h"
+
+struct sl_route6_table {
+	struct rte_lpm6 *lpm;
+	struct sl_nh6 *nh;            /* by the lpm's next hop index */
+};
+
+int sl_route6_parse_addr(const char *text, uint8_t a[16], struct sl_err *err)
+{
+	if (inet_pton(AF_INET6, text, a) != 1)
+		return sl_errf(err, EINVAL, "'%s' is not an IPv6 address", text);
+	return 0;
+}
+
+int sl_route6_parse_prefix(const char *text, uint8_t a[16], uint8_t *depth, struct sl_err *err)
+{
+	char buf[64];
+	const char *slash = strchr(text, '/');
+	char *end;
+	if (slash == NULL || (size_t)(slash - text) >= sizeof(buf))
+		return sl_errf(err, EINVAL, "prefix '%s' is not X:X::X/N with N in 0..128", text);
+	memcpy(buf, text, (size_t)(slash - text));
+	buf[slash - text] = '\0';
+	unsigned long n = strtoul(slash + 1, &end, 10);
+	if (inet_pton(AF_INET6, buf, a) != 1 || slash[1] == '\0' || *end != '\0' || n > 128)
+		return sl_errf(err, EINVAL, "prefix '%s' is not X:X::X/N with N in 0..128", text);
+	for (unsigned bit = (unsigned)n; bit < 128; bit++)
+		if (a[bit / 8] & (0x80 >> (bit % 8)))
+			return sl_errf(err, EINVAL, "prefix '%s' has host bits set", text);
+	*depth = (uint8_t)n;
+	return 0;
+}
+
+struct sl_route6_table *sl_route6_create(const char *name, const struct sl_route6 *routes,
+					 unsigned n, int socket, struct sl_err *err)
+{
+	static _Atomic unsigned serial;
+	struct sl_route6_table *t = calloc(1, sizeof(*t));
+	if (t == NULL)
+		return sl_errf_null(err, ENOMEM, "out of memory for an IPv6 route table");
+	t->nh = calloc(n + 1, sizeof(*t->nh));
+	char lname[RTE_LPM6_NAMESIZE];
+	snprintf(lname, sizeof(lname), "r6_%.16s_%u", name, atomic_fetch_add(&serial, 1));
+	struct rte_lpm6_config c = { .max_rules = n + 1, .number_tbl8s = 16 * (n + 1) + 64 };
+	if (t->nh != NULL)
+		t->lpm = rte_lpm6_create(lname, socket, &c);
+	if (t->lpm == NULL) {
+		const char *why = t->nh == NULL ? "out of memory" : rte_strerror(rte_errno);
+		sl_errf(err, ENOMEM, "cannot create an IPv6 route table of %u routes: %s", n, why);
+		sl_route6_free(t);
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		t->nh[i] = routes[i].nh;
+		int rc = rte_lpm6_add(t->lpm, routes[i].prefix, routes[i].depth, i);
+		if (rc < 0) {
+			sl_route6_free(t);
+			return sl_errf_null(err, -rc, "cannot add IPv6 route %u: %s", i,
+					    rte_strerror(-rc));
+		}
+	}
+	return t;
+}
+
+void sl_route6_free(struct sl_route6_table *t)
+{
+	if (t == NULL)
+		return;
+	rte_lpm6_free(t->lpm);
+	free(t->nh);
+	free(t);
+}
+
+const struct sl_nh6 *sl_route6_lookup(const struct sl_route6_table *t, const uint8_t dst[16])
+{
+	uint32_t i;
+	if (rte_lpm6_lookup(t->lpm, dst, &i) != 0)
+		return NULL;
+	return &t->nh[i];
+}

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * route6.h: a router's IPv6 route table: DPDK's rte_lpm6 from prefixes to
+ * next hops, built whole from a list and then read only (a reload builds
+ * another and retires this one through the epoch, as for IPv4: route.h).
+ *
+ * Threads: create and free on the control thread; lookups from the router's
+ * worker.  Errors follow engine/base/err.h.
+ */
+#ifndef SL_ROUTE6_H
+#define SL_ROUTE6_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/err.h"
+
+/* What a route leads to (the kinds of route.h's struct sl_route_nh). */
+struct sl_nh6 {
+	uint16_t output;
+	uint8_t kind;                /* SL_NH_FORWARD, _GATEWAY, _CONNECTED */
+	uint8_t iface;               /* the router's interface, or 0xff */
+	uint8_t gateway[16];         /* _GATEWAY: resolved by ND */
+	bool set_dmac;               /* _FORWARD: a static neighbour */
+	uint8_t dmac[6];
+};
+
+struct sl_route6 {
+	uint8_t prefix[16];
+	uint8_t depth;               /* 0..128 */
+	struct sl_nh6 nh;
+};
+
+struct sl_route6_table;
+
+/* "X:X::X/N" with N in 0..128 and the host bits zero, into a and depth.
+ * 0 or -EINVAL with a sentence naming the text. */
+int sl_route6_parse_prefix(const char *text, uint8_t a[16], uint8_t *depth, struct sl_err *err);
+
+/* An IPv6 address "X:X::X".  0 or -EINVAL with a sentence. */
+int sl_route6_parse_addr(const char *text, uint8_t a[16], struct sl_err *err);
+
+/* A table of routes[0..n) (n may be 0), named after `name` (an app) for
+ * DPDK; NULL with errno and a sentence.  Repeated prefixes are the
+ * caller's to refuse. */
+struct sl_route6_table *sl_route6_create(const char *name, const struct sl_route6 *routes,
+					 unsigned n, int socket, struct sl_err *err);
+void sl_route6_free(struct sl_route6_table *t);
+
+/* The next hop for dst, or NULL when no route matches. */
+const struct sl_nh6 *sl_route6_lookup(const struct sl_route6_table *t, const uint8_t dst[16]);
+
+#endif /* SL_ROUTE6_H */
