@@ -16,6 +16,8 @@
 struct sl_route6_table {
 	struct rte_lpm6 *lpm;
 	struct sl_nh6 *nh;            /* by the lpm's next hop index */
+	int def;                      /* the default route's (::/0, which rte_lpm6 does
+				       * not take: depth 1..128), or -1 */
 };
 
 int sl_route6_parse_addr(const char *text, uint8_t a[16], struct sl_err *err)
@@ -64,8 +66,13 @@ struct sl_route6_table *sl_route6_create(const char *name, const struct sl_route
 		errno = ENOMEM;
 		return NULL;
 	}
+	t->def = -1;
 	for (unsigned i = 0; i < n; i++) {
 		t->nh[i] = routes[i].nh;
+		if (routes[i].depth == 0) {
+			t->def = (int)i;
+			continue;
+		}
 		int rc = rte_lpm6_add(t->lpm, routes[i].prefix, routes[i].depth, i);
 		if (rc < 0) {
 			sl_route6_free(t);
@@ -89,6 +96,6 @@ const struct sl_nh6 *sl_route6_lookup(const struct sl_route6_table *t, const uin
 {
 	uint32_t i;
 	if (rte_lpm6_lookup(t->lpm, dst, &i) != 0)
-		return NULL;
+		return t->def >= 0 ? &t->nh[t->def] : NULL;
 	return &t->nh[i];
 }

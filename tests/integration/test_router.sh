@@ -198,6 +198,56 @@ expect_error 2 "sluice: $E:10:9: app 'r1': routes[0]: prefix 10.1.0.0/24 is inte
     routes:
       - { prefix: 10.1.0.0/24, output: 1 }"
 
+# IPv6: interface addresses and routes.
+expect_error 2 "app 'r1': interface 'a': address '2001:db8::g/64' is not X:X::X/N: '2001:db8::g' is not an IPv6 address" \
+"    interfaces:
+      - { name: a, output: 0, address: \"10.1.0.1/24, 2001:db8::g/64\" }
+$DEFAULT"
+expect_error 2 "app 'r1': interface 'a': address 'fe80::1/64' is link-local: each interface with IPv6 has fe80::/64 from its MAC" \
+"    interfaces:
+      - { name: a, output: 0, address: fe80::1/64 }
+$DEFAULT"
+expect_error 2 "app 'r1': interface 'a': address 'ff02::1/64' is not one host's (unspecified, loopback or multicast)" \
+"    interfaces:
+      - { name: a, output: 0, address: ff02::1/64 }
+$DEFAULT"
+expect_error 2 "app 'r1': interface 'a': address '2001:db8::1/129': prefix length must be 1..128" \
+"    interfaces:
+      - { name: a, output: 0, address: 2001:db8::1/129 }
+$DEFAULT"
+expect_error 2 "app 'r1': interface 'a': mtu 1200 is below IPv6's 1280" \
+"    interfaces:
+      - { name: a, output: 0, mtu: 1200, address: \"10.1.0.1/24, 2001:db8::1/64\" }
+$DEFAULT"
+expect_error 2 "app 'r1': interface 'b': an IPv6 address is interface 'a''s too" \
+"    interfaces:
+      - { name: a, output: 0, address: 2001:db8::1/64 }
+      - { name: b, output: 1, address: 2001:db8::1/64 }
+$DEFAULT"
+expect_error 2 "app 'r1': routes[1]: prefix '2001:db8:5::1/64' has host bits set" \
+"$IFACE_A
+    routes:
+      - { prefix: 0.0.0.0/0, via: 10.1.0.254 }
+      - { prefix: 2001:db8:5::1/64, output: 0 }"
+expect_error 2 "app 'r1': routes[1]: via 2001:db8:9::1 is on no interface's prefix (give output)" \
+"    interfaces:
+      - { name: a, output: 0, address: \"10.1.0.1/24, 2001:db8:1::1/64\" }
+    routes:
+      - { prefix: 0.0.0.0/0, via: 10.1.0.254 }
+      - { prefix: \"::/0\", via: 2001:db8:9::1 }"
+expect_error 2 "app 'r1': routes[2]: prefix ::/0 repeats routes[0]" \
+"    interfaces:
+      - { name: a, output: 0, address: \"10.1.0.1/24, 2001:db8:1::1/64\" }
+    routes:
+      - { prefix: \"::/0\", via: 2001:db8:1::fe }
+      - { prefix: 0.0.0.0/0, via: 10.1.0.254 }
+      - { prefix: \"::/0\", via: 2001:db8:1::fd }"
+expect_error 2 "app 'r1': routes[0]: prefix 2001:db8:1::/64 is interface 'a''s own (connected)" \
+"    interfaces:
+      - { name: a, output: 0, address: \"10.1.0.1/24, 2001:db8:1::1/64\" }
+    routes:
+      - { prefix: 2001:db8:1::/64, output: 0 }"
+
 # vlan: 1..4094; two interfaces on one output need different vlans.
 expect_error 2 "app 'r1': interface 'a': vlan 4095 is outside 1..4094" \
 "    interfaces:

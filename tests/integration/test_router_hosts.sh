@@ -47,6 +47,7 @@ for nd in "$NS_A vethA" "$NS_B vethB"; do
 done
 ip -n "$NS_A" addr add 2001:db8:1::2/64 dev vethA nodad &&
   ip -n "$NS_B" addr add 2001:db8:2::2/64 dev vethB nodad || fail "cannot give the hosts IPv6 addresses"
+ip -n "$NS_B" addr add 2001:db8:100::1/128 dev lo || fail "cannot add B's second IPv6 address"
 ip -n "$NS_A" -6 route add default via 2001:db8:1::1 &&
   ip -n "$NS_B" -6 route add default via 2001:db8:2::1 || fail "cannot add the hosts' IPv6 default routes"
 
@@ -101,6 +102,9 @@ for way in "$NS_A 2001:db8:2::2" "$NS_B 2001:db8:1::2"; do
     grep -q " 0% packet loss" "$T/ping" || { cat "$T/ping"; router_counters; fail "ping -6 to $to lost packets"; }
 done
 ok "ping -6 A -> B and B -> A: 10 of 10 each"
+ip netns exec "$NS_A" ping -6 -n -q -c 3 -i 0.2 -W 2 2001:db8:100::1 >"$T/ping" 2>&1 &&
+  grep -q " 0% packet loss" "$T/ping" || { cat "$T/ping"; fail "2001:db8:100::/48 via 2001:db8:2::2: ping -6 lost packets"; }
+ok "2001:db8:100::/48 via 2001:db8:2::2: ping -6 answered"
 for addr in 2001:db8:1::1 2001:db8:2::1; do
   ip netns exec "$NS_A" ping -6 -n -q -c 3 -i 0.2 -W 2 "$addr" >"$T/ping" 2>&1 &&
     grep -q " 0% packet loss" "$T/ping" || { cat "$T/ping"; fail "the router's $addr does not answer ping -6"; }
