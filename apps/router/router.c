@@ -1851,9 +1851,9 @@ static int router_table_read(struct sl_app *app, bool live, unsigned offset,
 
 static const struct sl_param_spec router_route_fields[] = {
 	[F_PREFIX] = { .name = "prefix", .type = SL_PARAM_STRING,
-		       .doc = "destinations, A.B.C.D/N with the host bits zero; 0.0.0.0/0 is the default route" },
+		       .doc = "destinations, A.B.C.D/N or X:X::X/N (quoted in YAML) with the host bits zero; 0.0.0.0/0 and ::/0 are the default routes" },
 	[F_VIA] = { .name = "via", .type = SL_PARAM_STRING, .def = "none",
-		    .doc = "next-hop gateway A.B.C.D (with interfaces: resolved by ARP, and it picks the output); none: directly connected" },
+		    .doc = "next-hop gateway A.B.C.D or X:X::X, of the prefix's family (with interfaces: resolved by ARP or ND, and it picks the output); none: directly connected" },
 	[F_OUTPUT] = { .name = "output", .type = SL_PARAM_UINT, .def = "0", .max = SL_MAX_PORTS - 1,
 		       .doc = "the output the packets leave by (N of outputN); must be connected; with interfaces, via's interface when not given" },
 	[F_DST_MAC] = { .name = "dst_mac", .type = SL_PARAM_MAC, .def = "00:00:00:00:00:00",
@@ -1869,11 +1869,11 @@ static const struct sl_param_spec router_iface_fields[] = {
 	[I_OUTPUT] = { .name = "output", .type = SL_PARAM_UINT, .max = SL_MAX_PORTS - 1,
 		       .doc = "N: the interface leaves by outputN and takes what inputN brings" },
 	[I_ADDRESS] = { .name = "address", .type = SL_PARAM_STRING,
-			.doc = "its IPv4 addresses, A.B.C.D/N, separated by commas or spaces (at most 8)" },
+			.doc = "its addresses, A.B.C.D/N and X:X::X/N, separated by commas or spaces (at most 8 of each family; an interface with IPv6 also has fe80::/64 from its MAC)" },
 	[I_MAC] = { .name = "mac", .type = SL_PARAM_MAC, .def = "00:00:00:00:00:00",
 		    .doc = "its MAC address; not given: that of the port its output leads to" },
 	[I_MTU] = { .name = "mtu", .type = SL_PARAM_UINT, .def = "1500", .min = 68, .max = 9000,
-		    .doc = "the largest IPv4 packet it sends, in bytes" },
+		    .doc = "the largest IP packet it sends, in bytes (at least 1280 with IPv6)" },
 	[I_VLAN] = { .name = "vlan", .type = SL_PARAM_UINT, .def = "0", .max = 65535,
 		     .doc = "an 802.1Q VLAN id, 1..4094: the interface takes the frames inputN brings with that tag and tags what it sends; not given: untagged frames" },
 };
@@ -1882,7 +1882,7 @@ _Static_assert(SL_ARRAY_LEN(router_iface_fields) == I_COUNT, "one spec per inter
 static const struct sl_param_spec router_params[] = {
 	{ .name = "routes", .type = SL_PARAM_TABLE, .min = 1,
 	  .fields = router_route_fields, .n_fields = SL_ARRAY_LEN(router_route_fields),
-	  .live = true, .doc = "IPv4 routes, longest prefix wins: prefix, output, and optionally via, dst_mac, src_mac" },
+	  .live = true, .doc = "IPv4 and IPv6 routes, longest prefix wins: prefix, output, and optionally via, dst_mac, src_mac (IPv4 only)" },
 	{ .name = "interfaces", .type = SL_PARAM_TABLE, .def = "[]", .max = SL_MAX_PORTS,
 	  .fields = router_iface_fields, .n_fields = SL_ARRAY_LEN(router_iface_fields),
 	  .doc = "the router's interfaces: name, output, address, and optionally mac, mtu; none: forwarding only (docs/router.md)" },
@@ -1935,12 +1935,12 @@ static const struct sl_port_spec router_inputs[] = {
 
 static const struct sl_port_spec router_outputs[] = {
 	{ .name = "output#", .required = true,
-	  .doc = "output0, output1, ...: routed IPv4 packets, by their route's output" },
+	  .doc = "output0, output1, ...: routed packets, by their route's output" },
 };
 
 static const struct sl_app_type router_app = {
 	.name = "router",
-	.doc = "Route IPv4 by longest-prefix match; with interfaces, answer ARP and ping, resolve next hops, send ICMP errors",
+	.doc = "Route IPv4 and IPv6 by longest-prefix match; with interfaces, answer ARP, ND and ping, resolve next hops, send ICMP errors",
 	.params = router_params,
 	.n_params = SL_ARRAY_LEN(router_params),
 	.inputs = router_inputs,
