@@ -61,7 +61,9 @@ struct sl_route6_table *sl_route6_create(const char *name, const struct sl_route
 		t->lpm = rte_lpm6_create(lname, socket, &c);
 	if (t->lpm == NULL) {
 		const char *why = t->nh == NULL ? "out of memory" : rte_strerror(rte_errno);
-		sl_errf(err, ENOMEM, "cannot create an IPv6 route table of %u routes: %s", n, why);
+		sl_errf(err, ENOMEM, "cannot create an IPv6 route table of %u routes: %s (a table "
+			"takes 64 MiB of DPDK's memory and more with its routes: see -m or the "
+			"hugepages)", n, why);
 		sl_route6_free(t);
 		errno = ENOMEM;
 		return NULL;

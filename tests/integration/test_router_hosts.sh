@@ -54,7 +54,9 @@ ip -n "$NS_A" -6 route add default via 2001:db8:1::1 &&
 # The documented example, as it is, with this test's EAL arguments, a
 # smaller MTU towards B (for fragmentation needed) and short neighbour
 # timeouts (for the aging).
-python3 - "$SRC/docs/examples/router-hosts.yaml" "$EAL_ARGS" >"$T/r.yaml" <<'PY' || fail "cannot adapt the example"
+# (-m 512: each route table, IPv4 and IPv6, takes 64 MiB, and a reload
+# holds two of each for a moment)
+python3 - "$SRC/docs/examples/router-hosts.yaml" "${EAL_ARGS/\"256\"/\"512\"}" >"$T/r.yaml" <<'PY' || fail "cannot adapt the example"
 import re, sys
 s = open(sys.argv[1]).read()
 s, n1 = re.subn(r"  args: \[.*?\]\n", "  args: %s\n" % sys.argv[2], s, flags=re.S)
@@ -126,6 +128,27 @@ ip netns exec "$NS_A" ping -6 -n -c 2 -i 0.2 -W 2 -M do -s 1450 2001:db8:2::2 >"
 grep -qE "From 2001:db8:1::1 .*[Pp]acket too big.*mtu=1400" "$T/ping" ||
   { cat "$T/ping"; fail "no 'Packet too big: mtu=1400' from the router"; }
 ok "ICMPv6 from the router: no route for 2001:db8:99::1, packet too big (mtu 1400) towards B"
+
+# --- 1c. a live reload without the IPv6 route via B: the route goes
+# (no route, from the router), the neighbour table stays (B's entries, made
+# before, are still there: a reload that does not touch the interfaces
+# keeps it), and a second reload brings the route back.
+grep -v '2001:db8:100::/48' "$T/r.yaml" >"$T/r-no6.yaml"
+ip netns exec "$NS_A" ping -6 -n -q -c 1 -W 2 2001:db8:2::2 >/dev/null 2>&1   # refresh B's entry
+"$SLUICE" reload --prefix "$PREFIX" "$T/r-no6.yaml" >"$T/reload" 2>&1 ||
+  { cat "$T/reload"; fail "the reload without the IPv6 route failed"; }
+expect_in "$T/reload" "reconfigure app 'r': routes 2 rows -> 1 row"
+snap
+python3 -c 'import json,sys; sys.exit("2001:db8:2::2" not in [e["address"] for e in json.load(open(sys.argv[1]))["apps"]["r"]["neighbours"]])' "$T/s.json" ||
+  fail "B's IPv6 neighbour entry did not survive a reload of the routes"
+ip netns exec "$NS_A" ping -6 -n -c 1 -W 2 2001:db8:100::1 >"$T/ping" 2>&1
+grep -qE "From 2001:db8:1::1 .*(No route|Destination unreachable)" "$T/ping" ||
+  { cat "$T/ping"; fail "after the reload, 2001:db8:100::1 did not get 'no route' from the router"; }
+"$SLUICE" reload --prefix "$PREFIX" "$T/r.yaml" >"$T/reload" 2>&1 ||
+  { cat "$T/reload"; fail "the reload back failed"; }
+ip netns exec "$NS_A" ping -6 -n -q -c 3 -i 0.2 -W 2 2001:db8:100::1 >"$T/ping" 2>&1 &&
+  grep -q " 0% packet loss" "$T/ping" || { cat "$T/ping"; fail "the IPv6 route did not come back with the reload"; }
+ok "reload: the IPv6 route via B went (no route from the router) and came back; B's neighbour entry stayed"
 
 # --- 2a. the neighbour table as sluice stats (--json and text) and
 # telemetry show it: A and B reachable, on their interfaces, with their MACs.
