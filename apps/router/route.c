@@ -229,8 +229,6 @@ struct sl_route_table *sl_route_table_create(const char *name, const struct sl_r
 	unsigned first, again, deep = 0, *idx = NULL;
 	int rc, e;
 
-	if (n == 0)
-		return sl_errf_null(err, EINVAL, "route table '%s': no routes", name);
 	if (n > ROUTES_MAX)
 		return sl_errf_null(err, EINVAL, "route table '%s': %u routes, at most %u", name,
 				    n, ROUTES_MAX);
@@ -257,7 +255,7 @@ struct sl_route_table *sl_route_table_create(const char *name, const struct sl_r
 	}
 
 	t = calloc(1, sizeof(*t) + n * sizeof(t->nh[0]));
-	idx = malloc(n * sizeof(*idx));
+	idx = malloc((n + 1) * sizeof(*idx));
 	if (t == NULL || idx == NULL || (t->name = strdup(name)) == NULL ||
 	    share_next_hops(t, routes, n, idx) < 0) {
 		if (t != NULL)
@@ -274,7 +272,7 @@ struct sl_route_table *sl_route_table_create(const char *name, const struct sl_r
 	/* One rule per route, so max_rules is n (a power of two leaves room
 	 * for nothing we need); each route longer than /24 needs
 	 * at most one tbl8 group of its own. */
-	conf.max_rules = n;
+	conf.max_rules = n > 0 ? n : 1;   /* rte_lpm wants at least one */
 	conf.number_tbl8s = deep + 1;
 	snprintf(lpm_name, sizeof(lpm_name), "sl_rt%u", lpm_serial++);
 	t->lpm = rte_lpm_create(lpm_name, socket, &conf);

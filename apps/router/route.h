@@ -75,8 +75,9 @@ struct sl_route {
 
 struct sl_route_table;
 
-/* Build a table of n routes (n >= 1) for a router named name; socket is the
- * NUMA node for the LPM.  Route i gets the index of the first route with an
+/* Build a table of n routes for a router named name (n may be 0: every
+ * lookup in that table misses; a router with IPv6 routes only has one);
+ * socket is the NUMA node for the LPM.  Route i gets the index of the first route with an
  * equal next hop, counted in distinct next hops.  Duplicate prefixes (same
  * prefix and depth), host bits set and more than 2^24 routes are errors.
  * Returns the table, or NULL with errno set (EINVAL, EEXIST for a repeated

@@ -22,7 +22,8 @@ struct sl_nh6 {
 	uint8_t iface;               /* the router's interface, or 0xff */
 	uint8_t gateway[16];         /* _GATEWAY: resolved by ND */
 	bool set_dmac;               /* _FORWARD: a static neighbour */
-	uint8_t dmac[6];
+	bool set_smac;               /* _FORWARD: the source MAC to write */
+	uint8_t dmac[6], smac[6];
 };
 
 struct sl_route6 {

@@ -558,6 +558,8 @@ static int build_routes6(const struct sl_param_row *rows, const unsigned *idx, u
 		r->nh.iface = k >= 0 ? (uint8_t)k : NO_IFACE;
 		r->nh.set_dmac = v[F_DST_MAC].set;
 		memcpy(r->nh.dmac, v[F_DST_MAC].mac, 6);
+		r->nh.set_smac = v[F_SRC_MAC].set;
+		memcpy(r->nh.smac, v[F_SRC_MAC].mac, 6);
 		r->nh.kind = r->nh.set_dmac || k < 0 ? SL_NH_FORWARD
 			     : via ? SL_NH_GATEWAY : SL_NH_CONNECTED;
 		if (!via)
@@ -1461,10 +1463,13 @@ static void route6(struct sl_app *app, struct router_priv *p, int k, struct rte_
 	uint8_t *eh = rte_pktmbuf_mtod(m, uint8_t *);
 	if (nh->set_dmac)
 		memcpy(eh, nh->dmac, 6);
+	if (nh->set_smac)
+		memcpy(eh + 6, nh->smac, 6);
 	sl_app_ctr_add(app, R_FORWARDED, 1);
 	sl_app_ctr_add(app, R_FORWARDED6, 1);
 	if (nh->iface != NO_IFACE) {
-		memcpy(eh + 6, p->ifs[nh->iface].mac, 6);
+		if (!nh->set_smac)
+			memcpy(eh + 6, p->ifs[nh->iface].mac, 6);
 		send_if(app, &p->ifs[nh->iface], m);
 	} else {
 		send1(app, nh->output, m);
@@ -1882,7 +1887,7 @@ _Static_assert(SL_ARRAY_LEN(router_iface_fields) == I_COUNT, "one spec per inter
 static const struct sl_param_spec router_params[] = {
 	{ .name = "routes", .type = SL_PARAM_TABLE, .min = 1,
 	  .fields = router_route_fields, .n_fields = SL_ARRAY_LEN(router_route_fields),
-	  .live = true, .doc = "IPv4 and IPv6 routes, longest prefix wins: prefix, output, and optionally via, dst_mac, src_mac (IPv4 only)" },
+	  .live = true, .doc = "IPv4 and IPv6 routes, longest prefix wins: prefix, output, and optionally via, dst_mac, src_mac" },
 	{ .name = "interfaces", .type = SL_PARAM_TABLE, .def = "[]", .max = SL_MAX_PORTS,
 	  .fields = router_iface_fields, .n_fields = SL_ARRAY_LEN(router_iface_fields),
 	  .doc = "the router's interfaces: name, output, address, and optionally mac, mtu; none: forwarding only (docs/router.md)" },

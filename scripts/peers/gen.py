@@ -8,6 +8,10 @@
                                  DIR/routes.yaml (the router's routes list)
   gen.py dests N K FILE          pcap of K IPv4/UDP frames to K destinations
                                  spread over the N routes of `routes N`
+  gen.py routes6 N DIR           the same for N IPv6 prefixes: DIR/routes.v6,
+                                 DIR/routes.v4 (one R line) and DIR/routes.yaml
+  gen.py dests6 N K FILE         pcap of K IPv6/UDP frames to K destinations
+                                 spread over the N routes of `routes6 N`
   gen.py flows N FILE [ROUNDS]   pcap of N distinct UDP 5-tuples, one frame
                                  each, the whole set ROUNDS times (default 1)
   gen.py ofrules N FILE          one exact OpenFlow rule per 5-tuple of
@@ -55,6 +59,17 @@ def frame(src, dst, sport, dport):
     ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
     udp = struct.pack("!HHHH", sport, dport, ulen, 0) + bytes(ulen - 8)
     return ETH + ip + udp
+
+
+ETH6 = bytes.fromhex("020000000000" "020000000001" "86dd")
+
+
+def frame6(src, dst, sport, dport):
+    ulen = SIZE - 14 - 40
+    ip = struct.pack("!IHBB16s16s", 6 << 28, ulen, 17, 64,
+                     src.to_bytes(16, "big"), dst.to_bytes(16, "big"))
+    udp = struct.pack("!HHHH", sport, dport, ulen, 0xFFFF) + bytes(ulen - 8)
+    return ETH6 + ip + udp
 
 
 def write_pcap(path, frames):
@@ -116,6 +131,63 @@ def cmd_routes(n, d):
         fh.write("[\n" + ",\n".join(" " + x for x in lines) + "]\n")
     deep = sum(1 for _, p in rs if p > 24)
     print("%d routes (%d longer than /24)" % (n, deep))
+
+
+def ip6_str(a):
+    import ipaddress
+    return str(ipaddress.IPv6Address(a))
+
+
+def routes6(n):
+    """N distinct IPv6 prefixes shaped like an Internet table: 60% /48, 30%
+    /32../47, 10% /49../64 (rte_lpm6 walks a tbl8 per byte past /24), in
+    2400::/6 (2001:db8::/32 and the sources' 2001:db8:ffff::/48 left out)."""
+    rnd = random.Random(n + 6)
+    seen, out = set(), []
+    while len(out) < n:
+        x = rnd.random()
+        if x < 0.6:
+            plen = 48
+        elif x < 0.9:
+            plen = rnd.randint(32, 47)
+        else:
+            plen = rnd.randint(49, 64)
+        a = (0x24 << 120) | rnd.getrandbits(122)
+        a &= ((1 << 128) - 1) ^ ((1 << (128 - plen)) - 1)
+        if (a, plen) in seen:
+            continue
+        seen.add((a, plen))
+        out.append((a, plen))
+    return out
+
+
+def cmd_routes6(n, d):
+    rs = routes6(n)
+    with open(d + "/routes.v6", "w") as fh:
+        fh.write("# %d IPv6 routes, all to port 1\n" % n)
+        fh.writelines("R%s/%d 1\n" % (ip6_str(a), p) for a, p in rs)
+    with open(d + "/routes.v4", "w") as fh:
+        fh.write("R198.51.100.0/24 1\n")
+    with open(d + "/routes.yaml", "w") as fh:
+        rows = ['{prefix: "%s/%d", output: 0, dst_mac: *d, src_mac: *s}' % (ip6_str(a), p)
+                for a, p in rs]
+        rows[0] = rows[0].replace("*d", '&d "02:00:00:00:01:01"').replace("*s", '&s "02:00:00:00:01:00"')
+        lines = [", ".join(rows[i:i + 16]) for i in range(0, len(rows), 16)]
+        fh.write("[\n" + ",\n".join(" " + x for x in lines) + "]\n")
+    print("%d IPv6 routes (%d longer than /48)" % (n, sum(1 for _, p in rs if p > 48)))
+
+
+def cmd_dests6(n, k, path):
+    rs = routes6(n)
+    rnd = random.Random(k * 7919 + n + 6)
+    frames = []
+    src0 = 0x20010DB8FFFF << 80
+    for i in range(k):
+        a, plen = rs[(i * n) // k] if k <= n else rs[i % n]
+        dst = a | rnd.getrandbits(128 - plen)
+        frames.append(frame6(src0 | i, dst, 1024 + (i >> 16), 9))
+    rnd.shuffle(frames)
+    write_pcap(path, frames)
 
 
 def cmd_dests(n, k, path):
@@ -252,6 +324,10 @@ def main(a):
         cmd_routes(int(a[1]), a[2])
     elif len(a) == 4 and a[0] == "dests":
         cmd_dests(int(a[1]), int(a[2]), a[3])
+    elif len(a) >= 3 and a[0] == "routes6":
+        cmd_routes6(int(a[1]), a[2])
+    elif len(a) == 4 and a[0] == "dests6":
+        cmd_dests6(int(a[1]), int(a[2]), a[3])
     elif len(a) in (3, 4) and a[0] == "flows":
         cmd_flows(int(a[1]), a[2], int(a[3]) if len(a) == 4 else 1)
     elif len(a) == 3 and a[0] == "ofrules":

@@ -44,7 +44,7 @@ import statistics
 import sys
 
 CSV_HEADER = "part,config,engine,run,mpps,packets,seconds,cpu_s,cycles_per_pkt,hit_pct,extra\n"
-RATIO_KEYS = ("l3fwd", "ovs", "ovs-exact", "sluice-io", "testpmd-io")
+RATIO_KEYS = ("l3fwd", "l3fwd6", "ovs", "ovs-exact", "sluice-io", "testpmd-io")
 
 
 def cmd_cpu_seconds(ns0, ns1):
@@ -142,7 +142,7 @@ def cmd_expiry(csv_path, runs, flows, engine, run, result):
 
 
 def cmd_medians(csv_path, d):
-    rows = [r for r in csv.DictReader(open(csv_path)) if r["part"] in ("l3fwd", "ovs")]
+    rows = [r for r in csv.DictReader(open(csv_path)) if r["part"] in ("l3fwd", "l3fwd6", "ovs")]
 
     def med(v):
         return statistics.median(v) if v else None
@@ -160,8 +160,8 @@ def cmd_medians(csv_path, d):
     # (part, config, engine, peer, key): engine's median over peer's, kept as key
     pairs = []
     for part, cfg in configs:
-        if part == "l3fwd":
-            pairs.append((part, cfg, "sluice", "l3fwd", "l3fwd"))
+        if part in ("l3fwd", "l3fwd6"):
+            pairs.append((part, cfg, "sluice", "l3fwd", part))
         else:
             pairs.append((part, cfg, "sluice", "ovs", "ovs"))
             if has("ovs-exact", cfg):

@@ -15,7 +15,7 @@ export SLUICE SLUICE_BENCH_NO_BUILD=1
 
 expect_refused "bench-peers: unknown argument '--bogus'" --bogus
 expect_refused "bench-peers: --runs must be a positive integer" --runs 0
-expect_refused "bench-peers: unknown part 'vpp' (testpmd, l3fwd, ovs, expiry)" --parts ovs,vpp
+expect_refused "bench-peers: unknown part 'vpp' (testpmd, l3fwd, l3fwd6, ovs, expiry)" --parts ovs,vpp
 expect_refused "bench-peers: --expiry-flows must be 1..131072" --expiry-flows 0
 expect_refused "bench-peers: --flows values must be 1..16777216" --flows 1,0
 expect_refused "bench-peers: --duration needs a value" --duration
