@@ -94,6 +94,15 @@ void sl_route6_free(struct sl_route6_table *t)
 	free(t);
 }
 
+void sl_route6_lookup_bulk(const struct sl_route6_table *t, uint8_t (*dst)[16],
+			   const struct sl_nh6 **nh, unsigned n)
+{
+	int32_t hop[n];
+	rte_lpm6_lookup_bulk_func(t->lpm, dst, hop, n);
+	for (unsigned i = 0; i < n; i++)
+		nh[i] = hop[i] >= 0 ? &t->nh[hop[i]] : t->def >= 0 ? &t->nh[t->def] : NULL;
+}
+
 const struct sl_nh6 *sl_route6_lookup(const struct sl_route6_table *t, const uint8_t dst[16])
 {
 	uint32_t i;

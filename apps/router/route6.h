@@ -51,4 +51,9 @@ void sl_route6_free(struct sl_route6_table *t);
 /* The next hop for dst, or NULL when no route matches. */
 const struct sl_nh6 *sl_route6_lookup(const struct sl_route6_table *t, const uint8_t dst[16]);
 
+/* The same for n destinations at once (rte_lpm6's bulk lookup): nh[i] for
+ * dst[i]. */
+void sl_route6_lookup_bulk(const struct sl_route6_table *t, uint8_t (*dst)[16],
+			   const struct sl_nh6 **nh, unsigned n);
+
 #endif /* SL_ROUTE6_H */

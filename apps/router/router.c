@@ -1480,6 +1480,86 @@ not_routed:
 	sl_app_drop(app, &m, 1);
 }
 
+/* The IPv6 header of m if m is an untagged IPv6 frame that routing may
+ * forward as it is: unicast, not link-local, from a source that is neither
+ * link-local nor unspecified, hop limit over 1, not to one of the
+ * router's addresses.  Everything else (ND, errors to send, what is the
+ * router's) takes route6. */
+static inline uint8_t *ipv6_fast(const struct router_priv *p, struct rte_mbuf *m)
+{
+	if (unlikely(rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN + SL_IP6_HDR))
+		return NULL;
+	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
+	uint8_t *ip = f + RTE_ETHER_HDR_LEN;
+	if (f[12] != 0x86 || f[13] != 0xdd || (ip[0] >> 4) != 6 || ip[7] <= 1 ||
+	    ip[24] == 0xff || sl_ip6_is_link_local(ip + 24) || sl_ip6_is_link_local(ip + 8) ||
+	    (ip[8] == 0 && sl_ip6_is_unspecified(ip + 8)))
+		return NULL;
+	return p->n_if == 0 || owner6(p, ip + 24) < 0 ? ip : NULL;
+}
+
+/* The IPv6 packets of a burst that ipv6_fast took, m[0..n) from interface
+ * k[i], their headers ip[i]: looked up together, then each dropped (no
+ * route, too big: with the error sent), resolved, or added to the burst's
+ * transmit lists (pkts, which, count; *n_fw). */
+static void route6_burst(struct sl_app *app, struct router_priv *p, struct rte_mbuf **m,
+			 uint8_t **ip, const int8_t *k, unsigned n, struct rte_mbuf **pkts,
+			 uint8_t *which, unsigned *count, unsigned *n_fw)
+{
+	uint8_t dst[SL_BURST_MAX][16];
+	const struct sl_nh6 *nh[SL_BURST_MAX];
+	unsigned fw = 0, no_route = 0, too_big = 0;
+	for (unsigned i = 0; i < n; i++)
+		memcpy(dst[i], ip[i] + 24, 16);
+	sl_route6_lookup_bulk(p->table6, dst, nh, n);
+	for (unsigned i = 0; i < n; i++) {
+		const struct sl_nh6 *h = nh[i];
+		uint32_t l3 = RTE_ETHER_HDR_LEN;
+		if (unlikely(h == NULL)) {
+			no_route++;
+			if (k[i] >= 0)
+				send_error6(app, p, m[i], l3, (unsigned)k[i], SL_ICMP6_UNREACH, 0, 0);
+			sl_app_drop(app, &m[i], 1);
+			continue;
+		}
+		uint32_t len = SL_IP6_HDR + ((uint32_t)ip[i][4] << 8 | ip[i][5]);
+		if (unlikely(h->iface != NO_IFACE && len > p->ifs[h->iface].mtu)) {
+			too_big++;
+			if (k[i] >= 0)
+				send_error6(app, p, m[i], l3, (unsigned)k[i], SL_ICMP6_TOO_BIG, 0,
+					    p->ifs[h->iface].mtu);
+			sl_app_drop(app, &m[i], 1);
+			continue;
+		}
+		ip[i][7]--;
+		if (h->kind == SL_NH_GATEWAY || h->kind == SL_NH_CONNECTED) {
+			resolve6(app, p, h->iface, h->kind == SL_NH_GATEWAY ? h->gateway : dst[i], m[i]);
+			continue;
+		}
+		uint8_t *eh = rte_pktmbuf_mtod(m[i], uint8_t *);
+		if (h->set_dmac)
+			memcpy(eh, h->dmac, 6);
+		if (h->set_smac)
+			memcpy(eh + 6, h->smac, 6);
+		fw++;
+		if (h->iface != NO_IFACE) {
+			if (!h->set_smac)
+				memcpy(eh + 6, p->ifs[h->iface].mac, 6);
+			if (p->ifs[h->iface].vlan != 0) {
+				send_if(app, &p->ifs[h->iface], m[i]);
+				continue;
+			}
+		}
+		which[*n_fw] = (uint8_t)h->output;
+		pkts[(*n_fw)++] = m[i];
+		count[h->output]++;
+	}
+	sl_app_ctr_add(app, R_FORWARDED, fw);
+	sl_app_ctr_add(app, R_FORWARDED6, fw);
+	sl_app_ctr_add(app, R_NO_ROUTE, no_route);
+	sl_app_ctr_add(app, R_TOO_BIG, too_big);
+}
+
 /* The interface of frame m on input in_idx, which belongs to interfaces:
  * a tagged frame's (its tag stripped), or the untagged one; TAGGED_ONLY
  * when none takes it. */
@@ -1635,6 +1715,9 @@ static void route_input(struct sl_app *app, struct sl_link *in, unsigned in_idx)
 	uint32_t dsts[SL_BURST_MAX];
 	int nh[SL_BURST_MAX];
 	int8_t kk[SL_BURST_MAX];               /* each packet's interface */
+	struct rte_mbuf *six[SL_BURST_MAX];    /* IPv6 packets for route6_burst */
+	uint8_t *six_ip[SL_BURST_MAX];
+	int8_t six_k[SL_BURST_MAX];
 	uint32_t lk_dst[SL_BURST_MAX];
 	int lk_nh[SL_BURST_MAX];
 	uint8_t lk_at[SL_BURST_MAX];
@@ -1644,7 +1727,7 @@ static void route_input(struct sl_app *app, struct sl_link *in, unsigned in_idx)
 	for (unsigned r = 0; r < ROUTER_ROUNDS; r++) {
 		unsigned n = sl_link_receive(in, pkts, app->burst);
 		unsigned count[SL_MAX_PORTS] = { 0 };
-		unsigned n_ok = 0, n_lk = 0, n_fw = 0, n_drop = 0;
+		unsigned n_ok = 0, n_lk = 0, n_fw = 0, n_drop = 0, n_six = 0;
 		unsigned not_ipv4 = 0, malformed = 0, ttl_expired = 0, no_route = 0, hinted = 0;
 		unsigned vlan_unknown = 0;
 
@@ -1662,6 +1745,15 @@ static void route_input(struct sl_app *app, struct sl_link *in, unsigned in_idx)
 				memcpy(&dst, ip + offsetof(struct rte_ipv4_hdr, dst_addr),
 				       sizeof(dst));
 			} else {
+				uint8_t *ip6;
+				if (p->table6 != NULL && k != TAGGED_ONLY &&
+				    (ip6 = ipv6_fast(p, m)) != NULL) {
+					sl_route_hint_clear(m);
+					six[n_six] = m;
+					six_ip[n_six] = ip6;
+					six_k[n_six++] = (int8_t)k;
+					continue;
+				}
 				enum slow v = parse_slow(app, p, in_idx, &k, m, &dst, &l3_off);
 				if (v == S_IPV6) {
 					route6(app, p, k, m, l3_off);
@@ -1748,6 +1840,9 @@ static void route_input(struct sl_app *app, struct sl_link *in, unsigned in_idx)
 			pkts[n_fw++] = m;   /* n_fw <= i */
 			count[hop->output]++;
 		}
+		/* 3b: the IPv6 packets, together (after the IPv4 ones on each output). */
+		if (n_six > 0)
+			route6_burst(app, p, six, six_ip, six_k, n_six, pkts, which, count, &n_fw);
 		/* 4: drops, one transmit per output, the burst's counters. */
 		sl_app_drop(app, drop, n_drop);
 		transmit_by_output(app, pkts, which, n_fw, count);
