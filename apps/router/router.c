@@ -1593,6 +1593,7 @@ enum slow {
 	S_NOT_IPV4,   /* drop it (IPv6, another ethertype, ARP off an interface) */
 	S_VLAN_UNKNOWN, /* drop it: its tag (or none) is no interface's */
 	S_IPV6,       /* IPv6: *l3 set; route6() takes it */
+	S_SIX,        /* IPv6 for the burst's batch (ipv6_fast) */
 };
 
 /* Frame m from input in_idx (its interface *k on entry: the input's; on
@@ -1633,6 +1634,25 @@ static inline enum slow parse_slow(struct sl_app *app, struct router_priv *p, un
 									       : S_NOT_IPV4;
 }
 
+/* A frame that is not the simple IPv4 kind: IPv6 for the batch (S_SIX,
+ * *ip6 set), IPv4 to route (S_IPV4), handled here (S_TAKEN: ARP, ND, the
+ * rest of IPv6), or to drop (the other outcomes). */
+static inline enum slow slow_in(struct sl_app *app, struct router_priv *p, unsigned in_idx,
+				int *k, struct rte_mbuf *m, uint32_t *dst, uint16_t *l3,
+				uint8_t **ip6)
+{
+	if (p->table6 != NULL && *k != TAGGED_ONLY && (*ip6 = ipv6_fast(p, m)) != NULL) {
+		sl_route_hint_clear(m);
+		return S_SIX;
+	}
+	enum slow v = parse_slow(app, p, in_idx, k, m, dst, l3);
+	if (v == S_IPV6) {
+		route6(app, p, *k, m, *l3);
+		return S_TAKEN;
+	}
+	return v;
+}
+
 /* What a router with interfaces does before forwarding a routed packet. */
 enum verdict {
 	V_ROUTE,      /* forward it */
@@ -1667,6 +1687,21 @@ static inline enum verdict iface_checks(struct sl_app *app, struct router_priv *
 	if (k >= 0 && (ipf[4] & 0x40) != 0)   /* DF */
 		send_error(app, p, m, l3, (unsigned)k, SL_ICMP_UNREACH, 4, p->ifs[hop->iface].mtu);
 	return V_TOO_BIG;
+}
+
+/* TTL - 1 and the header checksum (RFC 1624) in w, the TTL's 16-bit word
+ * and the checksum of m's IPv4 header at l3; copied back when w was a
+ * copy (the header spans segments). */
+static inline void ttl_dec(struct rte_mbuf *m, uint32_t l3, uint8_t *w, bool copy)
+{
+	uint16_t old = be16_at(w);
+	uint16_t new = (uint16_t)(old - 0x100);      /* TTL - 1, protocol kept */
+	uint16_t sum = sl_csum_replace16(be16_at(w + 2), old, new);
+	w[0] = (uint8_t)(new >> 8);
+	w[2] = (uint8_t)(sum >> 8);
+	w[3] = (uint8_t)sum;
+	if (unlikely(copy))
+		write_at(m, l3 + 8u, w, 4);
 }
 
 /* The MACs of m for a route to a MAC (static: dst_mac, or kept), from an
@@ -1746,17 +1781,11 @@ static void route_input(struct sl_app *app, struct sl_link *in, unsigned in_idx)
 				       sizeof(dst));
 			} else {
 				uint8_t *ip6;
-				if (p->table6 != NULL && k != TAGGED_ONLY &&
-				    (ip6 = ipv6_fast(p, m)) != NULL) {
-					sl_route_hint_clear(m);
+				enum slow v = slow_in(app, p, in_idx, &k, m, &dst, &l3_off, &ip6);
+				if (v == S_SIX) {
 					six[n_six] = m;
 					six_ip[n_six] = ip6;
 					six_k[n_six++] = (int8_t)k;
-					continue;
-				}
-				enum slow v = parse_slow(app, p, in_idx, &k, m, &dst, &l3_off);
-				if (v == S_IPV6) {
-					route6(app, p, k, m, l3_off);
 					continue;
 				}
 				if (unlikely(v != S_IPV4)) {
@@ -1820,14 +1849,7 @@ static void route_input(struct sl_app *app, struct sl_link *in, unsigned in_idx)
 					continue;
 				}
 			}
-			uint16_t old = be16_at(w);
-			uint16_t new = (uint16_t)(old - 0x100);      /* TTL - 1, protocol kept */
-			uint16_t sum = sl_csum_replace16(be16_at(w + 2), old, new);
-			w[0] = (uint8_t)(new >> 8);
-			w[2] = (uint8_t)(sum >> 8);
-			w[3] = (uint8_t)sum;
-			if (unlikely(w == tmp[i]))
-				write_at(m, l3[i] + 8u, w, 4);
+			ttl_dec(m, l3[i], w, w == tmp[i]);
 			if (unlikely(hop->kind == SL_NH_GATEWAY || hop->kind == SL_NH_CONNECTED)) {
 				resolve(app, p, hop->iface, hop->kind == SL_NH_GATEWAY ? hop->gateway
 							      : dsts[i], m);
