@@ -56,7 +56,12 @@ struct sl_route6_table *sl_route6_create(const char *name, const struct sl_route
 	t->nh = calloc(n + 1, sizeof(*t->nh));
 	char lname[RTE_LPM6_NAMESIZE];
 	snprintf(lname, sizeof(lname), "r6_%.16s_%u", name, atomic_fetch_add(&serial, 1));
-	struct rte_lpm6_config c = { .max_rules = n + 1, .number_tbl8s = 16 * (n + 1) + 64 };
+	/* A route of depth d > 24 takes at most one tbl8 group per byte past
+	 * the first three (rte_lpm6's tbl24, then 8 bits a level). */
+	unsigned tbl8s = 64;
+	for (unsigned i = 0; i < n; i++)
+		tbl8s += routes[i].depth > 24 ? (routes[i].depth - 24 + 7) / 8u : 0;
+	struct rte_lpm6_config c = { .max_rules = n + 1, .number_tbl8s = tbl8s };
 	if (t->nh != NULL)
 		t->lpm = rte_lpm6_create(lname, socket, &c);
 	if (t->lpm == NULL) {
