@@ -138,41 +138,41 @@ static uint8_t *frame6(struct rte_mempool *mp, struct rte_mbuf **mo, const uint8
 	return h + SL_IP6_HDR;
 }
 
-struct rte_mbuf *sl_nd_ns_frame(struct rte_mempool *mp, const uint8_t smac[6],
-				const uint8_t src[16], const uint8_t dmac[6],
-				const uint8_t dst[16], const uint8_t target[16])
+/* A solicitation or advertisement (type) of target with flags, from src
+ * (smac) to dst / dmac, with a link-layer option (source for a
+ * solicitation, target for an advertisement) holding smac. */
+static struct rte_mbuf *nd_frame(struct rte_mempool *mp, uint8_t type, uint8_t flags,
+				 const uint8_t smac[6], const uint8_t src[16],
+				 const uint8_t dmac[6], const uint8_t dst[16],
+				 const uint8_t target[16])
 {
 	struct rte_mbuf *m;
 	uint8_t *ip;
 	uint8_t *p = frame6(mp, &m, dmac, smac, src, dst, 255, 32, &ip);
 	if (p == NULL)
 		return NULL;
-	p[0] = SL_ND_NS;
+	p[0] = type;
+	p[4] = flags;
 	memcpy(p + 8, target, 16);
-	p[24] = 1;              /* source link-layer address, 8 bytes */
+	p[24] = type == SL_ND_NS ? 1 : 2;   /* the option, 8 bytes */
 	p[25] = 1;
 	memcpy(p + 26, smac, 6);
 	set_sum6(ip, p, 32);
 	return m;
 }
 
+struct rte_mbuf *sl_nd_ns_frame(struct rte_mempool *mp, const uint8_t smac[6],
+				const uint8_t src[16], const uint8_t dmac[6],
+				const uint8_t dst[16], const uint8_t target[16])
+{
+	return nd_frame(mp, SL_ND_NS, 0, smac, src, dmac, dst, target);
+}
+
 struct rte_mbuf *sl_nd_na_frame(struct rte_mempool *mp, const uint8_t smac[6],
 				const uint8_t dmac[6], const uint8_t dst[16],
 				const uint8_t target[16], uint8_t flags)
 {
-	struct rte_mbuf *m;
-	uint8_t *ip;
-	uint8_t *p = frame6(mp, &m, dmac, smac, target, dst, 255, 32, &ip);
-	if (p == NULL)
-		return NULL;
-	p[0] = SL_ND_NA;
-	p[4] = flags;
-	memcpy(p + 8, target, 16);
-	p[24] = 2;              /* target link-layer address, 8 bytes */
-	p[25] = 1;
-	memcpy(p + 26, smac, 6);
-	set_sum6(ip, p, 32);
-	return m;
+	return nd_frame(mp, SL_ND_NA, flags, smac, target, dmac, dst, target);
 }
 
 void sl_icmp6_echo_to_reply(struct rte_mbuf *m, uint32_t l3, const uint8_t smac[6])

@@ -200,24 +200,37 @@ static int iface_on(const struct iface *ifs, unsigned n_if, uint32_t a)
 	return -1;
 }
 
+/* An interface address "ADDR/N" (form: "A.B.C.D/N" or "X:X::X/N"): ADDR
+ * into buf (64 bytes), N (1..max) into *n, else -EINVAL with a sentence. */
+static int split_if_addr(const char *text, const char *form, unsigned max, char *buf,
+			 unsigned long *n, struct sl_err *err)
+{
+	const char *slash = strchr(text, '/');
+	size_t len = slash != NULL ? (size_t)(slash - text) : 0;
+	char *end;
+	if (slash == NULL || len == 0 || len >= 64)
+		return sl_errf(err, EINVAL, "address '%s' is not %s", text, form);
+	memcpy(buf, text, len);
+	buf[len] = '\0';
+	*n = strtoul(slash + 1, &end, 10);
+	if (slash[1] < '0' || slash[1] > '9' || *end != '\0' || *n < 1 || *n > max)
+		return sl_errf(err, EINVAL, "address '%s': prefix length must be 1..%u", text, max);
+	return 0;
+}
+
 /* One interface address "A.B.C.D/N" (N in 1..32; host bits are the
  * address's own). */
 static int parse_if_addr(const char *text, uint32_t *addr, uint8_t *plen, struct sl_err *err)
 {
 	char buf[64];
-	const char *slash = strchr(text, '/');
-	size_t len = slash != NULL ? (size_t)(slash - text) : 0;
-	char *end;
-	if (slash == NULL || len == 0 || len >= sizeof(buf))
-		return sl_errf(err, EINVAL, "address '%s' is not A.B.C.D/N", text);
-	memcpy(buf, text, len);
-	buf[len] = '\0';
+	unsigned long n;
+	const char *form = "A.B.C.D/N";
+	int rc = split_if_addr(text, form, 32, buf, &n, err);
+	if (rc < 0)
+		return rc;
 	if (sl_route_parse_addr(buf, addr, NULL) < 0)
-		return sl_errf(err, EINVAL, "address '%s' is not A.B.C.D/N: '%s' is not an IPv4 "
-			       "address", text, buf);
-	unsigned long n = strtoul(slash + 1, &end, 10);
-	if (slash[1] < '0' || slash[1] > '9' || *end != '\0' || n < 1 || n > 32)
-		return sl_errf(err, EINVAL, "address '%s': prefix length must be 1..32", text);
+		return sl_errf(err, EINVAL, "address '%s' is not %s: '%s' is not an IPv4 "
+			       "address", text, form, buf);
 	if (*addr == 0 || (*addr >> 28) >= 0xe || (*addr >> 24) == 127 ||
 	    (n < 31 && (*addr == (*addr | ~(~0u << (32 - n))) ||
 			(*addr & ~(~0u << (32 - n))) == 0)))
@@ -227,25 +240,19 @@ static int parse_if_addr(const char *text, uint32_t *addr, uint8_t *plen, struct
 	return 0;
 }
 
-/* `interfaces` into ifs (at most n_out: one per connected output). */
 /* "X:X::X/N" for an interface: a host's address (not multicast, loopback,
  * unspecified or link-local: that one comes from the MAC), N 1..128. */
 static int parse_if_addr6(const char *text, uint8_t a[16], uint8_t *plen, struct sl_err *err)
 {
 	char buf[64];
-	const char *slash = strchr(text, '/');
-	size_t len = slash != NULL ? (size_t)(slash - text) : 0;
-	char *end;
-	if (slash == NULL || len == 0 || len >= sizeof(buf))
-		return sl_errf(err, EINVAL, "address '%s' is not X:X::X/N", text);
-	memcpy(buf, text, len);
-	buf[len] = '\0';
+	unsigned long n;
+	const char *form = "X:X::X/N";
+	int rc = split_if_addr(text, form, 128, buf, &n, err);
+	if (rc < 0)
+		return rc;
 	if (sl_route6_parse_addr(buf, a, NULL) < 0)
-		return sl_errf(err, EINVAL, "address '%s' is not X:X::X/N: '%s' is not an IPv6 "
-			       "address", text, buf);
-	unsigned long n = strtoul(slash + 1, &end, 10);
-	if (slash[1] < '0' || slash[1] > '9' || *end != '\0' || n < 1 || n > 128)
-		return sl_errf(err, EINVAL, "address '%s': prefix length must be 1..128", text);
+		return sl_errf(err, EINVAL, "address '%s' is not %s: '%s' is not an IPv6 "
+			       "address", text, form, buf);
 	static const uint8_t loop[16] = { [15] = 1 };
 	if (sl_ip6_is_multicast(a) || sl_ip6_is_unspecified(a) || memcmp(a, loop, 16) == 0)
 		return sl_errf(err, EINVAL, "address '%s' is not one host's (unspecified, loopback "
@@ -276,6 +283,7 @@ static int iface_on6(const struct iface *ifs, unsigned n_if, const uint8_t a[16]
 	return -1;
 }
 
+/* `interfaces` into ifs (at most n_out: one per connected output). */
 static int parse_ifaces(const struct sl_param_row *rows, unsigned n, unsigned n_out,
 			struct iface *ifs, struct sl_err *err)
 {
@@ -1176,24 +1184,42 @@ static void local_arp(struct sl_app *app, struct router_priv *p, struct rte_mbuf
 	sl_app_ctr_add(app, R_ARP_REPLIED, 1);
 }
 
-/* Send m (routed, TTL done) to addr on interface k: now when its neighbour
- * is known, else held while it is resolved.  Consumes m. */
-static void resolve(struct sl_app *app, struct router_priv *p, unsigned k, uint32_t addr,
-		    struct rte_mbuf *m)
+static void send_ns(struct sl_app *app, struct router_priv *p, unsigned k,
+		    const uint8_t target[16], const uint8_t *dmac);
+
+/* A request for neighbour a4 (IPv4, host order) or a6 (IPv6, when not
+ * NULL) on interface k: ARP or a solicitation; to dmac (a probe) or
+ * broadcast / the solicited-node group (dmac NULL). */
+static void ask(struct sl_app *app, struct router_priv *p, unsigned k, uint32_t a4,
+		const uint8_t *a6, const uint8_t *dmac)
+{
+	if (a6 != NULL)
+		send_ns(app, p, k, a6, dmac);
+	else
+		send_request(app, p, k, a4, dmac);
+}
+
+/* Send m (routed, TTL or hop limit done) to neighbour a4 (IPv4) or a6
+ * (IPv6, when not NULL) on interface k: now when its neighbour is known,
+ * else held while it is resolved.  Consumes m. */
+static void resolve_nb(struct sl_app *app, struct router_priv *p, unsigned k, uint32_t a4,
+		       const uint8_t *a6, struct rte_mbuf *m)
 {
 	uint64_t now = rte_rdtsc();
-	struct sl_nb *e = sl_nb_find(p->nb, addr);
+	struct sl_nb *e = a6 != NULL ? sl_nb_find6(p->nb, a6) : sl_nb_find(p->nb, a4);
 	if (likely(e != NULL && e->state != SL_NB_INCOMPLETE)) {
 		if (sl_nb_use(p->nb, e, now))
-			send_request(app, p, k, addr, e->mac);
+			ask(app, p, k, a4, a6, e->mac);
 		to_neighbour(app, &p->ifs[k], e, m);
 		sl_app_ctr_add(app, R_FORWARDED, 1);
+		sl_app_ctr_add(app, R_FORWARDED6, a6 != NULL);
 		return;
 	}
 	if (e == NULL) {
-		e = sl_nb_create(p->nb, addr, (uint8_t)k, now);
+		e = a6 != NULL ? sl_nb_create6(p->nb, a6, (uint8_t)k, now)
+			       : sl_nb_create(p->nb, a4, (uint8_t)k, now);
 		if (e != NULL)
-			send_request(app, p, k, addr, NULL);
+			ask(app, p, k, a4, a6, NULL);
 	}
 	if (e != NULL && sl_nb_hold(p->nb, e, m)) {
 		sl_app_ctr_add(app, R_NEIGH_HELD, 1);
@@ -1201,6 +1227,13 @@ static void resolve(struct sl_app *app, struct router_priv *p, unsigned k, uint3
 	}
 	sl_app_ctr_add(app, R_NEIGH_DROPPED, 1);
 	sl_app_drop(app, &m, 1);
+}
+
+/* Send m to IPv4 addr on interface k (resolve_nb). */
+static void resolve(struct sl_app *app, struct router_priv *p, unsigned k, uint32_t addr,
+		    struct rte_mbuf *m)
+{
+	resolve_nb(app, p, k, addr, NULL, m);
 }
 
 /* --- IPv6 (routers with an IPv6 table) ---------------------------------- */
@@ -1349,32 +1382,12 @@ static void nd_input(struct sl_app *app, struct router_priv *p, unsigned k, stru
 	sl_app_ctr_add(app, R_ND_REPLIED, 1);
 }
 
-/* Send m (routed, hop limit done) to addr on interface k: now when its
- * neighbour is known, else held while it is resolved.  Consumes m. */
+/* Send m (routed, hop limit done) to IPv6 addr on interface k (as
+ * resolve).  Consumes m. */
 static void resolve6(struct sl_app *app, struct router_priv *p, unsigned k,
 		     const uint8_t addr[16], struct rte_mbuf *m)
 {
-	uint64_t now = rte_rdtsc();
-	struct sl_nb *e = sl_nb_find6(p->nb, addr);
-	if (likely(e != NULL && e->state != SL_NB_INCOMPLETE)) {
-		if (sl_nb_use(p->nb, e, now))
-			send_ns(app, p, k, addr, e->mac);
-		to_neighbour(app, &p->ifs[k], e, m);
-		sl_app_ctr_add(app, R_FORWARDED, 1);
-		sl_app_ctr_add(app, R_FORWARDED6, 1);
-		return;
-	}
-	if (e == NULL) {
-		e = sl_nb_create6(p->nb, addr, (uint8_t)k, now);
-		if (e != NULL)
-			send_ns(app, p, k, addr, NULL);
-	}
-	if (e != NULL && sl_nb_hold(p->nb, e, m)) {
-		sl_app_ctr_add(app, R_NEIGH_HELD, 1);
-		return;
-	}
-	sl_app_ctr_add(app, R_NEIGH_DROPPED, 1);
-	sl_app_drop(app, &m, 1);
+	resolve_nb(app, p, k, 0, addr, m);
 }
 
 /* An IPv6 packet to one of the router's addresses, from interface k: an
@@ -1895,11 +1908,8 @@ static void router_push(struct sl_app *app)
 static void age_probe(void *arg, const struct sl_nb *e)
 {
 	struct sl_app *app = arg;
-	const uint8_t *mac = e->state == SL_NB_INCOMPLETE ? NULL : e->mac;
-	if (e->v6)
-		send_ns(app, app->priv, e->iface, e->addr6, mac);
-	else
-		send_request(app, app->priv, e->iface, e->addr, mac);
+	ask(app, app->priv, e->iface, e->addr, e->v6 ? e->addr6 : NULL,
+	    e->state == SL_NB_INCOMPLETE ? NULL : e->mac);
 }
 
 /* A packet e held when it failed: host unreachable to its sender, then

@@ -23,7 +23,7 @@
 #include "apps/router/neigh.h"
 #include "apps/router/neigh_view.h"
 
-#include "check.h"
+#include "eal_fixture.h"
 
 #define N_READERS 2u
 #define READS 300u       /* per reader */
@@ -160,20 +160,12 @@ static void test_view_under_load(void)
 
 static int setup(void)
 {
-	char prefix[32];
-	snprintf(prefix, sizeof(prefix), "tnbv%d", (int)getpid());
-	char *argv[] = { "test_nbv_stress", "--no-huge", "-m", "128", "--no-pci", "--file-prefix",
-			 prefix, "--log-level", "lib.eal:error", "-l", "0", NULL };
-	if (rte_eal_init(11, argv) < 0) {
-		printf("SKIP: cannot initialise DPDK's EAL\n");
-		return 77;
-	}
-	return 0;
+	return sl_test_eal("tnbv", 128);
 }
 
 static void teardown(void)
 {
-	rte_eal_cleanup();
+	sl_test_eal_end(NULL, 0);
 }
 
 static const struct sl_test_case cases[] = {

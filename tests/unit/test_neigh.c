@@ -22,7 +22,7 @@
 
 #include "apps/router/neigh.h"
 
-#include "check.h"
+#include "eal_fixture.h"
 
 #define N_MBUFS 63u
 
@@ -204,30 +204,14 @@ static void test_pass_budget(void)
 
 static int setup(void)
 {
-	char prefix[32];
-	snprintf(prefix, sizeof(prefix), "tneigh%d", (int)getpid());
-	char *argv[] = { "test_neigh", "--no-huge", "-m", "256", "--no-pci", "--file-prefix",
-			 prefix, "--log-level", "lib.eal:error", "-l", "0", NULL };
-	if (rte_eal_init(11, argv) < 0) {
-		printf("SKIP: cannot initialise DPDK's EAL\n");
-		return 77;
-	}
+	int rc = sl_test_eal_pool("tneigh", 256, N_MBUFS, &pool);
 	ms = rte_get_tsc_hz() / 1000;
-	pool = rte_pktmbuf_pool_create("tneigh", N_MBUFS, 0, 0, 2048 + RTE_PKTMBUF_HEADROOM,
-				       SOCKET_ID_ANY);
-	if (pool == NULL) {
-		printf("FAIL: cannot create a pool\n");
-		return 1;
-	}
-	return 0;
+	return rc;
 }
 
 static void teardown(void)
 {
-	CHECK(rte_mempool_avail_count(pool) == N_MBUFS, "%u of %u mbufs back",
-	      rte_mempool_avail_count(pool), N_MBUFS);
-	rte_mempool_free(pool);
-	rte_eal_cleanup();
+	sl_test_eal_end(pool, N_MBUFS);
 }
 
 static const struct sl_test_case cases[] = {

@@ -22,7 +22,7 @@
 #include "apps/router/proto6.h"
 #include "apps/router/route6.h"
 
-#include "check.h"
+#include "eal_fixture.h"
 
 #define N_MBUFS 63u
 
@@ -233,29 +233,12 @@ static void test_route6(void)
 
 static int setup(void)
 {
-	char prefix[32];
-	snprintf(prefix, sizeof(prefix), "tp6%d", (int)getpid());
-	char *argv[] = { "test_proto6", "--no-huge", "-m", "256", "--no-pci", "--file-prefix",
-			 prefix, "--log-level", "lib.eal:error", "-l", "0", NULL };
-	if (rte_eal_init(11, argv) < 0) {
-		printf("SKIP: cannot initialise DPDK's EAL\n");
-		return 77;
-	}
-	pool = rte_pktmbuf_pool_create("tp6", N_MBUFS, 0, 0, 2048 + RTE_PKTMBUF_HEADROOM,
-				       SOCKET_ID_ANY);
-	if (pool == NULL) {
-		printf("FAIL: cannot create a pool\n");
-		return 1;
-	}
-	return 0;
+	return sl_test_eal_pool("tp6", 256, N_MBUFS, &pool);
 }
 
 static void teardown(void)
 {
-	CHECK(rte_mempool_avail_count(pool) == N_MBUFS, "%u of %u mbufs back",
-	      rte_mempool_avail_count(pool), N_MBUFS);
-	rte_mempool_free(pool);
-	rte_eal_cleanup();
+	sl_test_eal_end(pool, N_MBUFS);
 }
 
 static const struct sl_test_case cases[] = {
