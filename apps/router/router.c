@@ -968,6 +968,17 @@ static void send_if(struct sl_app *app, const struct iface *f, struct rte_mbuf *
 	send1(app, f->output, m);
 }
 
+/* A message the router made (m; NULL when the pool was empty), sent on
+ * interface f and counted in counter c: false when there was none. */
+static bool send_new(struct sl_app *app, const struct iface *f, struct rte_mbuf *m, unsigned c)
+{
+	if (m == NULL)
+		return false;
+	send_if(app, f, m);
+	sl_app_ctr_add(app, c, 1);
+	return true;
+}
+
 /* One token of the ICMP error bucket (icmp_rate a second, icmp_burst at
  * most); tokens are kept multiplied by the TSC rate. */
 static bool take_token(struct router_priv *p)
@@ -998,10 +1009,7 @@ static void send_error(struct sl_app *app, struct router_priv *p, const struct r
 	}
 	const struct iface *f = &p->ifs[k];
 	struct rte_mbuf *e = sl_icmp_error(app->pool, m, l3, type, code, mtu, f->addr[0], f->mac);
-	if (e == NULL)
-		return;
-	send_if(app, f, e);
-	sl_app_ctr_add(app, R_ICMP_SENT, 1);
+	send_new(app, f, e, R_ICMP_SENT);
 }
 
 /* The address of interface k to ask about a (one on a's prefix, else its
@@ -1022,10 +1030,7 @@ static void send_request(struct sl_app *app, struct router_priv *p, unsigned k, 
 	struct sl_arp a = { .op = SL_ARP_REQUEST, .spa = source_for(f, tpa), .tpa = tpa };
 	memcpy(a.sha, f->mac, 6);
 	struct rte_mbuf *m = sl_arp_frame(app->pool, dmac != NULL ? dmac : bcast, &a);
-	if (m == NULL)
-		return;
-	send_if(app, f, m);
-	sl_app_ctr_add(app, R_ARP_REQUESTS, 1);
+	send_new(app, f, m, R_ARP_REQUESTS);
 }
 
 /* Gratuitous ARP: a request for each address from itself, broadcast. */
@@ -1038,10 +1043,8 @@ static void announce(struct sl_app *app, struct router_priv *p)
 					    .tpa = f->addr[j] };
 			memcpy(a.sha, f->mac, 6);
 			struct rte_mbuf *m = sl_arp_frame(app->pool, bcast, &a);
-			if (m == NULL)
+			if (!send_new(app, f, m, R_ARP_REQUESTS))
 				return;
-			send_if(app, f, m);
-			sl_app_ctr_add(app, R_ARP_REQUESTS, 1);
 		}
 	}
 }
@@ -1284,10 +1287,7 @@ static void send_ns(struct sl_app *app, struct router_priv *p, unsigned k,
 	struct rte_mbuf *m = sl_nd_ns_frame(app->pool, f->mac, source6(f, target),
 					    dmac != NULL ? dmac : gmac, dmac != NULL ? target : group,
 					    target);
-	if (m == NULL)
-		return;
-	send_if(app, f, m);
-	sl_app_ctr_add(app, R_ND_REQUESTS, 1);
+	send_new(app, f, m, R_ND_REQUESTS);
 }
 
 /* Unsolicited advertisements of each IPv6 address (and the link-local
@@ -1301,10 +1301,8 @@ static void announce6(struct sl_app *app, struct router_priv *p)
 			struct rte_mbuf *m = sl_nd_na_frame(app->pool, f->mac, all_nodes_mac,
 							    all_nodes, a,
 							    SL_NA_ROUTER | SL_NA_OVERRIDE);
-			if (m == NULL)
+			if (!send_new(app, f, m, R_ND_REQUESTS))
 				return;
-			send_if(app, f, m);
-			sl_app_ctr_add(app, R_ND_REQUESTS, 1);
 		}
 	}
 }
@@ -1325,10 +1323,7 @@ static void send_error6(struct sl_app *app, struct router_priv *p, const struct 
 	const uint8_t *src = rte_pktmbuf_read(m, l3 + 8, 16, tmp);
 	struct rte_mbuf *e = sl_icmp6_error(app->pool, m, l3, type, code, param,
 					    source6(f, src), f->mac);
-	if (e == NULL)
-		return;
-	send_if(app, f, e);
-	sl_app_ctr_add(app, R_ICMP_SENT, 1);
+	send_new(app, f, e, R_ICMP_SENT);
 }
 
 /* A solicitation or advertisement (ip: its IPv6 header, icmp: the
@@ -1376,10 +1371,7 @@ static void nd_input(struct sl_app *app, struct router_priv *p, unsigned k, stru
 	rte_pktmbuf_free(m);
 	struct rte_mbuf *r = sl_nd_na_frame(app->pool, f->mac, dmac, dst, target,
 					    SL_NA_ROUTER | SL_NA_SOLICITED | SL_NA_OVERRIDE);
-	if (r == NULL)
-		return;
-	send_if(app, f, r);
-	sl_app_ctr_add(app, R_ND_REPLIED, 1);
+	send_new(app, f, r, R_ND_REPLIED);
 }
 
 /* Send m (routed, hop limit done) to IPv6 addr on interface k (as

@@ -114,6 +114,17 @@ def routes(n):
     return out
 
 
+def write_routes_yaml(d, prefixes):
+    """The router's `routes:` value as a flow sequence in DIR/routes.yaml,
+    the MACs written once and aliased (a configuration may have at most
+    16 MiB); prefixes quoted (IPv6 ones hold colons)."""
+    with open(d + "/routes.yaml", "w") as fh:
+        rows = ['{prefix: "%s", output: 0, dst_mac: *d, src_mac: *s}' % p for p in prefixes]
+        rows[0] = rows[0].replace("*d", '&d "02:00:00:00:01:01"').replace("*s", '&s "02:00:00:00:01:00"')
+        lines = [", ".join(rows[i:i + 16]) for i in range(0, len(rows), 16)]
+        fh.write("[\n" + ",\n".join(" " + x for x in lines) + "]\n")
+
+
 def cmd_routes(n, d):
     rs = routes(n)
     with open(d + "/routes.v4", "w") as fh:
@@ -121,14 +132,7 @@ def cmd_routes(n, d):
         fh.writelines("R%s/%d 1\n" % (ip_str(a), p) for a, p in rs)
     with open(d + "/routes.v6", "w") as fh:
         fh.write("R2001:db8::/32 1\n")
-    # The router's `routes:` value as a flow sequence, the MACs written once
-    # and aliased (a configuration may have at most 16 MiB).
-    with open(d + "/routes.yaml", "w") as fh:
-        rows = ["{prefix: %s/%d, output: 0, dst_mac: *d, src_mac: *s}" % (ip_str(a), p)
-                for a, p in rs]
-        rows[0] = rows[0].replace("*d", '&d "02:00:00:00:01:01"').replace("*s", '&s "02:00:00:00:01:00"')
-        lines = [", ".join(rows[i:i + 16]) for i in range(0, len(rows), 16)]
-        fh.write("[\n" + ",\n".join(" " + x for x in lines) + "]\n")
+    write_routes_yaml(d, ["%s/%d" % (ip_str(a), p) for a, p in rs])
     deep = sum(1 for _, p in rs if p > 24)
     print("%d routes (%d longer than /24)" % (n, deep))
 
@@ -168,12 +172,7 @@ def cmd_routes6(n, d):
         fh.writelines("R%s/%d 1\n" % (ip6_str(a), p) for a, p in rs)
     with open(d + "/routes.v4", "w") as fh:
         fh.write("R198.51.100.0/24 1\n")
-    with open(d + "/routes.yaml", "w") as fh:
-        rows = ['{prefix: "%s/%d", output: 0, dst_mac: *d, src_mac: *s}' % (ip6_str(a), p)
-                for a, p in rs]
-        rows[0] = rows[0].replace("*d", '&d "02:00:00:00:01:01"').replace("*s", '&s "02:00:00:00:01:00"')
-        lines = [", ".join(rows[i:i + 16]) for i in range(0, len(rows), 16)]
-        fh.write("[\n" + ",\n".join(" " + x for x in lines) + "]\n")
+    write_routes_yaml(d, ["%s/%d" % (ip6_str(a), p) for a, p in rs])
     print("%d IPv6 routes (%d longer than /48)" % (n, sum(1 for _, p in rs if p > 48)))
 
 

@@ -120,6 +120,7 @@ expiry ovs    medians over 1 runs of the delay from last packet to state gone, m
 
 RATIOS = """\
 l3fwd 0.929
+l3fwd6 NA
 ovs 2.467
 ovs-exact 3.314
 sluice-io 3.016
