@@ -237,5 +237,13 @@ bool sl_icmp6_may_answer(const struct rte_mbuf *m, uint32_t l3)
 	    sl_ip6_is_unspecified(ip + 8))
 		return false;
 	uint8_t t = ip[SL_IP6_HDR];
-	return !(ip[6] == SL_ICMP6_PROTO && (sl_icmp6_is_error(t) || (t >= 133 && t <= 137)));
+	if (ip[6] == SL_ICMP6_PROTO && (sl_icmp6_is_error(t) || (t >= 133 && t <= 137)))
+		return false;
+	if (ip[6] == 44) {   /* a fragment header first: not about a non-first fragment */
+		uint8_t fb[8];
+		const uint8_t *fh = rte_pktmbuf_read(m, l3 + SL_IP6_HDR, 8, fb);
+		if (fh == NULL || ((fh[2] << 8 | fh[3]) & 0xfff8) != 0)
+			return false;
+	}
+	return true;
 }

@@ -125,7 +125,9 @@ struct rte_mbuf *sl_icmp6_error(struct rte_mempool *mp, const struct rte_mbuf *o
 
 /* May the packet at l3 of m get an ICMPv6 error at all (RFC 4443 2.4 (e))?
  * Not when it is itself an ICMPv6 error (or ND), sent to a multicast
- * address (link or IP), or from an unspecified or multicast source. */
+ * address (link or IP), from an unspecified or multicast source, or a
+ * fragment other than the first (a fragment header right after the IPv6
+ * header with a non-zero offset). */
 bool sl_icmp6_may_answer(const struct rte_mbuf *m, uint32_t l3);
 
 #endif /* SL_ROUTER_PROTO6_H */

@@ -220,6 +220,27 @@ failed() { snap && (($(summary_get "$T/s.json" apps r counters neigh_failed) >= 
 WAIT_EVENT_POLL=0.2 wait_event "the router to give up on 198.18.1.77" "$SL_PID" "$T/run.log" failed
 ok "a spoofed ARP reply ignored (arp_ignored, 198.18.1.77 then resolved and failed), an ARP of another hardware type dropped (arp_bad)"
 
+# --- 2c. spoofed and bad ND from A (scapy on vethA): an advertisement for
+# an address the router never asked about is not learnt (nd_ignored), a
+# solicitation with hop limit 64 (it crossed a router) is dropped (nd_bad).
+snap
+ig0=$(summary_get "$T/s.json" apps r counters nd_ignored) bad0=$(summary_get "$T/s.json" apps r counters nd_bad)
+ip netns exec "$NS_A" python3 - "$mac_a" <<'PY' || fail "cannot send the ND frames"
+import sys
+from scapy.all import Ether, IPv6, ICMPv6ND_NA, ICMPv6ND_NS, ICMPv6NDOptDstLLAddr, ICMPv6NDOptSrcLLAddr, sendp, get_if_hwaddr
+me, router = get_if_hwaddr("vethA"), sys.argv[1]
+sendp(Ether(src=me, dst=router) / IPv6(src="2001:db8:1::77", dst="2001:db8:1::1", hlim=255) /
+      ICMPv6ND_NA(tgt="2001:db8:1::77", R=0, S=1, O=1) / ICMPv6NDOptDstLLAddr(lladdr=me), iface="vethA", verbose=False)
+sendp(Ether(src=me, dst=router) / IPv6(src="2001:db8:1::2", dst="2001:db8:1::1", hlim=64) /
+      ICMPv6ND_NS(tgt="2001:db8:1::1") / ICMPv6NDOptSrcLLAddr(lladdr=me), iface="vethA", verbose=False)
+PY
+nd_seen() { snap && (($(summary_get "$T/s.json" apps r counters nd_ignored) > ig0)) &&
+            (($(summary_get "$T/s.json" apps r counters nd_bad) > bad0)); }
+wait_event "nd_ignored and nd_bad to count the spoofed and the bad message" "$SL_PID" "$T/run.log" nd_seen
+python3 -c 'import json,sys; sys.exit("2001:db8:1::77" in [e["address"] for e in json.load(open(sys.argv[1]))["apps"]["r"]["neighbours"]])' "$T/s.json" ||
+  fail "the spoofed advertisement for 2001:db8:1::77 was learnt"
+ok "a spoofed neighbour advertisement ignored (nd_ignored), a solicitation with hop limit 64 dropped (nd_bad)"
+
 # --- 3. traceroute (ICMP) shows the router's hop
 ip netns exec "$NS_A" traceroute -I -n -q 1 -w 2 -m 4 198.18.2.2 >"$T/trace" 2>&1 ||
   { cat "$T/trace"; fail "traceroute failed"; }

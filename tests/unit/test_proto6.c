@@ -178,6 +178,13 @@ static void test_echo_and_errors(void)
 	rte_pktmbuf_free(e);
 	rte_pktmbuf_free(m);
 
+	m = packet("2001:db8:1::2", "2001:db8:2::2", 1, 44, 16);   /* a fragment header */
+	l3_of(m)[SL_IP6_HDR + 2] = 0x05;                           /* offset 1280: not the first */
+	CHECK(!sl_icmp6_may_answer(m, RTE_ETHER_HDR_LEN), "not about a non-first fragment");
+	l3_of(m)[SL_IP6_HDR + 2] = 0;
+	l3_of(m)[SL_IP6_HDR + 3] = 1;                              /* offset 0, more fragments */
+	CHECK(sl_icmp6_may_answer(m, RTE_ETHER_HDR_LEN), "about a first fragment");
+	rte_pktmbuf_free(m);
 	m = packet("2001:db8:1::2", "ff02::1", 1, 17, 16);
 	CHECK(!sl_icmp6_may_answer(m, RTE_ETHER_HDR_LEN), "not about a multicast packet");
 	rte_pktmbuf_free(m);
