@@ -22,6 +22,8 @@
 NS_L=
 cleanup() {
   local rc=$?
+  [[ $rc -ne 0 && -f $T/run.log ]] && { echo "---- the engine's log ----"; tail -40 "$T/run.log"; } >&2
+  keepalive_stop
   wire_cleanup
   [[ -n $NS_L ]] && ip netns del "$NS_L" 2>/dev/null
   return $rc
@@ -76,6 +78,23 @@ wire_start "$T/run.log" "$T/r.yaml" 120
 # router_counters: the router's counters now (for a failure's report).
 router_counters() { snap && python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["apps"]["r"]["counters"])' "$T/s.json"; }
 
+# keepalive_start / keepalive_stop: A pings B (IPv4 and IPv6) five times a
+# second in the background, so that both hosts' entries in the router's
+# neighbour table stay in use (its timers here are 1 s + 1 s) while a check
+# reads them, however slowly a loaded machine runs the check.
+KA=()
+keepalive_start() {
+  ip netns exec "$NS_A" ping -n -q -i 0.2 198.18.2.2 >/dev/null 2>&1 &
+  KA+=($!)
+  ip netns exec "$NS_A" ping -6 -n -q -i 0.2 2001:db8:2::2 >/dev/null 2>&1 &
+  KA+=($!)
+}
+keepalive_stop() {
+  local p
+  for p in "${KA[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+  KA=()
+}
+
 # --- 1. ping both ways, through the router
 wire_ping "ping A -> B" "$T/run.log" 10 2
 ip netns exec "$NS_B" ping -n -q -c 10 -i 0.2 -W 2 198.18.1.2 >"$T/ping" 2>&1 &&
@@ -107,7 +126,8 @@ for way in "$NS_A 2001:db8:2::2" "$NS_B 2001:db8:1::2"; do
   tries=1
   until ip netns exec "$ns" ping -6 -n -q -c 1 -W 2 "$to" >"$T/ping" 2>&1; do
     tries=$((tries + 1))
-    ((tries <= 30)) || { cat "$T/ping"; router_counters; ip -n "$ns" -6 neigh; fail "no answer to ping -6 $to in 30 tries"; }
+    kill -0 "$SL_PID" 2>/dev/null || { cat "$T/run.log"; fail "sluice ended during the IPv6 pings"; }
+    ((tries <= 30)) || { cat "$T/ping"; router_counters; ip -n "$ns" -6 neigh; tail -20 "$T/run.log"; fail "no answer to ping -6 $to in 30 tries"; }
   done
   v6tries+=" $tries"
   ip netns exec "$ns" ping -6 -n -q -c 10 -i 0.2 -W 2 "$to" >"$T/ping" 2>&1 &&
@@ -144,7 +164,9 @@ ok "ICMPv6 from the router: no route for 2001:db8:99::1, packet too big (mtu 140
 # before, are still there: a reload that does not touch the interfaces
 # keeps it), and a second reload brings the route back.
 grep -v '2001:db8:100::/48' "$T/r.yaml" >"$T/r-no6.yaml"
-ip netns exec "$NS_A" ping -6 -n -q -c 1 -W 2 2001:db8:2::2 >/dev/null 2>&1   # refresh B's entry
+keepalive_start
+b6_listed() { snap && python3 -c 'import json,sys; sys.exit("2001:db8:2::2" not in [e["address"] for e in json.load(open(sys.argv[1]))["apps"]["r"]["neighbours"]])' "$T/s.json"; }
+WAIT_EVENT_POLL=0.1 wait_event "B's IPv6 neighbour entry" "$SL_PID" "$T/run.log" b6_listed
 "$SLUICE" reload --prefix "$PREFIX" "$T/r-no6.yaml" >"$T/reload" 2>&1 ||
   { cat "$T/reload"; fail "the reload without the IPv6 route failed"; }
 expect_in "$T/reload" "reconfigure app 'r': routes 2 rows -> 1 row"
@@ -168,10 +190,12 @@ done
 tries=$((tries + 1))
 ip netns exec "$NS_A" ping -6 -n -q -c 3 -i 0.2 -W 2 2001:db8:100::1 >"$T/ping" 2>&1 &&
   grep -q " 0% packet loss" "$T/ping" || { cat "$T/ping"; router_counters; fail "ping -6 through the restored route lost packets"; }
+keepalive_stop
 ok "reload: the IPv6 route via B went (no route from the router) and came back (answered at ping $tries, then 3 of 3); B's neighbour entry stayed"
 
 # --- 2a. the neighbour table as sluice stats (--json and text) and
 # telemetry show it: A and B reachable, on their interfaces, with their MACs.
+keepalive_start
 mac_va=$(ip -n "$NS_A" -br link show vethA | awk '{print $3}')
 mac_vb=$(ip -n "$NS_B" -br link show vethB | awk '{print $3}')
 # (The entries age in 2 s here: a ping first refreshes both; a try that
@@ -210,6 +234,7 @@ assert r[3] == {"error": "bad parameter 'x': an offset (a row number) was expect
 PY
   ok "telemetry: /sluice/neighbours,r lists them; a missing app, an app without the table and a bad offset get errors"
 fi
+keepalive_stop
 ok "sluice stats (--json and text) shows A ($mac_va, east) and B ($mac_vb, west) in the neighbour table"
 
 # --- 2b. bad and spoofed ARP from A (raw frames on vethA): a reply for an
