@@ -95,7 +95,9 @@ static inline unsigned bucket_of(const struct sl_nb_table *t, uint32_t addr)
 
 static inline unsigned bucket_of6(const struct sl_nb_table *t, const uint8_t a[16])
 {
-	return rte_jhash(a, 16, 0x5eed6) & t->mask;
+	uint32_t w[4];   /* a may sit anywhere in a frame: rte_jhash reads words */
+	memcpy(w, a, sizeof(w));
+	return rte_jhash_32b(w, 4, 0x5eed6) & t->mask;
 }
 
 static inline unsigned bucket_of_entry(const struct sl_nb_table *t, const struct sl_nb *e)
