@@ -28,12 +28,13 @@
 #define ROUTES_MAX (1u << 24)     /* rte_lpm next hops are 24 bits */
 
 struct sl_route_table {
+	struct sl_route_table_head head;   /* first: route.h's inline readers */
 	struct rte_lpm *lpm;
 	char *name;                     /* the router's */
 	struct sl_route_table *next;    /* registry */
 	bool registered;
 	bool found;                     /* sl_route_table_find returned it */
-	uint16_t id;                    /* hint id, never 0 */
+	uint16_t id;                    /* hint id, never 0 (also in head) */
 	int def_nh;                     /* the /0 route (rte_lpm has no depth 0), or -1 */
 	unsigned n_nh;
 	struct sl_route_nh nh[];        /* by next-hop index; routes share equal ones */
@@ -46,7 +47,7 @@ static unsigned lpm_serial;
 
 /* Offset of the hint field; written once on the control thread before any
  * worker starts, read by workers. */
-static int hint_off = -1;
+int sl_route_hint_off = -1;
 
 static uint32_t depth_mask(uint8_t depth)
 {
@@ -268,6 +269,8 @@ struct sl_route_table *sl_route_table_create(const char *name, const struct sl_r
 	if (++last_id == 0)
 		last_id = 1;
 	t->id = last_id;
+	t->head.id = t->id;
+	t->head.nh = t->nh;
 
 	/* One rule per route, so max_rules is n (a power of two leaves room
 	 * for nothing we need); each route longer than /24 needs
@@ -378,10 +381,6 @@ void sl_route_lookup_bulk(const struct sl_route_table *t, const uint32_t *dst, i
 		nh[i] = (got[i] & RTE_LPM_LOOKUP_SUCCESS) ? (int)(got[i] & 0x00ffffff) : t->def_nh;
 }
 
-const struct sl_route_nh *sl_route_nh(const struct sl_route_table *t, unsigned nh)
-{
-	return &t->nh[nh];
-}
 
 int sl_route_hint_register(struct sl_err *err)
 {
@@ -392,14 +391,14 @@ int sl_route_hint_register(struct sl_err *err)
 	};
 	int off;
 
-	if (hint_off >= 0)
+	if (sl_route_hint_off >= 0)
 		return 0;
 	off = rte_mbuf_dynfield_register(&desc);
 	if (off < 0)
 		return sl_errf(err, rte_errno > 0 ? rte_errno : EINVAL,
 			       "cannot register the mbuf field '%s': %s", HINT_NAME,
 			       rte_strerror(rte_errno));
-	hint_off = off;
+	sl_route_hint_off = off;
 	return 0;
 }
 
@@ -407,27 +406,11 @@ void sl_route_hint_set(struct rte_mbuf *m, const struct sl_route_table *t, int n
 {
 	uint64_t h = 0;     /* a next hop a hint cannot carry: no hint */
 
-	if (hint_off < 0)
+	if (sl_route_hint_off < 0)
 		return;
 	if (nh >= 0 && (unsigned)nh < t->n_nh && (unsigned)nh <= HINT_NH_MAX)
 		h = (uint64_t)t->id << 48 | (uint64_t)(nh + 1) << 32 | dst;
-	*RTE_MBUF_DYNFIELD(m, hint_off, uint64_t *) = h;
+	*RTE_MBUF_DYNFIELD(m, sl_route_hint_off, uint64_t *) = h;
 }
 
-int sl_route_hint_get(const struct rte_mbuf *m, const struct sl_route_table *t, uint32_t dst)
-{
-	uint64_t h;
 
-	if (hint_off < 0)
-		return -1;
-	h = *RTE_MBUF_DYNFIELD(m, hint_off, const uint64_t *);
-	if (h >> 48 != t->id || (uint32_t)h != dst || (h >> 32 & 0xffff) == 0)
-		return -1;
-	return (int)(h >> 32 & 0xffff) - 1;
-}
-
-void sl_route_hint_clear(struct rte_mbuf *m)
-{
-	if (hint_off >= 0)
-		*RTE_MBUF_DYNFIELD(m, hint_off, uint64_t *) = 0;
-}

@@ -45,6 +45,7 @@
 #include <stdint.h>
 
 #include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
 
 #include "base/err.h"
 
@@ -107,8 +108,18 @@ int sl_route_lookup(const struct sl_route_table *t, uint32_t dst);
 void sl_route_lookup_bulk(const struct sl_route_table *t, const uint32_t *dst, int *nh,
 			  unsigned n);
 
+/* What the data path reads of a table inline (every table begins with it;
+ * the rest is route.c's). */
+struct sl_route_table_head {
+	const struct sl_route_nh *nh;   /* by next-hop index */
+	uint16_t id;                    /* hint id, never 0 */
+};
+
 /* Next hop by index (0 <= nh < number of next hops). */
-const struct sl_route_nh *sl_route_nh(const struct sl_route_table *t, unsigned nh);
+static inline const struct sl_route_nh *sl_route_nh(const struct sl_route_table *t, unsigned nh)
+{
+	return &((const struct sl_route_table_head *)(const void *)t)->nh[nh];
+}
 
 /* Number of distinct next hops in t, and the router name it was built for. */
 unsigned sl_route_n_nh(const struct sl_route_table *t);
@@ -129,7 +140,9 @@ int sl_route_parse_prefix(const char *text, uint32_t *prefix, uint8_t *depth,
 int sl_route_parse_addr(const char *text, uint32_t *addr, struct sl_err *err);
 
 /* Hints.  Register the dynamic field (idempotent; control thread); 0 or
- * -errno with a sentence. */
+ * -errno with a sentence.  sl_route_hint_off: the field's offset, -1 until
+ * registered (written once, before any worker runs). */
+extern int sl_route_hint_off;
 int sl_route_hint_register(struct sl_err *err);
 /* Store nh (a next hop of t, looked up for destination dst, host order) on
  * m; nh < 0 clears the field. */
@@ -137,7 +150,21 @@ void sl_route_hint_set(struct rte_mbuf *m, const struct sl_route_table *t, int n
 /* The next hop hinted for t and destination dst, or -1 when m carries no
  * hint for that table and destination (a look-up: -1 is "no hint", never an
  * errno). */
-int sl_route_hint_get(const struct rte_mbuf *m, const struct sl_route_table *t, uint32_t dst);
-void sl_route_hint_clear(struct rte_mbuf *m);
+static inline int sl_route_hint_get(const struct rte_mbuf *m, const struct sl_route_table *t,
+				    uint32_t dst)
+{
+	if (sl_route_hint_off < 0)
+		return -1;
+	uint64_t h = *RTE_MBUF_DYNFIELD(m, sl_route_hint_off, const uint64_t *);
+	if (h >> 48 != ((const struct sl_route_table_head *)(const void *)t)->id ||
+	    (uint32_t)h != dst || (h >> 32 & 0xffff) == 0)
+		return -1;
+	return (int)(h >> 32 & 0xffff) - 1;
+}
+static inline void sl_route_hint_clear(struct rte_mbuf *m)
+{
+	if (sl_route_hint_off >= 0)
+		*RTE_MBUF_DYNFIELD(m, sl_route_hint_off, uint64_t *) = 0;
+}
 
 #endif

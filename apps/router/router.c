@@ -930,6 +930,12 @@ static void transmit_by_output(struct sl_app *app, struct rte_mbuf **pkts, const
 {
 	struct rte_mbuf *sorted[SL_BURST_MAX];
 	unsigned start[SL_MAX_PORTS];
+	if (n == 0)
+		return;
+	if (count[which[0]] == n) {   /* the common case: one output, already in order */
+		sl_link_transmit(app->out[which[0]], pkts, n);
+		return;
+	}
 	for (unsigned o = 0, s = 0; o < app->n_out; o++) {
 		start[o] = s;
 		s += count[o];
