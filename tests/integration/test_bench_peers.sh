@@ -22,6 +22,7 @@ expect_refused "bench-peers: --duration needs a value" --duration
 expect_refused "bench-peers: unknown OVS rule set 'megaflow' (port, exact)" --ovs-rules port,megaflow
 expect_refused "bench-peers: --ovs-rules needs port, exact or both" --ovs-rules ""
 expect_refused "bench-peers: unknown floor engine 'vpp-io' (sluice-io, testpmd-io, or none)" --floors sluice-io,vpp-io
+expect_refused "bench-peers: --memory must be 4k or 2m" --memory 1g
 ok "bad options refused with exit status 2"
 
 SUMMARY_RE='^summary: testpmd_ratio=(NA|[0-9]+\.[0-9]+) l3fwd_ratio=(NA|[0-9]+\.[0-9]+) ovs_ratio_min=(NA|[0-9]+\.[0-9]+) testpmd_pool_ratio=(NA|[0-9]+\.[0-9]+)$'
