@@ -305,6 +305,9 @@ void sl_il_stats_read(const struct sl_il *il, struct sl_il_stats *s)
 	s->refused = __atomic_load_n(&il->prod.refused, __ATOMIC_RELAXED);
 	s->dequeued = __atomic_load_n(&il->cons.dequeued, __ATOMIC_RELAXED);
 	s->drained = __atomic_load_n(&il->ctrl.drained, __ATOMIC_RELAXED);
+	s->write_idx_moved = __atomic_load_n(&il->cons.idx_moved, __ATOMIC_RELAXED);
+	s->read_idx_moved = __atomic_load_n(&il->prod.idx_moved, __ATOMIC_RELAXED);
+	s->slot_lines = __atomic_load_n(&il->prod.slot_lines, __ATOMIC_RELAXED);
 	uint32_t ph = __atomic_load_n(&il->prod.hwm, __ATOMIC_RELAXED);
 	uint32_t ch = __atomic_load_n(&il->cons.hwm, __ATOMIC_RELAXED);
 	s->occupancy_hwm = ph > ch ? ph : ch;
@@ -323,6 +326,16 @@ void sl_il_stats_read(const struct sl_il *il, struct sl_il_stats *s)
 								 __ATOMIC_RELAXED);
 		s->pid[e] = __atomic_load_n(&il->ctrl.pid[e], __ATOMIC_RELAXED);
 	}
+}
+
+double sl_il_lines_per_packet(const struct sl_il_stats *before, const struct sl_il_stats *after)
+{
+	static const struct sl_il_stats zero;
+	const struct sl_il_stats *a = before != NULL ? before : &zero;
+	uint64_t pkts = after->dequeued - a->dequeued;
+	uint64_t lines = after->write_idx_moved - a->write_idx_moved + after->read_idx_moved -
+			 a->read_idx_moved + after->slot_lines - a->slot_lines;
+	return pkts > 0 ? (double)lines / (double)pkts : 0;
 }
 
 uint64_t sl_il_hist_bucket_low(unsigned b)

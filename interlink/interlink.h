@@ -87,6 +87,15 @@ struct sl_il_stats {
 				 * was full; the engine frees them: its drops */
 	uint64_t dequeued;      /* objects handed out by dequeue (consumer) */
 	uint64_t drained;       /* objects freed by sl_il_drain() */
+	/* Cache lines made to cross between the ends (a measure of the ring's
+	 * cost that does not depend on how far apart the two cores are; the
+	 * model: each refresh that finds the other end's published index moved
+	 * brings its line over once, and each slot or stamp line the producer
+	 * writes is read once by the consumer).  lines_per_packet is their sum
+	 * over `dequeued`. */
+	uint64_t write_idx_moved;  /* consumer refreshes that found a new write index */
+	uint64_t read_idx_moved;   /* producer refreshes that found a new read index */
+	uint64_t slot_lines;       /* slot and stamp lines the producer wrote */
 	uint32_t occupancy_hwm; /* most slots seen in use, sampled when an end
 				 * refreshes its cached copy of the other's index */
 	uint32_t occupancy;     /* published write - published read, now */
@@ -177,6 +186,11 @@ int sl_il_free(struct sl_il *il);
 
 /* Snapshot of the counters (any thread, any process). */
 void sl_il_stats_read(const struct sl_il *il, struct sl_il_stats *s);
+
+/* Cache lines made to cross per packet between two snapshots of one ring
+ * (before may be NULL: since creation): (write_idx_moved + read_idx_moved +
+ * slot_lines) over dequeued, 0 when nothing was dequeued. */
+double sl_il_lines_per_packet(const struct sl_il_stats *before, const struct sl_il_stats *after);
 
 /* Lowest sojourn time, in cycles, that falls into histogram bucket b
  * (sl_hist_lower_sub() of SL_IL_HIST_SUB_BITS); sl_hist_shape_index() of

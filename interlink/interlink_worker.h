@@ -14,15 +14,15 @@
  *
  *   ctrl    name, size, end states: written by create, attach and detach only
  *   hist    sampled sojourn histogram: written by the consumer
- *   shared  the published write and read indices: each written by one end,
- *           once per batch (publish), and read by the other end only when its
- *           cached copy runs out
+ *   shared  the published write and read indices, each on a block of its
+ *           own: each written by one end, once per batch (publish), and read
+ *           by the other end only when its cached copy runs out
  *   cons    consumer-private: read cursor, cached write index, counters
  *   prod    producer-private: write cursor, cached read index, counters
  *   slot[]  size pointers, then one TSC stamp per sample_every slots, each
  *           on its own cache line
  *
- * The three hot lines (shared, cons, prod) each start a 128-byte block whose
+ * The four hot lines (write, read, cons, prod) each start a 128-byte block whose
  * second line is left empty, so that the adjacent-line prefetcher (which
  * fetches aligned pairs of lines) does not pull one end's line into the other
  * end's cache; DPDK's rte_ring pads its head/tail lines the same way.
@@ -78,7 +78,7 @@
 /* Private below this line: use the functions. */
 
 #define SL_IL_BLOCK (2 * RTE_CACHE_LINE_SIZE)
-#define SL_IL_MAGIC 0x534c494c00010000ull /* "SLIL", layout version 1.0 */
+#define SL_IL_MAGIC 0x534c494c00020000ull /* "SLIL", layout version 2.0 */
 
 struct sl_il_ctrl {
 	uint64_t magic;         /* SL_IL_MAGIC once the ring is initialised */
@@ -99,9 +99,13 @@ struct sl_il_hist {
 	uint64_t bucket[SL_IL_HIST_BUCKETS];
 };
 
+/* Each published index on a block of its own, so that each line has one
+ * writer: the consumer's publish stays in its own cache (the producer reads
+ * it about once a lap), and the producer's publish never has to take its
+ * line back from a consumer that has just written the other index. */
 struct sl_il_shared {
-	uint32_t write;         /* published by the producer (release) */
-	uint32_t read;          /* published by the consumer (release) */
+	alignas(SL_IL_BLOCK) uint32_t write;   /* published by the producer (release) */
+	alignas(SL_IL_BLOCK) uint32_t read;    /* published by the consumer (release) */
 };
 
 struct sl_il_cons {
@@ -114,6 +118,8 @@ struct sl_il_cons {
 	uint32_t hwm;           /* occupancy seen at a refresh */
 	uint32_t idle_polls;    /* refreshes in a row that found the ring empty */
 	uint64_t dequeued;
+	uint64_t idx_moved;     /* refreshes that found shared.write moved: a line
+				 * that came from the producer's cache */
 };
 
 struct sl_il_prod {
@@ -127,6 +133,12 @@ struct sl_il_prod {
 	uint64_t packets;
 	uint64_t bytes;
 	uint64_t refused;
+	/* The lines this end made cross (the block's second line: only the
+	 * producer writes it, only stats readers read it). */
+	alignas(RTE_CACHE_LINE_SIZE) uint64_t idx_moved; /* refreshes that found
+				 * shared.read moved */
+	uint64_t slot_lines;    /* slot and stamp lines written, each one the
+				 * consumer then reads */
 };
 
 struct sl_il {
@@ -138,11 +150,14 @@ struct sl_il {
 	alignas(SL_IL_BLOCK) void *slot[];
 };
 
-_Static_assert(sizeof(struct sl_il_shared) <= RTE_CACHE_LINE_SIZE, "shared indices fit a line");
+_Static_assert(offsetof(struct sl_il_shared, read) == SL_IL_BLOCK &&
+	       sizeof(struct sl_il_shared) == 2 * SL_IL_BLOCK, "one block per published index");
 _Static_assert(sizeof(struct sl_il_cons) <= RTE_CACHE_LINE_SIZE, "consumer state fits a line");
-_Static_assert(sizeof(struct sl_il_prod) <= RTE_CACHE_LINE_SIZE, "producer state fits a line");
+_Static_assert(offsetof(struct sl_il_prod, idx_moved) == RTE_CACHE_LINE_SIZE &&
+	       sizeof(struct sl_il_prod) <= SL_IL_BLOCK,
+	       "producer state fits a line, its line counters the block's second");
 _Static_assert(offsetof(struct sl_il, shared) % SL_IL_BLOCK == 0, "shared line starts a block");
-_Static_assert(offsetof(struct sl_il, cons) == offsetof(struct sl_il, shared) + SL_IL_BLOCK,
+_Static_assert(offsetof(struct sl_il, cons) == offsetof(struct sl_il, shared) + 2 * SL_IL_BLOCK,
 	       "consumer line follows the shared block");
 _Static_assert(offsetof(struct sl_il, prod) == offsetof(struct sl_il, cons) + SL_IL_BLOCK,
 	       "producer line follows the consumer block");
@@ -150,7 +165,7 @@ _Static_assert(offsetof(struct sl_il, slot) == offsetof(struct sl_il, prod) + SL
 	       "slots follow the producer block");
 _Static_assert(offsetof(struct sl_il, hist) % SL_IL_BLOCK == 0, "histogram starts a block");
 _Static_assert(sizeof(struct sl_il_hist) == (3 + SL_IL_HIST_BUCKETS) * sizeof(uint64_t),
-	       "layout 1.0: samples, sum, max, then the buckets");
+	       "layout 2.0: samples, sum, max, then the buckets");
 
 static inline void sl_il_priv_max(uint32_t *c, uint32_t v)
 {
@@ -184,13 +199,22 @@ static inline void sl_il_priv_copy(void **restrict dst, void *const *restrict sr
 		dst[k] = src[k];
 }
 
-static inline void sl_il_priv_stamp(struct sl_il *il, const struct sl_il_prod *p, uint32_t w,
+static inline void sl_il_priv_stamp(struct sl_il *il, struct sl_il_prod *p, uint32_t w,
 				    uint32_t first, unsigned n)
 {
 	uint64_t now = rte_rdtsc();
 	struct sl_il_stamp *stamp = sl_il_priv_stamps(il, p->mask);
-	for (uint32_t i = first; i - w < n; i += p->sample_mask + 1)
+	uint64_t k = 0;
+	for (uint32_t i = first; i - w < n; i += p->sample_mask + 1, k++)
 		stamp[(i & p->mask) >> p->stamp_shift].tsc = now;
+	sl_counter_add(&p->slot_lines, k);
+}
+
+/* Cache lines that slots [at, at + n) span (n > 0; the slots start a line). */
+static inline uint32_t sl_il_priv_lines(uint32_t at, unsigned n)
+{
+	enum { PER_LINE = RTE_CACHE_LINE_SIZE / sizeof(void *) };
+	return (at + n - 1) / PER_LINE - at / PER_LINE + 1;
 }
 
 static inline void sl_il_priv_sample(struct sl_il *il, const struct sl_il_cons *c, uint32_t r,
@@ -223,7 +247,10 @@ static inline void sl_il_priv_sample(struct sl_il *il, const struct sl_il_cons *
  * the prefetch would pull the line the producer is filling away from it. */
 static inline uint32_t sl_il_priv_refresh_write(struct sl_il *il, struct sl_il_cons *c)
 {
-	c->write_cache = __atomic_load_n(&il->shared.write, __ATOMIC_ACQUIRE);
+	uint32_t w = __atomic_load_n(&il->shared.write, __ATOMIC_ACQUIRE);
+	if (w != c->write_cache)
+		sl_counter_add(&c->idx_moved, 1);
+	c->write_cache = w;
 	uint32_t avail = c->write_cache - c->read;
 	if (avail == 0) {
 		if (c->idle_polls >= SL_IL_IDLE_POLLS)
@@ -253,7 +280,10 @@ static inline unsigned sl_il_enqueue_burst(struct sl_il *il, void *const *objs, 
 	uint32_t room = p->mask + 1 - (w - p->read_cache);
 
 	if (unlikely(room < n)) {
-		p->read_cache = __atomic_load_n(&il->shared.read, __ATOMIC_ACQUIRE);
+		uint32_t r = __atomic_load_n(&il->shared.read, __ATOMIC_ACQUIRE);
+		if (r != p->read_cache)
+			sl_counter_add(&p->idx_moved, 1);
+		p->read_cache = r;
 		room = p->mask + 1 - (w - p->read_cache);
 		if (room < n) {
 			sl_counter_add(&p->refused, n - room);
@@ -266,9 +296,15 @@ static inline unsigned sl_il_enqueue_burst(struct sl_il *il, void *const *objs, 
 	unsigned first = p->mask + 1 - at;
 	if (first > n)
 		first = n;
+	if (unlikely(n == 0))
+		return 0;
 	memcpy(&il->slot[at], objs, first * sizeof(void *));
-	if (unlikely(first < n))
+	uint32_t lines = sl_il_priv_lines(at, first);
+	if (unlikely(first < n)) {
 		memcpy(il->slot, objs + first, (n - first) * sizeof(void *));
+		lines += sl_il_priv_lines(0, n - first);
+	}
+	sl_counter_add(&p->slot_lines, lines);
 
 	uint32_t gap = (0u - w) & p->sample_mask; /* to the next sampled index */
 	if (unlikely(gap < n))

@@ -573,7 +573,8 @@ static int snap_links_workers(struct sl_telc *c, json_t *root, json_t *info, str
 	size_t n = json_array_size(json_object_get(cols, "name"));
 	const uint64_t il_only = UINT64_C(1) << SL_LINK_OCCUPANCY_HWM |
 				 UINT64_C(1) << SL_LINK_SOJOURN_P50_NS |
-				 UINT64_C(1) << SL_LINK_SOJOURN_P99_NS;
+				 UINT64_C(1) << SL_LINK_SOJOURN_P99_NS |
+				 UINT64_C(1) << SL_LINK_LINES;
 	for (size_t r = 0; r < n; r++) {
 		bool il = strcmp(col_str(cols, "kind", r), "interlink") == 0;
 		json_t *l = json_object();

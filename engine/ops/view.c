@@ -22,6 +22,11 @@ const struct sl_counter_spec sl_link_counters[SL_LINK_N_COUNTERS] = {
 				     "(interlinks only)." },
 	[SL_LINK_SOJOURN_P99_NS] = { "sojourn_p99_ns", SL_GAUGE,
 				     "99th percentile of that time, in ns (interlinks only)." },
+	[SL_LINK_LINES] = { "lines", SL_COUNTER,
+			    "Cache lines the ring made cross between its two ends: refreshes "
+			    "that found the other end's index moved, and the slot and stamp "
+			    "lines written (interlink.h; over packets, a cost that does not "
+			    "depend on how far apart the two CPUs are; interlinks only)." },
 };
 
 const struct sl_counter_spec sl_worker_counters[SL_WORKER_N_COUNTERS] = {
@@ -102,7 +107,7 @@ void sl_view_link(const struct sl_link *l, struct sl_values *out)
 	out->v[SL_LINK_DROPS] = s.drops;
 	if (l->il == NULL) {
 		out->absent = 1u << SL_LINK_OCCUPANCY_HWM | 1u << SL_LINK_SOJOURN_P50_NS |
-			      1u << SL_LINK_SOJOURN_P99_NS;
+			      1u << SL_LINK_SOJOURN_P99_NS | 1u << SL_LINK_LINES;
 		return;
 	}
 	struct sl_il_stats is;
@@ -110,6 +115,7 @@ void sl_view_link(const struct sl_link *l, struct sl_values *out)
 	out->v[SL_LINK_OCCUPANCY_HWM] = is.occupancy_hwm;
 	out->v[SL_LINK_SOJOURN_P50_NS] = sl_il_sojourn_quantile_ns(&is, 0.5);
 	out->v[SL_LINK_SOJOURN_P99_NS] = sl_il_sojourn_quantile_ns(&is, 0.99);
+	out->v[SL_LINK_LINES] = is.write_idx_moved + is.read_idx_moved + is.slot_lines;
 }
 
 void sl_view_app_runtime(const struct sl_app *a, const struct sl_worker *w, struct sl_values *out)

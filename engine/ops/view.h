@@ -33,6 +33,7 @@ enum sl_link_ctr {
 	SL_LINK_OCCUPANCY_HWM,     /* interlinks only */
 	SL_LINK_SOJOURN_P50_NS,    /* interlinks only */
 	SL_LINK_SOJOURN_P99_NS,    /* interlinks only */
+	SL_LINK_LINES,             /* interlinks only */
 	SL_LINK_N_COUNTERS
 };
 extern const struct sl_counter_spec sl_link_counters[SL_LINK_N_COUNTERS];

@@ -117,7 +117,37 @@ struct pair {
 	unsigned n_blocks;
 	unsigned batch;         /* interlink: bursts per publish */
 	long switches[2];       /* context switches of each thread while measuring */
+	/* rte_ring throughput: the lines it made cross, by the model of
+	 * struct sl_il_stats (a tail read that found the other end's tail moved,
+	 * each slot line the producer wrote), and the objects dequeued */
+	uint64_t ring_lines[2];
+	uint64_t ring_objs;
 };
+
+/* Cache lines that slots [at, at + n) of a ring of `size` pointers span
+ * (the slots start a line; n may wrap around the end). */
+static uint64_t slot_lines(uint32_t at, unsigned n, uint32_t size)
+{
+	enum { PER_LINE = RTE_CACHE_LINE_SIZE / sizeof(void *) };
+	uint64_t lines = 0;
+	while (n > 0) {
+		unsigned k = size - at < n ? size - at : n;
+		lines += (at + k - 1) / PER_LINE - at / PER_LINE + 1;
+		n -= k;
+		at = 0;
+	}
+	return lines;
+}
+
+/* A tail of the other end read before a call: 1 when it moved since the
+ * last read (the model's line brought over). */
+static inline uint64_t moved(const volatile uint32_t *tail, uint32_t *last)
+{
+	uint32_t v = __atomic_load_n(tail, __ATOMIC_RELAXED);
+	uint64_t m = v != *last;
+	*last = v;
+	return m;
+}
 
 static long thread_switches(void)
 {
@@ -260,9 +290,17 @@ static void *thr_producer(void *arg)
 			}
 		sl_il_publish_producer(p->il);
 	} else {
+		struct rte_ring *ring = p->ring;
+		uint64_t lines = 0;
+		uint32_t last = ring->cons.tail;
 		while (!__atomic_load_n(&sh.stop, __ATOMIC_RELAXED))
-			for (unsigned i = 0; i < 64; i++)
-				rte_ring_sp_enqueue_burst(p->ring, objs, opt.burst, NULL);
+			for (unsigned i = 0; i < 64; i++) {
+				uint32_t at = ring->prod.head & ring->mask;
+				lines += moved(&ring->cons.tail, &last);
+				unsigned n = rte_ring_sp_enqueue_burst(ring, objs, opt.burst, NULL);
+				lines += slot_lines(at, n, ring->size);
+			}
+		p->ring_lines[0] += lines;
 	}
 	done(p, 0, sw);
 	return NULL;
@@ -294,10 +332,15 @@ static void *thr_consumer(void *arg)
 		}
 		sl_il_publish_consumer(p->il);
 	} else {
+		uint64_t lines = 0;
+		uint32_t last = p->ring->prod.tail;
 		while (!__atomic_load_n(&sh.stop, __ATOMIC_RELAXED)) {
+			lines += moved(&p->ring->prod.tail, &last);
 			got += rte_ring_sc_dequeue_burst(p->ring, objs, opt.burst, NULL);
 			mark(got, &next_mark);
 		}
+		p->ring_lines[1] += lines;
+		p->ring_objs += got;
 	}
 	done(p, 1, sw);
 	return NULL;
@@ -626,6 +669,7 @@ int main(int argc, char **argv)
 
 	double c2c[MAX_RUNS], mpps[3][MAX_RUNS], ratio[MAX_RUNS], ratio_alt[MAX_RUNS];
 	double p50[N_KINDS][MAX_RUNS], p99[N_KINDS][MAX_RUNS];
+	double lpp[N_KINDS][MAX_RUNS];   /* lines per packet at --batch */
 	struct pair p = { .il = il, .ring = ring, .n_blocks = 2000 };
 	uint64_t *pool[N_KINDS];   /* clean latency samples of all runs */
 	size_t n_pool[N_KINDS] = { 0, 0 }, n_dropped = 0;
@@ -657,7 +701,16 @@ int main(int argc, char **argv)
 			unsigned t = (j + r) % n_t;
 			p.kind = t == T_RING ? RING : IL;
 			p.batch = t == T_ALT ? opt.batch_alt : opt.batch;
+			struct sl_il_stats a, b;
+			sl_il_stats_read(il, &a);
+			p.ring_lines[0] = p.ring_lines[1] = p.ring_objs = 0;
 			mpps[t][r] = measure(thr_producer, thr_consumer, &p, true);
+			sl_il_stats_read(il, &b);
+			if (t == T_IL)
+				lpp[IL][r] = sl_il_lines_per_packet(&a, &b);
+			else if (t == T_RING)
+				lpp[RING][r] = p.ring_objs ? (double)(p.ring_lines[0] + p.ring_lines[1]) /
+								(double)p.ring_objs : 0;
 		}
 		ratio[r] = mpps[T_IL][r] / mpps[T_RING][r];
 		ratio_alt[r] = n_t == N_T ? mpps[T_ALT][r] / mpps[T_RING][r] : 0;
@@ -683,8 +736,10 @@ int main(int argc, char **argv)
 		if (n_t == N_T)
 			printf(", interlink publishing every %u bursts %.1f Mpps (x%.2f)", opt.batch_alt,
 			       mpps[T_ALT][r], ratio_alt[r]);
-		printf(" | latency p50/p99 interlink %.0f/%.0f ns, rte_ring %.0f/%.0f ns\n",
-		       p50[IL][r], p99[IL][r], p50[RING][r], p99[RING][r]);
+		printf(" | latency p50/p99 interlink %.0f/%.0f ns, rte_ring %.0f/%.0f ns"
+		       " | lines per packet interlink %.3f, rte_ring %.3f\n",
+		       p50[IL][r], p99[IL][r], p50[RING][r], p99[RING][r], lpp[IL][r],
+		       lpp[RING][r]);
 		fflush(stdout);
 	}
 
@@ -773,6 +828,11 @@ int main(int argc, char **argv)
 			fprintf(stderr, "bench_interlink: cannot write %s\n", path);
 	}
 
+	double il_lpp = median(lpp[IL], opt.runs, &lo, &hi);
+	double ring_lpp = median(lpp[RING], opt.runs, &lo, &hi);
+	printf("lines: lines_per_packet=%.3f ring_lines_per_packet=%.3f (cache lines made to cross "
+	       "per packet at one publish per %u burst(s), median over runs; interlink from its "
+	       "counters, rte_ring from its tails and slots)\n", il_lpp, ring_lpp, opt.batch);
 	if (n_t == N_T)
 		printf("batched: publishing every %u bursts, throughput_ratio=%.2f\n", opt.batch_alt,
 		       alt_ratio);

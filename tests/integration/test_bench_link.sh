@@ -41,6 +41,11 @@ expect_in "$T/run" "run 1 interlink"
 expect_in "$T/run" "run 1 ring"
 expect_in "$T/run" "run 1 local"
 expect_in "$T/run" "regime of each run: 1:"
+# the interlinks' lines per packet: every packet went into a slot line of 8
+# pointers, so at least 1/8; at bursts of up to 32, under one
+lpp=$(sed -nE 's/^lines: lines_per_packet=([0-9.]+) .*/\1/p' "$T/run")
+[[ -n $lpp ]] && awk -v v="$lpp" 'BEGIN { exit !(v >= 0.125 && v < 1) }' ||
+  { cat "$T/run"; fail "lines per packet missing or out of range: '$lpp'"; }
 [[ $(wc -l <"$T/bl/results.csv") -eq 4 ]] || { cat "$T/bl/results.csv"; fail "results.csv lacks a row"; }
 for impl in interlink ring; do
   f=$T/bl/runs/01-$impl-tput.json

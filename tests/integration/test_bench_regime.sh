@@ -36,6 +36,17 @@ grep -qE '^summary: throughput_ratio=\S+ latency_p50_ns=\S+ c2c_ns=[0-9.]+ laten
 grep -qE '^run 1: c2c [0-9.]+ ns \((near|far)\) \|' "$T/il.log" || fail "bench_interlink: the run line does not name its regime"
 regime_ok "$T/il.log"
 ok "bench_interlink: $(grep '^summary:' "$T/il.log")"
+# Lines per packet: every object is written into a slot line the consumer
+# reads (8 pointers a line), so neither ring can be under 1/8, and at bursts
+# of 32 neither should reach one line per packet.
+lines=$(grep '^lines: ' "$T/il.log") || { cat "$T/il.log" >&2; fail "bench_interlink: no lines line"; }
+python3 - "$lines" <<'PY' || fail "bench_interlink: lines per packet out of range: $lines"
+import re, sys
+kv = dict(re.findall(r"(\w+)=([0-9.]+)", sys.argv[1]))
+for k in ("lines_per_packet", "ring_lines_per_packet"):
+    assert 0.125 <= float(kv[k]) < 1, (k, kv)
+PY
+ok "bench_interlink: $lines"
 
 "$BLD/tests/bench_pool" --cores "$pair" --runs 1 --objects 100000 --only one-way,same-worker >"$T/pool.log" 2>&1 ||
   { cat "$T/pool.log" >&2; fail "bench_pool --cores $pair failed"; }

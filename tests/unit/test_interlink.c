@@ -237,6 +237,45 @@ static void test_full(void)
 	destroy(il);
 }
 
+/* The lines a ring makes cross, counted by its ends: a refresh that finds
+ * the other end's index moved, each slot and stamp line written. */
+static void test_lines(void)
+{
+	struct sl_il *il = make("l1", 64, 64);
+	attach_both(il);
+	void *in[64], *out[64];
+	for (unsigned i = 0; i < 64; i++)
+		in[i] = OBJ(i + 1);
+	struct sl_il_stats s;
+
+	CHECK(sl_il_enqueue_burst(il, in, 5) == 5, "5 in");   /* slots 0..4: a line, a stamp */
+	CHECK(sl_il_dequeue_burst(il, out, 64) == 0, "nothing published yet");
+	sl_il_publish_producer(il);
+	CHECK(sl_il_dequeue_burst(il, out, 64) == 5, "5 out");
+	CHECK(sl_il_enqueue_burst_publish(il, in, 11) == 11, "11 in"); /* slots 5..15: two lines */
+	CHECK(sl_il_dequeue_burst(il, out, 64) == 11, "11 out");
+	sl_il_stats_read(il, &s);
+	CHECK(s.write_idx_moved == 2 && s.read_idx_moved == 0 && s.slot_lines == 4,
+	      "after two bursts: write index moved %lu (want 2), read %lu (0), slot lines %lu (4)",
+	      (unsigned long)s.write_idx_moved, (unsigned long)s.read_idx_moved,
+	      (unsigned long)s.slot_lines);
+	/* Full: the refresh finds the read index where it was; 48 fit (six lines). */
+	CHECK(sl_il_enqueue_burst(il, in, 64) == 48, "48 fit");
+	sl_il_publish_consumer(il);
+	/* Now it has moved: one more object, in slot 0 again, with a stamp. */
+	CHECK(sl_il_enqueue_burst(il, in, 1) == 1, "room after the consumer's publish");
+	sl_il_stats_read(il, &s);
+	CHECK(s.write_idx_moved == 2 && s.read_idx_moved == 1 && s.slot_lines == 12,
+	      "write index moved %lu (want 2), read %lu (1), slot lines %lu (12)",
+	      (unsigned long)s.write_idx_moved, (unsigned long)s.read_idx_moved,
+	      (unsigned long)s.slot_lines);
+	double lpp = sl_il_lines_per_packet(NULL, &s);
+	CHECK(lpp == 15.0 / 16, "lines per packet %.4f, want 15/16", lpp);
+	struct sl_il_stats later = s;
+	CHECK(sl_il_lines_per_packet(&s, &later) == 0, "nothing dequeued between: 0");
+	destroy(il);
+}
+
 /* Indices start just below 2^32 and cross zero. */
 static void test_wrap(void)
 {
@@ -436,6 +475,7 @@ static const struct sl_test_case cases[] = {
 	SL_CASE(test_publish),
 	SL_CASE(test_full),
 	SL_CASE(test_wrap),
+	SL_CASE(test_lines),
 	SL_CASE(test_reattach),
 	SL_CASE(test_drain),
 	SL_CASE(test_sojourn),
