@@ -121,6 +121,10 @@ struct router_priv {
 	struct sl_route_table *table;
 	struct sl_route6_table *table6;        /* NULL: no IPv6 */
 	unsigned n_if;                         /* 0: no interfaces (forwarding only) */
+	uint64_t own6_bits;                    /* bit (last byte & 63) of each of the
+						* interfaces' IPv6 addresses: a
+						* destination without its bit is
+						* not the router's (ipv6_fast) */
 	struct iface ifs[SL_MAX_PORTS];
 	int8_t if_of_input[SL_MAX_PORTS];      /* its untagged interface, LOCAL_IN,
 						* TAGGED_ONLY, or -1 (none: forwarding) */
@@ -780,8 +784,14 @@ static int router_start(struct sl_app *app, struct sl_err *err)
 		if (rc < 0)
 			return sl_err_prefix(err, -rc, "interface '%s'", f->name);
 	}
-	for (unsigned k = 0; k < p->n_if; k++)
-		sl_ip6_link_local(p->ifs[k].mac, p->ifs[k].ll6);
+	p->own6_bits = 0;
+	for (unsigned k = 0; k < p->n_if; k++) {
+		struct iface *f = &p->ifs[k];
+		sl_ip6_link_local(f->mac, f->ll6);
+		p->own6_bits |= UINT64_C(1) << (f->ll6[15] & 63);
+		for (unsigned j = 0; j < f->n_addr6; j++)
+			p->own6_bits |= UINT64_C(1) << (f->addr6[j][15] & 63);
+	}
 	if (p->local_out < 0)
 		return 0;
 	const struct sl_app *host = app->out[p->local_out]->to;
@@ -1506,7 +1516,8 @@ static inline uint8_t *ipv6_fast(const struct router_priv *p, struct rte_mbuf *m
 	    ip[24] == 0xff || sl_ip6_is_link_local(ip + 24) || sl_ip6_is_link_local(ip + 8) ||
 	    (ip[8] == 0 && sl_ip6_is_unspecified(ip + 8)))
 		return NULL;
-	return p->n_if == 0 || owner6(p, ip + 24) < 0 ? ip : NULL;
+	return p->n_if == 0 || (p->own6_bits >> (ip[24 + 15] & 63) & 1) == 0 ||
+	       owner6(p, ip + 24) < 0 ? ip : NULL;
 }
 
 /* The IPv6 packets of a burst that ipv6_fast took, m[0..n) from interface
