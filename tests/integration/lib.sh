@@ -63,6 +63,28 @@ expect_in() {
   grep -qF -- "$2" "$1" || { cat "$1" >&2; fail "expected '$2' in the output"; }
 }
 
+# ns_port_refused NS NAME PORT TEXT: a pipeline of one port app NAME (PORT:
+# its settings, flow style) into a sink, run in network namespace NS with a
+# file prefix of its own, must fail before running (exit 1) saying TEXT.
+# Its log: $T/refused-NAME.log.
+ns_port_refused() {
+  local ns=$1 name=$2 port=$3 text=$4 f=$T/refused-$2 rc
+  cat >"$f.yaml" <<YAML
+dpdk: { args: ${EAL_ARGS/$PREFIX/$PREFIX-$name} }
+pool: { mbufs: 4095 }
+apps:
+  $name: $port
+  drop: { type: sink }
+links:
+  - $name.output -> drop.input
+YAML
+  ip netns exec "$ns" "$SLUICE" run "$f.yaml" --duration 5 >"$f.log" 2>&1
+  rc=$?
+  [[ $rc -eq 1 ]] || { cat "$f.log" >&2; fail "app '$name' in $ns: exit $rc, expected 1"; }
+  expect_in "$f.log" "$text"
+  ! grep -q '^sluice: running' "$f.log" || fail "sluice reported running with app '$name'"
+}
+
 # The JSON summary.  A test that reads a run's summary passes
 # --summary-json "$LOG.json" to `sluice run` (LOG: the file the run's output
 # goes to); the helpers below take LOG and read LOG.json (docs/summary.md).

@@ -139,21 +139,9 @@ for variant in one two tee; do
 done
 
 # ------------------------------------------------ an interface that does not exist
-cat >"$T/bad.yaml" <<YAML
-dpdk: { args: $EAL_ARGS }
-pool: { mbufs: 4095 }
-apps:
-  ghost: { type: port, device: "net_af_packet9,iface=nosuch0" }
-  drop:  { type: sink }
-links:
-  - ghost.output -> drop.input
-YAML
-ip netns exec "$NS_E" "$SLUICE" run "$T/bad.yaml" --duration 5 >"$T/bad.log" 2>&1
-rc=$?
-[[ $rc -eq 1 ]] || { cat "$T/bad.log" >&2; fail "a port on a missing interface: exit $rc, expected 1"; }
-expect_in "$T/bad.log" "app 'ghost': cannot probe device 'net_af_packet9,iface=nosuch0'"
-grep -q '^sluice: running' "$T/bad.log" && fail "sluice reported running with a missing interface"
-ok "a port on a missing interface fails: $(grep "app 'ghost'" "$T/bad.log")"
+ns_port_refused "$NS_E" ghost '{ type: port, device: "net_af_packet9,iface=nosuch0" }' \
+  "app 'ghost': cannot probe device 'net_af_packet9,iface=nosuch0'"
+ok "a port on a missing interface fails: $(grep "app 'ghost'" "$T/refused-ghost.log")"
 
 # ------------------------------------------------------------ the example
 expect_exit 0 "$T/example.log" check "$SRC/docs/examples/af-packet-bridge.yaml"
