@@ -50,6 +50,11 @@
  * disagree (tests/bench/regime.h).  To measure the far regime on purpose,
  * pick a distant pair from `sluice topology --measure` and pass --cores A,B.
  *
+ * Before the summary, with the one-way scenario, a line
+ *   lines: lines_per_buffer=L ring_lines_per_buffer=M (...)
+ * the cache lines made to cross per buffer by Sluice's pool (its chunk
+ * handoffs, from its reclaim counter) and by ring+cache (its slots, and a
+ * tail line per refill and flush), by the model of docs/interlink.md.
  * Ends with
  *   summary: oneway_speedup=X same_worker_ratio=Y step_p999_ns=Z
  *            pool_only_ratio=P c2c_ns=C regime=R
@@ -895,6 +900,7 @@ int main(int argc, char **argv)
 	static struct sl_pool_stats before, after;
 	static struct sl_pool_hist ow_rebalance, ow_reclaim;
 	uint64_t ow_steps[4] = { 0 };   /* rebalances, reclaims, empty, full */
+	uint64_t ow_objects = 0;         /* buffers through those rounds, retries included */
 	unsigned repeated = 0, noisy = 0;
 	printf("\n%-12s %-12s", "scenario", "pool");
 	for (unsigned r = 0; r < opt.runs; r++)
@@ -915,6 +921,8 @@ int main(int argc, char **argv)
 						sl_pool_stats(sl_pool_of(pools[k]), &before);
 					ns[s][k][r] = run((enum scen)s, (enum kind)k, pools[k], false,
 							  NULL, NULL, &share);
+					if (telemetry)
+						ow_objects += opt.objects;
 					if (!check || share >= opt.min_cpu)
 						break;
 					repeated++;
@@ -1021,6 +1029,25 @@ int main(int argc, char **argv)
 		write_hist(file, &gets[k]);
 		snprintf(file, sizeof(file), "calls-put-%s.dat", kind_ops[k]);
 		write_hist(file, &puts[k]);
+	}
+	/* Lines per buffer (the model of docs/interlink.md, "Lines per packet":
+	 * a line written by one side and then read by the other crosses once).
+	 * Sluice: each chunk handoff is the slot's sequence line and its pointer
+	 * lines to the consumer, and the sequence line back to the next producer;
+	 * handoffs from its reclaim counter.  ring+cache: each pointer goes
+	 * through the ring's slots (8 a line), and each flush and refill makes the
+	 * other side read the tail it stored; from the timed round's steps. */
+	if ((opt.scen_mask >> ONEWAY & 1) && ow_objects > 0) {
+		unsigned chunk_lines = (unsigned)((opt.chunk * sizeof(void *) + 63) / 64);
+		double sl_lpb = (double)ow_steps[1] * (chunk_lines + 2) / (double)ow_objects;
+		double ring_lpb = ((double)opt.objects / 8 + (double)gets[RING].sums.count +
+				   (double)puts[RING].sums.count) / (double)opt.objects;
+		printf("\nlines: lines_per_buffer=%.3f ring_lines_per_buffer=%.3f (one-way: cache lines "
+		       "made to cross per buffer; sluice: %lu chunk handoffs of %u + 2 lines, from "
+		       "its reclaim counter; ring+cache: a slot line per 8 pointers and a tail line "
+		       "per refill and flush, from the timed round's %lu and %lu)\n", sl_lpb,
+		       ring_lpb, (unsigned long)ow_steps[1], chunk_lines,
+		       (unsigned long)gets[RING].sums.count, (unsigned long)puts[RING].sums.count);
 	}
 	/* Sluice's own telemetry, one-way rounds. */
 	static struct sl_pool_hist both;

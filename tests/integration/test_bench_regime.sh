@@ -58,3 +58,14 @@ for w in before after; do
 done
 regime_ok "$T/pool.log"
 ok "bench_pool: $(grep '^summary:' "$T/pool.log")"
+# Lines per buffer, one-way: every pointer crosses in a line of 8 (a
+# chunk's or the ring's slots), so neither pool is under 1/8; the rest
+# (sequence and tail lines) is a few lines per hundreds of buffers.
+lines=$(grep '^lines: ' "$T/pool.log") || { cat "$T/pool.log" >&2; fail "bench_pool: no lines line"; }
+python3 - "$lines" <<'PY' || fail "bench_pool: lines per buffer out of range: $lines"
+import re, sys
+kv = dict(re.findall(r"(\w+)=([0-9.]+)", sys.argv[1]))
+for k in ("lines_per_buffer", "ring_lines_per_buffer"):
+    assert 0.125 <= float(kv[k]) < 0.5, (k, kv)
+PY
+ok "bench_pool: ${lines%% (*}"
