@@ -282,11 +282,45 @@ static inline void fc_run_flush(struct fc_run *r, uint64_t now, bool sole)
 	r->e = NULL;
 }
 
+/* Classify pkts[0..n) into cls[] (enum sl_pkt_class) with their keys,
+ * counting the malformed (by reason) and the frames that are not IP. */
+static inline void fc_parse_burst(struct sl_app *app, struct rte_mbuf **pkts, unsigned n,
+				  struct sl_flow_key *keys, uint8_t *cls)
+{
+	for (unsigned i = 0; i < n; i++) {
+		struct sl_pkt_info info;
+		cls[i] = (uint8_t)sl_pkt_parse(pkts[i], &keys[i], &info);
+		if (cls[i] == SL_PKT_MALFORMED) {
+			sl_app_ctr_add(app, FC_MALFORMED, 1);
+			if (info.reason > SL_PKT_R_NONE && info.reason < SL_PKT_R_COUNT)
+				sl_app_ctr_add(app, FC_MALFORMED_R + info.reason - 1u, 1);
+			continue;
+		}
+		if (cls[i] == SL_PKT_NOT_IP)
+			sl_app_ctr_add(app, FC_NOT_IP, 1);
+	}
+}
+
+/* Insert the flow of key (a miss), with the router's next hop as its
+ * cookie when the cache has a route table.  What the run counted goes in
+ * first: an insert may choose a victim by last_ns, or unlink the run's
+ * entry.  Returns the entry, or NULL (no room, no id). */
+static inline struct sl_flow_entry *fc_insert(struct fc_priv *p, struct fc_run *run,
+					      const struct sl_flow_key *key, uint32_t hash,
+					      uint64_t now)
+{
+	fc_run_flush(run, now, p->sole);
+	uint64_t cookie = 0;
+	if (p->route != NULL && key->family == 4)
+		cookie = (uint64_t)(sl_route_lookup(p->route, key_dst4(key)) + 1);
+	enum sl_ft_insert_status st;
+	return sl_ft_insert(p->h, key, hash, now, cookie, &st);
+}
+
 /* A burst in phases: parse, hash (prefetching buckets), look up
  * (prefetching for inserts), then count each packet on its flow, inserting
  * the misses, and sort the burst into drops and passes; last, flush and
- * send.  A data-path function, over 100 lines: each phase is commented
- * below. */
+ * send.  Each phase is commented below. */
 static void fc_push(struct sl_app *app)
 {
 	struct fc_priv *p = app->priv;
@@ -310,18 +344,7 @@ static void fc_push(struct sl_app *app)
 	 * loops: the hash reads the key in 8-byte words, which the full parse
 	 * writes field by field, and a load that spans several stores still in
 	 * the store buffer waits for them (no store forwarding). */
-	for (unsigned i = 0; i < n; i++) {
-		struct sl_pkt_info info;
-		cls[i] = (uint8_t)sl_pkt_parse(pkts[i], &keys[i], &info);
-		if (cls[i] == SL_PKT_MALFORMED) {
-			sl_app_ctr_add(app, FC_MALFORMED, 1);
-			if (info.reason > SL_PKT_R_NONE && info.reason < SL_PKT_R_COUNT)
-				sl_app_ctr_add(app, FC_MALFORMED_R + info.reason - 1u, 1);
-			continue;
-		}
-		if (cls[i] == SL_PKT_NOT_IP)
-			sl_app_ctr_add(app, FC_NOT_IP, 1);
-	}
+	fc_parse_burst(app, pkts, n, keys, cls);
 	for (unsigned i = 0; i < n; i++) {
 		if (cls[i] != SL_PKT_IP)
 			continue;
@@ -366,14 +389,7 @@ static void fc_push(struct sl_app *app)
 			hits++;
 		} else {
 			misses++;
-			/* what the run counted goes in before an insert may
-			 * choose a victim by last_ns, or unlink the run's entry */
-			fc_run_flush(&run, now, p->sole);
-			uint64_t cookie = 0;
-			if (p->route != NULL && keys[i].family == 4)
-				cookie = (uint64_t)(sl_route_lookup(p->route, key_dst4(&keys[i])) + 1);
-			enum sl_ft_insert_status st;
-			e = sl_ft_insert(p->h, &keys[i], hash[i], now, cookie, &st);
+			e = fc_insert(p, &run, &keys[i], hash[i], now);
 			inserted_buckets |= UINT64_C(1) << (hash[i] & 63);
 		}
 		if (e != NULL) {

@@ -1746,158 +1746,178 @@ static inline bool to_hop(struct sl_app *app, struct router_priv *p,
 	return false;
 }
 
-/* A burst in three passes: parse and check every packet (and take route
- * hints), look up all the destinations left at once (their table entries
- * are fetched together: sl_route_lookup_bulk), then rewrite and sort the
- * routed packets by output; a fourth step drops, transmits and counts.
- * Packets keep their order on each output.  Up to ROUTER_ROUNDS bursts per
- * input, while it gives full ones.  Input `in_idx` belongs to the
- * interfaces of output in_idx (a packet's interface k: the untagged one,
- * or the one of its VLAN tag, which is stripped), to local_output, or to
- * none (k -1: forwarding only).  Packets that need the router's own
- * messages (ARP, to its addresses, an ICMP error, a next hop to resolve)
- * leave the burst for the functions above.  A data-path function, over
- * 100 lines: its phases are numbered below. */
+/* One burst of route_input between its phases.  The counters and the
+ * per-output counts come first: they are zeroed for each burst. */
+struct burst {
+	unsigned n_ok, n_lk, n_fw, n_drop, n_six;
+	unsigned not_ipv4, malformed, ttl_expired, no_route, hinted, vlan_unknown;
+	unsigned count[SL_MAX_PORTS];          /* routed packets per output */
+	struct rte_mbuf *pkts[SL_BURST_MAX];   /* received; then routable; then routed */
+	struct rte_mbuf *drop[SL_BURST_MAX];
+	uint8_t which[SL_BURST_MAX];           /* each routed packet's output */
+	uint8_t *word[SL_BURST_MAX];           /* the TTL's 16-bit word and the checksum */
+	uint8_t tmp[SL_BURST_MAX][4];          /* where the word is not contiguous */
+	uint32_t l3[SL_BURST_MAX];
+	uint32_t dsts[SL_BURST_MAX];           /* host order */
+	int nh[SL_BURST_MAX];                  /* next hop, -1: no route */
+	int8_t kk[SL_BURST_MAX];               /* each packet's interface */
+	struct rte_mbuf *six[SL_BURST_MAX];    /* IPv6 packets for route6_burst */
+	uint8_t *six_ip[SL_BURST_MAX];
+	int8_t six_k[SL_BURST_MAX];
+	uint32_t lk_dst[SL_BURST_MAX];         /* destinations without a hint */
+	int lk_nh[SL_BURST_MAX];
+	uint8_t lk_at[SL_BURST_MAX];           /* their positions among the routable */
+};
+
+_Static_assert(SL_BURST_MAX <= SL_ROUTE_BULK_MAX, "a burst fits one bulk lookup");
+_Static_assert(SL_BURST_MAX <= UINT8_MAX + 1, "burst positions fit in uint8_t");
+
+/* Phases 1 and 2 of b's n packets from input in_idx (interface k_in):
+ * parse, drop what cannot be routed, take hints, then look up the
+ * destinations left all at once (their table entries are fetched together:
+ * sl_route_lookup_bulk).  Leaves b->pkts[0..n_ok) routable with their next
+ * hops, the IPv6 ones in b->six. */
+static inline void parse_burst(struct sl_app *app, struct router_priv *p,
+			       const struct sl_route_table *t, unsigned in_idx, int k_in,
+			       struct burst *b, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		struct rte_mbuf *m = b->pkts[i];
+		/* the commonest frame needs only its destination: no key */
+		const uint8_t *ip = sl_pkt_ipv4_simple(m);
+		uint32_t dst;
+		uint16_t l3_off = RTE_ETHER_HDR_LEN; /* the simple frame's */
+		int k = k_in;
+		if (likely(ip != NULL && k != TAGGED_ONLY)) {
+			memcpy(&dst, ip + offsetof(struct rte_ipv4_hdr, dst_addr), sizeof(dst));
+		} else {
+			uint8_t *ip6;
+			enum slow v = slow_in(app, p, in_idx, &k, m, &dst, &l3_off, &ip6);
+			if (v == S_SIX) {
+				b->six[b->n_six] = m;
+				b->six_ip[b->n_six] = ip6;
+				b->six_k[b->n_six++] = (int8_t)k;
+				continue;
+			}
+			if (unlikely(v != S_IPV4)) {
+				b->malformed += v == S_MALFORMED;
+				b->not_ipv4 += v == S_NOT_IPV4;
+				b->vlan_unknown += v == S_VLAN_UNKNOWN;
+				if (v != S_TAKEN)
+					b->drop[b->n_drop++] = m;
+				continue;
+			}
+		}
+		uint8_t *w = ttl_word(m, l3_off, b->tmp[b->n_ok]);
+		if (unlikely(w[0] <= 1) && k < 0) {
+			b->ttl_expired++;
+			sl_route_hint_clear(m);
+			b->drop[b->n_drop++] = m;
+			continue;
+		}
+		dst = rte_be_to_cpu_32(dst);
+		int h = sl_route_hint_get(m, t, dst);
+		if (h >= 0) {
+			sl_route_hint_clear(m);
+			b->hinted++;
+		} else {
+			b->lk_dst[b->n_lk] = dst;
+			b->lk_at[b->n_lk++] = (uint8_t)b->n_ok;
+		}
+		unsigned j = b->n_ok++;   /* j <= i: overwrites only what was read */
+		b->pkts[j] = m;
+		b->kk[j] = (int8_t)k;
+		b->word[j] = w;
+		b->l3[j] = l3_off;
+		b->dsts[j] = dst;
+		b->nh[j] = h;
+	}
+	if (b->n_lk > 0) {
+		sl_route_lookup_bulk(t, b->lk_dst, b->lk_nh, b->n_lk);
+		for (unsigned j = 0; j < b->n_lk; j++)
+			b->nh[b->lk_at[j]] = b->lk_nh[j];
+	}
+}
+
+/* Phase 3: TTL, checksum and MACs of the routable packets that have a
+ * route, each counted for its output; the others dropped (with their ICMP
+ * error), resolved or taken. */
+static inline void rewrite_burst(struct sl_app *app, struct router_priv *p,
+				 const struct sl_route_table *t, struct burst *b)
+{
+	for (unsigned i = 0; i < b->n_ok; i++) {
+		struct rte_mbuf *m = b->pkts[i];
+		if (unlikely(b->nh[i] < 0)) {
+			b->no_route++;
+			sl_route_hint_clear(m);
+			if (b->kk[i] >= 0)
+				send_error(app, p, m, b->l3[i], (unsigned)b->kk[i], SL_ICMP_UNREACH,
+					   0, 0);
+			b->drop[b->n_drop++] = m;
+			continue;
+		}
+		const struct sl_route_nh *hop = sl_route_nh(t, (unsigned)b->nh[i]);
+		uint8_t *w = b->word[i];
+		if (p->n_if > 0) {
+			enum verdict v = iface_checks(app, p, b->kk[i], m, b->l3[i], hop, w[0]);
+			if (unlikely(v != V_ROUTE)) {
+				b->ttl_expired += v == V_EXPIRED;
+				if (v != V_TAKEN)
+					b->drop[b->n_drop++] = m;
+				continue;
+			}
+		}
+		ttl_dec(m, b->l3[i], w, w == b->tmp[i]);
+		if (unlikely(hop->kind == SL_NH_GATEWAY || hop->kind == SL_NH_CONNECTED)) {
+			resolve(app, p, hop->iface,
+				hop->kind == SL_NH_GATEWAY ? hop->gateway : b->dsts[i], m);
+			continue;
+		}
+		if (unlikely(!to_hop(app, p, hop, m)))
+			continue;
+		b->which[b->n_fw] = (uint8_t)hop->output;
+		b->pkts[b->n_fw++] = m;   /* n_fw <= i */
+		b->count[hop->output]++;
+	}
+}
+
+/* A burst in four phases: parse and check every packet and look up the
+ * destinations together (parse_burst), rewrite and sort the routed packets
+ * by output (rewrite_burst), route the IPv6 ones together (route6_burst),
+ * then drop, transmit and count.  Packets keep their order on each output.
+ * Up to ROUTER_ROUNDS bursts per input, while it gives full ones.  Input
+ * `in_idx` belongs to the interfaces of output in_idx (a packet's interface
+ * k: the untagged one, or the one of its VLAN tag, which is stripped), to
+ * local_output, or to none (k -1: forwarding only).  Packets that need the
+ * router's own messages (ARP, to its addresses, an ICMP error, a next hop
+ * to resolve) leave the burst for the functions above. */
 static void route_input(struct sl_app *app, struct sl_link *in, unsigned in_idx)
 {
 	struct router_priv *p = app->priv;
 	const int k_in = p->if_of_input[in_idx];
 	const struct sl_route_table *t = p->table;
-	struct rte_mbuf *pkts[SL_BURST_MAX];
-	struct rte_mbuf *drop[SL_BURST_MAX];
-	uint8_t which[SL_BURST_MAX];
-	uint8_t *word[SL_BURST_MAX];           /* the TTL's 16-bit word and the checksum */
-	uint8_t tmp[SL_BURST_MAX][4];          /* where the word is not contiguous */
-	uint32_t l3[SL_BURST_MAX];
-	uint32_t dsts[SL_BURST_MAX];
-	int nh[SL_BURST_MAX];
-	int8_t kk[SL_BURST_MAX];               /* each packet's interface */
-	struct rte_mbuf *six[SL_BURST_MAX];    /* IPv6 packets for route6_burst */
-	uint8_t *six_ip[SL_BURST_MAX];
-	int8_t six_k[SL_BURST_MAX];
-	uint32_t lk_dst[SL_BURST_MAX];
-	int lk_nh[SL_BURST_MAX];
-	uint8_t lk_at[SL_BURST_MAX];
+	struct burst b;
 
-	_Static_assert(SL_BURST_MAX <= SL_ROUTE_BULK_MAX, "a burst fits one bulk lookup");
-	_Static_assert(SL_BURST_MAX <= UINT8_MAX + 1, "burst positions fit in uint8_t");
 	for (unsigned r = 0; r < ROUTER_ROUNDS; r++) {
-		unsigned n = sl_link_receive(in, pkts, app->burst);
-		unsigned count[SL_MAX_PORTS] = { 0 };
-		unsigned n_ok = 0, n_lk = 0, n_fw = 0, n_drop = 0, n_six = 0;
-		unsigned not_ipv4 = 0, malformed = 0, ttl_expired = 0, no_route = 0, hinted = 0;
-		unsigned vlan_unknown = 0;
-
+		memset(&b, 0, offsetof(struct burst, pkts));
+		unsigned n = sl_link_receive(in, b.pkts, app->burst);
 		if (n == 0)
 			break;
-		/* 1: parse; drop what cannot be routed; hints, or a lookup to do. */
-		for (unsigned i = 0; i < n; i++) {
-			struct rte_mbuf *m = pkts[i];
-			/* the commonest frame needs only its destination: no key */
-			const uint8_t *ip = sl_pkt_ipv4_simple(m);
-			uint32_t dst;
-			uint16_t l3_off = RTE_ETHER_HDR_LEN; /* the simple frame's */
-			int k = k_in;
-			if (likely(ip != NULL && k != TAGGED_ONLY)) {
-				memcpy(&dst, ip + offsetof(struct rte_ipv4_hdr, dst_addr),
-				       sizeof(dst));
-			} else {
-				uint8_t *ip6;
-				enum slow v = slow_in(app, p, in_idx, &k, m, &dst, &l3_off, &ip6);
-				if (v == S_SIX) {
-					six[n_six] = m;
-					six_ip[n_six] = ip6;
-					six_k[n_six++] = (int8_t)k;
-					continue;
-				}
-				if (unlikely(v != S_IPV4)) {
-					malformed += v == S_MALFORMED;
-					not_ipv4 += v == S_NOT_IPV4;
-					vlan_unknown += v == S_VLAN_UNKNOWN;
-					if (v != S_TAKEN)
-						drop[n_drop++] = m;
-					continue;
-				}
-			}
-			uint8_t *w = ttl_word(m, l3_off, tmp[n_ok]);
-			if (unlikely(w[0] <= 1) && k < 0) {
-				ttl_expired++;
-				sl_route_hint_clear(m);
-				drop[n_drop++] = m;
-				continue;
-			}
-			dst = rte_be_to_cpu_32(dst);
-			int h = sl_route_hint_get(m, t, dst);
-			if (h >= 0) {
-				sl_route_hint_clear(m);
-				hinted++;
-			} else {
-				lk_dst[n_lk] = dst;
-				lk_at[n_lk++] = (uint8_t)n_ok;
-			}
-			pkts[n_ok] = m;      /* n_ok <= i: overwrites only what was read */
-			kk[n_ok] = (int8_t)k;
-			word[n_ok] = w;
-			l3[n_ok] = l3_off;
-			dsts[n_ok] = dst;
-			nh[n_ok++] = h;
-		}
-		/* 2: the lookups, together. */
-		if (n_lk > 0) {
-			sl_route_lookup_bulk(t, lk_dst, lk_nh, n_lk);
-			for (unsigned j = 0; j < n_lk; j++)
-				nh[lk_at[j]] = lk_nh[j];
-		}
-		/* 3: TTL, checksum and MACs of what has a route. */
-		for (unsigned i = 0; i < n_ok; i++) {
-			struct rte_mbuf *m = pkts[i];
-			if (unlikely(nh[i] < 0)) {
-				no_route++;
-				sl_route_hint_clear(m);
-				if (kk[i] >= 0)
-					send_error(app, p, m, l3[i], (unsigned)kk[i], SL_ICMP_UNREACH,
-						   0, 0);
-				drop[n_drop++] = m;
-				continue;
-			}
-			const struct sl_route_nh *hop = sl_route_nh(t, (unsigned)nh[i]);
-			uint8_t *w = word[i];
-			if (p->n_if > 0) {
-				enum verdict v = iface_checks(app, p, kk[i], m, l3[i], hop, w[0]);
-				if (unlikely(v != V_ROUTE)) {
-					ttl_expired += v == V_EXPIRED;
-					if (v != V_TAKEN)
-						drop[n_drop++] = m;
-					continue;
-				}
-			}
-			ttl_dec(m, l3[i], w, w == tmp[i]);
-			if (unlikely(hop->kind == SL_NH_GATEWAY || hop->kind == SL_NH_CONNECTED)) {
-				resolve(app, p, hop->iface, hop->kind == SL_NH_GATEWAY ? hop->gateway
-							      : dsts[i], m);
-				continue;
-			}
-			if (unlikely(!to_hop(app, p, hop, m)))
-				continue;
+		parse_burst(app, p, t, in_idx, k_in, &b, n);
+		rewrite_burst(app, p, t, &b);
+		if (b.n_six > 0)   /* after the IPv4 ones on each output */
+			route6_burst(app, p, b.six, b.six_ip, b.six_k, b.n_six, b.pkts, b.which,
+				     b.count, &b.n_fw);
+		sl_app_drop(app, b.drop, b.n_drop);
+		transmit_by_output(app, b.pkts, b.which, b.n_fw, b.count);
 
-			which[n_fw] = (uint8_t)hop->output;
-			pkts[n_fw++] = m;   /* n_fw <= i */
-			count[hop->output]++;
-		}
-		/* 3b: the IPv6 packets, together (after the IPv4 ones on each output). */
-		if (n_six > 0)
-			route6_burst(app, p, six, six_ip, six_k, n_six, pkts, which, count, &n_fw);
-		/* 4: drops, one transmit per output, the burst's counters. */
-		sl_app_drop(app, drop, n_drop);
-		transmit_by_output(app, pkts, which, n_fw, count);
-
-		sl_app_ctr_add(app, R_FORWARDED, n_fw);
-		sl_app_ctr_add(app, R_NOT_IPV4, not_ipv4);
-		sl_app_ctr_add(app, R_MALFORMED, malformed);
-		sl_app_ctr_add(app, R_TTL_EXPIRED, ttl_expired);
-		sl_app_ctr_add(app, R_NO_ROUTE, no_route);
-		sl_app_ctr_add(app, R_HINTED, hinted);
-		sl_app_ctr_add(app, R_VLAN_UNKNOWN, vlan_unknown);
+		sl_app_ctr_add(app, R_FORWARDED, b.n_fw);
+		sl_app_ctr_add(app, R_NOT_IPV4, b.not_ipv4);
+		sl_app_ctr_add(app, R_MALFORMED, b.malformed);
+		sl_app_ctr_add(app, R_TTL_EXPIRED, b.ttl_expired);
+		sl_app_ctr_add(app, R_NO_ROUTE, b.no_route);
+		sl_app_ctr_add(app, R_HINTED, b.hinted);
+		sl_app_ctr_add(app, R_VLAN_UNKNOWN, b.vlan_unknown);
 		if (n < app->burst)
 			break;
 	}
