@@ -88,30 +88,33 @@ def ip_str(a):
     return "%d.%d.%d.%d" % (a >> 24, (a >> 16) & 255, (a >> 8) & 255, a & 255)
 
 
-def routes(n):
-    """N distinct prefixes, lengths shaped like an Internet table: 60% /24,
-    30% /16../23, 10% /25../32 (those need an LPM tbl8 group each), in
-    1.0.0.0..223.255.255.255 (198.18.0.0/15 excluded: the sources live there)."""
-    rnd = random.Random(n)
+def shaped_prefixes(n, rnd, bits, lens, draw, excluded):
+    """N distinct (address, length) prefixes of `bits`-bit addresses: length
+    lens[0] for 60%, lens[1] (a range) for 30%, lens[2] for 10%; addresses
+    from draw(), those for which excluded(a) is true redrawn."""
     seen, out = set(), []
     while len(out) < n:
         x = rnd.random()
-        if x < 0.6:
-            plen = 24
-        elif x < 0.9:
-            plen = rnd.randint(16, 23)
-        else:
-            plen = rnd.randint(25, 32)
-        a = rnd.randint(0x01000000, 0xDFFFFFFF)
-        if (a >> 17) == (0xC6120000 >> 17):
+        plen = lens[0] if x < 0.6 else rnd.randint(*lens[1]) if x < 0.9 else rnd.randint(*lens[2])
+        a = draw()
+        if excluded(a):
             continue
-        mask = (0xFFFFFFFF << (32 - plen)) & 0xFFFFFFFF
-        a &= mask
+        a &= ((1 << bits) - 1) ^ ((1 << (bits - plen)) - 1)
         if (a, plen) in seen:
             continue
         seen.add((a, plen))
         out.append((a, plen))
     return out
+
+
+def routes(n):
+    """N distinct prefixes, lengths shaped like an Internet table: 60% /24,
+    30% /16../23, 10% /25../32 (those need an LPM tbl8 group each), in
+    1.0.0.0..223.255.255.255 (198.18.0.0/15 excluded: the sources live there)."""
+    rnd = random.Random(n)
+    return shaped_prefixes(n, rnd, 32, (24, (16, 23), (25, 32)),
+                           lambda: rnd.randint(0x01000000, 0xDFFFFFFF),
+                           lambda a: (a >> 17) == (0xC6120000 >> 17))
 
 
 def write_routes_yaml(d, prefixes):
@@ -147,22 +150,8 @@ def routes6(n):
     /32../47, 10% /49../64 (rte_lpm6 walks a tbl8 per byte past /24), in
     2400::/6 (2001:db8::/32 and the sources' 2001:db8:ffff::/48 left out)."""
     rnd = random.Random(n + 6)
-    seen, out = set(), []
-    while len(out) < n:
-        x = rnd.random()
-        if x < 0.6:
-            plen = 48
-        elif x < 0.9:
-            plen = rnd.randint(32, 47)
-        else:
-            plen = rnd.randint(49, 64)
-        a = (0x24 << 120) | rnd.getrandbits(122)
-        a &= ((1 << 128) - 1) ^ ((1 << (128 - plen)) - 1)
-        if (a, plen) in seen:
-            continue
-        seen.add((a, plen))
-        out.append((a, plen))
-    return out
+    return shaped_prefixes(n, rnd, 128, (48, (32, 47), (49, 64)),
+                           lambda: (0x24 << 120) | rnd.getrandbits(122), lambda a: False)
 
 
 def cmd_routes6(n, d):

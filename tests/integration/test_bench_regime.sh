@@ -29,6 +29,21 @@ assert regime == "mixed" or regime == ("near" if c2c < 100 else "far"), line
 PY
 }
 
+# lines_ok BENCH LOG MAX KEY...: LOG has a line "lines: KEY=V ..." with
+# each KEY's value in [1/8, MAX) (cache lines made to cross per object: one
+# slot line holds 8 pointers, so no object costs less).
+lines_ok() {
+  local bench=$1 log=$2 max=$3 lines; shift 3
+  lines=$(grep '^lines: ' "$log") || { cat "$log" >&2; fail "$bench: no lines line"; }
+  python3 - "$lines" "$max" "$@" <<'PY' || fail "$bench: lines out of [0.125, $max): $lines"
+import re, sys
+kv = dict(re.findall(r"(\w+)=([0-9.]+)", sys.argv[1]))
+for k in sys.argv[3:]:
+    assert 0.125 <= float(kv[k]) < float(sys.argv[2]), (k, kv)
+PY
+  ok "$bench: ${lines%% (*}"
+}
+
 "$BLD/tests/bench_interlink" --cores "$pair" --runs 1 --seconds 0.2 >"$T/il.log" 2>&1 ||
   { cat "$T/il.log" >&2; fail "bench_interlink --cores $pair failed"; }
 grep -qE '^summary: throughput_ratio=\S+ latency_p50_ns=\S+ c2c_ns=[0-9.]+ latency_ratio=\S+ regime=(near|far|mixed)$' "$T/il.log" ||
@@ -39,14 +54,7 @@ ok "bench_interlink: $(grep '^summary:' "$T/il.log")"
 # Lines per packet: every object is written into a slot line the consumer
 # reads (8 pointers a line), so neither ring can be under 1/8, and at bursts
 # of 32 neither should reach one line per packet.
-lines=$(grep '^lines: ' "$T/il.log") || { cat "$T/il.log" >&2; fail "bench_interlink: no lines line"; }
-python3 - "$lines" <<'PY' || fail "bench_interlink: lines per packet out of range: $lines"
-import re, sys
-kv = dict(re.findall(r"(\w+)=([0-9.]+)", sys.argv[1]))
-for k in ("lines_per_packet", "ring_lines_per_packet"):
-    assert 0.125 <= float(kv[k]) < 1, (k, kv)
-PY
-ok "bench_interlink: $lines"
+lines_ok bench_interlink "$T/il.log" 1 lines_per_packet ring_lines_per_packet
 
 "$BLD/tests/bench_pool" --cores "$pair" --runs 1 --objects 100000 --only one-way,same-worker >"$T/pool.log" 2>&1 ||
   { cat "$T/pool.log" >&2; fail "bench_pool --cores $pair failed"; }
@@ -61,11 +69,4 @@ ok "bench_pool: $(grep '^summary:' "$T/pool.log")"
 # Lines per buffer, one-way: every pointer crosses in a line of 8 (a
 # chunk's or the ring's slots), so neither pool is under 1/8; the rest
 # (sequence and tail lines) is a few lines per hundreds of buffers.
-lines=$(grep '^lines: ' "$T/pool.log") || { cat "$T/pool.log" >&2; fail "bench_pool: no lines line"; }
-python3 - "$lines" <<'PY' || fail "bench_pool: lines per buffer out of range: $lines"
-import re, sys
-kv = dict(re.findall(r"(\w+)=([0-9.]+)", sys.argv[1]))
-for k in ("lines_per_buffer", "ring_lines_per_buffer"):
-    assert 0.125 <= float(kv[k]) < 0.5, (k, kv)
-PY
-ok "bench_pool: ${lines%% (*}"
+lines_ok bench_pool "$T/pool.log" 0.5 lines_per_buffer ring_lines_per_buffer
