@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The interlink and pool benchmarks name the regime of their pair of CPUs in
+# The interlink, pool and bounce benchmarks name the regime of their pair of CPUs in
 # their summary lines: c2c_ns is measured, and regime is near below 100 ns,
 # far at or above (tests/bench/regime.h), or mixed when the measurements of
 # one invocation straddle 100 ns.  A tiny run of each; no timing is judged
@@ -70,3 +70,27 @@ ok "bench_pool: $(grep '^summary:' "$T/pool.log")"
 # chunk's or the ring's slots), so neither pool is under 1/8; the rest
 # (sequence and tail lines) is a few lines per hundreds of buffers.
 lines_ok bench_pool "$T/pool.log" 0.5 lines_per_buffer ring_lines_per_buffer
+
+# bench_bounce (the floor under the cliff): the same complete summary, and
+# its argument errors named.
+"$BLD/tests/bench_bounce" --cores "$pair" --runs 1 --seconds 0.05 --objects 4096 >"$T/bb.log" 2>&1 ||
+  { cat "$T/bb.log" >&2; fail "bench_bounce --cores $pair failed"; }
+grep -qE '^summary: read_over_local=[0-9.]+ pfw_over_read=[0-9.]+ index_over_local=[0-9.]+ c2c_ns=[0-9.]+ regime=(near|far|mixed)$' "$T/bb.log" ||
+  { cat "$T/bb.log" >&2; fail "bench_bounce: no complete summary line"; }
+for s in index read pfw local; do
+  grep -qE "^run 1 $s +[0-9.]+ ns/object +[0-9.]+ Mobj/s +c2c [0-9.]+ ns \((near|far)\)$" "$T/bb.log" ||
+    { cat "$T/bb.log" >&2; fail "bench_bounce: no run line for scenario $s"; }
+done
+regime_ok "$T/bb.log"
+ok "bench_bounce: $(grep '^summary:' "$T/bb.log")"
+bounce_refused() {   # bounce_refused MESSAGE ARG...: exit 2 with MESSAGE
+  local msg=$1 rc=0; shift
+  "$BLD/tests/bench_bounce" "$@" >"$T/bbe.log" 2>&1 || rc=$?
+  [[ $rc == 2 ]] || { cat "$T/bbe.log" >&2; fail "bench_bounce $*: exit $rc, not 2"; }
+  grep -qxF "bench_bounce: $msg" "$T/bbe.log" || { cat "$T/bbe.log" >&2; fail "bench_bounce $*: not '$msg'"; }
+}
+bounce_refused "--stride must be a multiple of 64, at least 384 with --footprint mbuf, got 100" --stride 100
+bounce_refused "--order must be shuffled or sequential, got 'random'" --order random
+bounce_refused "--cores must be two different CPUs A,B, got '1,1'" --cores 1,1
+bounce_refused "--objects (2000) must be a multiple of --burst (32), at least two bursts" --objects 2000
+ok "bench_bounce: bad arguments refused, each named"
