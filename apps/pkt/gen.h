@@ -33,6 +33,7 @@
 #include <rte_mbuf.h>
 #include <rte_udp.h>
 
+#include "base/prefetch.h"
 #include "runtime/app.h"
 
 #define SL_GEN_SIZE_MAX 9000u
@@ -60,6 +61,7 @@ struct sl_gen {
 	uint64_t sent;
 
 	uint32_t src_ip_host;    /* param src_ip, host order */
+	bool prefetchw;          /* sl_prefetchw_supported(), at init */
 
 	uint8_t frame[SL_GEN_SIZE_MAX];   /* template: headers, then zero payload */
 };
@@ -170,6 +172,7 @@ static inline int sl_gen_init(struct sl_gen *g, const struct sl_app *app,
 	udp->dgram_len = rte_cpu_to_be_16((uint16_t)(g->size - SL_GEN_L4_OFF));
 
 	g->tsc_hz = rte_get_tsc_hz();
+	g->prefetchw = sl_prefetchw_supported();
 	if (g->rate > 0) {
 		/* 10 ms of packets: enough to make up for a preempted worker,
 		 * little enough that an idle period ends in no large burst (and
@@ -235,17 +238,38 @@ static inline unsigned sl_gen_want(struct sl_gen *g)
 	return admitted < n ? (unsigned)admitted : n;
 }
 
+/* The mbufs that the next allocation of up to n from mp on this lcore will
+ * take first, as DPDK's cache hands them out (from the top down): *k of
+ * them (0 when the lcore has no cache), the first of which is returned
+ * last.  A hint: a put in between changes the top. */
+static inline void *const *sl_gen_next_alloc(struct rte_mempool *mp, unsigned n, unsigned *k)
+{
+	struct rte_mempool_cache *c = rte_mempool_default_cache(mp, rte_lcore_id());
+
+	*k = c != NULL ? RTE_MIN(c->len, n) : 0;
+	return c != NULL ? &c->objs[c->len - *k] : NULL;
+}
+
 /* Allocates n frames (n <= max_pkts) from mp as copies of the template,
  * chained into nseg segments, with nb_segs, pkt_len, l2_len, l3_len and
  * packet_type set, into pkts[0..n).  Returns n, or 0 (allocating nothing) if
- * the pool has too few mbufs. */
+ * the pool has too few mbufs.
+ *
+ * One pass per frame (reset, copy, fields: each mbuf's lines are written
+ * while they are at hand), and beside each mbuf a write prefetch of the
+ * first line of the mbuf the next call will take in its place: when the
+ * frames cross to another worker, that line was last read there, and the
+ * prefetch starts taking it back a whole pull ahead of the stores that
+ * need it (docs/benchmarks.md, "The floor under the cliff"). */
 static inline unsigned sl_gen_build(const struct sl_gen *g, struct rte_mempool *mp,
 				    struct rte_mbuf **pkts, unsigned n)
 {
 	struct rte_mbuf *segs[SL_BURST_MAX];
+	unsigned n_segs = n * g->nseg, n_next = 0;
 
-	if (n == 0 || rte_pktmbuf_alloc_bulk(mp, segs, n * g->nseg) != 0)
+	if (n == 0 || rte_mempool_get_bulk(mp, (void **)segs, n_segs) != 0)
 		return 0;
+	void *const *next = g->prefetchw ? sl_gen_next_alloc(mp, n_segs, &n_next) : NULL;
 
 	for (unsigned i = 0; i < n; i++) {
 		struct rte_mbuf **chain = segs + i * g->nseg;
@@ -253,6 +277,11 @@ static inline unsigned sl_gen_build(const struct sl_gen *g, struct rte_mempool *
 		uint32_t off = 0;
 
 		for (unsigned s = 0; s < g->nseg; s++) {
+			unsigned j = i * g->nseg + s;
+			if (j < n_next)
+				sl_prefetchw(next[n_next - 1 - j]);
+			__rte_mbuf_raw_sanity_check(chain[s]);
+			rte_pktmbuf_reset(chain[s]);
 			uint32_t len = RTE_MIN(g->seg_cap, g->size - off);
 			memcpy(rte_pktmbuf_mtod(chain[s], uint8_t *), g->frame + off, len);
 			chain[s]->data_len = (uint16_t)len;

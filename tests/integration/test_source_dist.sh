@@ -8,7 +8,9 @@
 #   2. unique: 5000 frames, 5000 distinct 5-tuples;
 #   3. cycle over 7 flows: exactly 10 packets per flow, flows in order;
 #      over 5000 flows: the UDP source port steps after 4096 addresses;
-#   4. bad zipf_s values: a clear error naming the app and the parameter.
+#   4. bad zipf_s values: a clear error naming the app and the parameter;
+#   5. frames larger than a buffer (9000 bytes: chains of five segments of
+#      the default 2048-byte data room): every frame whole, in flow order.
 # The seeds are fixed, so every count checked here is the same on each run.
 . "$(dirname "$0")/lib.sh"
 
@@ -158,3 +160,14 @@ for s in 5 0.001; do
   [[ $($PCAPTOOL count "$T/edge.pcap") == 1000 ]] || fail "zipf_s $s: not 1000 frames"
 done
 ok "zipf_s 5 and 0.001 over 16777216 flows run"
+
+# ---------------------------------------------------------------- 5
+source_to_pcap chain "count: 300, size: 9000, flows: 7"
+[[ $($PCAPTOOL count "$T/chain.pcap") == 300 ]] || fail "chain: not 300 frames"
+[[ $($PCAPTOOL bytes "$T/chain.pcap") == 2700000 ]] || fail "chain: not 300 frames of 9000 bytes"
+check_tuples chain '
+want = {key(r): 43 if r < 6 else 42 for r in range(7)}
+if t != want:
+    no(f"expected flows 0..6 with 43, 43, 43, 43, 43, 43, 42 packets, got {t}")
+'
+ok "9000-byte frames (chains of five segments): 300 whole frames, over 7 flows in turn"
