@@ -31,6 +31,7 @@
 #include <rte_ether.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
+#include <rte_memcpy.h>
 #include <rte_udp.h>
 
 #include "base/prefetch.h"
@@ -62,6 +63,11 @@ struct sl_gen {
 
 	uint32_t src_ip_host;    /* param src_ip, host order */
 	bool prefetchw;          /* sl_prefetchw_supported(), at init */
+	bool plain_pool;         /* the pool's mbufs own their buffers (not
+				  * pinned external ones): see sl_gen_data */
+	uint16_t data_off;       /* a fresh mbuf's data offset */
+	uint32_t data_at;        /* where a fresh mbuf's data starts, from the
+				  * mbuf (plain pools) */
 
 	uint8_t frame[SL_GEN_SIZE_MAX];   /* template: headers, then zero payload */
 };
@@ -118,6 +124,31 @@ static inline int sl_gen_parse_ipv4(const struct sl_app *app, const char *param,
 	return sl_gen_ipv4(param, sl_app_param_str(app, param), host, err);
 }
 
+/* How g->size bytes fit mp's mbufs, for bursts of at most burst frames:
+ * seg_cap, nseg, max_pkts, and what sl_gen_build and sl_gen_data need to
+ * know of the pool.  Returns 0, or -EINVAL with err set when a first segment
+ * would hold fewer than first_seg_min bytes.  Called by sl_gen_init (and on
+ * its own by the unit tests). */
+static inline int sl_gen_fit(struct sl_gen *g, struct rte_mempool *mp, unsigned burst,
+			     uint32_t first_seg_min, struct sl_err *err)
+{
+	/* A fresh mbuf starts RTE_PKTMBUF_HEADROOM bytes (or its whole buffer,
+	 * if smaller) into its data room. */
+	uint32_t room = rte_pktmbuf_data_room_size(mp);
+	g->seg_cap = room - RTE_MIN(room, (uint32_t)RTE_PKTMBUF_HEADROOM);
+	g->data_off = (uint16_t)RTE_MIN(room, (uint32_t)RTE_PKTMBUF_HEADROOM);
+	g->data_at = (uint32_t)sizeof(struct rte_mbuf) + rte_pktmbuf_priv_size(mp) + g->data_off;
+	g->plain_pool = (rte_pktmbuf_priv_flags(mp) & RTE_PKTMBUF_POOL_F_PINNED_EXT_BUF) == 0;
+	g->prefetchw = sl_prefetchw_supported();
+	if (g->seg_cap < first_seg_min)
+		return sl_errf(err, EINVAL,
+			       "the pool's mbufs hold %u bytes after headroom; %u are needed",
+			       g->seg_cap, first_seg_min);
+	g->nseg = (g->size + g->seg_cap - 1) / g->seg_cap;
+	g->max_pkts = RTE_MIN(burst, SL_BURST_MAX / g->nseg);
+	return 0;
+}
+
 /* Reads the params; first_seg_min is how many bytes of the frame the first
  * segment must hold.  Returns 0 or a negative errno with err set. */
 static inline int sl_gen_init(struct sl_gen *g, const struct sl_app *app,
@@ -141,16 +172,9 @@ static inline int sl_gen_init(struct sl_gen *g, const struct sl_app *app,
 	if (rc < 0)
 		return rc;
 
-	/* A fresh mbuf starts RTE_PKTMBUF_HEADROOM bytes (or its whole buffer,
-	 * if smaller) into its data room. */
-	uint32_t room = rte_pktmbuf_data_room_size(app->pool);
-	g->seg_cap = room - RTE_MIN(room, (uint32_t)RTE_PKTMBUF_HEADROOM);
-	if (g->seg_cap < first_seg_min)
-		return sl_errf(err, EINVAL,
-			       "the pool's mbufs hold %u bytes after headroom; %u are needed",
-			       g->seg_cap, first_seg_min);
-	g->nseg = (g->size + g->seg_cap - 1) / g->seg_cap;
-	g->max_pkts = RTE_MIN(app->burst, SL_BURST_MAX / g->nseg);
+	rc = sl_gen_fit(g, app->pool, app->burst, first_seg_min, err);
+	if (rc < 0)
+		return rc;
 
 	memset(g->frame, 0, sizeof(g->frame));
 	struct rte_ether_hdr *eh = (struct rte_ether_hdr *)g->frame;
@@ -172,7 +196,6 @@ static inline int sl_gen_init(struct sl_gen *g, const struct sl_app *app,
 	udp->dgram_len = rte_cpu_to_be_16((uint16_t)(g->size - SL_GEN_L4_OFF));
 
 	g->tsc_hz = rte_get_tsc_hz();
-	g->prefetchw = sl_prefetchw_supported();
 	if (g->rate > 0) {
 		/* 10 ms of packets: enough to make up for a preempted worker,
 		 * little enough that an idle period ends in no large burst (and
@@ -271,6 +294,34 @@ static inline unsigned sl_gen_build(const struct sl_gen *g, struct rte_mempool *
 		return 0;
 	void *const *next = g->prefetchw ? sl_gen_next_alloc(mp, n_segs, &n_next) : NULL;
 
+	if (g->nseg == 1 && g->plain_pool) {
+		/* The common case: every field written, none read (a load from
+		 * the first line would wait for it to come back from wherever
+		 * the last packet in this mbuf went), no call. */
+		uint16_t len = (uint16_t)g->size;
+		uint64_t tx = rte_mbuf_tx_offload(RTE_ETHER_HDR_LEN, sizeof(struct rte_ipv4_hdr),
+						  0, 0, 0, 0, 0);
+		for (unsigned i = 0; i < n; i++) {
+			struct rte_mbuf *m = segs[i];
+			if (i < n_next)
+				sl_prefetchw(next[n_next - 1 - i]);
+			__rte_mbuf_raw_sanity_check(m);   /* refcnt 1: the pool's */
+			m->data_off = g->data_off;
+			m->nb_segs = 1;
+			m->port = RTE_MBUF_PORT_INVALID;
+			m->ol_flags = 0;
+			m->packet_type = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_UDP;
+			m->pkt_len = len;
+			m->data_len = len;
+			m->vlan_tci = 0;
+			m->vlan_tci_outer = 0;
+			m->next = NULL;
+			m->tx_offload = tx;
+			rte_memcpy((uint8_t *)m + g->data_at, g->frame, len);
+			pkts[i] = m;
+		}
+		return n;
+	}
 	for (unsigned i = 0; i < n; i++) {
 		struct rte_mbuf **chain = segs + i * g->nseg;
 		struct rte_mbuf *m = chain[0];
@@ -297,6 +348,13 @@ static inline unsigned sl_gen_build(const struct sl_gen *g, struct rte_mempool *
 		pkts[i] = m;
 	}
 	return n;
+}
+
+/* The data of a frame sl_gen_build made from mp (its first segment's),
+ * without reading the mbuf where the pool is plain. */
+static inline uint8_t *sl_gen_data(const struct sl_gen *g, struct rte_mbuf *m)
+{
+	return g->plain_pool ? (uint8_t *)m + g->data_at : rte_pktmbuf_mtod(m, uint8_t *);
 }
 
 /* Charges n frames to the bucket and the count. */

@@ -93,18 +93,18 @@ static void psrc_pull(struct sl_app *app)
 	uint64_t seq = p->seq[o];
 
 	for (unsigned i = 0; i < n; i++) {
-		uint8_t *d = rte_pktmbuf_mtod(pkts[i], uint8_t *);
+		uint8_t *d = sl_gen_data(&p->gen, pkts[i]);
 		memcpy(d + SL_PROBE_OFF_SRC_PORT, &sport, sizeof(sport));
 		memcpy(d + SL_PROBE_OFF_SEQ, &seq, sizeof(seq));
 		seq++;
 	}
 	p->seq[o] = seq;
 	sl_gen_sent(&p->gen, n);
-	sl_app_count_in(app, pkts, n);
+	sl_app_count_in_n(app, n, (uint64_t)n * p->gen.size);   /* not read back */
 
 	uint64_t tsc = rte_rdtsc();
 	for (unsigned i = 0; i < n; i++)
-		memcpy(rte_pktmbuf_mtod(pkts[i], uint8_t *) + SL_PROBE_OFF_TSC, &tsc, sizeof(tsc));
+		memcpy(sl_gen_data(&p->gen, pkts[i]) + SL_PROBE_OFF_TSC, &tsc, sizeof(tsc));
 	if (app->out[o] != NULL)
 		sl_link_transmit(app->out[o], pkts, n);
 	else
