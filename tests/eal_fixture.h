@@ -31,21 +31,29 @@ static inline int sl_test_eal(const char *name, unsigned mem_mb)
 	return 0;
 }
 
-/* sl_test_eal and a pktmbuf pool of n mbufs of 2048 data bytes in *pool.
- * 0, 77 (skipped) or 1 (no pool), with the reason printed. */
-static inline int sl_test_eal_pool(const char *name, unsigned mem_mb, unsigned n,
-				   struct rte_mempool **pool)
+/* sl_test_eal and a pktmbuf pool of n mbufs of 2048 data bytes, with a
+ * per-lcore cache of `cache` mbufs (0: none), in *pool.  0, 77 (skipped) or 1
+ * (no pool), with the reason printed. */
+static inline int sl_test_eal_pool_cache(const char *name, unsigned mem_mb, unsigned n,
+					 unsigned cache, struct rte_mempool **pool)
 {
 	int rc = sl_test_eal(name, mem_mb);
 	if (rc != 0)
 		return rc;
-	*pool = rte_pktmbuf_pool_create(name, n, 0, 0, 2048 + RTE_PKTMBUF_HEADROOM,
+	*pool = rte_pktmbuf_pool_create(name, n, cache, 0, 2048 + RTE_PKTMBUF_HEADROOM,
 					SOCKET_ID_ANY);
 	if (*pool == NULL) {
 		printf("FAIL: cannot create a pool\n");
 		return 1;
 	}
 	return 0;
+}
+
+/* sl_test_eal_pool_cache without a cache. */
+static inline int sl_test_eal_pool(const char *name, unsigned mem_mb, unsigned n,
+				   struct rte_mempool **pool)
+{
+	return sl_test_eal_pool_cache(name, mem_mb, n, 0, pool);
 }
 
 /* Every one of the pool's n mbufs back (checked), the pool freed, the EAL

@@ -50,8 +50,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "base/err.h"
-#include "placement/c2c.h"
 #include "regime.h"
 
 enum { SC_INDEX, SC_READ, SC_PFW, SC_LOCAL, SC_N };
@@ -217,35 +215,6 @@ static double run_pair(const struct opts *o, int scenario)
 	return (now_s() - t0) * 1e9 / (double)g_done;
 }
 
-static double measure_c2c(const struct opts *o)
-{
-	struct sl_err err = { 0 };
-	struct sl_c2c *m = sl_c2c_measure(o->cpu, 2, 20000, 3, &err);
-	double ns;
-
-	if (m == NULL) {
-		fprintf(stderr, "bench_bounce: c2c of cpus %d and %d: %s\n", o->cpu[0],
-			o->cpu[1], err.msg);
-		exit(1);
-	}
-	ns = m->ns[1];
-	sl_c2c_free(m);
-	return ns;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, unsigned n)
-{
-	qsort(v, n, sizeof(*v), cmp_d);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -386,7 +355,7 @@ int main(int argc, char **argv)
 	       o.cpu[0], o.cpu[1], o.objects, o.stride, o.shuffled ? "shuffled" : "sequential",
 	       o.mbuf ? "mbuf" : "line", o.stores, o.burst, o.distance, o.runs, o.seconds);
 	for (unsigned r = 0; r < o.runs; r++) {
-		c2c[r] = measure_c2c(&o);
+		c2c[r] = bench_pair_c2c("bench_bounce", o.cpu[0], o.cpu[1]);
 		for (int k = 0; k < SC_N; k++) {
 			int s = (k + (int)r) % SC_N;   /* a different order each run */
 			ns[s][r] = s == SC_LOCAL ? run_local(&o) : run_pair(&o, s);
@@ -405,8 +374,9 @@ int main(int argc, char **argv)
 		hi = c2c[r] > hi ? c2c[r] : hi;
 	}
 	printf("summary: read_over_local=%.3f pfw_over_read=%.3f index_over_local=%.3f c2c_ns=%.1f regime=%s\n",
-	       median(r_read, o.runs), median(r_pfw, o.runs), median(r_index, o.runs),
-	       median(c2c, o.runs), bench_regime2(lo, hi));
+	       bench_median(r_read, o.runs, NULL, NULL), bench_median(r_pfw, o.runs, NULL, NULL),
+	       bench_median(r_index, o.runs, NULL, NULL), bench_median(c2c, o.runs, NULL, NULL),
+	       bench_regime2(lo, hi));
 	fprintf(stderr, "(checksum %llu)\n", (unsigned long long)sh.sum);
 	free(sh.objs);
 	return 0;

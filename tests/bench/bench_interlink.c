@@ -156,12 +156,6 @@ static long thread_switches(void)
 	return ru.ru_nvcsw + ru.ru_nivcsw;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* Wait for the start; returns the thread's context switches so far. */
 static long wait_go(void)
 {
@@ -224,7 +218,7 @@ static double run_pair(void *(*a)(void *), void *(*b)(void *), void *arg, bool t
 		rate[n++] = (double)WINDOW / ((double)(sh.marks[i] - sh.marks[i - 1]) / (double)hz) / 1e6;
 	if (n == 0)
 		return 0;
-	qsort(rate, n, sizeof(double), cmp_double);
+	qsort(rate, n, sizeof(double), bench_cmp_double);
 	return rate[n / 2];
 }
 
@@ -483,18 +477,6 @@ static double cyc_ns(double c)
 	return c * 1e9 / (double)hz;
 }
 
-static double median(const double *v, unsigned n, double *lo, double *hi)
-{
-	double s[MAX_RUNS];
-	memcpy(s, v, n * sizeof(double));
-	qsort(s, n, sizeof(double), cmp_double);
-	if (lo != NULL)
-		*lo = s[0];
-	if (hi != NULL)
-		*hi = s[n - 1];
-	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -694,7 +676,7 @@ int main(int argc, char **argv)
 	unsigned n_t = opt.batch_alt > 0 ? N_T : 2;
 	for (unsigned r = 0; r < opt.runs; r++) {
 		measure(c2c_a, c2c_b, &p, false);
-		qsort(p.c2c_blocks, p.n_blocks, sizeof(double), cmp_double);
+		qsort(p.c2c_blocks, p.n_blocks, sizeof(double), bench_cmp_double);
 		c2c[r] = p.c2c_blocks[p.n_blocks / 2];
 
 		for (unsigned j = 0; j < n_t; j++) {
@@ -750,7 +732,7 @@ int main(int argc, char **argv)
 	       (size_t)opt.samples * opt.runs * N_KINDS);
 	double lo, hi, m;
 	printf("median (min..max) over %u runs:\n", opt.runs);
-	m = median(c2c, opt.runs, &lo, &hi);
+	m = bench_median(c2c, opt.runs, &lo, &hi);
 	printf("  %-36s %8.1f ns    (%.1f..%.1f)\n", "c2c one-way hop", m, lo, hi);
 	double c2c_med = m;
 	const char *regime = bench_regime2(lo, hi);   /* "mixed" if the runs straddle */
@@ -761,28 +743,28 @@ int main(int argc, char **argv)
 		else
 			snprintf(label, sizeof(label), "throughput interlink, batch %u",
 				 t == T_IL ? opt.batch : opt.batch_alt);
-		m = median(mpps[t], opt.runs, &lo, &hi);
+		m = bench_median(mpps[t], opt.runs, &lo, &hi);
 		printf("  %-36s %8.1f Mpps  (%.1f..%.1f)\n", label, m, lo, hi);
 	}
-	double thr_ratio = median(ratio, opt.runs, &lo, &hi);
+	double thr_ratio = bench_median(ratio, opt.runs, &lo, &hi);
 	printf("  %-36s %8.2f       (%.2f..%.2f)\n", "throughput ratio", thr_ratio, lo, hi);
 	double alt_ratio = 0;
 	if (n_t == N_T) {
 		char label[64];
 		snprintf(label, sizeof(label), "throughput ratio, batch %u", opt.batch_alt);
-		alt_ratio = median(ratio_alt, opt.runs, &lo, &hi);
+		alt_ratio = bench_median(ratio_alt, opt.runs, &lo, &hi);
 		printf("  %-36s %8.2f       (%.2f..%.2f)\n", label, alt_ratio, lo, hi);
 	}
 	double il_p50 = 0;
 	for (int k = 0; k < N_KINDS; k++) {
 		char label[64];
 		snprintf(label, sizeof(label), "latency p50 %s", kind_name[k]);
-		m = median(p50[k], opt.runs, &lo, &hi);
+		m = bench_median(p50[k], opt.runs, &lo, &hi);
 		if (k == IL)
 			il_p50 = m;
 		printf("  %-36s %8.0f ns    (%.0f..%.0f)\n", label, m, lo, hi);
 		snprintf(label, sizeof(label), "latency p99 %s", kind_name[k]);
-		m = median(p99[k], opt.runs, &lo, &hi);
+		m = bench_median(p99[k], opt.runs, &lo, &hi);
 		printf("  %-36s %8.0f ns    (%.0f..%.0f)\n", label, m, lo, hi);
 	}
 
@@ -828,8 +810,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "bench_interlink: cannot write %s\n", path);
 	}
 
-	double il_lpp = median(lpp[IL], opt.runs, &lo, &hi);
-	double ring_lpp = median(lpp[RING], opt.runs, &lo, &hi);
+	double il_lpp = bench_median(lpp[IL], opt.runs, &lo, &hi);
+	double ring_lpp = bench_median(lpp[RING], opt.runs, &lo, &hi);
 	printf("lines: lines_per_packet=%.3f ring_lines_per_packet=%.3f (cache lines made to cross "
 	       "per packet at one publish per %u burst(s), median over runs; interlink from its "
 	       "counters, rte_ring from its tails and slots)\n", il_lpp, ring_lpp, opt.batch);

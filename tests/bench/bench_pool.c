@@ -90,7 +90,6 @@
 #include <rte_pause.h>
 #include <rte_version.h>
 
-#include "placement/c2c.h"
 #include "pool/pool.h"
 #include "regime.h"
 
@@ -181,35 +180,6 @@ static void hist_add_diff(struct sl_pool_hist *a, const struct sl_pool_hist *aft
 			a->sums.max = m > a->sums.max ? m : a->sums.max;
 		}
 	}
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* The one-way core-to-core latency (median ns) between CPUs a and b. */
-static double pair_c2c(int a, int b)
-{
-	int cpus[2] = { a, b };
-	struct sl_err err = { "" };
-	struct sl_c2c *m = sl_c2c_measure(cpus, 2, 20000, 5, &err);
-	if (m == NULL) {
-		fprintf(stderr, "bench_pool: %s\n", err.msg);
-		exit(1);
-	}
-	double ns = m->ns[1];
-	sl_c2c_free(m);
-	return ns;
-}
-
-static double median(const double *v, unsigned n)
-{
-	double s[MAX_RUNS];
-	memcpy(s, v, n * sizeof(*v));
-	qsort(s, n, sizeof(*s), cmp_double);
-	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 }
 
 static double vmin(const double *v, unsigned n)
@@ -885,7 +855,8 @@ int main(int argc, char **argv)
 	       "%u runs, consumer back-off %u ns\n", opt.mbufs, opt.burst, opt.chunk,
 	       (unsigned long)opt.objects, opt.runs, opt.backoff_ns);
 	bool fan_shared = opt.n_cpus < opt.fanout + 1;
-	double c2c_before = opt.n_cpus > 1 ? pair_c2c(opt.cpu[0], opt.cpu[1]) : 0;
+	double c2c_before =
+		opt.n_cpus > 1 ? bench_pair_c2c("bench_pool", opt.cpu[0], opt.cpu[1]) : 0;
 	if (opt.n_cpus > 1)
 		printf("c2c of cpus %d and %d before the rounds: %.1f ns (%s)\n", opt.cpu[0],
 		       opt.cpu[1], c2c_before, bench_regime(c2c_before));
@@ -972,7 +943,7 @@ int main(int argc, char **argv)
 			snprintf(label, sizeof(label), "%s", scen_name[s]);
 		printf("%-14s", label);
 		for (unsigned k = 0; k < N_KINDS; k++) {
-			med[s][k] = median(ns[s][k], opt.runs);
+			med[s][k] = bench_median(ns[s][k], opt.runs, NULL, NULL);
 			char cell[64];
 			snprintf(cell, sizeof(cell), "%.2f [%.2f, %.2f]", med[s][k],
 				 vmin(ns[s][k], opt.runs), vmax(ns[s][k], opt.runs));
@@ -980,7 +951,7 @@ int main(int argc, char **argv)
 		}
 		for (unsigned r = 0; r < opt.runs; r++)
 			ratio[s][r] = ns[s][RING][r] / ns[s][SLUICE][r];
-		med_ratio[s] = median(ratio[s], opt.runs);
+		med_ratio[s] = bench_median(ratio[s], opt.runs, NULL, NULL);
 		/* what the pools add to the floor, compared */
 		double pool_only = (med[s][RING] - med[s][NONE]) / (med[s][SLUICE] - med[s][NONE]);
 		if (s == ONEWAY)
@@ -1086,8 +1057,9 @@ int main(int argc, char **argv)
 		for (unsigned t = 0; t < 2; t++)
 			printf("  tier %-3s  ns per buffer %.2f [%.2f, %.2f]  locality %.1f%% "
 			       "[%.1f, %.1f]  (last run: %lu reclaims, %lu from own domain, %lu from the other)\n",
-			       t ? "on" : "off", median(l3ns[t], opt.runs), vmin(l3ns[t], opt.runs),
-			       vmax(l3ns[t], opt.runs), 100 * median(loc[t], opt.runs),
+			       t ? "on" : "off", bench_median(l3ns[t], opt.runs, NULL, NULL),
+			       vmin(l3ns[t], opt.runs),
+			       vmax(l3ns[t], opt.runs), 100 * bench_median(loc[t], opt.runs, NULL, NULL),
 			       100 * vmin(loc[t], opt.runs), 100 * vmax(loc[t], opt.runs),
 			       (unsigned long)last[t].reclaims, (unsigned long)last[t].reclaims_l3,
 			       (unsigned long)last[t].reclaims_remote);
@@ -1096,7 +1068,8 @@ int main(int argc, char **argv)
 
 	for (unsigned k = 0; k < N_POOLS; k++)
 		rte_mempool_free(pools[k]);
-	double c2c_after = opt.n_cpus > 1 ? pair_c2c(opt.cpu[0], opt.cpu[1]) : 0;
+	double c2c_after =
+		opt.n_cpus > 1 ? bench_pair_c2c("bench_pool", opt.cpu[0], opt.cpu[1]) : 0;
 	if (opt.n_cpus > 1)
 		printf("\nc2c of cpus %d and %d after the rounds: %.1f ns (%s)\n", opt.cpu[0],
 		       opt.cpu[1], c2c_after, bench_regime(c2c_after));

@@ -6,9 +6,19 @@
  * (another CCD or socket: 100-250 ns).  Virtual CPUs land on near or far
  * physical cores from one hour to the next, so every result names its
  * regime; where two measurements of one run disagree the run is "mixed".
+ *
+ * Also what every bench of a pair shares: the pair's c2c measured
+ * (bench_pair_c2c) and the medians of its runs (bench_median).
  */
 #ifndef BENCH_REGIME_H
 #define BENCH_REGIME_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/err.h"
+#include "placement/c2c.h"
 
 #define BENCH_FAR_NS 100.0
 
@@ -21,6 +31,49 @@ static inline const char *bench_regime(double c2c_ns)
 static inline const char *bench_regime2(double a, double b)
 {
 	return (a < BENCH_FAR_NS) == (b < BENCH_FAR_NS) ? bench_regime(a) : "mixed";
+}
+
+/* qsort's order of doubles, ascending. */
+static inline int bench_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The median of v[0..n) (n >= 1; v is left as it is), and its smallest and
+ * largest values into *lo and *hi where not NULL. */
+static inline double bench_median(const double *v, unsigned n, double *lo, double *hi)
+{
+	double *s = malloc(n * sizeof(*s));
+	if (s == NULL) {
+		fprintf(stderr, "bench: out of memory\n");
+		exit(1);
+	}
+	memcpy(s, v, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), bench_cmp_double);
+	double m = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+	if (lo != NULL)
+		*lo = s[0];
+	if (hi != NULL)
+		*hi = s[n - 1];
+	free(s);
+	return m;
+}
+
+/* The one-way core-to-core latency (median ns) between CPUs a and b; on
+ * failure "BENCH: the reason" and exit 1. */
+static inline double bench_pair_c2c(const char *bench, int a, int b)
+{
+	int cpus[2] = { a, b };
+	struct sl_err err = { "" };
+	struct sl_c2c *m = sl_c2c_measure(cpus, 2, 20000, 5, &err);
+	if (m == NULL) {
+		fprintf(stderr, "%s: %s\n", bench, err.msg);
+		exit(1);
+	}
+	double ns = m->ns[1];
+	sl_c2c_free(m);
+	return ns;
 }
 
 #endif

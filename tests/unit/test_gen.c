@@ -133,16 +133,7 @@ static void test_chain(void)
 
 static int setup(void)
 {
-	int rc = sl_test_eal("tgen", 256);
-	if (rc != 0)
-		return rc;
-	pool = rte_pktmbuf_pool_create("tgen", N_MBUFS, CACHE, 0, 2048 + RTE_PKTMBUF_HEADROOM,
-				       SOCKET_ID_ANY);
-	if (pool == NULL) {
-		printf("FAIL: cannot create a pool\n");
-		return 1;
-	}
-	return 0;
+	return sl_test_eal_pool_cache("tgen", 256, N_MBUFS, CACHE, &pool);
 }
 
 static void teardown(void)
