@@ -17,10 +17,11 @@ static void sink_push(struct sl_app *app)
 	if (in == NULL)
 		return;
 	for (unsigned r = 0; r < SINK_ROUNDS; r++) {
-		unsigned n = sl_link_receive(in, pkts, app->burst);
+		uint64_t bytes = 0;
+		unsigned n = sl_link_receive_sum(in, pkts, app->burst, &bytes);
 		if (n == 0)
 			break;
-		sl_app_count_out(app, pkts, n);
+		sl_app_count_out_n(app, n, bytes);   /* the packets are read once */
 		sl_pkts_free(pkts, n);
 		if (n < app->burst)
 			break;

@@ -253,10 +253,10 @@ static inline void source_patch(const struct source_priv *p, struct rte_mbuf *m,
 	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(d + SL_GEN_L3_OFF);
 	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(d + SL_GEN_L4_OFF);
 	rte_be32_t src = rte_cpu_to_be_32(src_ip);
-	uint32_t sum = p->ip_sum + (src & 0xffff) + (src >> 16);
 
 	ip->src_addr = src;
-	ip->hdr_checksum = (uint16_t)~__rte_raw_cksum_reduce(sum);
+	ip->hdr_checksum = (uint16_t)~__rte_raw_cksum_reduce(__rte_raw_cksum(&src, sizeof(src),
+									    p->ip_sum));
 	udp->src_port = rte_cpu_to_be_16(sport);
 }
 

@@ -333,8 +333,7 @@ double sl_il_lines_per_packet(const struct sl_il_stats *before, const struct sl_
 	static const struct sl_il_stats zero;
 	const struct sl_il_stats *a = before != NULL ? before : &zero;
 	uint64_t pkts = after->dequeued - a->dequeued;
-	uint64_t lines = after->write_idx_moved - a->write_idx_moved + after->read_idx_moved -
-			 a->read_idx_moved + after->slot_lines - a->slot_lines;
+	uint64_t lines = sl_il_stats_lines(after) - sl_il_stats_lines(a);
 	return pkts > 0 ? (double)lines / (double)pkts : 0;
 }
 

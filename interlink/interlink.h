@@ -187,6 +187,13 @@ int sl_il_free(struct sl_il *il);
 /* Snapshot of the counters (any thread, any process). */
 void sl_il_stats_read(const struct sl_il *il, struct sl_il_stats *s);
 
+/* The lines a snapshot counts: write_idx_moved + read_idx_moved +
+ * slot_lines. */
+static inline uint64_t sl_il_stats_lines(const struct sl_il_stats *s)
+{
+	return s->write_idx_moved + s->read_idx_moved + s->slot_lines;
+}
+
 /* Cache lines made to cross per packet between two snapshots of one ring
  * (before may be NULL: since creation): (write_idx_moved + read_idx_moved +
  * slot_lines) over dequeued, 0 when nothing was dequeued. */

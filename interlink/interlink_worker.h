@@ -296,7 +296,7 @@ static inline unsigned sl_il_enqueue_burst(struct sl_il *il, void *const *objs, 
 	unsigned first = p->mask + 1 - at;
 	if (first > n)
 		first = n;
-	if (unlikely(n == 0))
+	if (unlikely(n == 0))   /* nothing asked, or a full ring */
 		return 0;
 	memcpy(&il->slot[at], objs, first * sizeof(void *));
 	uint32_t lines = sl_il_priv_lines(at, first);

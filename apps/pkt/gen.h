@@ -273,6 +273,24 @@ static inline void *const *sl_gen_next_alloc(struct rte_mempool *mp, unsigned n,
 	return c != NULL ? &c->objs[c->len - *k] : NULL;
 }
 
+/* A frame's head fields (its first segment's), stores only. */
+static inline void sl_gen_head(const struct sl_gen *g, struct rte_mbuf *m)
+{
+	m->nb_segs = (uint16_t)g->nseg;
+	m->pkt_len = g->size;
+	m->tx_offload = rte_mbuf_tx_offload(RTE_ETHER_HDR_LEN, sizeof(struct rte_ipv4_hdr),
+					    0, 0, 0, 0, 0);
+	m->packet_type = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_UDP;
+}
+
+/* Prefetch for writing the first line of the mbuf the next allocation takes
+ * j-th (next and n_next from sl_gen_next_alloc). */
+static inline void sl_gen_prefetch_next(void *const *next, unsigned n_next, unsigned j)
+{
+	if (j < n_next)
+		sl_prefetchw(next[n_next - 1 - j]);
+}
+
 /* Allocates n frames (n <= max_pkts) from mp as copies of the template,
  * chained into nseg segments, with nb_segs, pkt_len, l2_len, l3_len and
  * packet_type set, into pkts[0..n).  Returns n, or 0 (allocating nothing) if
@@ -298,39 +316,29 @@ static inline unsigned sl_gen_build(const struct sl_gen *g, struct rte_mempool *
 		/* The common case: every field written, none read (a load from
 		 * the first line would wait for it to come back from wherever
 		 * the last packet in this mbuf went), no call. */
-		uint16_t len = (uint16_t)g->size;
-		uint64_t tx = rte_mbuf_tx_offload(RTE_ETHER_HDR_LEN, sizeof(struct rte_ipv4_hdr),
-						  0, 0, 0, 0, 0);
 		for (unsigned i = 0; i < n; i++) {
 			struct rte_mbuf *m = segs[i];
-			if (i < n_next)
-				sl_prefetchw(next[n_next - 1 - i]);
+			sl_gen_prefetch_next(next, n_next, i);
 			__rte_mbuf_raw_sanity_check(m);   /* refcnt 1: the pool's */
 			m->data_off = g->data_off;
-			m->nb_segs = 1;
 			m->port = RTE_MBUF_PORT_INVALID;
 			m->ol_flags = 0;
-			m->packet_type = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_UDP;
-			m->pkt_len = len;
-			m->data_len = len;
+			m->data_len = (uint16_t)g->size;
 			m->vlan_tci = 0;
 			m->vlan_tci_outer = 0;
 			m->next = NULL;
-			m->tx_offload = tx;
-			rte_memcpy((uint8_t *)m + g->data_at, g->frame, len);
+			sl_gen_head(g, m);
+			rte_memcpy((uint8_t *)m + g->data_at, g->frame, g->size);
 			pkts[i] = m;
 		}
 		return n;
 	}
 	for (unsigned i = 0; i < n; i++) {
 		struct rte_mbuf **chain = segs + i * g->nseg;
-		struct rte_mbuf *m = chain[0];
 		uint32_t off = 0;
 
 		for (unsigned s = 0; s < g->nseg; s++) {
-			unsigned j = i * g->nseg + s;
-			if (j < n_next)
-				sl_prefetchw(next[n_next - 1 - j]);
+			sl_gen_prefetch_next(next, n_next, i * g->nseg + s);
 			__rte_mbuf_raw_sanity_check(chain[s]);
 			rte_pktmbuf_reset(chain[s]);
 			uint32_t len = RTE_MIN(g->seg_cap, g->size - off);
@@ -340,12 +348,8 @@ static inline unsigned sl_gen_build(const struct sl_gen *g, struct rte_mempool *
 				chain[s - 1]->next = chain[s];
 			off += len;
 		}
-		m->nb_segs = (uint16_t)g->nseg;
-		m->pkt_len = g->size;
-		m->l2_len = RTE_ETHER_HDR_LEN;
-		m->l3_len = sizeof(struct rte_ipv4_hdr);
-		m->packet_type = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_UDP;
-		pkts[i] = m;
+		sl_gen_head(g, chain[0]);
+		pkts[i] = chain[0];
 	}
 	return n;
 }

@@ -115,7 +115,7 @@ void sl_view_link(const struct sl_link *l, struct sl_values *out)
 	out->v[SL_LINK_OCCUPANCY_HWM] = is.occupancy_hwm;
 	out->v[SL_LINK_SOJOURN_P50_NS] = sl_il_sojourn_quantile_ns(&is, 0.5);
 	out->v[SL_LINK_SOJOURN_P99_NS] = sl_il_sojourn_quantile_ns(&is, 0.99);
-	out->v[SL_LINK_LINES] = is.write_idx_moved + is.read_idx_moved + is.slot_lines;
+	out->v[SL_LINK_LINES] = sl_il_stats_lines(&is);
 }
 
 void sl_view_app_runtime(const struct sl_app *a, const struct sl_worker *w, struct sl_values *out)

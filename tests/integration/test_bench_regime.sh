@@ -93,4 +93,9 @@ bounce_refused "--stride must be a multiple of 64, at least 384 with --footprint
 bounce_refused "--order must be shuffled or sequential, got 'random'" --order random
 bounce_refused "--cores must be two different CPUs A,B, got '1,1'" --cores 1,1
 bounce_refused "--objects (2000) must be a multiple of --burst (32), at least two bursts" --objects 2000
+bounce_refused "--footprint must be mbuf or line, got 'x'" --footprint x
+bounce_refused "--seconds must be 0.05..60, got '0'" --seconds 0
+bounce_refused "--stores must be a number 1..8, got '9'" --stores 9
+bounce_refused "--distance must be a number 0..4096, got 'x'" --distance x
+bounce_refused "unexpected argument 'extra'" extra
 ok "bench_bounce: bad arguments refused, each named"
