@@ -26,6 +26,30 @@ ok "bad options refused with exit status 2"
 expect_in "$T/help" "engine_link_ratio"
 ok "--help says what the summary line holds"
 
+# REPORT=1: the report of earlier runs, no run.  Run 2's c2c says far, but
+# its interlink's latency p50 (91 ns) cannot be: the regime is mixed.
+mkdir -p "$T/rep"
+cat >"$T/rep/results.csv" <<'EOF'
+run,impl,mpps,drops,p50_ns,p99_ns,lost,c2c_before_ns,c2c_after_ns,lines_per_packet
+1,interlink,26.00,100,324,28416,0,229.8,204.0,0.160
+1,local,80.00,0,NA,NA,NA,215.0,208.9,NA
+1,ring,20.00,200,520,35328,0,204.4,218.9,NA
+2,ring,30.00,300,536,51712,0,219.5,218.8,NA
+2,local,100.00,0,NA,NA,NA,216.3,217.3,NA
+2,interlink,66.00,400,91,13440,0,211.6,215.0,0.161
+EOF
+REPORT=1 "$B" --out "$T/rep" >"$T/report" 2>&1 || { cat "$T/report"; fail "REPORT=1 exited $?"; }
+expect_in "$T/report" "regime of each run: 1:far 2:mixed"
+expect_in "$T/report" "far runs (1): engine_link_ratio=1.300 sojourn_p50_ratio=0.623 cliff_ratio=0.325"
+expect_in "$T/report" "summary: engine_link_ratio=1.750 sojourn_p50_ratio=0.396 cliff_ratio=0.493 c2c_ns=215.7 regime=mixed"
+REPORT=1 "$B" >"$T/out" 2>&1; rc=$?
+[[ $rc -eq 2 ]] || fail "REPORT=1 without --out exited $rc"
+expect_in "$T/out" "bench-link: REPORT=1 needs --out DIR"
+REPORT=1 "$B" --out "$T/none" >"$T/out" 2>&1; rc=$?
+[[ $rc -eq 2 ]] || fail "REPORT=1 with no results exited $rc"
+expect_in "$T/out" "bench-link: REPORT=1: no $T/none/results.csv"
+ok "REPORT=1: a run whose latency p50 is under 100 ns is not far, whatever its c2c"
+
 [[ $(id -u) -eq 0 ]] || skip "the engine's runtime directory is root's: run as root"
 ncpu=$(awk '/^Cpus_allowed_list:/{print $2}' /proc/self/status | tr ',' '\n' |
        awk -F- '{ n += NF == 2 ? $2 - $1 + 1 : 1 } END { print n }')
