@@ -63,6 +63,8 @@ struct sl_gen {
 
 	uint32_t src_ip_host;    /* param src_ip, host order */
 	bool prefetchw;          /* sl_prefetchw_supported(), at init */
+	uint64_t tx_offload;     /* l2_len and l3_len of the template */
+	uint32_t packet_type;    /* Ethernet, IPv4, UDP */
 	bool plain_pool;         /* the pool's mbufs own their buffers (not
 				  * pinned external ones): see sl_gen_data */
 	uint16_t data_off;       /* a fresh mbuf's data offset */
@@ -140,6 +142,9 @@ static inline int sl_gen_fit(struct sl_gen *g, struct rte_mempool *mp, unsigned 
 	g->data_at = (uint32_t)sizeof(struct rte_mbuf) + rte_pktmbuf_priv_size(mp) + g->data_off;
 	g->plain_pool = (rte_pktmbuf_priv_flags(mp) & RTE_PKTMBUF_POOL_F_PINNED_EXT_BUF) == 0;
 	g->prefetchw = sl_prefetchw_supported();
+	g->tx_offload = rte_mbuf_tx_offload(RTE_ETHER_HDR_LEN, sizeof(struct rte_ipv4_hdr),
+					    0, 0, 0, 0, 0);
+	g->packet_type = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_UDP;
 	if (g->seg_cap < first_seg_min)
 		return sl_errf(err, EINVAL,
 			       "the pool's mbufs hold %u bytes after headroom; %u are needed",
@@ -278,17 +283,49 @@ static inline void sl_gen_head(const struct sl_gen *g, struct rte_mbuf *m)
 {
 	m->nb_segs = (uint16_t)g->nseg;
 	m->pkt_len = g->size;
-	m->tx_offload = rte_mbuf_tx_offload(RTE_ETHER_HDR_LEN, sizeof(struct rte_ipv4_hdr),
-					    0, 0, 0, 0, 0);
-	m->packet_type = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_UDP;
+	m->tx_offload = g->tx_offload;
+	m->packet_type = g->packet_type;
 }
 
 /* Prefetch for writing the first line of the mbuf the next allocation takes
- * j-th (next and n_next from sl_gen_next_alloc). */
-static inline void sl_gen_prefetch_next(void *const *next, unsigned n_next, unsigned j)
+ * j-th (next and n_next from sl_gen_next_alloc), where the CPU has
+ * PREFETCHW (the chained path, which resets every mbuf). */
+static inline void sl_gen_prefetch_next(const struct sl_gen *g, void *const *next,
+					unsigned n_next, unsigned j)
+{
+	if (g->prefetchw && j < n_next)
+		sl_prefetchw(next[n_next - 1 - j]);
+}
+
+/* Store v in the lvalue f only where it differs: a line that holds the
+ * right values already stays clean (and shared, where another CPU reads
+ * it), as DPDK's rte_pktmbuf_prefree_seg does for next and nb_segs. */
+#define SL_GEN_SET(f, v) do { if ((f) != (v)) (f) = (v); } while (0)
+
+/* The fields of a one-segment frame's mbuf fresh from the pool (what
+ * rte_pktmbuf_reset and sl_gen_head give), each stored only where it
+ * differs: an mbuf that held a frame of this generator is not written. */
+static inline void sl_gen_fields_one(const struct sl_gen *g, struct rte_mbuf *m)
+{
+	SL_GEN_SET(m->data_off, g->data_off);
+	SL_GEN_SET(m->port, RTE_MBUF_PORT_INVALID);
+	SL_GEN_SET(m->ol_flags, 0);
+	SL_GEN_SET(m->data_len, (uint16_t)g->size);
+	SL_GEN_SET(m->vlan_tci, 0);
+	SL_GEN_SET(m->vlan_tci_outer, 0);
+	SL_GEN_SET(m->next, NULL);
+	SL_GEN_SET(m->nb_segs, (uint16_t)g->nseg);
+	SL_GEN_SET(m->pkt_len, g->size);
+	SL_GEN_SET(m->tx_offload, g->tx_offload);
+	SL_GEN_SET(m->packet_type, g->packet_type);
+}
+
+/* Prefetch for reading the first line of the mbuf the next allocation takes
+ * j-th (the one-segment path, which writes it only where it differs). */
+static inline void sl_gen_prefetch_next_read(void *const *next, unsigned n_next, unsigned j)
 {
 	if (j < n_next)
-		sl_prefetchw(next[n_next - 1 - j]);
+		rte_prefetch0(next[n_next - 1 - j]);
 }
 
 /* Allocates n frames (n <= max_pkts) from mp as copies of the template,
@@ -296,12 +333,15 @@ static inline void sl_gen_prefetch_next(void *const *next, unsigned n_next, unsi
  * packet_type set, into pkts[0..n).  Returns n, or 0 (allocating nothing) if
  * the pool has too few mbufs.
  *
- * One pass per frame (reset, copy, fields: each mbuf's lines are written
- * while they are at hand), and beside each mbuf a write prefetch of the
- * first line of the mbuf the next call will take in its place: when the
- * frames cross to another worker, that line was last read there, and the
- * prefetch starts taking it back a whole pull ahead of the stores that
- * need it (docs/benchmarks.md, "The floor under the cliff"). */
+ * One pass per frame (fields, copy: each mbuf's lines are handled while
+ * they are at hand), and beside each mbuf a prefetch of the first line of
+ * the mbuf the next call will take in its place, a whole pull ahead.  One
+ * segment from a plain pool: fields stored only where they differ, so the
+ * first line of a recycled mbuf is read, not written, and the prefetch is a
+ * read.  Chains (and pools of pinned external buffers) take DPDK's reset and
+ * a write prefetch: when the frames cross to another worker, that line was
+ * last read there, and the prefetch starts taking it back before the
+ * stores need it (docs/benchmarks.md, "The floor under the cliff"). */
 static inline unsigned sl_gen_build(const struct sl_gen *g, struct rte_mempool *mp,
 				    struct rte_mbuf **pkts, unsigned n)
 {
@@ -310,24 +350,23 @@ static inline unsigned sl_gen_build(const struct sl_gen *g, struct rte_mempool *
 
 	if (n == 0 || rte_mempool_get_bulk(mp, (void **)segs, n_segs) != 0)
 		return 0;
-	void *const *next = g->prefetchw ? sl_gen_next_alloc(mp, n_segs, &n_next) : NULL;
+	void *const *next = sl_gen_next_alloc(mp, n_segs, &n_next);
 
 	if (g->nseg == 1 && g->plain_pool) {
-		/* The common case: every field written, none read (a load from
-		 * the first line would wait for it to come back from wherever
-		 * the last packet in this mbuf went), no call. */
+		/* The common case: the mbuf's fields are stored only where they
+		 * differ from what the frame needs, and the data at its fixed
+		 * place, with no call.  An mbuf back from a packet of this
+		 * source holds those values already, so its first line is not
+		 * written: a consumer on another CPU that read it (pkt_len,
+		 * refcnt, pool) keeps its copy, and this CPU needs no ownership
+		 * of a line that line's reader still shares (docs/architecture.md,
+		 * "Packets and ownership").  Hence a read prefetch ahead, not a
+		 * write one. */
 		for (unsigned i = 0; i < n; i++) {
 			struct rte_mbuf *m = segs[i];
-			sl_gen_prefetch_next(next, n_next, i);
+			sl_gen_prefetch_next_read(next, n_next, i);
 			__rte_mbuf_raw_sanity_check(m);   /* refcnt 1: the pool's */
-			m->data_off = g->data_off;
-			m->port = RTE_MBUF_PORT_INVALID;
-			m->ol_flags = 0;
-			m->data_len = (uint16_t)g->size;
-			m->vlan_tci = 0;
-			m->vlan_tci_outer = 0;
-			m->next = NULL;
-			sl_gen_head(g, m);
+			sl_gen_fields_one(g, m);
 			rte_memcpy((uint8_t *)m + g->data_at, g->frame, g->size);
 			pkts[i] = m;
 		}
@@ -338,7 +377,7 @@ static inline unsigned sl_gen_build(const struct sl_gen *g, struct rte_mempool *
 		uint32_t off = 0;
 
 		for (unsigned s = 0; s < g->nseg; s++) {
-			sl_gen_prefetch_next(next, n_next, i * g->nseg + s);
+			sl_gen_prefetch_next(g, next, n_next, i * g->nseg + s);
 			__rte_mbuf_raw_sanity_check(chain[s]);
 			rte_pktmbuf_reset(chain[s]);
 			uint32_t len = RTE_MIN(g->seg_cap, g->size - off);

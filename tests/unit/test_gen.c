@@ -3,13 +3,16 @@
  * The frame generator's build (apps/pkt/gen.h) on a real EAL (--no-huge) and
  * a pool with a per-lcore cache: every field of a built mbuf is what
  * rte_pktmbuf_alloc() and the template make of it, whatever the mbuf held
- * before it went back to the pool (the one-segment path writes every field
- * and reads none); sl_gen_data() is the mbuf's data; sl_gen_next_alloc()
+ * before it went back to the pool; the one-segment path stores a field only
+ * where it differs (an mbuf that already holds the values is not written:
+ * checked on a read-only page); sl_gen_data() is the mbuf's data; sl_gen_next_alloc()
  * names the mbufs the next allocation takes, in the order it takes them;
  * frames larger than a buffer come as chains; every mbuf back at the end.
  */
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <rte_eal.h>
 #include <rte_mbuf.h>
@@ -85,6 +88,34 @@ static void test_fields(void)
 	rte_pktmbuf_free_bulk(m, 32);
 }
 
+/* sl_gen_fields_one on an mbuf header that holds every value already, on a
+ * page made read-only: a store would fault.  Then one field off: written. */
+static void test_fields_unchanged(void)
+{
+	struct sl_gen g;
+	struct rte_mbuf *m[1] = { NULL };
+	long page = sysconf(_SC_PAGESIZE);
+
+	gen_setup(&g, 64);
+	CHECK(sl_gen_build(&g, pool, m, 1) == 1, "1 built");
+	struct rte_mbuf *ro = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(ro != MAP_FAILED, "mmap a page");
+	memcpy(ro, m[0], sizeof(*ro));
+	CHECK(mprotect(ro, (size_t)page, PROT_READ) == 0, "page read-only");
+	sl_gen_fields_one(&g, ro);   /* faults if it stores anything */
+	CHECK(memcmp(ro, m[0], sizeof(*ro)) == 0, "nothing changed");
+	CHECK(mprotect(ro, (size_t)page, PROT_READ | PROT_WRITE) == 0, "page writable");
+	ro->pkt_len = 99;
+	ro->ol_flags = RTE_MBUF_F_RX_VLAN;
+	sl_gen_fields_one(&g, ro);
+	CHECK(ro->pkt_len == 64 && ro->ol_flags == 0, "the differing fields written (pkt_len %u)",
+	      ro->pkt_len);
+	CHECK(memcmp(ro, m[0], sizeof(*ro)) == 0, "the same header as a built mbuf's");
+	munmap(ro, (size_t)page);
+	rte_pktmbuf_free(m[0]);
+}
+
 static void test_next_alloc(void)
 {
 	struct rte_mbuf *m[8];
@@ -143,6 +174,7 @@ static void teardown(void)
 
 static const struct sl_test_case cases[] = {
 	SL_CASE(test_fields),
+	SL_CASE(test_fields_unchanged),
 	SL_CASE(test_next_alloc),
 	SL_CASE(test_chain),
 };
