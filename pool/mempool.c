@@ -6,6 +6,7 @@
  * allocated: lcore -> worker handle, NULL for everything else.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +16,8 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_pool_ops.h>
+#include <rte_memzone.h>
 #include <rte_mempool.h>
 
 #include "pool/pool.h"
@@ -217,6 +220,70 @@ struct sl_pool *sl_pool_of(const struct rte_mempool *mp)
 	return ((const struct mbuf_pool *)mp->pool_data)->pool;
 }
 
+unsigned sl_mempool_flags(void)
+{
+	return !rte_eal_has_hugepages() && rte_eal_iova_mode() == RTE_IOVA_VA ?
+		RTE_MEMPOOL_F_NO_IOVA_CONTIG : 0;
+}
+
+/* rte_mempool_free's callback for a packed population's memzone. */
+static void packed_free(struct rte_mempool_memhdr *memhdr, void *opaque)
+{
+	(void)memhdr;
+	rte_memzone_free(opaque);
+}
+
+int sl_mempool_populate(struct rte_mempool *mp)
+{
+	if ((mp->flags & RTE_MEMPOOL_F_NO_IOVA_CONTIG) == 0 ||
+	    rte_eal_iova_mode() != RTE_IOVA_VA)
+		return rte_mempool_populate_default(mp);
+	char mz_name[RTE_MEMZONE_NAMESIZE];
+	if (snprintf(mz_name, sizeof(mz_name), "MP_%s_packed", mp->name) >= (int)sizeof(mz_name))
+		return -ENAMETOOLONG;
+	size_t len = (size_t)mp->size * (mp->header_size + mp->elt_size + mp->trailer_size);
+	const struct rte_memzone *mz = rte_memzone_reserve_aligned(mz_name, len, mp->socket_id, 0,
+								   RTE_CACHE_LINE_SIZE);
+	if (mz == NULL && mp->socket_id != SOCKET_ID_ANY)
+		mz = rte_memzone_reserve_aligned(mz_name, len, SOCKET_ID_ANY, 0,
+						 RTE_CACHE_LINE_SIZE);
+	if (mz == NULL)
+		return rte_errno == ENOSPC || rte_errno == 0 ? -ENOMEM : -rte_errno;
+	/* IOVA as VA: the zone's IOVA is its address, and so contiguous across
+	 * its pages; each object's IOVA is the zone's plus its offset. */
+	int rc = rte_mempool_populate_iova(mp, mz->addr, mz->iova, mz->len, packed_free,
+					   (void *)(uintptr_t)mz);
+	if (rc < 0)
+		rte_memzone_free(mz);
+	else if (mp->populated_size < mp->size)
+		return -ENOMEM;   /* freed with the mempool (packed_free) */
+	return rc;
+}
+
+struct rte_mempool *sl_mempool_pktmbuf_create(const char *name, unsigned n, unsigned cache,
+					      uint16_t data_room, int socket)
+{
+	struct rte_mempool *mp = rte_mempool_create_empty(name, n,
+		sizeof(struct rte_mbuf) + data_room, cache,
+		sizeof(struct rte_pktmbuf_pool_private), socket, sl_mempool_flags());
+	if (mp == NULL)
+		return NULL;
+	struct rte_pktmbuf_pool_private priv = { .mbuf_data_room_size = data_room };
+	rte_pktmbuf_pool_init(mp, &priv);
+	int rc = rte_mempool_set_ops_byname(mp, rte_mbuf_best_mempool_ops(), NULL);
+	if (rc == 0) {
+		rc = sl_mempool_populate(mp);
+		rc = rc == -ENOBUFS ? -ENOMEM : rc;   /* as in sl_pool_mbuf_create */
+	}
+	if (rc < 0) {
+		rte_mempool_free(mp);
+		rte_errno = -rc;
+		return NULL;
+	}
+	rte_mempool_obj_iter(mp, rte_pktmbuf_init, NULL);
+	return mp;
+}
+
 struct rte_mempool *sl_pool_mbuf_create(const char *name, unsigned n,
 					unsigned data_room, int socket,
 					const struct sl_pool_opts *opts, struct sl_err *err)
@@ -248,7 +315,7 @@ struct rte_mempool *sl_pool_mbuf_create(const char *name, unsigned n,
 	}
 	struct rte_mempool *mp = rte_mempool_create_empty(name, n,
 		sizeof(struct rte_mbuf) + data_room, cache,
-		sizeof(struct rte_pktmbuf_pool_private), socket, 0);
+		sizeof(struct rte_pktmbuf_pool_private), socket, sl_mempool_flags());
 	if (mp == NULL) {
 		int e = rte_errno ? rte_errno : ENOMEM;
 		return sl_errf_null(err, e, "pool '%s': cannot create a mempool of %u mbufs of "
@@ -266,7 +333,7 @@ struct rte_mempool *sl_pool_mbuf_create(const char *name, unsigned n,
 			     "(DPDK's table of mempool ops was full)", name, SL_POOL_OPS_NAME);
 		goto out_free_mempool;
 	}
-	rc = rte_mempool_populate_default(mp);
+	rc = sl_mempool_populate(mp);
 	mp->pool_config = NULL;
 	/* DPDK reserves memzones for the objects, halving the size it asks
 	 * for while memory is short, and fails with ENOBUFS when a zone it did

@@ -314,6 +314,30 @@ struct rte_mempool *sl_pool_mbuf_create(const char *name, unsigned n,
 					unsigned data_room, int socket,
 					const struct sl_pool_opts *opts, struct sl_err *err);
 
+/*
+ * Where a pktmbuf pool's objects go.  DPDK keeps each object within one page
+ * so that it is IOVA-contiguous; on 4 kB pages (EAL --no-huge) that is one
+ * mbuf of 2432 bytes per page, every first line at the same offset, so all
+ * of them compete for the same few sets of each cache.  With IOVA as VA
+ * (what the EAL selects without hugepages) an object's IOVA is its address,
+ * so an object across two pages is IOVA-contiguous as well, and the objects
+ * can be packed: sl_mempool_flags() is the flag for rte_mempool_create_empty
+ * that allows it there (RTE_MEMPOOL_F_NO_IOVA_CONTIG; 0 on hugepages or with
+ * IOVA as PA), and sl_mempool_populate() populates a mempool created with
+ * those flags: packed in one memzone, each object with its true IOVA, where
+ * the flag is set; DPDK's rte_mempool_populate_default() otherwise.  Returns
+ * what those return (the objects added, or a negative errno).  Control
+ * thread, after rte_eal_init.
+ */
+unsigned sl_mempool_flags(void);
+int sl_mempool_populate(struct rte_mempool *mp);
+
+/* rte_pktmbuf_pool_create() (DPDK's best mempool ops, a per-lcore cache of
+ * cache objects, no private area; NULL with rte_errno set on failure), with
+ * its objects placed by sl_mempool_populate(). */
+struct rte_mempool *sl_mempool_pktmbuf_create(const char *name, unsigned n, unsigned cache,
+					      uint16_t data_room, int socket);
+
 /* The pool behind a mempool that uses these ops, else NULL.  Any thread. */
 struct sl_pool *sl_pool_of(const struct rte_mempool *mp);
 

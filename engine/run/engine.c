@@ -117,11 +117,11 @@ static int create_pool(struct engine *e, const struct sl_topology *topo, struct 
 			return sl_errf(err, EINVAL,
 				       "pool: cache %u is too large for %u mbufs (at most mbufs / 1.5)",
 				       p->cache, p->mbufs);
-		e->pool = rte_pktmbuf_pool_create("sluice_mbufs", p->mbufs, p->cache, 0, room,
-						  socket);
+		e->pool = sl_mempool_pktmbuf_create("sluice_mbufs", p->mbufs, p->cache, room,
+						    socket);
 		if (e->pool == NULL && socket != SOCKET_ID_ANY)
-			e->pool = rte_pktmbuf_pool_create("sluice_mbufs", p->mbufs, p->cache, 0,
-							  room, SOCKET_ID_ANY);
+			e->pool = sl_mempool_pktmbuf_create("sluice_mbufs", p->mbufs, p->cache,
+							    room, SOCKET_ID_ANY);
 		if (e->pool == NULL)
 			return sl_errf(err, rte_errno > 0 ? rte_errno : ENOMEM,
 				       "pool: cannot create %u mbufs of %u bytes: %s (raise dpdk.args -m?)",

@@ -6,8 +6,9 @@
  * from the worker lcore and from the control thread (a non-worker), one at a
  * time and in bulk, all-or-nothing bulk allocation, the available count,
  * per-tier accounting (the front cache counted in the worker tier), pools
- * made through DPDK's own by-ops constructor, and the errors of
- * sl_pool_mbuf_create().
+ * made through DPDK's own by-ops constructor, the placement of the objects
+ * on 4 kB pages (packed, each with its true IOVA, for Sluice's pools and
+ * sl_mempool_pktmbuf_create's) and the errors of sl_pool_mbuf_create().
  */
 #include <errno.h>
 #include <stdio.h>
@@ -20,6 +21,8 @@
 #include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_pool_ops.h>
+#include <rte_memzone.h>
 #include <rte_mempool.h>
 
 #include "pool/pool.h"
@@ -237,6 +240,81 @@ static void test_by_ops(void)
 	rte_mempool_free(p);
 }
 
+/* The objects of mp: packed (each object right after the one before in
+ * memory: no 4 kB page holds a single one), in one chunk, and each mbuf's
+ * buf_iova its buffer's address (IOVA as VA). */
+struct placement {
+	uintptr_t lo, hi;
+	unsigned n, iova_bad;
+};
+
+static void place_cb(struct rte_mempool *mp, void *arg, void *obj, unsigned idx)
+{
+	struct placement *pl = arg;
+	struct rte_mbuf *m = obj;
+	(void)mp;
+	(void)idx;
+	if (pl->n == 0 || (uintptr_t)obj < pl->lo)
+		pl->lo = (uintptr_t)obj;
+	if ((uintptr_t)obj > pl->hi)
+		pl->hi = (uintptr_t)obj;
+	if (m->buf_iova != (rte_iova_t)(uintptr_t)m->buf_addr)
+		pl->iova_bad++;
+	pl->n++;
+}
+
+static void check_packed(struct rte_mempool *mp, const char *what)
+{
+	struct placement pl = { 0 };
+	size_t elt = mp->header_size + mp->elt_size + mp->trailer_size;
+	rte_mempool_obj_iter(mp, place_cb, &pl);
+	CHECK(pl.n == mp->size, "%s: %u objects of %u", what, pl.n, mp->size);
+	CHECK(mp->nb_mem_chunks == 1, "%s: one chunk, got %u", what, mp->nb_mem_chunks);
+	CHECK(pl.hi - pl.lo == (mp->size - 1) * elt,
+	      "%s: packed: %zu bytes from the first object to the last, want %zu", what,
+	      (size_t)(pl.hi - pl.lo), (size_t)(mp->size - 1) * elt);
+	CHECK(elt < 4096 && (mp->flags & RTE_MEMPOOL_F_NO_IOVA_CONTIG) != 0,
+	      "%s: %zu-byte objects, flags %#x", what, elt, mp->flags);
+	CHECK(pl.iova_bad == 0, "%s: %u mbufs whose buf_iova is not their address", what,
+	      pl.iova_bad);
+}
+
+static void test_placement(void)
+{
+	CHECK(rte_eal_iova_mode() == RTE_IOVA_VA && !rte_eal_has_hugepages(),
+	      "--no-huge: IOVA as VA");
+	CHECK(sl_mempool_flags() == RTE_MEMPOOL_F_NO_IOVA_CONTIG, "flags %#x",
+	      sl_mempool_flags());
+	struct sl_err err = { "" };
+	struct rte_mempool *p = sl_pool_mbuf_create("tpm_pack", 1023, 2048 + RTE_PKTMBUF_HEADROOM,
+						    SOCKET_ID_ANY, NULL, &err);
+	CHECK(p != NULL, "sluice pool: %s", err.msg);
+	if (p != NULL) {
+		check_packed(p, "sluice pool");
+		struct rte_mbuf *b[64];
+		CHECK(rte_pktmbuf_alloc_bulk(p, b, 64) == 0, "alloc 64");
+		rte_pktmbuf_free_bulk(b, 64);
+		CHECK(rte_mempool_avail_count(p) == 1023, "all back");
+		rte_mempool_free(p);
+		CHECK(rte_memzone_lookup("MP_tpm_pack_packed") == NULL, "its memzone freed");
+	}
+	p = sl_mempool_pktmbuf_create("tpm_dpk", 1023, 32, 2048 + RTE_PKTMBUF_HEADROOM,
+				      SOCKET_ID_ANY);
+	CHECK(p != NULL, "DPDK's ops: %s", rte_strerror(rte_errno));
+	if (p != NULL) {
+		check_packed(p, "DPDK's ops");
+		CHECK(strcmp(rte_mempool_get_ops(p->ops_index)->name,
+			     rte_mbuf_best_mempool_ops()) == 0, "DPDK's best ops");
+		rte_mempool_free(p);
+		CHECK(rte_memzone_lookup("MP_tpm_dpk_packed") == NULL, "its memzone freed");
+	}
+	/* A name whose memzone name would not fit: refused, nothing left. */
+	p = sl_mempool_pktmbuf_create("tpm_a_name_of_24_chars_", 63, 0, 2048, SOCKET_ID_ANY);
+	CHECK(p == NULL && rte_errno == ENAMETOOLONG &&
+	      rte_mempool_lookup("tpm_a_name_of_24_chars_") == NULL,
+	      "long name: errno %d", rte_errno);
+}
+
 static void test_errors(void)
 {
 	/* Each bad argument: NULL, errno EINVAL and a sentence naming the pool,
@@ -307,6 +385,7 @@ int main(void)
 	test_two_lcores(1);
 	CHECK(sl_pool_ops_register() == 0, "the ops register (again: a no-op)");
 	test_by_ops();
+	test_placement();
 	test_errors();
 	rte_eal_cleanup();
 	if (failures) {
