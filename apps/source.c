@@ -240,16 +240,16 @@ static int source_init(struct sl_app *app, struct sl_err *err)
 	return 0;
 }
 
-/* Writes the flow's fields into a frame built from the template.  The IPv4
+/* Writes the flow's fields into d, the data of a frame built from the
+ * template (sl_gen_data, computed once per frame by the caller).  The IPv4
  * checksum is the template's sum plus the source address's two halves: the
  * frame is not read back, because a load of bytes that stores still being
  * committed have just written waits for every store before them, and those
  * include the mbuf's first line, whose ownership may be a round trip to
  * another core away (docs/benchmarks.md, "The floor under the cliff"). */
-static inline void source_patch(const struct source_priv *p, struct rte_mbuf *m,
-				uint32_t src_ip, uint16_t sport)
+static inline void source_patch(const struct source_priv *p, uint8_t *d, uint32_t src_ip,
+				uint16_t sport)
 {
-	uint8_t *d = sl_gen_data(&p->gen, m);
 	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(d + SL_GEN_L3_OFF);
 	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(d + SL_GEN_L4_OFF);
 	rte_be32_t src = rte_cpu_to_be_32(src_ip);
@@ -263,7 +263,8 @@ static inline void source_patch(const struct source_priv *p, struct rte_mbuf *m,
 static void source_cycle(struct source_priv *p, struct rte_mbuf **pkts, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++) {
-		source_patch(p, pkts[i], p->gen.src_ip_host + p->addr_off, (uint16_t)p->port);
+		source_patch(p, sl_gen_data(&p->gen, pkts[i]), p->gen.src_ip_host + p->addr_off,
+			     (uint16_t)p->port);
 
 		/* Next flow, without a division per frame. */
 		if (++p->flow == p->flows) {
@@ -282,7 +283,8 @@ static void source_zipf(struct source_priv *p, struct rte_mbuf **pkts, unsigned 
 	for (unsigned i = 0; i < n; i++) {
 		uint32_t f = zipf_sample(&p->zipf, &p->rng);
 
-		source_patch(p, pkts[i], p->gen.src_ip_host + (f & (SRC_ADDRS_PER_PORT - 1)),
+		source_patch(p, sl_gen_data(&p->gen, pkts[i]),
+			     p->gen.src_ip_host + (f & (SRC_ADDRS_PER_PORT - 1)),
 			     (uint16_t)(SRC_PORT_FIRST + (f >> SRC_ADDR_BITS)));
 	}
 }
@@ -296,7 +298,7 @@ static void source_unique(struct source_priv *p, struct rte_mbuf **pkts, unsigne
 		uint8_t *d = sl_gen_data(&p->gen, pkts[i]);
 		struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(d + SL_GEN_L4_OFF);
 
-		source_patch(p, pkts[i], p->gen.src_ip_host + off,
+		source_patch(p, d, p->gen.src_ip_host + off,
 			     (uint16_t)(SRC_PORT_FIRST + (c >> SRC_UNIQ_SPORT_SHIFT)));
 		udp->dst_port = rte_cpu_to_be_16((uint16_t)(SRC_DST_PORT +
 							     (c >> SRC_UNIQ_DPORT_SHIFT)));

@@ -233,14 +233,18 @@ static void packed_free(struct rte_mempool_memhdr *memhdr, void *opaque)
 	rte_memzone_free(opaque);
 }
 
-int sl_mempool_populate(struct rte_mempool *mp)
+/* Populate mp: packed in one memzone where its flags allow it (pool.h,
+ * sl_mempool_flags), DPDK's placement otherwise.  The objects added, or a
+ * negative errno. */
+static int populate(struct rte_mempool *mp)
 {
-	if ((mp->flags & RTE_MEMPOOL_F_NO_IOVA_CONTIG) == 0 ||
-	    rte_eal_iova_mode() != RTE_IOVA_VA)
+	if ((mp->flags & RTE_MEMPOOL_F_NO_IOVA_CONTIG) == 0 || sl_mempool_flags() == 0)
 		return rte_mempool_populate_default(mp);
+	/* DPDK's own name for a mempool's first memzone (what
+	 * rte_mempool_populate_default would reserve): it fits whatever
+	 * name the mempool has. */
 	char mz_name[RTE_MEMZONE_NAMESIZE];
-	if (snprintf(mz_name, sizeof(mz_name), "MP_%s_packed", mp->name) >= (int)sizeof(mz_name))
-		return -ENAMETOOLONG;
+	snprintf(mz_name, sizeof(mz_name), RTE_MEMPOOL_MZ_FORMAT "_0", mp->name);
 	size_t len = (size_t)mp->size * (mp->header_size + mp->elt_size + mp->trailer_size);
 	const struct rte_memzone *mz = rte_memzone_reserve_aligned(mz_name, len, mp->socket_id, 0,
 								   RTE_CACHE_LINE_SIZE);
@@ -260,27 +264,51 @@ int sl_mempool_populate(struct rte_mempool *mp)
 	return rc;
 }
 
-struct rte_mempool *sl_mempool_pktmbuf_create(const char *name, unsigned n, unsigned cache,
-					      uint16_t data_room, int socket)
+/* An empty pktmbuf mempool of n mbufs (data_room bytes each, no private
+ * area, a per-lcore cache of `cache`), with the flags of sl_mempool_flags:
+ * the first step of both constructors.  NULL with rte_errno set. */
+static struct rte_mempool *mbuf_mempool_empty(const char *name, unsigned n, uint16_t data_room,
+					      unsigned cache, int socket)
 {
 	struct rte_mempool *mp = rte_mempool_create_empty(name, n,
 		sizeof(struct rte_mbuf) + data_room, cache,
 		sizeof(struct rte_pktmbuf_pool_private), socket, sl_mempool_flags());
+	if (mp != NULL) {
+		struct rte_pktmbuf_pool_private priv = { .mbuf_data_room_size = data_room };
+		rte_pktmbuf_pool_init(mp, &priv);
+	}
+	return mp;
+}
+
+/* The last step of both constructors, once mp has its ops: populate it and
+ * make every object an mbuf.  0 or a negative errno.  DPDK reserves memzones
+ * for the objects, halving the size it asks for while memory is short, and
+ * fails with ENOBUFS when a zone it did get holds no whole object: memory ran
+ * out (whether a run out of memory ends in ENOMEM or in ENOBUFS depends on
+ * how the last free areas are laid out), so that is said as ENOMEM. */
+static int mbuf_mempool_fill(struct rte_mempool *mp)
+{
+	int rc = populate(mp);
+	if (rc < 0)
+		return rc == -ENOBUFS ? -ENOMEM : rc;
+	rte_mempool_obj_iter(mp, rte_pktmbuf_init, NULL);
+	return 0;
+}
+
+struct rte_mempool *sl_mempool_pktmbuf_create(const char *name, unsigned n, unsigned cache,
+					      uint16_t data_room, int socket)
+{
+	struct rte_mempool *mp = mbuf_mempool_empty(name, n, data_room, cache, socket);
 	if (mp == NULL)
 		return NULL;
-	struct rte_pktmbuf_pool_private priv = { .mbuf_data_room_size = data_room };
-	rte_pktmbuf_pool_init(mp, &priv);
 	int rc = rte_mempool_set_ops_byname(mp, rte_mbuf_best_mempool_ops(), NULL);
-	if (rc == 0) {
-		rc = sl_mempool_populate(mp);
-		rc = rc == -ENOBUFS ? -ENOMEM : rc;   /* as in sl_pool_mbuf_create */
-	}
+	if (rc == 0)
+		rc = mbuf_mempool_fill(mp);
 	if (rc < 0) {
 		rte_mempool_free(mp);
 		rte_errno = -rc;
 		return NULL;
 	}
-	rte_mempool_obj_iter(mp, rte_pktmbuf_init, NULL);
 	return mp;
 }
 
@@ -313,41 +341,26 @@ struct rte_mempool *sl_pool_mbuf_create(const char *name, unsigned n,
 		cache = RTE_MIN(cache, RTE_MEMPOOL_CACHE_MAX_SIZE);
 		cache = RTE_MIN(cache, n * 2 / 3);
 	}
-	struct rte_mempool *mp = rte_mempool_create_empty(name, n,
-		sizeof(struct rte_mbuf) + data_room, cache,
-		sizeof(struct rte_pktmbuf_pool_private), socket, sl_mempool_flags());
+	struct rte_mempool *mp = mbuf_mempool_empty(name, n, (uint16_t)data_room, cache, socket);
 	if (mp == NULL) {
 		int e = rte_errno ? rte_errno : ENOMEM;
 		return sl_errf_null(err, e, "pool '%s': cannot create a mempool of %u mbufs of "
 				    "%u bytes on socket %d: %s", name, n, data_room, socket,
 				    rte_strerror(e));
 	}
-	struct rte_pktmbuf_pool_private priv = {
-		.mbuf_data_room_size = (uint16_t)data_room,
-		.mbuf_priv_size = 0,
-	};
-	rte_pktmbuf_pool_init(mp, &priv);
 	/* The ops read the options only while populating (their alloc). */
 	if (rte_mempool_set_ops_byname(mp, SL_POOL_OPS_NAME, (void *)(uintptr_t)opts) != 0) {
 		rc = sl_errf(err, ENOSYS, "pool '%s': the mempool ops '%s' are not registered "
 			     "(DPDK's table of mempool ops was full)", name, SL_POOL_OPS_NAME);
 		goto out_free_mempool;
 	}
-	rc = sl_mempool_populate(mp);
+	rc = mbuf_mempool_fill(mp);
 	mp->pool_config = NULL;
-	/* DPDK reserves memzones for the objects, halving the size it asks
-	 * for while memory is short, and fails with ENOBUFS when a zone it did
-	 * get holds no whole object: memory ran out (whether a run out of
-	 * memory ends in ENOMEM or in ENOBUFS depends on how the last free
-	 * areas are laid out).  Say what it is. */
-	if (rc == -ENOBUFS)
-		rc = -ENOMEM;
 	if (rc < 0) {
 		rc = sl_errf(err, -rc, "pool '%s': cannot populate %u mbufs of %u bytes on "
 			     "socket %d: %s", name, n, data_room, socket, rte_strerror(-rc));
 		goto out_free_mempool;
 	}
-	rte_mempool_obj_iter(mp, rte_pktmbuf_init, NULL);
 	return mp;
 
 out_free_mempool:

@@ -323,18 +323,17 @@ struct rte_mempool *sl_pool_mbuf_create(const char *name, unsigned n,
  * so an object across two pages is IOVA-contiguous as well, and the objects
  * can be packed: sl_mempool_flags() is the flag for rte_mempool_create_empty
  * that allows it there (RTE_MEMPOOL_F_NO_IOVA_CONTIG; 0 on hugepages or with
- * IOVA as PA), and sl_mempool_populate() populates a mempool created with
- * those flags: packed in one memzone, each object with its true IOVA, where
- * the flag is set; DPDK's rte_mempool_populate_default() otherwise.  Returns
- * what those return (the objects added, or a negative errno).  Control
- * thread, after rte_eal_init.
+ * IOVA as PA).  Both constructors here (sl_pool_mbuf_create and
+ * sl_mempool_pktmbuf_create) create their mempools with it and then place
+ * the objects packed in one memzone, each with its true IOVA, where it is
+ * set; DPDK's rte_mempool_populate_default() otherwise.  Control thread,
+ * after rte_eal_init.
  */
 unsigned sl_mempool_flags(void);
-int sl_mempool_populate(struct rte_mempool *mp);
 
 /* rte_pktmbuf_pool_create() (DPDK's best mempool ops, a per-lcore cache of
  * cache objects, no private area; NULL with rte_errno set on failure), with
- * its objects placed by sl_mempool_populate(). */
+ * its objects placed as above. */
 struct rte_mempool *sl_mempool_pktmbuf_create(const char *name, unsigned n, unsigned cache,
 					      uint16_t data_room, int socket);
 

@@ -41,6 +41,11 @@
 #define SL_GEN_HDR_LEN 42u             /* Ethernet + IPv4 + UDP */
 #define SL_GEN_L3_OFF RTE_ETHER_HDR_LEN
 #define SL_GEN_L4_OFF (SL_GEN_L3_OFF + 20u)
+/* Every frame's packet type, and its l2_len and l3_len as tx_offload has
+ * them. */
+#define SL_GEN_PTYPE (RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_UDP)
+#define SL_GEN_TX_OFFLOAD \
+	rte_mbuf_tx_offload(RTE_ETHER_HDR_LEN, sizeof(struct rte_ipv4_hdr), 0, 0, 0, 0, 0)
 
 _Static_assert(sizeof(struct rte_ether_hdr) + sizeof(struct rte_ipv4_hdr) +
 	       sizeof(struct rte_udp_hdr) == SL_GEN_HDR_LEN,
@@ -63,8 +68,6 @@ struct sl_gen {
 
 	uint32_t src_ip_host;    /* param src_ip, host order */
 	bool prefetchw;          /* sl_prefetchw_supported(), at init */
-	uint64_t tx_offload;     /* l2_len and l3_len of the template */
-	uint32_t packet_type;    /* Ethernet, IPv4, UDP */
 	bool plain_pool;         /* the pool's mbufs own their buffers (not
 				  * pinned external ones): see sl_gen_data */
 	uint16_t data_off;       /* a fresh mbuf's data offset */
@@ -142,9 +145,6 @@ static inline int sl_gen_fit(struct sl_gen *g, struct rte_mempool *mp, unsigned 
 	g->data_at = (uint32_t)sizeof(struct rte_mbuf) + rte_pktmbuf_priv_size(mp) + g->data_off;
 	g->plain_pool = (rte_pktmbuf_priv_flags(mp) & RTE_PKTMBUF_POOL_F_PINNED_EXT_BUF) == 0;
 	g->prefetchw = sl_prefetchw_supported();
-	g->tx_offload = rte_mbuf_tx_offload(RTE_ETHER_HDR_LEN, sizeof(struct rte_ipv4_hdr),
-					    0, 0, 0, 0, 0);
-	g->packet_type = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_UDP;
 	if (g->seg_cap < first_seg_min)
 		return sl_errf(err, EINVAL,
 			       "the pool's mbufs hold %u bytes after headroom; %u are needed",
@@ -283,8 +283,8 @@ static inline void sl_gen_head(const struct sl_gen *g, struct rte_mbuf *m)
 {
 	m->nb_segs = (uint16_t)g->nseg;
 	m->pkt_len = g->size;
-	m->tx_offload = g->tx_offload;
-	m->packet_type = g->packet_type;
+	m->tx_offload = SL_GEN_TX_OFFLOAD;
+	m->packet_type = SL_GEN_PTYPE;
 }
 
 /* Prefetch for writing the first line of the mbuf the next allocation takes
@@ -316,8 +316,8 @@ static inline void sl_gen_fields_one(const struct sl_gen *g, struct rte_mbuf *m)
 	SL_GEN_SET(m->next, NULL);
 	SL_GEN_SET(m->nb_segs, (uint16_t)g->nseg);
 	SL_GEN_SET(m->pkt_len, g->size);
-	SL_GEN_SET(m->tx_offload, g->tx_offload);
-	SL_GEN_SET(m->packet_type, g->packet_type);
+	SL_GEN_SET(m->tx_offload, SL_GEN_TX_OFFLOAD);
+	SL_GEN_SET(m->packet_type, SL_GEN_PTYPE);
 }
 
 /* Prefetch for reading the first line of the mbuf the next allocation takes

@@ -279,6 +279,16 @@ static void check_packed(struct rte_mempool *mp, const char *what)
 	      pl.iova_bad);
 }
 
+/* Free mp, whose packed objects are in memzone mz_name: the zone was there
+ * and is gone with the pool. */
+static void free_packed(struct rte_mempool *mp, const char *mz_name, const char *what)
+{
+	CHECK(rte_memzone_lookup(mz_name) != NULL, "%s: memzone %s holds the objects", what,
+	      mz_name);
+	rte_mempool_free(mp);
+	CHECK(rte_memzone_lookup(mz_name) == NULL, "%s: its memzone freed", what);
+}
+
 static void test_placement(void)
 {
 	CHECK(rte_eal_iova_mode() == RTE_IOVA_VA && !rte_eal_has_hugepages(),
@@ -295,8 +305,7 @@ static void test_placement(void)
 		CHECK(rte_pktmbuf_alloc_bulk(p, b, 64) == 0, "alloc 64");
 		rte_pktmbuf_free_bulk(b, 64);
 		CHECK(rte_mempool_avail_count(p) == 1023, "all back");
-		rte_mempool_free(p);
-		CHECK(rte_memzone_lookup("MP_tpm_pack_packed") == NULL, "its memzone freed");
+		free_packed(p, "MP_tpm_pack_0", "sluice pool");
 	}
 	p = sl_mempool_pktmbuf_create("tpm_dpk", 1023, 32, 2048 + RTE_PKTMBUF_HEADROOM,
 				      SOCKET_ID_ANY);
@@ -305,14 +314,25 @@ static void test_placement(void)
 		check_packed(p, "DPDK's ops");
 		CHECK(strcmp(rte_mempool_get_ops(p->ops_index)->name,
 			     rte_mbuf_best_mempool_ops()) == 0, "DPDK's best ops");
-		rte_mempool_free(p);
-		CHECK(rte_memzone_lookup("MP_tpm_dpk_packed") == NULL, "its memzone freed");
+		free_packed(p, "MP_tpm_dpk_0", "DPDK's ops");
 	}
-	/* A name whose memzone name would not fit: refused, nothing left. */
-	p = sl_mempool_pktmbuf_create("tpm_a_name_of_24_chars_", 63, 0, 2048, SOCKET_ID_ANY);
-	CHECK(p == NULL && rte_errno == ENAMETOOLONG &&
-	      rte_mempool_lookup("tpm_a_name_of_24_chars_") == NULL,
-	      "long name: errno %d", rte_errno);
+	/* The longest name a mempool may have: its memzone's name still fits
+	 * (DPDK's own format for a mempool's first memzone). */
+	char longest[RTE_MEMPOOL_NAMESIZE], mz[RTE_MEMZONE_NAMESIZE];
+	memset(longest, 'n', sizeof(longest) - 1);
+	longest[sizeof(longest) - 1] = '\0';
+	p = sl_mempool_pktmbuf_create(longest, 63, 0, 2048, SOCKET_ID_ANY);
+	CHECK(p != NULL, "a %zu-character name: %s", strlen(longest), rte_strerror(rte_errno));
+	if (p != NULL) {
+		check_packed(p, "longest name");
+		snprintf(mz, sizeof(mz), "MP_%s_0", longest);
+		free_packed(p, mz, "longest name");
+	}
+	/* More mbufs than the EAL's memory: refused with ENOMEM, nothing left. */
+	p = sl_mempool_pktmbuf_create("tpm_huge", 1000000, 0, 2048, SOCKET_ID_ANY);
+	CHECK(p == NULL && rte_errno == ENOMEM && rte_mempool_lookup("tpm_huge") == NULL &&
+	      rte_memzone_lookup("MP_tpm_huge_0") == NULL,
+	      "too large: errno %d", rte_errno);
 }
 
 static void test_errors(void)
