@@ -33,7 +33,6 @@ struct sl_route_table {
 	char *name;                     /* the router's */
 	struct sl_route_table *next;    /* registry */
 	bool registered;
-	bool found;                     /* sl_route_table_find returned it */
 	uint16_t id;                    /* hint id, never 0 (also in head) */
 	int def_nh;                     /* the /0 route (rte_lpm has no depth 0), or -1 */
 	unsigned n_nh;
@@ -342,7 +341,7 @@ struct sl_route_table *sl_route_table_find(const char *name)
 {
 	for (struct sl_route_table *t = registry; t != NULL; t = t->next)
 		if (strcmp(t->name, name) == 0) {
-			t->found = true;
+			__atomic_store_n(&t->head.found, 1, __ATOMIC_RELAXED);
 			return t;
 		}
 	return NULL;
@@ -350,7 +349,7 @@ struct sl_route_table *sl_route_table_find(const char *name)
 
 bool sl_route_table_found(const struct sl_route_table *t)
 {
-	return t->found;
+	return sl_route_hints_possible(t);
 }
 
 unsigned sl_route_n_nh(const struct sl_route_table *t)

@@ -113,7 +113,20 @@ void sl_route_lookup_bulk(const struct sl_route_table *t, const uint32_t *dst, i
 struct sl_route_table_head {
 	const struct sl_route_nh *nh;   /* by next-hop index */
 	uint16_t id;                    /* hint id, never 0 */
+	uint8_t found;                  /* sl_route_table_find has returned it (a
+					 * flow cache may hint for it); relaxed
+					 * atomics: set on the control thread,
+					 * read by workers */
 };
+
+/* Whether packets may carry hints for t: only a flow cache that found t by
+ * name (sl_route_table_find) sets them, so a router whose table nobody has
+ * found can skip reading the field.  Any thread. */
+static inline bool sl_route_hints_possible(const struct sl_route_table *t)
+{
+	return __atomic_load_n(&((const struct sl_route_table_head *)(const void *)t)->found,
+			       __ATOMIC_RELAXED) != 0;
+}
 
 /* Next hop by index (0 <= nh < number of next hops). */
 static inline const struct sl_route_nh *sl_route_nh(const struct sl_route_table *t, unsigned nh)

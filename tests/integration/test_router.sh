@@ -90,6 +90,52 @@ for o in 0 1; do
   $PCAPTOOL ipcsum "$T/out$o.pcap" >/dev/null || fail "output$o: a bad IPv4 header checksum"
 done
 ok "router: output0 and output1 identical to the expected frames ($forwarded of $n_in forwarded)"
+# The fast path (docs/router.md, Speed) took the simple frames to routes with
+# dst_mac, and the rest of their bursts went the full way after them: both
+# kinds are in the input, and the outputs above are the expected ones.
+fast=$(app_counter "$T/log" r1 fast)
+((fast > 0 && fast < forwarded)) ||
+  fail "router 'r1': fast $fast, expected some but not all of the $forwarded forwarded"
+ok "router 'r1': $fast of $forwarded forwarded by the fast path, the rest in the same bursts the full way"
+
+# The same input through a router with an interface on output1 (none on
+# output0, so input0 is no interface's and nothing is answered): routes
+# with a dst_mac and no src_mac take the interface's MAC, on the fast path
+# too (a route on an interface without dst_mac would be resolved by ARP).
+# The interface announces itself (gratuitous ARP) on output1: the frames
+# other than ARP are compared.
+cat >"$T/routes-if.json" <<'JSON'
+[{"prefix": "10.1.0.0/16", "output": 0, "dst_mac": "02:00:00:00:01:01", "src_mac": "02:00:00:00:01:00"},
+ {"prefix": "10.1.2.0/24", "output": 1, "dst_mac": "02:00:00:00:02:01", "src_mac": "02:00:00:00:0e:01"},
+ {"prefix": "192.0.2.7/32", "output": 1, "dst_mac": "02:00:00:00:02:02", "src_mac": "02:00:00:00:02:00"},
+ {"prefix": "172.16.0.0/12", "output": 0, "dst_mac": "02:00:00:00:03:01", "src_mac": "02:00:00:00:03:00"}]
+JSON
+ROUTES_IF='    interfaces:
+      - { name: e1, output: 1, address: 198.18.1.1/24, mac: "02:00:00:00:0e:01" }
+    routes:
+      - { prefix: 10.1.0.0/16, output: 0, dst_mac: "02:00:00:00:01:01", src_mac: "02:00:00:00:01:00" }
+      - { prefix: 10.1.2.0/24, output: 1, dst_mac: "02:00:00:00:02:01" }
+      - { prefix: 192.0.2.7/32, output: 1, dst_mac: "02:00:00:00:02:02", src_mac: "02:00:00:00:02:00" }
+      - { prefix: 172.16.0.0/12, output: 0, dst_mac: "02:00:00:00:03:01", src_mac: "02:00:00:00:03:00" }'
+want_if=$($PCAPTOOL route "$T/in.pcap" "$T/routes-if.json" "$T/wantif0.pcap" "$T/wantif1.pcap") ||
+  fail "pcaptool route (interface) failed"
+fw_if=$(echo "$want_if" | sed -nE 's/^forwarded ([0-9]+),.*/\1/p')
+write_cfg "$T/if.yaml" "$T/if0.pcap" "$T/if1.pcap" "$ROUTES_IF"
+expect_exit 0 "$T/log-if" run "$T/if.yaml" --summary-json "$T/log-if.json" --duration 2
+pool_back "$T/log-if"
+line=$(router_line "$T/log-if")
+[[ "$line" == "$want_if" ]] || { cat "$T/log-if" >&2; fail "router with an interface: '$line', expected '$want_if'"; }
+$PCAPTOOL not-ethertype "$T/if1.pcap" "$T/if1-ip.pcap" 0806
+for o in 0 1; do
+  got=$T/if$o.pcap
+  [[ $o == 1 ]] && got=$T/if1-ip.pcap
+  $PCAPTOOL cmp "$got" "$T/wantif$o.pcap" ||
+    fail "router with an interface: output$o differs from the expected frames"
+done
+fast=$(app_counter "$T/log-if" r1 fast)
+((fast > 0 && fast < fw_if)) ||
+  fail "router with an interface: fast $fast, expected some but not all of the $fw_if forwarded"
+ok "router with an interface: identical outputs, the interface's MAC as source ($fast of $fw_if forwarded by the fast path)"
 
 # With a flowcache in front, the packets of a known flow carry the route as a
 # hint: the router's decisions, and so its outputs, must not change.
@@ -107,7 +153,9 @@ done
 hinted=$(app_counter "$T/log-fc" r1 hinted)
 [[ "$hinted" == "$forwarded" ]] ||
   fail "with a flowcache: $hinted of $forwarded forwarded packets used the cached route"
-ok "router behind a flowcache: all $forwarded forwarded by the cached route (hints), identical outputs"
+[[ $(app_counter "$T/log-fc" r1 fast) == 0 ]] ||
+  fail "with a flowcache: fast $(app_counter "$T/log-fc" r1 fast), expected 0 (a hinted table takes the full path)"
+ok "router behind a flowcache: all $forwarded forwarded by the cached route (hints), identical outputs, none by the fast path"
 
 # Configuration errors, found when the config is loaded (exit 2; `sluice
 # check` finds them too): the shape of the list by the loader, the routes'

@@ -12,6 +12,9 @@
   pcaptool.py pick IN OUT START STEP
                                    write packets START, START+STEP, ... of IN
   pcaptool.py minlen IN OUT N      write the packets of IN that have at least N bytes
+  pcaptool.py not-ethertype IN OUT HEX
+                                   write the packets of IN whose ethertype (bytes
+                                   12-13, no tag skipped) is not HEX, e.g. 0806
   pcaptool.py gen-flows OUT N FLOWS [SEED]
                                    N frames over FLOWS flows (IPv4 UDP/TCP, IPv6 UDP,
                                    VLAN-tagged IPv4, IPv4 fragments, ARP); packets of
@@ -523,6 +526,9 @@ def main(argv):
         write(argv[3], read(argv[2])[start::step])
     elif cmd == "minlen":
         write(argv[3], [p for p in read(argv[2]) if len(p) >= int(argv[4])])
+    elif cmd == "not-ethertype":
+        drop = bytes.fromhex(argv[4])
+        write(argv[3], [p for p in read(argv[2]) if p[12:14] != drop])
     elif cmd == "gen-flows":
         write(argv[2], gen_flows(int(argv[3]), int(argv[4]),
                                  int(argv[5]) if len(argv) > 5 else 1))
