@@ -1883,16 +1883,29 @@ static inline void rewrite_burst(struct sl_app *app, struct router_priv *p,
 }
 
 /* TTL - 1 and the header checksum in w (bytes 8..11 of an IPv4 header, in
- * place): ttl_dec's RFC 1624 update with the TTL known to be above 1, where
- * ~old + new is always 0xfeff. */
+ * place), with the TTL known to be above 1: ttl_dec's RFC 1624 update
+ * (eqn. 3), where ~old + new is always 0xfeff.  On a little-endian CPU the
+ * checksum's two bytes loaded as they lie are its byte swap, in which that
+ * update is "add 1, and 1 more when the sum reaches 0xfffe or 0xffff"
+ * (one's complement sums commute with the swap): one load and one store
+ * for the four bytes. */
 static inline void ttl_dec_fast(uint8_t *w)
 {
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+	uint32_t x;
+	memcpy(&x, w, sizeof(x));
+	uint16_t c = (uint16_t)(x >> 16);
+	c = (uint16_t)(c + 1u + (c >= 0xfffe));
+	x = ((x & 0xffff) - 1u) | (uint32_t)c << 16;   /* TTL >= 2: no borrow */
+	memcpy(w, &x, sizeof(x));
+#else
 	uint32_t s = (uint16_t)~be16_at(w + 2) + 0xfeffu;
 	s = (s & 0xffff) + (s >> 16);
 	uint16_t sum = (uint16_t)~s;
 	w[0]--;
 	w[2] = (uint8_t)(sum >> 8);
 	w[3] = (uint8_t)sum;
+#endif
 }
 
 /* The commonest burst in two passes and one lookup, without the arrays of
@@ -1944,9 +1957,16 @@ static inline unsigned fast_prefix(const struct router_priv *p, const struct sl_
 				smac = f->mac;
 		}
 		uint8_t *eh = rte_pktmbuf_mtod(m, uint8_t *);
-		memcpy(eh, hop->dmac, RTE_ETHER_ADDR_LEN);
-		if (smac != NULL)
-			memcpy(eh + RTE_ETHER_ADDR_LEN, smac, RTE_ETHER_ADDR_LEN);
+		_Static_assert(offsetof(struct sl_route_nh, smac) ==
+			       offsetof(struct sl_route_nh, dmac) + RTE_ETHER_ADDR_LEN,
+			       "a next hop's MACs lie as in the frame");
+		if (smac == hop->smac) {
+			memcpy(eh, hop->dmac, 2 * RTE_ETHER_ADDR_LEN);
+		} else {
+			memcpy(eh, hop->dmac, RTE_ETHER_ADDR_LEN);
+			if (smac != NULL)
+				memcpy(eh + RTE_ETHER_ADDR_LEN, smac, RTE_ETHER_ADDR_LEN);
+		}
 		ttl_dec_fast(eh + RTE_ETHER_HDR_LEN + offsetof(struct rte_ipv4_hdr, time_to_live));
 		which[i] = (uint8_t)hop->output;
 		count[hop->output]++;

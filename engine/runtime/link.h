@@ -45,6 +45,20 @@
 #include "base/counter.h"
 #include "runtime/tap.h"
 
+/* Copy n packet pointers from src to dst (not overlapping): whole blocks
+ * of 8 inline (each 64 bytes, a few vector moves at DPDK's -march), the
+ * rest, if any, by memcpy.  A burst of 32 is no call at all; a plain loop
+ * is not vectorised at that -march, and a call to memcpy per run costs
+ * more than the copy (docs/benchmarks.md, "The router's fast path"). */
+static inline void sl_ptrs_copy(struct rte_mbuf **dst, struct rte_mbuf *const *src, unsigned n)
+{
+	unsigned i = 0;
+	for (; i + 8 <= n; i += 8)
+		memcpy(dst + i, src + i, 8 * sizeof(*dst));
+	if (i < n)
+		memcpy(dst + i, src + i, (n - i) * sizeof(*dst));
+}
+
 /* Sum of pkt_len over p[0..n). */
 static inline uint64_t sl_pkts_bytes(struct rte_mbuf *const *p, unsigned n)
 {
@@ -172,10 +186,14 @@ static inline unsigned sl_link_receive_sum(struct sl_link *l, struct rte_mbuf **
 		n = l->write - l->read;
 		if (n > max)
 			n = max;
-		/* at most two runs of the ring, each one memcpy */
+		if (n == 0)
+			return 0;
+		/* at most two runs of the ring, each one memcpy (the second is
+		 * rare: bursts of a size that divides the ring's never wrap) */
 		unsigned at = l->read & l->mask, run = RTE_MIN(n, l->mask + 1 - at);
-		memcpy(pkts, &l->slots[at], run * sizeof(*pkts));
-		memcpy(pkts + run, l->slots, (n - run) * sizeof(*pkts));
+		sl_ptrs_copy(pkts, &l->slots[at], run);
+		if (unlikely(run < n))
+			sl_ptrs_copy(pkts + run, l->slots, n - run);
 		l->read += n;
 	}
 	uint64_t b = sl_pkts_bytes(pkts, n);
@@ -212,8 +230,9 @@ static inline void sl_link_transmit(struct sl_link *l, struct rte_mbuf **pkts,
 		unsigned room = l->mask + 1 - (l->write - l->read);
 		sent = n < room ? n : room;
 		unsigned at = l->write & l->mask, run = RTE_MIN(sent, l->mask + 1 - at);
-		memcpy(&l->slots[at], pkts, run * sizeof(*pkts));
-		memcpy(l->slots, pkts + run, (sent - run) * sizeof(*pkts));
+		sl_ptrs_copy(&l->slots[at], pkts, run);
+		if (unlikely(run < sent))
+			sl_ptrs_copy(l->slots, pkts + run, sent - run);
 		l->write += sent;
 	}
 	if (unlikely(sent < n)) {
