@@ -120,9 +120,11 @@ def routes(n):
 def write_routes_yaml(d, prefixes):
     """The router's `routes:` value as a flow sequence in DIR/routes.yaml,
     the MACs written once and aliased (a configuration may have at most
-    16 MiB); prefixes quoted (IPv6 ones hold colons)."""
+    16 MiB: 262144 IPv4 routes come within 0.3 MiB of it, so nothing is
+    quoted that need not be); IPv6 prefixes quoted (they hold colons)."""
     with open(d + "/routes.yaml", "w") as fh:
-        rows = ['{prefix: "%s", output: 0, dst_mac: *d, src_mac: *s}' % p for p in prefixes]
+        rows = ['{prefix: %s, output: 0, dst_mac: *d, src_mac: *s}'
+                % ('"%s"' % p if ":" in p else p) for p in prefixes]
         rows[0] = rows[0].replace("*d", '&d "02:00:00:00:01:01"').replace("*s", '&s "02:00:00:00:01:00"')
         lines = [", ".join(rows[i:i + 16]) for i in range(0, len(rows), 16)]
         fh.write("[\n" + ",\n".join(" " + x for x in lines) + "]\n")

@@ -25,6 +25,18 @@ expect_refused "bench-peers: unknown floor engine 'vpp-io' (sluice-io, testpmd-i
 expect_refused "bench-peers: --memory must be 4k or 2m" --memory 1g
 ok "bad options refused with exit status 2"
 
+# The largest default route table (262144 routes) as bench-peers writes it
+# fits in a configuration (at most 16 MiB) with room for the rest, and the
+# router takes it.
+python3 "$SRC/scripts/peers/gen.py" routes 262144 "$T" >/dev/null || fail "gen.py routes 262144 failed"
+size=$(stat -c %s "$T/routes.yaml")
+((size < (16 << 20) - 16384)) || fail "262144 routes take $size bytes of YAML: no room left under 16 MiB"
+{ printf 'apps:\n  in: { type: port, device: "net_null0" }\n  out: { type: port, device: "net_null1" }\n'
+  printf '  r:\n    type: router\n    routes: '; cat "$T/routes.yaml"
+  printf 'links:\n  - in.output -> r.input\n  - r.output0 -> out.input\n'; } >"$T/big.yaml"
+"$SLUICE" check "$T/big.yaml" >"$T/big.out" 2>&1 || { cat "$T/big.out"; fail "sluice check refused the 262144-route configuration"; }
+ok "262144 routes: $size bytes of YAML, accepted by sluice check"
+
 SUMMARY_RE='^summary: testpmd_ratio=(NA|[0-9]+\.[0-9]+) l3fwd_ratio=(NA|[0-9]+\.[0-9]+) ovs_ratio_min=(NA|[0-9]+\.[0-9]+) testpmd_pool_ratio=(NA|[0-9]+\.[0-9]+)$'
 
 # No OVS: the part is skipped with its reason, the rest of the line stands.
