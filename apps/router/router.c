@@ -1918,15 +1918,20 @@ static inline void ttl_dec_fast(uint8_t *w)
  * output in which[] and count[], and returns its length; nothing after the
  * prefix is written, and the caller routes the rest the usual way after
  * the prefix, so that each output keeps the order of arrival.  The same
- * outcome, packet for packet, as parse_burst and rewrite_burst. */
+ * outcome, packet for packet, as parse_burst and rewrite_burst.  Also sums
+ * into *bytes the lengths of pkts[0..*summed), the packets its first pass
+ * read. */
 static inline unsigned fast_prefix(const struct router_priv *p, const struct sl_route_table *t,
 				   int k_in, struct rte_mbuf **pkts, unsigned n, uint8_t *which,
-				   unsigned *count)
+				   unsigned *count, unsigned *summed, uint64_t *bytes)
 {
 	uint32_t dst[SL_BURST_MAX];
 	int nh[SL_BURST_MAX];
+	uint64_t b = 0;
 	unsigned j;
 
+	*summed = 0;
+	*bytes = 0;
 	if ((k_in < 0 && k_in != -1) || sl_route_hints_possible(t))
 		return 0;
 	for (j = 0; j < n; j++) {
@@ -1936,7 +1941,10 @@ static inline unsigned fast_prefix(const struct router_priv *p, const struct sl_
 		uint32_t d;
 		memcpy(&d, ip + offsetof(struct rte_ipv4_hdr, dst_addr), sizeof(d));
 		dst[j] = rte_be_to_cpu_32(d);
+		b += rte_pktmbuf_pkt_len(pkts[j]);   /* read by the check already */
 	}
+	*summed = j;
+	*bytes = b;
 	if (j == 0)
 		return 0;
 	sl_route_lookup_bulk(t, dst, nh, j);
@@ -1992,12 +2000,17 @@ static void route_input(struct sl_app *app, struct sl_link *in, unsigned in_idx)
 	struct burst b;
 
 	for (unsigned r = 0; r < ROUTER_ROUNDS; r++) {
-		unsigned n = sl_link_receive(in, b.pkts, app->burst);
+		unsigned n = sl_link_receive_raw(in, b.pkts, app->burst);
 		if (n == 0)
 			break;
 		for (unsigned o = 0; o < app->n_out; o++)
 			b.count[o] = 0;
-		unsigned f = fast_prefix(p, t, k_in, b.pkts, n, b.which, b.count);
+		/* The link's bytes: those the fast path's check read, then the
+		 * rest of the burst. */
+		unsigned summed;
+		uint64_t bytes;
+		unsigned f = fast_prefix(p, t, k_in, b.pkts, n, b.which, b.count, &summed, &bytes);
+		sl_link_rx_bytes(in, bytes + sl_pkts_bytes(b.pkts + summed, n - summed));
 		if (f > 0) {
 			transmit_by_output(app, b.pkts, b.which, f, b.count);
 			sl_app_ctr_add(app, R_FORWARDED, f);

@@ -97,6 +97,15 @@ fast=$(app_counter "$T/log" r1 fast)
 ((fast > 0 && fast < forwarded)) ||
   fail "router 'r1': fast $fast, expected some but not all of the $forwarded forwarded"
 ok "router 'r1': $fast of $forwarded forwarded by the fast path, the rest in the same bursts the full way"
+# The links' bytes: the router's input link counts what the fast path's
+# check read and the rest of each burst (sl_link_receive_raw).
+for l in "in.output -> r1.input:$T/in.pcap" "r1.output0 -> o0.input:$T/want0.pcap" \
+         "r1.output1 -> o1.input:$T/want1.pcap"; do
+  got=$(link_counter "$T/log" "${l%%:*}" bytes)
+  want_b=$($PCAPTOOL bytes "${l#*:}")
+  [[ "$got" == "$want_b" ]] || fail "link '${l%%:*}': $got bytes, expected $want_b"
+done
+ok "the links' bytes: those of the input and of each expected output"
 
 # The same input through a router with an interface on output1 (none on
 # output0, so input0 is no interface's and nothing is answered): routes
