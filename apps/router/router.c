@@ -1524,14 +1524,15 @@ static inline uint8_t *ipv6_fast(const struct router_priv *p, struct rte_mbuf *m
 /* The IPv6 packets of a burst that ipv6_fast took, m[0..n) from interface
  * k[i], their headers ip[i]: looked up together, then each dropped (no
  * route, too big: with the error sent), resolved, or added to the burst's
- * transmit lists (pkts, which, count; *n_fw). */
+ * transmit lists (pkts, which, count; *n_fw), which the caller counts as
+ * forwarded (here: forwarded6, and forwarded for those sent alone). */
 static void route6_burst(struct sl_app *app, struct router_priv *p, struct rte_mbuf **m,
 			 uint8_t **ip, const int8_t *k, unsigned n, struct rte_mbuf **pkts,
 			 uint8_t *which, unsigned *count, unsigned *n_fw)
 {
 	uint8_t dst[SL_BURST_MAX][16];
 	const struct sl_nh6 *nh[SL_BURST_MAX];
-	unsigned fw = 0, no_route = 0, too_big = 0;
+	unsigned fw = 0, alone = 0, no_route = 0, too_big = 0;
 	for (unsigned i = 0; i < n; i++)
 		memcpy(dst[i], ip[i] + 24, 16);
 	sl_route6_lookup_bulk(p->table6, dst, nh, n);
@@ -1570,6 +1571,7 @@ static void route6_burst(struct sl_app *app, struct router_priv *p, struct rte_m
 				memcpy(eh + 6, p->ifs[h->iface].mac, 6);
 			if (p->ifs[h->iface].vlan != 0) {
 				send_if(app, &p->ifs[h->iface], m[i]);
+				alone++;
 				continue;
 			}
 		}
@@ -1577,7 +1579,9 @@ static void route6_burst(struct sl_app *app, struct router_priv *p, struct rte_m
 		pkts[(*n_fw)++] = m[i];
 		count[h->output]++;
 	}
-	sl_app_ctr_add(app, R_FORWARDED, fw);
+	/* forwarded: the caller counts what it transmits from the lists;
+	 * here only what left alone (tagged) */
+	sl_app_ctr_add(app, R_FORWARDED, alone);
 	sl_app_ctr_add(app, R_FORWARDED6, fw);
 	sl_app_ctr_add(app, R_NO_ROUTE, no_route);
 	sl_app_ctr_add(app, R_TOO_BIG, too_big);

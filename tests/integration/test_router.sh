@@ -166,6 +166,24 @@ hinted=$(app_counter "$T/log-fc" r1 hinted)
   fail "with a flowcache: fast $(app_counter "$T/log-fc" r1 fast), expected 0 (a hinted table takes the full path)"
 ok "router behind a flowcache: all $forwarded forwarded by the cached route (hints), identical outputs, none by the fast path"
 
+# IPv6 through a router without interfaces (bench-peers' l3fwd6 tables, 16
+# routes and 64 frames to them): every frame forwarded once, counted once in
+# forwarded and once in forwarded6.
+mkdir -p "$T/v6"
+python3 "$SRC/scripts/peers/gen.py" routes6 16 "$T/v6" >/dev/null || fail "gen.py routes6 failed"
+python3 "$SRC/scripts/peers/gen.py" dests6 16 64 "$T/v6/in6.pcap" || fail "gen.py dests6 failed"
+{ printf 'dpdk: { args: %s }\napps:\n' "$EAL_ARGS"
+  printf '  in: { type: port, device: "net_pcap0,rx_pcap=%s" }\n' "$T/v6/in6.pcap"
+  printf '  o6: { type: port, device: "net_pcap1,tx_pcap=%s" }\n' "$T/v6/out6.pcap"
+  printf '  r1:\n    type: router\n    routes: '; cat "$T/v6/routes.yaml"
+  printf 'links:\n  - in.output -> r1.input\n  - r1.output0 -> o6.input\n'; } >"$T/v6.yaml"
+expect_exit 0 "$T/log-v6" run "$T/v6.yaml" --summary-json "$T/log-v6.json" --duration 2
+pool_back "$T/log-v6"
+f4=$(app_counter "$T/log-v6" r1 forwarded) f6=$(app_counter "$T/log-v6" r1 forwarded6)
+[[ $f4 == 64 && $f6 == 64 && $($PCAPTOOL count "$T/v6/out6.pcap") == 64 ]] ||
+  fail "IPv6: forwarded $f4, forwarded6 $f6, $($PCAPTOOL count "$T/v6/out6.pcap") frames out; expected 64 each"
+ok "IPv6: 64 frames forwarded, counted once in forwarded and once in forwarded6"
+
 # Configuration errors, found when the config is loaded (exit 2; `sluice
 # check` finds them too): the shape of the list by the loader, the routes'
 # values by the router's check.
