@@ -1925,6 +1925,7 @@ static inline void ttl_dec_fast(uint8_t *w)
  * outcome, packet for packet, as parse_burst and rewrite_burst.  Also sums
  * into *bytes the lengths of pkts[0..*summed), the packets its first pass
  * read. */
+#define FAST_AHEAD 4   /* frames whose first line the first pass asks for ahead */
 static inline unsigned fast_prefix(const struct router_priv *p, const struct sl_route_table *t,
 				   int k_in, struct rte_mbuf **pkts, unsigned n, uint8_t *which,
 				   unsigned *count, unsigned *summed, uint64_t *bytes)
@@ -1938,7 +1939,11 @@ static inline unsigned fast_prefix(const struct router_priv *p, const struct sl_
 	*bytes = 0;
 	if ((k_in < 0 && k_in != -1) || sl_route_hints_possible(t))
 		return 0;
+	for (j = 0; j < n && j < FAST_AHEAD; j++)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[j], void *));
 	for (j = 0; j < n; j++) {
+		if (j + FAST_AHEAD < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[j + FAST_AHEAD], void *));
 		const uint8_t *ip = sl_pkt_ipv4_simple(pkts[j]);
 		if (ip == NULL || ip[offsetof(struct rte_ipv4_hdr, time_to_live)] <= 1)
 			break;
