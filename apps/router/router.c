@@ -1222,18 +1222,37 @@ static void ask(struct sl_app *app, struct router_priv *p, unsigned k, uint32_t 
 /* Send m (routed, TTL or hop limit done) to neighbour a4 (IPv4) or a6
  * (IPv6, when not NULL) on interface k: now when its neighbour is known,
  * else held while it is resolved.  Consumes m. */
+static bool resolve_nb_at(struct sl_app *app, struct router_priv *p, unsigned k, uint32_t a4,
+			  const uint8_t *a6, struct rte_mbuf *m, uint64_t now, bool may_list);
+
 static void resolve_nb(struct sl_app *app, struct router_priv *p, unsigned k, uint32_t a4,
 		       const uint8_t *a6, struct rte_mbuf *m)
 {
-	uint64_t now = rte_rdtsc();
+	resolve_nb_at(app, p, k, a4, a6, m, rte_rdtsc(), false);
+}
+
+/* resolve_nb at TSC now (a burst reads it once).  With may_list, a packet
+ * for a known neighbour on an untagged interface is not sent here: its
+ * MACs are written and true is returned, and the caller adds it to its
+ * burst's lists for interface k's output (and counts it forwarded there;
+ * forwarded6 is counted here). */
+static bool resolve_nb_at(struct sl_app *app, struct router_priv *p, unsigned k, uint32_t a4,
+			  const uint8_t *a6, struct rte_mbuf *m, uint64_t now, bool may_list)
+{
 	struct sl_nb *e = a6 != NULL ? sl_nb_find6(p->nb, a6) : sl_nb_find(p->nb, a4);
 	if (likely(e != NULL && e->state != SL_NB_INCOMPLETE)) {
 		if (sl_nb_use(p->nb, e, now))
 			ask(app, p, k, a4, a6, e->mac);
+		sl_app_ctr_add(app, R_FORWARDED6, a6 != NULL);
+		if (may_list && p->ifs[k].vlan == 0) {
+			uint8_t *eh = rte_pktmbuf_mtod(m, uint8_t *);
+			memcpy(eh, e->mac, 6);
+			memcpy(eh + 6, p->ifs[k].mac, 6);
+			return true;
+		}
 		to_neighbour(app, &p->ifs[k], e, m);
 		sl_app_ctr_add(app, R_FORWARDED, 1);
-		sl_app_ctr_add(app, R_FORWARDED6, a6 != NULL);
-		return;
+		return false;
 	}
 	if (e == NULL) {
 		e = a6 != NULL ? sl_nb_create6(p->nb, a6, (uint8_t)k, now)
@@ -1243,17 +1262,11 @@ static void resolve_nb(struct sl_app *app, struct router_priv *p, unsigned k, ui
 	}
 	if (e != NULL && sl_nb_hold(p->nb, e, m)) {
 		sl_app_ctr_add(app, R_NEIGH_HELD, 1);
-		return;
+		return false;
 	}
 	sl_app_ctr_add(app, R_NEIGH_DROPPED, 1);
 	sl_app_drop(app, &m, 1);
-}
-
-/* Send m to IPv4 addr on interface k (resolve_nb). */
-static void resolve(struct sl_app *app, struct router_priv *p, unsigned k, uint32_t addr,
-		    struct rte_mbuf *m)
-{
-	resolve_nb(app, p, k, addr, NULL, m);
+	return false;
 }
 
 /* --- IPv6 (routers with an IPv6 table) ---------------------------------- */
@@ -1533,6 +1546,7 @@ static void route6_burst(struct sl_app *app, struct router_priv *p, struct rte_m
 	uint8_t dst[SL_BURST_MAX][16];
 	const struct sl_nh6 *nh[SL_BURST_MAX];
 	unsigned fw = 0, alone = 0, no_route = 0, too_big = 0;
+	uint64_t now = 0;   /* the TSC, read once for the burst's resolutions */
 	for (unsigned i = 0; i < n; i++)
 		memcpy(dst[i], ip[i] + 24, 16);
 	sl_route6_lookup_bulk(p->table6, dst, nh, n);
@@ -1557,7 +1571,16 @@ static void route6_burst(struct sl_app *app, struct router_priv *p, struct rte_m
 		}
 		ip[i][7]--;
 		if (h->kind == SL_NH_GATEWAY || h->kind == SL_NH_CONNECTED) {
-			resolve6(app, p, h->iface, h->kind == SL_NH_GATEWAY ? h->gateway : dst[i], m[i]);
+			if (now == 0)
+				now = rte_rdtsc();
+			if (resolve_nb_at(app, p, h->iface, 0,
+					  h->kind == SL_NH_GATEWAY ? h->gateway : dst[i], m[i], now,
+					  true)) {
+				unsigned o = p->ifs[h->iface].output;
+				which[*n_fw] = (uint8_t)o;
+				pkts[(*n_fw)++] = m[i];
+				count[o]++;
+			}
 			continue;
 		}
 		uint8_t *eh = rte_pktmbuf_mtod(m[i], uint8_t *);
@@ -1850,6 +1873,7 @@ static inline void parse_burst(struct sl_app *app, struct router_priv *p,
 static inline void rewrite_burst(struct sl_app *app, struct router_priv *p,
 				 const struct sl_route_table *t, struct burst *b)
 {
+	uint64_t now = 0;   /* the TSC, read once for the burst's resolutions */
 	for (unsigned i = 0; i < b->n_ok; i++) {
 		struct rte_mbuf *m = b->pkts[i];
 		if (unlikely(b->nh[i] < 0)) {
@@ -1873,9 +1897,19 @@ static inline void rewrite_burst(struct sl_app *app, struct router_priv *p,
 			}
 		}
 		ttl_dec(m, b->l3[i], w, w == b->tmp[i]);
-		if (unlikely(hop->kind == SL_NH_GATEWAY || hop->kind == SL_NH_CONNECTED)) {
-			resolve(app, p, hop->iface,
-				hop->kind == SL_NH_GATEWAY ? hop->gateway : b->dsts[i], m);
+		if (hop->kind == SL_NH_GATEWAY || hop->kind == SL_NH_CONNECTED) {
+			/* A known neighbour's packet joins the burst's lists;
+			 * the rest is sent, held or dropped by resolve_nb_at. */
+			if (now == 0)
+				now = rte_rdtsc();
+			if (!resolve_nb_at(app, p, hop->iface,
+					   hop->kind == SL_NH_GATEWAY ? hop->gateway : b->dsts[i],
+					   NULL, m, now, true))
+				continue;
+			unsigned o = p->ifs[hop->iface].output;
+			b->which[b->n_fw] = (uint8_t)o;
+			b->pkts[b->n_fw++] = m;   /* n_fw <= i */
+			b->count[o]++;
 			continue;
 		}
 		if (unlikely(!to_hop(app, p, hop, m)))

@@ -166,6 +166,41 @@ hinted=$(app_counter "$T/log-fc" r1 hinted)
   fail "with a flowcache: fast $(app_counter "$T/log-fc" r1 fast), expected 0 (a hinted table takes the full path)"
 ok "router behind a flowcache: all $forwarded forwarded by the cached route (hints), identical outputs, none by the fast path"
 
+# A next hop resolved by ARP: 64 frames (two bursts of 32) while the gateway
+# is unknown (the first 8 held, neigh_hold, the rest dropped), its reply, 100
+# more.  The held frames leave when the reply comes, the later ones with the
+# burst they came in (listed with the rest of it, not sent one by one): all
+# of them rewritten to the gateway's MAC from the interface's, byte for
+# byte, and counted once.
+$PCAPTOOL gen-resolve "$T/res-in.pcap" "$T/res-sent.pcap" 64 100 8
+echo '[{"prefix": "10.1.0.0/16", "output": 0, "dst_mac": "02:00:00:00:0e:02", "src_mac": "02:00:00:00:0e:00"}]' >"$T/res.json"
+$PCAPTOOL route "$T/res-sent.pcap" "$T/res.json" "$T/res-want.pcap" >/dev/null || fail "pcaptool route (resolve) failed"
+cat >"$T/res.yaml" <<YAML
+dpdk: { args: $EAL_ARGS }
+engine: { burst: 32 }
+apps:
+  in: { type: port, device: "net_pcap0,rx_pcap=$T/res-in.pcap" }
+  r1:
+    type: router
+    interfaces:
+      - { name: e0, output: 0, address: 198.18.1.1/24, mac: "02:00:00:00:0e:00" }
+    routes:
+      - { prefix: 10.1.0.0/16, via: 198.18.1.2 }
+  o0: { type: port, device: "net_pcap1,tx_pcap=$T/res-out.pcap" }
+links:
+  - in.output -> r1.input
+  - r1.output0 -> o0.input
+YAML
+expect_exit 0 "$T/log-res" run "$T/res.yaml" --summary-json "$T/log-res.json" --duration 2
+pool_back "$T/log-res"
+got=""
+for k in forwarded neigh_held neigh_dropped; do got+="${got:+, }$k $(app_counter "$T/log-res" r1 $k)"; done
+[[ $got == "forwarded 108, neigh_held 8, neigh_dropped 56" ]] ||
+  fail "resolving the gateway: '$got', expected 'forwarded 108, neigh_held 8, neigh_dropped 56'"
+$PCAPTOOL not-ethertype "$T/res-out.pcap" "$T/res-out-ip.pcap" 0806
+$PCAPTOOL cmp "$T/res-out-ip.pcap" "$T/res-want.pcap" || fail "resolving the gateway: output0 differs from the expected frames"
+ok "a gateway resolved by ARP: $got, the 108 frames as expected"
+
 # IPv6 through a router without interfaces (bench-peers' l3fwd6 tables, 16
 # routes and 64 frames to them): every frame forwarded once, counted once in
 # forwarded and once in forwarded6.

@@ -36,6 +36,11 @@
                                    "PROTO SRC:SPORT DST:DPORT", most packets first
                                    (ties in order of first appearance); any other
                                    frame counts under the key "other"
+  pcaptool.py gen-resolve IN SENT BEFORE AFTER HOLD
+                                   a router's input while it resolves its gateway
+                                   (test_router.sh): BEFORE frames to 10.1.5.x, the
+                                   gateway's ARP reply, AFTER frames; SENT: the
+                                   frames it forwards (the first HOLD, then AFTER)
   pcaptool.py gen-router OUT N [SEED]
                                    frames for the router test: a fixed set (several
                                    destinations, TTL 64/2/1/0/255, no route, ARP,
@@ -505,6 +510,27 @@ def interleave(whole, parts):
     return None
 
 
+def gen_resolve(before, after, hold):
+    """Frames for a router resolving its gateway 198.18.1.2 (MAC
+    02:00:00:00:0e:02) on its interface 198.18.1.1 (02:00:00:00:0e:00):
+    `before` UDP frames to 10.1.5.x, the gateway's ARP reply, `after` more.
+    Returns (the input, the frames the router sends: the first `hold` of
+    those before, then those after)."""
+    rmac, gmac, hmac = b"\x02\0\0\0\x0e\0", b"\x02\0\0\0\x0e\x02", b"\x02\0\0\0\x0e\x05"
+    src = [198, 18, 2, 9]
+
+    def frame(i):
+        body = struct.pack("!HHHH", 1000 + i, 53, 8 + 18, 0) + bytes(18)
+        return rmac + hmac + b"\x08\x00" + ipv4_hdr(src, [10, 1, 5, 1 + i % 250], 17,
+                                                     len(body), 64, ident=i) + body
+
+    arp = struct.pack("!HHBBH6s4s6s4s", 1, 0x0800, 6, 4, 2, gmac, bytes([198, 18, 1, 2]),
+                      rmac, bytes([198, 18, 1, 1]))
+    pre = [frame(i) for i in range(before)]
+    post = [frame(before + i) for i in range(after)]
+    return pre + [rmac + gmac + b"\x08\x06" + arp + bytes(18)] + post, pre[:hold] + post
+
+
 def mac(text):
     return bytes(int(x, 16) for x in text.split(":"))
 
@@ -558,6 +584,10 @@ def main(argv):
             counts[k] = counts.get(k, 0) + 1
         order = sorted(counts, key=lambda k: -counts[k])   # stable: ties keep first appearance
         print(json.dumps({k: counts[k] for k in order}))
+    elif cmd == "gen-resolve":
+        inp, sent = gen_resolve(int(argv[4]), int(argv[5]), int(argv[6]))
+        write(argv[2], inp)
+        write(argv[3], sent)
     elif cmd == "gen-router":
         write(argv[2], gen_router(int(argv[3]), int(argv[4]) if len(argv) > 4 else 1))
     elif cmd == "route":
