@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # DPDK telemetry (docs/telemetry.md), asked with DPDK's own client,
 # dpdk-telemetry.py: every command of a running quick start answers with the
-# declared names, counters grow between two calls, bad parameters get an
-# error naming what was wrong, and a pipeline too big for one 16 KiB reply
+# declared names, counters grow between two calls (asked until they have),
+# bad parameters get an error naming what was wrong, and a pipeline too big
+# for one 16 KiB reply
 # is cut between rows and read whole page by page.
 . "$(dirname "$0")/lib.sh"
 command -v dpdk-telemetry.py >/dev/null || skip "dpdk-telemetry.py (Debian package dpdk) is not installed"
@@ -21,7 +22,22 @@ wait_event "the start line" "$pid" "$T/log" log_lines "$T/log" '^sluice: running
 
 tel /sluice/info /sluice/apps /sluice/links /sluice/workers /sluice/pool /sluice/epoch \
   >"$T/a.out" || fail "dpdk-telemetry.py failed"
-tel /sluice/apps >"$T/b.out" || fail "dpdk-telemetry.py failed"
+# The counters grow: asked again until they have (on a loaded machine a
+# worker may not run at all between two calls).
+grown() {
+  tel /sluice/apps >"$T/b.out" || return 1
+  python3 - "$T/a.out" "$T/b.out" <<'PY'
+import json, sys
+r = {}
+for line in open(sys.argv[1]):
+    r.update(json.loads(line))
+a, b = r["/sluice/apps"], json.loads(open(sys.argv[2]).read())["/sluice/apps"]
+sys.exit(0 if all(b[k][i] > a[k][i] for k, i in (("in_packets", 0), ("out_packets", 2),
+                                                 ("pull_calls", 0), ("push_packets", 1)))
+         else 1)
+PY
+}
+wait_event "the apps' counters to grow between two telemetry calls" "$pid" "$T/log" grown
 python3 - "$T/a.out" "$T/b.out" "$PREFIX" <<'PY' || { cat "$T/a.out" >&2; fail "replies"; }
 import json, sys
 r = {}
