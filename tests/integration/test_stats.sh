@@ -25,10 +25,12 @@ wait_event "the start line" "$pid" "$T/run.log" log_lines "$T/run.log" '^sluice:
 wait_event "a snapshot" "$pid" "$T/run.log" stats_ok "$T/s1.json" --prefix "$PREFIX" --json
 
 # --- 1. two snapshots: the apps with their types, counters that grow.
-src_in() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["apps"]["src"]["counters"]["in_packets"])' "$1"; }
-first=$(src_in "$T/s1.json") || fail "no apps.src.counters.in_packets in the snapshot"
-grown() { stats_ok "$T/s2.json" --prefix "$PREFIX" --json && (($(src_in "$T/s2.json") > first)); }
-wait_event "src's in_packets to grow past $first" "$pid" "$T/run.log" grown
+# (src's in_packets and out's out_packets: each worker has run since; asked
+# until both have grown, as a loaded machine may run one and not the other.)
+moved() { python3 -c 'import json,sys; c = lambda f, a, k: json.load(open(f))["apps"][a]["counters"][k]
+sys.exit(0 if all(c(sys.argv[2], a, k) > c(sys.argv[1], a, k) for a, k in (("src", "in_packets"), ("out", "out_packets"))) else 1)' "$1" "$2"; }
+grown() { stats_ok "$T/s2.json" --prefix "$PREFIX" --json && moved "$T/s1.json" "$T/s2.json"; }
+wait_event "src's in_packets and out's out_packets to grow" "$pid" "$T/run.log" grown
 python3 - "$T/s1.json" "$T/s2.json" "$PREFIX" <<'PY' || fail "the snapshots"
 import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:3])

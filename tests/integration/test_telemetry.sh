@@ -3,8 +3,7 @@
 # dpdk-telemetry.py: every command of a running quick start answers with the
 # declared names, counters grow between two calls (asked until they have),
 # bad parameters get an error naming what was wrong, and a pipeline too big
-# for one 16 KiB reply
-# is cut between rows and read whole page by page.
+# for one 16 KiB reply is cut between rows and read whole page by page.
 . "$(dirname "$0")/lib.sh"
 command -v dpdk-telemetry.py >/dev/null || skip "dpdk-telemetry.py (Debian package dpdk) is not installed"
 [[ $(id -u) -eq 0 ]] || skip "the telemetry socket is root's"
