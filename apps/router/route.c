@@ -347,11 +347,6 @@ struct sl_route_table *sl_route_table_find(const char *name)
 	return NULL;
 }
 
-bool sl_route_table_found(const struct sl_route_table *t)
-{
-	return sl_route_hints_possible(t);
-}
-
 unsigned sl_route_n_nh(const struct sl_route_table *t)
 {
 	return t->n_nh;

@@ -92,9 +92,6 @@ void sl_route_table_free(struct sl_route_table *t);   /* NULL: no-op; unregister
  * name is.  Find: the table, or NULL. */
 int sl_route_table_register(struct sl_route_table *t, struct sl_err *err);
 struct sl_route_table *sl_route_table_find(const char *name);
-/* Whether sl_route_table_find has returned t (another app holds it, so the
- * table cannot be replaced under it).  Control thread. */
-bool sl_route_table_found(const struct sl_route_table *t);
 
 /* Next-hop index for dst (host order), or -1 when no route matches (a
  * look-up: -1 is "no route", never an errno). */
@@ -119,10 +116,11 @@ struct sl_route_table_head {
 					 * read by workers */
 };
 
-/* Whether packets may carry hints for t: only a flow cache that found t by
- * name (sl_route_table_find) sets them, so a router whose table nobody has
- * found can skip reading the field.  Any thread. */
-static inline bool sl_route_hints_possible(const struct sl_route_table *t)
+/* Whether sl_route_table_find has returned t: another app (a flow cache)
+ * holds it, so the table cannot be replaced under it, and packets may carry
+ * hints for it (only such a flow cache sets them: a router whose table
+ * nobody has found can skip reading the field).  Any thread. */
+static inline bool sl_route_table_found(const struct sl_route_table *t)
 {
 	return __atomic_load_n(&((const struct sl_route_table_head *)(const void *)t)->found,
 			       __ATOMIC_RELAXED) != 0;

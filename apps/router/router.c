@@ -1221,21 +1221,11 @@ static void ask(struct sl_app *app, struct router_priv *p, unsigned k, uint32_t 
 
 /* Send m (routed, TTL or hop limit done) to neighbour a4 (IPv4) or a6
  * (IPv6, when not NULL) on interface k: now when its neighbour is known,
- * else held while it is resolved.  Consumes m. */
-static bool resolve_nb_at(struct sl_app *app, struct router_priv *p, unsigned k, uint32_t a4,
-			  const uint8_t *a6, struct rte_mbuf *m, uint64_t now, bool may_list);
-
-static void resolve_nb(struct sl_app *app, struct router_priv *p, unsigned k, uint32_t a4,
-		       const uint8_t *a6, struct rte_mbuf *m)
-{
-	resolve_nb_at(app, p, k, a4, a6, m, rte_rdtsc(), false);
-}
-
-/* resolve_nb at TSC now (a burst reads it once).  With may_list, a packet
- * for a known neighbour on an untagged interface is not sent here: its
- * MACs are written and true is returned, and the caller adds it to its
- * burst's lists for interface k's output (and counts it forwarded there;
- * forwarded6 is counted here). */
+ * else held while it is resolved; now is the TSC (a burst reads it once).
+ * Consumes m and returns false, except with may_list for a known neighbour
+ * on an untagged interface: then m's MACs are written, true is returned,
+ * and the caller adds m to its burst's lists for interface k's output (and
+ * counts it forwarded there; forwarded6 is counted here). */
 static bool resolve_nb_at(struct sl_app *app, struct router_priv *p, unsigned k, uint32_t a4,
 			  const uint8_t *a6, struct rte_mbuf *m, uint64_t now, bool may_list)
 {
@@ -1267,6 +1257,13 @@ static bool resolve_nb_at(struct sl_app *app, struct router_priv *p, unsigned k,
 	sl_app_ctr_add(app, R_NEIGH_DROPPED, 1);
 	sl_app_drop(app, &m, 1);
 	return false;
+}
+
+/* resolve_nb_at, now, for a packet on its own. */
+static void resolve_nb(struct sl_app *app, struct router_priv *p, unsigned k, uint32_t a4,
+		       const uint8_t *a6, struct rte_mbuf *m)
+{
+	resolve_nb_at(app, p, k, a4, a6, m, rte_rdtsc(), false);
 }
 
 /* --- IPv6 (routers with an IPv6 table) ---------------------------------- */
@@ -1951,7 +1948,7 @@ static inline void ttl_dec_fast(uint8_t *w)
  * with a TTL above 1, from an input of no interface or of one untagged
  * interface (k_in), to next hops of static MACs (SL_NH_FORWARD with a
  * dst_mac; on an interface: an untagged one, the frame within its MTU), on
- * a table no flow cache hints for (sl_route_hints_possible).  Rewrites the
+ * a table no flow cache hints for (sl_route_table_found).  Rewrites the
  * longest prefix of pkts[0..n) that is all of that kind, notes each one's
  * output in which[] and count[], and returns its length; nothing after the
  * prefix is written, and the caller routes the rest the usual way after
@@ -1971,7 +1968,7 @@ static inline unsigned fast_prefix(const struct router_priv *p, const struct sl_
 
 	*summed = 0;
 	*bytes = 0;
-	if ((k_in < 0 && k_in != -1) || sl_route_hints_possible(t))
+	if ((k_in < 0 && k_in != -1) || sl_route_table_found(t))
 		return 0;
 	for (j = 0; j < n && j < FAST_AHEAD; j++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[j], void *));

@@ -170,24 +170,6 @@ static inline bool sl_link_empty(struct sl_link *l)
 	return l->write == l->read;
 }
 
-/* Take up to max packets from l into pkts and add their bytes to *bytes.
- * Returns the number taken (0..max); the caller owns them.  For callers that
- * need the byte count themselves (a port's tx counters): the packets are
- * read once. */
-static inline unsigned sl_link_receive_raw(struct sl_link *l, struct rte_mbuf **pkts,
-					   unsigned max);
-static inline void sl_link_rx_bytes(struct sl_link *l, uint64_t bytes);
-
-static inline unsigned sl_link_receive_sum(struct sl_link *l, struct rte_mbuf **pkts,
-					   unsigned max, uint64_t *bytes)
-{
-	unsigned n = sl_link_receive_raw(l, pkts, max);
-	uint64_t b = sl_pkts_bytes(pkts, n);
-	sl_link_rx_bytes(l, b);
-	*bytes += b;
-	return n;
-}
-
 /* Take up to max packets from l into pkts without reading them, for a
  * consumer that reads every packet's length anyway: it then adds their
  * bytes with sl_link_rx_bytes() (the link's byte counter is the sum of
@@ -223,6 +205,20 @@ static inline unsigned sl_link_receive_raw(struct sl_link *l, struct rte_mbuf **
 static inline void sl_link_rx_bytes(struct sl_link *l, uint64_t bytes)
 {
 	sl_counter_add(&l->rx.bytes, bytes);
+}
+
+/* Take up to max packets from l into pkts and add their bytes to *bytes.
+ * Returns the number taken (0..max); the caller owns them.  For callers that
+ * need the byte count themselves (a port's tx counters): the packets are
+ * read once. */
+static inline unsigned sl_link_receive_sum(struct sl_link *l, struct rte_mbuf **pkts,
+					   unsigned max, uint64_t *bytes)
+{
+	unsigned n = sl_link_receive_raw(l, pkts, max);
+	uint64_t b = sl_pkts_bytes(pkts, n);
+	sl_link_rx_bytes(l, b);
+	*bytes += b;
+	return n;
 }
 
 /* Take up to max packets from l into pkts.  Returns the number taken

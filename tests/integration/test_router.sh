@@ -38,6 +38,13 @@ done
   fail "an output would be empty"
 forwarded=$(echo "$want" | sed -nE 's/^forwarded ([0-9]+),.*/\1/p')
 
+# run_2s LOG CONFIG: the config runs for 2 s (exit 0, its summary in
+# $T/LOG and $T/LOG.json), and every mbuf comes back.
+run_2s() {
+  expect_exit 0 "$T/$1" run "$2" --summary-json "$T/$1.json" --duration 2
+  pool_back "$T/$1"
+}
+
 # write_cfg FILE OUT0 OUT1 ROUTES_YAML [FRONT]: in -> [FRONT ->] r1 -> o0, o1.
 write_cfg() {
   local front_app="" first="r1"
@@ -74,8 +81,7 @@ router_line() {
 }
 
 write_cfg "$T/r.yaml" "$T/out0.pcap" "$T/out1.pcap" "$ROUTES"
-expect_exit 0 "$T/log" run "$T/r.yaml" --summary-json "$T/log.json" --duration 2
-pool_back "$T/log"
+run_2s log "$T/r.yaml"
 [[ $(app_counter "$T/log" in in_packets) == "$n_in" ]] ||
   fail "in received $(app_counter "$T/log" in in_packets) of $n_in"
 line=$(router_line "$T/log")
@@ -130,8 +136,7 @@ want_if=$($PCAPTOOL route "$T/in.pcap" "$T/routes-if.json" "$T/wantif0.pcap" "$T
   fail "pcaptool route (interface) failed"
 fw_if=$(echo "$want_if" | sed -nE 's/^forwarded ([0-9]+),.*/\1/p')
 write_cfg "$T/if.yaml" "$T/if0.pcap" "$T/if1.pcap" "$ROUTES_IF"
-expect_exit 0 "$T/log-if" run "$T/if.yaml" --summary-json "$T/log-if.json" --duration 2
-pool_back "$T/log-if"
+run_2s log-if "$T/if.yaml"
 line=$(router_line "$T/log-if")
 [[ "$line" == "$want_if" ]] || { cat "$T/log-if" >&2; fail "router with an interface: '$line', expected '$want_if'"; }
 $PCAPTOOL not-ethertype "$T/if1.pcap" "$T/if1-ip.pcap" 0806
@@ -150,8 +155,7 @@ ok "router with an interface: identical outputs, the interface's MAC as source (
 # hint: the router's decisions, and so its outputs, must not change.
 # (flowcache drops malformed frames itself, so only these counters compare.)
 write_cfg "$T/fc.yaml" "$T/fc0.pcap" "$T/fc1.pcap" "$ROUTES" front
-expect_exit 0 "$T/log-fc" run "$T/fc.yaml" --summary-json "$T/log-fc.json" --duration 2
-pool_back "$T/log-fc"
+run_2s log-fc "$T/fc.yaml"
 line=$(router_line "$T/log-fc")
 [[ "$line" == "${want%%, malformed*}, "* ]] ||
   fail "with a flowcache: '$line', expected it to start with '${want%%, malformed*}'"
@@ -191,8 +195,7 @@ links:
   - in.output -> r1.input
   - r1.output0 -> o0.input
 YAML
-expect_exit 0 "$T/log-res" run "$T/res.yaml" --summary-json "$T/log-res.json" --duration 2
-pool_back "$T/log-res"
+run_2s log-res "$T/res.yaml"
 got=""
 for k in forwarded neigh_held neigh_dropped; do got+="${got:+, }$k $(app_counter "$T/log-res" r1 $k)"; done
 [[ $got == "forwarded 108, neigh_held 8, neigh_dropped 56" ]] ||
@@ -212,8 +215,7 @@ python3 "$SRC/scripts/peers/gen.py" dests6 16 64 "$T/v6/in6.pcap" || fail "gen.p
   printf '  o6: { type: port, device: "net_pcap1,tx_pcap=%s" }\n' "$T/v6/out6.pcap"
   printf '  r1:\n    type: router\n    routes: '; cat "$T/v6/routes.yaml"
   printf 'links:\n  - in.output -> r1.input\n  - r1.output0 -> o6.input\n'; } >"$T/v6.yaml"
-expect_exit 0 "$T/log-v6" run "$T/v6.yaml" --summary-json "$T/log-v6.json" --duration 2
-pool_back "$T/log-v6"
+run_2s log-v6 "$T/v6.yaml"
 f4=$(app_counter "$T/log-v6" r1 forwarded) f6=$(app_counter "$T/log-v6" r1 forwarded6)
 [[ $f4 == 64 && $f6 == 64 && $($PCAPTOOL count "$T/v6/out6.pcap") == 64 ]] ||
   fail "IPv6: forwarded $f4, forwarded6 $f6, $($PCAPTOOL count "$T/v6/out6.pcap") frames out; expected 64 each"
