@@ -19,8 +19,20 @@ grep -q "$PREFIX" "$T/q.yaml" || fail "could not set the file prefix in the quic
 pid=$!
 wait_event "the start line" "$pid" "$T/log" log_lines "$T/log" '^sluice: running'
 
-tel /sluice/info /sluice/apps /sluice/links /sluice/workers /sluice/pool /sluice/epoch \
-  >"$T/a.out" || fail "dpdk-telemetry.py failed"
+# The first sample is taken once the source has made a packet (on a loaded
+# machine the worker may not have run yet when the start line is written).
+first() {
+  tel /sluice/info /sluice/apps /sluice/links /sluice/workers /sluice/pool /sluice/epoch \
+    >"$T/a.out" || return 1
+  python3 - "$T/a.out" <<'PY'
+import json, sys
+r = {}
+for line in open(sys.argv[1]):
+    r.update(json.loads(line))
+sys.exit(0 if r["/sluice/apps"]["in_packets"][0] > 0 else 1)
+PY
+}
+wait_event "a first telemetry sample with packets made" "$pid" "$T/log" first
 # The counters grow: asked again until they have (on a loaded machine a
 # worker may not run at all between two calls).
 grown() {
@@ -109,8 +121,18 @@ YAML
 "$SLUICE" run "$T/fc.yaml" >"$T/fc.log" 2>&1 &
 pid=$!
 wait_event "the start line" "$pid" "$T/fc.log" log_lines "$T/fc.log" '^sluice: running'
-tel /sluice/flowcache,fc /sluice/flowcache >"$T/fc1.out"
-tel /sluice/flowcache,fc /sluice/info >"$T/fc2.out"
+# Sampled once the cache holds all 100 flows, then asked until its lookups
+# have grown (events, not sleeps: the worker may not run between two calls).
+fc_filled() {
+  tel /sluice/flowcache,fc /sluice/flowcache >"$T/fc1.out" || return 1
+  python3 -c 'import json,sys; sys.exit(0 if json.loads(open(sys.argv[1]).readline())["/sluice/flowcache"]["inserted"] >= 100 else 1)' "$T/fc1.out"
+}
+fc_grown() {
+  tel /sluice/flowcache,fc /sluice/info >"$T/fc2.out" || return 1
+  python3 -c 'import json,sys; a, b = (json.loads(open(f).readline())["/sluice/flowcache"]["lookups"] for f in sys.argv[1:]); sys.exit(0 if b > a else 1)' "$T/fc1.out" "$T/fc2.out"
+}
+wait_event "the flow cache to hold its 100 flows" "$pid" "$T/fc.log" fc_filled
+wait_event "the flow cache's lookups to grow" "$pid" "$T/fc.log" fc_grown
 python3 - "$T/fc1.out" "$T/fc2.out" "$SLUICE" <<'PY' || { cat "$T/fc1.out" "$T/fc2.out" >&2; fail "flowcache counters"; }
 import json, subprocess, sys
 a = [json.loads(l) for l in open(sys.argv[1])]
