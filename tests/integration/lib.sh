@@ -272,7 +272,10 @@ start_exporter() {
   local attempt
   for attempt in 1 2 3 4 5; do
     port=$(free_port)
-    "$SLUICE" exporter --listen "127.0.0.1:$port" --prefix "$PREFIX" >"$T/exp.log" 2>&1 &
+    # A wait of 60 s per step, unless the test sets its own: the 1.5 s
+    # default would let one scrape on a loaded machine say sluice_up 0.
+    SLUICE_TIMEOUT=${SLUICE_TIMEOUT:-60} \
+      "$SLUICE" exporter --listen "127.0.0.1:$port" --prefix "$PREFIX" >"$T/exp.log" 2>&1 &
     exporter=$!
     pids+=("$exporter")
     wait_event "the exporter's 'serving' line" "" "$T/exp.log" \
@@ -391,7 +394,15 @@ wire_started() { grep -qE '^sluice: running|no bus or driver recognises' "$1"; }
 # request still in flight then counts as lost); else ping's output and LOG
 # are shown.
 wire_ping() {
-  local rc
+  local rc tries=1
+  # First one answer (each side's kernel resolves its neighbour, which a
+  # loaded machine has been seen to take longer than ping's wait), then
+  # the counted run, which must lose nothing.
+  until ip netns exec "$NS_A" ping -n -q -c 1 -W 2 "$IP_B" >"$T/ping" 2>&1; do
+    tries=$((tries + 1))
+    [[ -z ${SL_PID:-} ]] || kill -0 "$SL_PID" 2>/dev/null || { cat "$2" >&2; fail "$1: sluice ended during the first ping"; }
+    ((tries <= 15)) || { cat "$T/ping" "$2" >&2; fail "$1: no answer to ping in 15 tries"; }
+  done
   ip netns exec "$NS_A" ping -n -q -c "$3" -i 0.2 -W "$4" "$IP_B" >"$T/ping" 2>&1
   rc=$?
   if [[ $rc -ne 0 ]] || ! grep -q " 0% packet loss" "$T/ping"; then

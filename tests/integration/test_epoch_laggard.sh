@@ -61,6 +61,10 @@ now_ms() { python3 -c 'import time; print(int(time.monotonic() * 1000))'; }
 wait_lines "$warned" 1
 t_first=$(now_ms)          # 'a' is blocked from before this moment ...
 wait_lines "$warned" 2
+# Worker b has run out of flow ids while a was held (asked of the engine:
+# on a loaded machine b may not have run enough by the second warning).
+ids_out() { snap && (($(summary_get "$T/s.json" apps fc counters no_id) > 0)); }
+wait_event "flow ids to run out while 'a' is held" "$pid" "$T/log" ids_out
 t_release=$(now_ms)        # ... until after this one
 touch "$T/release"
 wait "$writer"

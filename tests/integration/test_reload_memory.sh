@@ -59,13 +59,25 @@ size_kb=$(($(stat -c %s "$T/c0.yaml") / 1024))
 asan=${ASAN_OPTIONS:+1}   # scripts/test sets it for its AddressSanitizer phase only
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=4"
 start_engine "$T/c0.yaml" "$T/run.log" 4
-rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status"; }
+# Every table a reload retired freed (the epoch frees it after the
+# workers' next breath: a worker kept off its CPU would leave one more
+# live table, which says nothing about configs), and then VmRSS.
+all_freed() {
+  snap && python3 -c 'import json, sys; e = json.load(open(sys.argv[1]))["epoch"]; sys.exit(0 if e["retired"] == e["freed"] else 1)' "$T/s.json"
+}
+rss_kb() {
+  wait_event "the retired tables to be freed" "$pid" "$T/run.log" all_freed
+  awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status"
+}
 # The cycle: c1 (structure and routes), c0 (back), c0 (nothing to do).
 files=("$T/c1.yaml" "$T/c0.yaml" "$T/c0.yaml")
 reload_n() {
   local i
   for ((i = 0; i < $1; i++)); do
     local f=${files[$((done_n % 3))]}
+    # (the table the last reload retired freed first: DPDK's heap keeps
+    # the high-water mark of tables live at once)
+    wait_event "the retired tables to be freed" "$pid" "$T/run.log" all_freed
     "$SLUICE" reload --prefix "$PREFIX" "$f" >"$T/reload" 2>&1 || { cat "$T/reload" >&2; fail "reload $((done_n + 1)) of $f"; }
     done_n=$((done_n + 1))
   done

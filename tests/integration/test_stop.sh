@@ -69,7 +69,10 @@ wait "$pid"; rc=$?
 release
 [[ $rc -eq 1 ]] || { cat "$T/log" >&2; fail "exit $rc after a stop timeout, expected 1"; }
 expect_in "$T/log" "sluice: SIGINT received, stopping"
-expect_in "$T/log" "sluice: error: 1 of 2 workers did not stop within 1.0 s: "
+# (worker b stops too unless the machine keeps it off its CPU for the whole
+# second: 1 of 2 or, on a loaded machine, 2 of 2; a is named either way)
+grep -qE "^sluice: error: [12] of 2 workers did not stop within 1\.0 s: " "$T/log" ||
+  { cat "$T/log" >&2; fail "no line saying that worker 'a' did not stop within 1.0 s"; }
 expect_in "$T/log" "worker 'a' (cpu "
 expect_in "$T/log" "is in app 'io' (port), step pull, no breath ended since the stop; exiting without the clean-up that would wait for it"
 grep -q "^pool: " "$T/log" && fail "the blocked run counted the pool (it must not wait)"
@@ -186,9 +189,14 @@ done
   done
 } >"$T/many.yaml"
 expect_exit 0 "$T/log" run "$T/many.yaml" --summary-json "$T/log.json" --duration 1.5 --stats 0.2
-line=$(grep -m1 -E '^\[ *[0-9.]+s\]' "$T/log") || { cat "$T/log" >&2; fail "no stats line"; }
-(( ${#line} < 1024 )) || fail "stats line of ${#line} characters"
-[[ $line == *" ... drops "* ]] || fail "a cut stats line does not say so: $line"
+# Every line is under 1024 characters; a line lists an app only once its
+# counters have moved, so the cut one is looked for among all the lines
+# (the first may be written before the worker has run at all).
+grep -qE '^\[ *[0-9.]+s\]' "$T/log" || { cat "$T/log" >&2; fail "no stats line"; }
+long=$(grep -E '^\[ *[0-9.]+s\]' "$T/log" | awk 'length($0) >= 1024' | head -1)
+[[ -z $long ]] || fail "stats line of ${#long} characters"
+line=$(grep -m1 -E '^\[ *[0-9.]+s\].* \.\.\. drops ' "$T/log") ||
+  { cat "$T/log" >&2; fail "no stats line is cut and says so"; }
 pool_back "$T/log"
 ok "--stats with 60 busy long-named apps: lines cut at ${#line} characters, ending in the drops"
 

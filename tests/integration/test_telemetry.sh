@@ -19,8 +19,10 @@ grep -q "$PREFIX" "$T/q.yaml" || fail "could not set the file prefix in the quic
 pid=$!
 wait_event "the start line" "$pid" "$T/log" log_lines "$T/log" '^sluice: running'
 
-# The first sample is taken once the source has made a packet (on a loaded
-# machine the worker may not have run yet when the start line is written).
+# The first sample is taken once every worker has done some timed work:
+# the source has made a packet, the interlink has carried one, and each
+# worker's busy cycles (timed on one breath in 16) are above 0 (on a loaded
+# machine a worker may not have run yet when the start line is written).
 first() {
   tel /sluice/info /sluice/apps /sluice/links /sluice/workers /sluice/pool /sluice/epoch \
     >"$T/a.out" || return 1
@@ -29,7 +31,8 @@ import json, sys
 r = {}
 for line in open(sys.argv[1]):
     r.update(json.loads(line))
-sys.exit(0 if r["/sluice/apps"]["in_packets"][0] > 0 else 1)
+sys.exit(0 if r["/sluice/apps"]["in_packets"][0] > 0 and r["/sluice/links"]["packets"][0] > 0
+         and all(c > 0 for c in r["/sluice/workers"]["busy_cycles"]) else 1)
 PY
 }
 wait_event "a first telemetry sample with packets made" "$pid" "$T/log" first
@@ -125,7 +128,9 @@ wait_event "the start line" "$pid" "$T/fc.log" log_lines "$T/fc.log" '^sluice: r
 # have grown (events, not sleeps: the worker may not run between two calls).
 fc_filled() {
   tel /sluice/flowcache,fc /sluice/flowcache >"$T/fc1.out" || return 1
-  python3 -c 'import json,sys; sys.exit(0 if json.loads(open(sys.argv[1]).readline())["/sluice/flowcache"]["inserted"] >= 100 else 1)' "$T/fc1.out"
+  # (hits and misses are added one after the other: a sample taken between
+  # the two adds is taken again)
+  python3 -c 'import json,sys; c = json.loads(open(sys.argv[1]).readline())["/sluice/flowcache"]; sys.exit(0 if c["inserted"] >= 100 and c["hits"] + c["misses"] == c["lookups"] else 1)' "$T/fc1.out"
 }
 fc_grown() {
   tel /sluice/flowcache,fc /sluice/info >"$T/fc2.out" || return 1

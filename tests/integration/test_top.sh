@@ -116,6 +116,9 @@ next_refresh() { rate_shown "$T/screen4" && [[ $(run_s "$T/screen4") != "$(run_s
 consecutive() {
   rate_shown "$T/screen3" || return 1
   wait_event "top's next refresh" "$pid" "$T/run.log" next_refresh
+  # a pair over which gen did not run at all says nothing: taken again
+  python3 -c 'import sys; sys.exit(0 if float(sys.argv[2]) > float(sys.argv[1]) else 1)' \
+    "$(src_total "$T/screen3")" "$(src_total "$T/screen4")" || return 1
   python3 -c 'import sys; d = float(sys.argv[2]) - float(sys.argv[1]); sys.exit(0 if 0.35 <= d <= 0.65 else 1)' \
     "$(run_s "$T/screen3")" "$(run_s "$T/screen4")"
 }
