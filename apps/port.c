@@ -387,7 +387,8 @@ static int parse_rss_key(const char *text, uint8_t *key, unsigned *len, struct s
 enum { P_DEVICE, P_RX_QUEUES, P_RX_DESC, P_TX_DESC, P_PROMISC, P_MTU, P_RSS, P_RSS_KEY,
        P_RSS_SYMMETRIC, P_L4_CHECKSUM, P_PEER_TSO, P_N };
 
-static int port_check(const struct sl_param_value *params, unsigned n_out, struct sl_err *err)
+static int port_check(const struct sl_param_value *params, unsigned n_in,
+				unsigned n_out, struct sl_err *err)
 {
 	uint64_t hf;
 	uint8_t key[RSS_KEY_MAX];

@@ -399,7 +399,8 @@ static const struct sl_param_spec source_params[] = {
 
 /* At config load: zipf_s is a string parameter; check that it is a number;
  * src_ip and dst_ip, that they are IPv4 addresses. */
-static int source_check(const struct sl_param_value *params, unsigned n_out, struct sl_err *err)
+static int source_check(const struct sl_param_value *params, unsigned n_in,
+				unsigned n_out, struct sl_err *err)
 {
 	double s;
 	(void)n_out;

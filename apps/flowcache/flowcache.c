@@ -723,7 +723,8 @@ static const struct sl_param_spec fc_params[] = {
  * route fit; the table fits in the memory this process can get.  (Whether
  * route names a router and sharers agree is the config loader's check, from
  * the schema's app_type and share_agree.) */
-static int fc_check(const struct sl_param_value *params, unsigned n_out, struct sl_err *err)
+static int fc_check(const struct sl_param_value *params, unsigned n_in,
+				unsigned n_out, struct sl_err *err)
 {
 	(void)n_out;
 	const struct sl_param_value *v[SL_ARRAY_LEN(fc_params)];

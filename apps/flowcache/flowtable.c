@@ -24,6 +24,7 @@
 #include <rte_pause.h>
 
 #include "base/counter.h"
+#include "base/spin.h"
 #include "apps/flowcache/flowtable.h"
 
 _Static_assert(sizeof(struct sl_ft_stats) % sizeof(uint64_t) == 0, "stats are words");
@@ -99,29 +100,17 @@ static void free_on(void *p, size_t bytes)
 		munmap(p, bytes);
 }
 
-static inline void spin_lock(uint32_t *l)
-{
-	while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE) != 0)
-		while (__atomic_load_n(l, __ATOMIC_RELAXED) != 0)
-			rte_pause();
-}
-
-static inline void spin_unlock(uint32_t *l)
-{
-	__atomic_store_n(l, 0, __ATOMIC_RELEASE);
-}
-
 /* ------------------------------------------------------------------ ids */
 
 static bool id_get(struct sl_ft_handle *h, uint32_t *id)
 {
 	if (h->n_cache == 0) {
 		struct sl_flowtable *t = h->t;
-		spin_lock(&t->ids.lock);
+		sl_spin_lock(&t->ids.lock);
 		uint32_t n = t->ids.n < ID_BATCH ? t->ids.n : ID_BATCH;
 		t->ids.n -= n;
 		memcpy(h->cache, &t->id_stack[t->ids.n], n * sizeof(uint32_t));
-		spin_unlock(&t->ids.lock);
+		sl_spin_unlock(&t->ids.lock);
 		h->n_cache = n;
 		if (n == 0)
 			return false;
@@ -134,11 +123,11 @@ static void id_put(struct sl_ft_handle *h, uint32_t id)
 {
 	if (h->n_cache == SL_FT_ID_CACHE) {
 		struct sl_flowtable *t = h->t;
-		spin_lock(&t->ids.lock);
+		sl_spin_lock(&t->ids.lock);
 		h->n_cache -= ID_BATCH;
 		memcpy(&t->id_stack[t->ids.n], &h->cache[h->n_cache], ID_BATCH * sizeof(uint32_t));
 		t->ids.n += ID_BATCH;
-		spin_unlock(&t->ids.lock);
+		sl_spin_unlock(&t->ids.lock);
 	}
 	h->cache[h->n_cache++] = id;
 }
@@ -679,7 +668,7 @@ static void wheel_add(struct sl_ft_handle *o, struct sl_flow_entry *e, uint64_t 
 	uint32_t slot = (uint32_t)(tick & (SL_FT_WHEEL_SLOTS - 1));
 	uint32_t ix = sl_ft_entry_id(t, e) + 1;
 	struct sl_flow_meta *m = sl_ft_meta(t, e);
-	spin_lock(&o->w_lock);
+	sl_spin_lock(&o->w_lock);
 	m->w_slot = slot;
 	m->w_prev = 0;
 	m->w_next = o->w_head[slot];
@@ -687,7 +676,7 @@ static void wheel_add(struct sl_ft_handle *o, struct sl_flow_entry *e, uint64_t 
 		t->ix.meta[m->w_next - 1].w_prev = ix;
 	o->w_head[slot] = ix;
 	__atomic_store_n(&m->w_state, 1, __ATOMIC_RELAXED);
-	spin_unlock(&o->w_lock);
+	sl_spin_unlock(&o->w_lock);
 }
 
 /* Take e out of its owner's wheel if it is filed (the entry's bucket lock
@@ -697,7 +686,7 @@ static void wheel_remove(struct sl_flowtable *t, struct sl_flow_entry *e)
 {
 	struct sl_flow_meta *m = sl_ft_meta(t, e);
 	struct sl_ft_handle *o = &t->h[m->handle];
-	spin_lock(&o->w_lock);
+	sl_spin_lock(&o->w_lock);
 	if (__atomic_load_n(&m->w_state, __ATOMIC_RELAXED) == 1) {
 		if (m->w_prev != 0)
 			t->ix.meta[m->w_prev - 1].w_next = m->w_next;
@@ -707,7 +696,7 @@ static void wheel_remove(struct sl_flowtable *t, struct sl_flow_entry *e)
 			t->ix.meta[m->w_next - 1].w_prev = m->w_prev;
 		__atomic_store_n(&m->w_state, 0, __ATOMIC_RELAXED);
 	}
-	spin_unlock(&o->w_lock);
+	sl_spin_unlock(&o->w_lock);
 }
 
 /* Clear way w of b (lock held) and describe its entry in rec. */
@@ -769,15 +758,15 @@ static void evict_elsewhere(struct sl_ft_handle *h, uint32_t from)
 	struct sl_flowtable *t = h->t;
 	for (uint32_t i = 1; i < t->n_buckets; i++) {
 		struct sl_ft_bucket *b = &t->ix.b[(from + i) & t->ix.mask];
-		spin_lock(&b->lock);
+		sl_spin_lock(&b->lock);
 		int w = oldest_way(t, b);
 		if (w < 0) {
-			spin_unlock(&b->lock);
+			sl_spin_unlock(&b->lock);
 			continue;
 		}
 		struct sl_flow_record rec;
 		struct sl_flow_entry *e = unlink_way(t, b, (unsigned)w, SL_FT_EVICTED, &rec);
-		spin_unlock(&b->lock);
+		sl_spin_unlock(&b->lock);
 		finish_unlink(h, e, &rec);
 		return;
 	}
@@ -795,7 +784,7 @@ struct sl_flow_entry *sl_ft_insert(struct sl_ft_handle *h, const struct sl_flow_
 	uint32_t id = 0;
 	bool got_id = id_get(h, &id);
 
-	spin_lock(&b->lock);
+	sl_spin_lock(&b->lock);
 	int free_way = -1;
 	unsigned used = 0;
 	for (unsigned w = 0; w < SL_FT_WAYS; w++) {
@@ -810,7 +799,7 @@ struct sl_flow_entry *sl_ft_insert(struct sl_ft_handle *h, const struct sl_flow_
 			continue;
 		struct sl_flow_entry *o = &t->ix.ent[ix - 1];
 		if (sl_ft_meta(t, o)->hash == hash && sl_flow_key_eq(&o->key, k)) {
-			spin_unlock(&b->lock);
+			sl_spin_unlock(&b->lock);
 			if (got_id)
 				id_put(h, id);
 			sl_counter_add(&h->st.insert_races, 1);
@@ -825,7 +814,7 @@ struct sl_flow_entry *sl_ft_insert(struct sl_ft_handle *h, const struct sl_flow_
 	bool victim_here = free_way < 0 || (at_cap && used > 0);
 	if ((victim_here || at_cap) && !room) {
 		__atomic_fetch_sub(&t->live, 1, __ATOMIC_RELAXED);
-		spin_unlock(&b->lock);
+		sl_spin_unlock(&b->lock);
 		if (got_id)
 			id_put(h, id);
 		sl_counter_add(&h->st.no_room, 1);
@@ -843,7 +832,7 @@ struct sl_flow_entry *sl_ft_insert(struct sl_ft_handle *h, const struct sl_flow_
 		/* Every id is live or in its grace period.  The eviction (if
 		 * one was due) still happens, so that its id comes back. */
 		__atomic_fetch_sub(&t->live, 1, __ATOMIC_RELAXED);
-		spin_unlock(&b->lock);
+		sl_spin_unlock(&b->lock);
 		if (victim != NULL)
 			finish_unlink(h, victim, &rec);
 		else if (at_cap)
@@ -868,7 +857,7 @@ struct sl_flow_entry *sl_ft_insert(struct sl_ft_handle *h, const struct sl_flow_
 		wheel_add(h, e, now, 0);
 	__atomic_store_n(&b->sig[free_way], sig, __ATOMIC_RELAXED);
 	__atomic_store_n(&b->idx[free_way], id + 1, __ATOMIC_RELEASE);
-	spin_unlock(&b->lock);
+	sl_spin_unlock(&b->lock);
 
 	sl_counter_add(&h->st.inserted, 1);
 	if (victim != NULL)
@@ -903,19 +892,19 @@ static unsigned take_way(struct sl_ft_handle *h, struct sl_ft_bucket *b, unsigne
 			 int reason, uint64_t now)
 {
 	struct sl_flowtable *t = h->t;
-	spin_lock(&b->lock);
+	sl_spin_lock(&b->lock);
 	if (b->idx[w] != ix) {
-		spin_unlock(&b->lock);
+		sl_spin_unlock(&b->lock);
 		return 0;
 	}
 	enum sl_ft_reason r = (enum sl_ft_reason)reason;
 	if (reason < 0 && !expired(t, &t->ix.ent[ix - 1], now, &r)) {
-		spin_unlock(&b->lock);
+		sl_spin_unlock(&b->lock);
 		return 0;
 	}
 	struct sl_flow_record rec;
 	struct sl_flow_entry *e = unlink_way(t, b, w, r, &rec);
-	spin_unlock(&b->lock);
+	sl_spin_unlock(&b->lock);
 	finish_unlink(h, e, &rec);
 	return 1;
 }
@@ -929,11 +918,11 @@ static unsigned wheel_fire(struct sl_ft_handle *h, struct sl_flow_entry *e, uint
 	struct sl_flowtable *t = h->t;
 	struct sl_flow_meta *m = sl_ft_meta(t, e);
 	struct sl_ft_bucket *b = &t->ix.b[m->hash & t->ix.mask];
-	spin_lock(&b->lock);
+	sl_spin_lock(&b->lock);
 	if (__atomic_load_n(&m->linked, __ATOMIC_RELAXED) == 0) {
 		/* another writer unlinked it meanwhile (and left it to us) */
 		__atomic_store_n(&m->w_state, 0, __ATOMIC_RELAXED);
-		spin_unlock(&b->lock);
+		sl_spin_unlock(&b->lock);
 		return 0;
 	}
 	enum sl_ft_reason r;
@@ -945,13 +934,13 @@ static unsigned wheel_fire(struct sl_ft_handle *h, struct sl_flow_entry *e, uint
 			struct sl_flow_record rec;
 			unlink_way(t, b, w, r, &rec);
 			__atomic_store_n(&m->w_state, 0, __ATOMIC_RELAXED);
-			spin_unlock(&b->lock);
+			sl_spin_unlock(&b->lock);
 			finish_unlink(h, e, &rec);
 			return 1;
 		}
 	}
 	wheel_add(h, e, now, may_unlink ? 1 : 0);
-	spin_unlock(&b->lock);
+	sl_spin_unlock(&b->lock);
 	sl_counter_add(&h->st.refiled, 1);
 	return 0;
 }
@@ -970,7 +959,7 @@ static unsigned wheel_expire(struct sl_ft_handle *h, uint64_t now, unsigned cap)
 	while (h->w_cursor <= target && budget > 0 && done < cap) {
 		uint32_t slot = (uint32_t)(h->w_cursor & (SL_FT_WHEEL_SLOTS - 1));
 		uint32_t n = 0, last = 0;
-		spin_lock(&h->w_lock);
+		sl_spin_lock(&h->w_lock);
 		uint32_t list = h->w_head[slot], ix = list;
 		while (ix != 0 && n < budget) {
 			struct sl_flow_meta *m = &t->ix.meta[ix - 1];
@@ -984,7 +973,7 @@ static unsigned wheel_expire(struct sl_ft_handle *h, uint64_t now, unsigned cap)
 			t->ix.meta[ix - 1].w_prev = 0;
 		if (last != 0)
 			t->ix.meta[last - 1].w_next = 0;
-		spin_unlock(&h->w_lock);
+		sl_spin_unlock(&h->w_lock);
 		budget -= n > 0 ? n : 1;
 		visited += n > 0 ? n : 1;
 		for (ix = list; n > 0 && ix != 0;) {
@@ -993,9 +982,9 @@ static unsigned wheel_expire(struct sl_ft_handle *h, uint64_t now, unsigned cap)
 			/* past the cap: filed again, into this slot if due */
 			done += wheel_fire(h, e, now, done < cap);
 		}
-		spin_lock(&h->w_lock);
+		sl_spin_lock(&h->w_lock);
 		bool empty = h->w_head[slot] == 0;
-		spin_unlock(&h->w_lock);
+		sl_spin_unlock(&h->w_lock);
 		if (empty)
 			h->w_cursor++;
 	}

@@ -122,7 +122,8 @@ static const struct sl_param_spec psrc_params[] = {
 };
 
 /* At config load: src_ip and dst_ip are IPv4 addresses. */
-static int psrc_check(const struct sl_param_value *params, unsigned n_out, struct sl_err *err)
+static int psrc_check(const struct sl_param_value *params, unsigned n_in,
+				unsigned n_out, struct sl_err *err)
 {
 	(void)n_out;
 	return sl_gen_check(psrc_params, SL_ARRAY_LEN(psrc_params), params, err);

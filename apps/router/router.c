@@ -2229,7 +2229,8 @@ static const struct sl_param_spec router_params[] = {
 
 /* At config load: the interfaces and routes parse, name connected outputs
  * and do not repeat (init builds the same lists again for the table). */
-static int router_check(const struct sl_param_value *params, unsigned n_out, struct sl_err *err)
+static int router_check(const struct sl_param_value *params, unsigned n_in,
+				unsigned n_out, struct sl_err *err)
 {
 	struct iface ifs[SL_MAX_PORTS];
 	unsigned n_if;

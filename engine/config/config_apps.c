@@ -397,17 +397,19 @@ int parse_apps(struct ctx *c, const yaml_node_t *n, const yaml_node_t *root)
 	return rc;
 }
 
-/* Highest connected output index + 1 of app a (as the engine numbers them:
- * the family number for "name#" ports, the port's place otherwise). */
-static unsigned outputs_connected(const struct ctx *c, unsigned a)
+/* Highest connected output (output true) or input index + 1 of app a (as
+ * the engine numbers them: the family number for "name#" ports, the port's
+ * place otherwise). */
+static unsigned ports_connected(const struct ctx *c, unsigned a, bool output)
 {
 	const struct sl_app_type *t = c->cfg->apps[a].type;
+	const struct sl_port_spec *specs = output ? t->outputs : t->inputs;
 	unsigned n = 0;
-	for (unsigned s = 0; s < t->n_outputs; s++) {
-		uint64_t used = port_word(c, &(struct sl_endpoint){ .app = a, .spec = s }, true)[0];
+	for (unsigned s = 0; s < (output ? t->n_outputs : t->n_inputs); s++) {
+		uint64_t used = port_word(c, &(struct sl_endpoint){ .app = a, .spec = s }, output)[0];
 		if (used == 0)
 			continue;
-		const char *name = t->outputs[s].name;
+		const char *name = specs[s].name;
 		unsigned idx = name[strlen(name) - 1] == '#' ? 63u - (unsigned)__builtin_clzll(used) : s;
 		if (idx + 1 > n)
 			n = idx + 1;
@@ -424,7 +426,8 @@ int check_apps(struct ctx *c)
 		if (a->type->check == NULL)
 			continue;
 		struct sl_err e = { "" };
-		if (a->type->check(a->params, outputs_connected(c, i), &e) == 0)
+		if (a->type->check(a->params, ports_connected(c, i, false),
+				    ports_connected(c, i, true), &e) == 0)
 			continue;
 		/* A sentence that starts with a place of this file ("FILE:L:C: ",
 		 * a list row's where) points there; any other, at the app. */

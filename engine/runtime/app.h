@@ -12,12 +12,12 @@
  * input and one output calls them "input" and "output".
  *
  * Life cycle, and which thread calls what:
- *   check(params, n_out, err)
+ *   check(params, n_in, n_out, err)
  *                   optional, at config load (so `sluice check` runs it too;
  *                   no DPDK): values that their types alone cannot check (a
  *                   route's prefix, ids >= entries).  params is parallel to
- *                   the type's table; n_out is the highest connected output
- *                   index + 1.  Returns 0 or -EINVAL with a sentence; the
+ *                   the type's table; n_in and n_out are the highest
+ *                   connected input and output index + 1.  Returns 0 or -EINVAL with a sentence; the
  *                   config prefixes "FILE:LINE:COL: app 'NAME': " (the place
  *                   the sentence starts with, if it starts with a list row's
  *                   `where`, else the app's) and the run exits with the
@@ -191,7 +191,8 @@ struct sl_app_type {
 	const struct sl_counter_spec *counters;
 	unsigned n_counters;
 
-	int (*check)(const struct sl_param_value *params, unsigned n_out, struct sl_err *err);
+	int (*check)(const struct sl_param_value *params, unsigned n_in, unsigned n_out,
+		     struct sl_err *err);
 	/* Optional, config time (`sluice plan`, no DPDK): one line on what
 	 * replica `replica` of n_replicas (0: not replicated) will use, such
 	 * as a port's queues, into buf. */

@@ -185,6 +185,64 @@ refused proc-status "sluice: /proc/self/status:1:1: unknown top-level key 'Name'
 truncate -s $(( (16 << 20) + 1 )) "$T/huge.yaml"
 refused too-large "sluice: $T/huge.yaml: too large: 16777217 bytes, more than the 16 MiB a configuration may have" "$T/huge.yaml"
 
+# --- the bridge's members, VLANs and static entries
+# bridge_case NAME MEMBERS [STATIC] [PORTS]: a bridge of PORTS (default 2)
+# sources and sinks on members MEMBERS (a flow list) and STATIC (one).
+bridge_case() {
+  local name=$1 members=$2 static=${3:-[]} ports=${4:-2} apps="" links="" i
+  for ((i = 0; i < ports; i++)); do
+    apps+="  s$i: { type: source }
+  k$i: { type: sink }
+"
+    links+="  - s$i.output -> br.input$i
+  - br.output$i -> k$i.input
+"
+  done
+  case_yaml "$name" "apps:
+${apps}  br:
+    type: bridge
+    members: $members
+    static: $static
+links:
+$links"
+}
+bridge_case br-twice "[ { port: 0 }, { port: 0 } ]"
+F=$T/br-twice.yaml
+refused br-twice "sluice: $F:9:29: app 'br': port 0 is a member twice (rows 1 and 2)" "$F"
+bridge_case br-unconnected "[ { port: 0 }, { port: 1 }, { port: 2 } ]"
+F=$T/br-unconnected.yaml
+refused br-unconnected "sluice: $F:9:42: app 'br': member port 2 is not connected: link both input2 and output2" "$F"
+bridge_case br-no-member "[ { port: 0 }, { port: 1 } ]" "[]" 3
+F=$T/br-no-member.yaml
+refused br-no-member "sluice: $F:9:3: app 'br': input2 is connected but no member has port 2" "$F"
+bridge_case br-vlan-range "[ { port: 0, vlan: 4095 }, { port: 1 } ]"
+F=$T/br-vlan-range.yaml
+refused br-vlan-range "sluice: $F:9:33: app 'br': members[0]: field 'vlan' must be in 1..4094, got 4095" "$F"
+bridge_case br-vlans-bad "[ { port: 0 }, { port: 1, mode: trunk, vlans: \"10,5000\" } ]"
+F=$T/br-vlans-bad.yaml
+refused br-vlans-bad "sluice: $F:9:29: app 'br': member port 1: VLAN ids must be 1..4094 (a range low-high), got '10,5000'" "$F"
+bridge_case br-vlans-syntax "[ { port: 0 }, { port: 1, mode: trunk, vlans: \"10;20\" } ]"
+F=$T/br-vlans-syntax.yaml
+refused br-vlans-syntax "sluice: $F:9:29: app 'br': member port 1: vlans must be VLAN ids and ranges separated by commas (\"10,20,30-39\"), got '10;20'" "$F"
+bridge_case br-native "[ { port: 0 }, { port: 1, mode: trunk, vlans: \"10,20\", native: 10 } ]"
+F=$T/br-native.yaml
+refused br-native "sluice: $F:9:29: app 'br': trunk port 1 has VLAN 10 both native (untagged) and in vlans (tagged)" "$F"
+bridge_case br-trunk-empty "[ { port: 0 }, { port: 1, mode: trunk } ]"
+F=$T/br-trunk-empty.yaml
+refused br-trunk-empty "sluice: $F:9:29: app 'br': trunk port 1 carries no VLAN: give vlans, native or both" "$F"
+bridge_case br-access-vlans "[ { port: 0, vlans: \"10\" }, { port: 1 } ]"
+F=$T/br-access-vlans.yaml
+refused br-access-vlans "sluice: $F:9:16: app 'br': member port 0 is an access port: vlans and native are a trunk's (mode: trunk)" "$F"
+bridge_case br-static-group "[ { port: 0 }, { port: 1 } ]" "[ { mac: \"01:00:5e:00:00:01\", port: 1 } ]"
+F=$T/br-static-group.yaml
+refused br-static-group "sluice: $F:10:15: app 'br': static MAC 01:00:5e:00:00:01 is not a unicast address" "$F"
+bridge_case br-static-port "[ { port: 0 }, { port: 1 } ]" "[ { mac: \"02:00:00:00:00:01\", port: 5 } ]"
+F=$T/br-static-port.yaml
+refused br-static-port "sluice: $F:10:15: app 'br': static entry on port 5, which is no member" "$F"
+bridge_case br-static-vlan "[ { port: 0 }, { port: 1 } ]" "[ { mac: \"02:00:00:00:00:01\", vlan: 20, port: 1 } ]"
+F=$T/br-static-vlan.yaml
+refused br-static-vlan "sluice: $F:10:15: app 'br': static entry on VLAN 20, which member port 1 does not carry" "$F"
+
 # --- a chain of 100000 l2fwd apps is accepted by check
 python3 - "$T/chain.yaml" <<'PY'
 import sys

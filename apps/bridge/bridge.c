@@ -1,0 +1,634 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * bridge: a learning Ethernet bridge with VLANs (docs/bridge.md).
+ *
+ * Members.  Each row of `members` names a port number N: the member's
+ * frames come in on inputN and leave by outputN.  A member is an access
+ * port (untagged frames, one VLAN) or a trunk (tagged frames of a list of
+ * VLANs, and untagged ones of its native VLAN if it has one).
+ *
+ * A frame from member i: its VLAN is found (a tag is taken off; frames of
+ * a VLAN i does not carry, and frames shorter than an Ethernet header, are
+ * dropped and counted); its source (VLAN, MAC) is learned on i unless it
+ * is a group or all-zero address; a unicast destination known on member o
+ * goes to o alone (dropped, as filtered, when o is i), any other
+ * destination is flooded to every other member of the VLAN.  On the way
+ * out each copy is tagged as its member says: untagged on an access port
+ * and for a trunk's native VLAN, tagged otherwise.  Each output keeps the
+ * order of arrival.
+ *
+ * The MAC table (mactable.h) is shared by the replicas of a bridge on a
+ * worker group: replica 0 makes it, each replica ages its share of it.
+ * Flooded frames are copied (deep copies from the worker's pool: each
+ * member may need its own tag).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+
+#include "apps/bridge/mactable.h"
+#include "runtime/app.h"
+
+#define BRIDGE_ROUNDS 4
+#define AGE_BUDGET 1024      /* buckets a tick visits at most (one line each) */
+#define VLAN_WORDS (4096 / 64)
+
+enum { MODE_ACCESS, MODE_TRUNK };   /* order of the mode field's choices */
+
+/* Fields of a members row, and of a static row. */
+enum { M_PORT, M_MODE, M_VLAN, M_VLANS, M_NATIVE, M_COUNT };
+enum { S_MAC, S_VLAN, S_PORT, S_COUNT };
+
+enum {
+	B_FORWARDED, B_FLOODED, B_FLOOD_COPIES, B_LEARNED, B_MOVED, B_AGED, B_STATIC_KEPT,
+	B_LEARN_LIMITED, B_LEARN_FULL, B_LEARN_DEFERRED, B_NOT_LEARNED, B_FILTERED, B_DROP_RUNT,
+	B_DROP_VLAN, B_DROP_NO_COPY, B_DROP_NO_TAG, B_AGED_LATE_US, B_ENTRIES, B_ENTRIES_STATIC,
+	B_N_COUNTERS
+};
+
+static const struct sl_counter_spec bridge_counters[] = {
+	[B_FORWARDED] = { "forwarded", SL_COUNTER, "Frames to a known unicast address, sent to its one member." },
+	[B_FLOODED] = { "flooded", SL_COUNTER, "Frames flooded (broadcast, multicast, unknown unicast), counted once each." },
+	[B_FLOOD_COPIES] = { "flood_copies", SL_COUNTER, "Frames sent by floods: one per member reached." },
+	[B_LEARNED] = { "learned", SL_COUNTER, "Source addresses learned (new entries)." },
+	[B_MOVED] = { "moved", SL_COUNTER, "Source addresses seen on another member than their entry's: the entry moved." },
+	[B_AGED] = { "aged", SL_COUNTER, "Learned entries removed after aging without a frame from them (by this app's sweeps)." },
+	[B_STATIC_KEPT] = { "static_kept", SL_COUNTER, "Frames from an address with a static entry on another member: the entry kept." },
+	[B_LEARN_LIMITED] = { "learn_limited", SL_COUNTER, "Source addresses not learned: their member holds member_limit entries." },
+	[B_LEARN_FULL] = { "learn_full", SL_COUNTER, "Source addresses not learned: the table (or the address's bucket) is full." },
+	[B_LEARN_DEFERRED] = { "learn_deferred", SL_COUNTER, "Moves not made because the epoch's retire list was full (made by a later frame)." },
+	[B_NOT_LEARNED] = { "not_learned", SL_COUNTER, "Frames whose source is a group or all-zero address, never learned." },
+	[B_FILTERED] = { "filtered", SL_COUNTER, "Frames to an address known on the member they came from, dropped." },
+	[B_DROP_RUNT] = { "drop_runt", SL_COUNTER, "Frames shorter than an Ethernet header (or a VLAN tag cut short), dropped." },
+	[B_DROP_VLAN] = { "drop_vlan", SL_COUNTER, "Frames of a VLAN their member does not carry (or untagged on a trunk without a native VLAN), dropped." },
+	[B_DROP_NO_COPY] = { "drop_no_copy", SL_COUNTER, "Flood copies not made: the pool had no mbuf." },
+	[B_DROP_NO_TAG] = { "drop_no_tag", SL_COUNTER, "Frames not sent because a VLAN tag could not be added (no headroom, or a shared mbuf)." },
+	[B_AGED_LATE_US] = { "aged_late_us", SL_GAUGE, "The most an aged entry outlived aging after its last frame, in microseconds (docs/bridge.md: bounded)." },
+	[B_ENTRIES] = { "entries", SL_GAUGE, "Entries in the MAC table, static ones included (the table replicas share)." },
+	[B_ENTRIES_STATIC] = { "entries_static", SL_GAUGE, "Static entries in the MAC table." },
+};
+_Static_assert(SL_ARRAY_LEN(bridge_counters) == B_N_COUNTERS, "one spec per counter");
+
+struct member {
+	unsigned port;              /* N of inputN / outputN */
+	unsigned mode;              /* MODE_ACCESS or MODE_TRUNK */
+	uint16_t vlan;              /* access: its VLAN; trunk: native, 0 if none */
+	uint64_t vlans[VLAN_WORDS]; /* the VLANs it carries (access: one) */
+};
+
+struct bridge_priv {
+	struct sl_mt *table;        /* replica 0's; owned by replica 0 */
+	bool owner;
+	struct member members[SL_MAX_PORTS];
+	unsigned n_members;
+	int member_of_port[SL_MAX_PORTS];   /* index in members, or -1 */
+	struct sl_mt_sweep sweep;
+	uint64_t late_max_ns;
+	/* One burst's frames per output, in arrival order. */
+	struct rte_mbuf *list[SL_MAX_PORTS][SL_BURST_MAX];
+	unsigned n_list[SL_MAX_PORTS];
+};
+
+static inline bool carries(const struct member *m, unsigned vid)
+{
+	return (m->vlans[vid / 64] >> (vid % 64)) & 1;
+}
+
+static inline void vlan_set(uint64_t *words, unsigned vid)
+{
+	words[vid / 64] |= 1ull << (vid % 64);
+}
+
+/* --- configuration ----------------------------------------------------- */
+
+static const struct sl_param_spec member_fields[] = {
+	[M_PORT] = { .name = "port", .type = SL_PARAM_UINT, .max = SL_MAX_PORTS - 1,
+		     .doc = "the member's port number N: its frames come in on inputN and leave by outputN" },
+	[M_MODE] = { .name = "mode", .type = SL_PARAM_ENUM, .def = "access", .choices = "access|trunk",
+		     .doc = "access: untagged frames of one VLAN (vlan); trunk: tagged frames of vlans, untagged ones of native" },
+	[M_VLAN] = { .name = "vlan", .type = SL_PARAM_UINT, .def = "1", .min = 1, .max = 4094,
+		     .doc = "an access member's VLAN" },
+	[M_VLANS] = { .name = "vlans", .type = SL_PARAM_STRING, .def = "none",
+		      .doc = "a trunk's VLANs, tagged: ids and ranges, \"10,20,30-39\"; none: only native" },
+	[M_NATIVE] = { .name = "native", .type = SL_PARAM_UINT, .def = "0", .max = 4094,
+		       .doc = "a trunk's native VLAN, whose frames it carries untagged; 0: none (untagged frames dropped)" },
+};
+_Static_assert(SL_ARRAY_LEN(member_fields) == M_COUNT, "one spec per member field");
+
+static const struct sl_param_spec static_fields[] = {
+	[S_MAC] = { .name = "mac", .type = SL_PARAM_MAC, .doc = "a unicast MAC address" },
+	[S_VLAN] = { .name = "vlan", .type = SL_PARAM_UINT, .def = "1", .min = 1, .max = 4094,
+		     .doc = "its VLAN, one its member carries" },
+	[S_PORT] = { .name = "port", .type = SL_PARAM_UINT, .max = SL_MAX_PORTS - 1,
+		     .doc = "the member (its port number) frames to it go to" },
+};
+_Static_assert(SL_ARRAY_LEN(static_fields) == S_COUNT, "one spec per static field");
+
+static const struct sl_param_spec bridge_params[] = {
+	{ .name = "members", .type = SL_PARAM_TABLE, .min = 1, .max = SL_MAX_PORTS,
+	  .fields = member_fields, .n_fields = M_COUNT,
+	  .doc = "the bridge's ports: port, and mode access (vlan) or trunk (vlans, native)" },
+	{ .name = "static", .type = SL_PARAM_TABLE, .def = "[]",
+	  .fields = static_fields, .n_fields = S_COUNT,
+	  .doc = "entries that never age or move: mac, vlan, port" },
+	{ .name = "aging", .type = SL_PARAM_DURATION, .def = "300s",
+	  .doc = "a learned address not seen as a source for this long is removed (docs/bridge.md: within a bound after)" },
+	{ .name = "entries", .type = SL_PARAM_UINT, .def = "65536", .min = 1, .max = SL_MT_CAPACITY_MAX,
+	  .doc = "the MAC table's size, static entries included; when full, new addresses are not learned (and are flooded)" },
+	{ .name = "member_limit", .type = SL_PARAM_UINT, .def = "0", .max = SL_MT_CAPACITY_MAX,
+	  .doc = "learned addresses one member may hold; beyond it new ones are not learned (and are flooded); 0: entries / number of members" },
+};
+
+static unsigned param_idx(const char *name)
+{
+	int i = sl_param_find(bridge_params, SL_ARRAY_LEN(bridge_params), name);
+	return (unsigned)i;
+}
+
+/* Parse "10,20,30-39" into words; 0 or -EINVAL with a sentence. */
+static int parse_vlans(const char *text, uint64_t *words, unsigned *n, struct sl_err *err)
+{
+	const char *s = strcmp(text, "none") == 0 ? "" : text;
+	*n = 0;
+	while (*s != '\0') {
+		char *end;
+		unsigned long a = strtoul(s, &end, 10), b = a;
+		if (end == s)
+			goto bad;
+		s = end;
+		if (*s == '-') {
+			const char *from = ++s;
+			b = strtoul(from, &end, 10);
+			if (end == from)
+				goto bad;
+			s = end;
+		}
+		if (a < 1 || b > 4094 || b < a)
+			return sl_errf(err, EINVAL, "VLAN ids must be 1..4094 (a range low-high), got '%s'",
+				       text);
+		for (unsigned long v = a; v <= b; v++) {
+			vlan_set(words, (unsigned)v);
+			(*n)++;
+		}
+		while (*s == ' ')
+			s++;
+		if (*s == ',') {
+			s++;
+			while (*s == ' ')
+				s++;
+			if (*s == '\0')
+				goto bad;
+		} else if (*s != '\0') {
+			goto bad;
+		}
+	}
+	return 0;
+bad:
+	return sl_errf(err, EINVAL, "vlans must be VLAN ids and ranges separated by commas (\"10,20,30-39\"), got '%s'",
+		       text);
+}
+
+/* The members and their VLANs from params; n_in, n_out the connected
+ * ports (UINT_MAX: not known here).  Sentences start with the row's place. */
+static int make_members(const struct sl_param_value *params, unsigned n_in, unsigned n_out,
+			struct member *ms, unsigned *n_ms, int *member_of_port, struct sl_err *err)
+{
+	const struct sl_param_value *v = &params[param_idx("members")];
+	*n_ms = 0;
+	for (unsigned p = 0; p < SL_MAX_PORTS; p++)
+		member_of_port[p] = -1;
+	for (unsigned r = 0; r < v->n_rows; r++) {
+		const struct sl_param_row *row = &v->rows[r];
+		const struct sl_param_value *f = row->v;
+		struct member *m = &ms[r];
+		memset(m, 0, sizeof(*m));
+		m->port = (unsigned)f[M_PORT].u;
+		m->mode = (unsigned)f[M_MODE].u;
+		if (member_of_port[m->port] >= 0)
+			return sl_errf(err, EINVAL, "%s: port %u is a member twice (rows %d and %u)",
+				       row->where, m->port, member_of_port[m->port] + 1, r + 1);
+		if (m->port >= n_in || m->port >= n_out)
+			return sl_errf(err, EINVAL, "%s: member port %u is not connected: link both input%u and output%u",
+				       row->where, m->port, m->port, m->port);
+		if (m->mode == MODE_ACCESS) {
+			if (f[M_VLANS].set || f[M_NATIVE].set)
+				return sl_errf(err, EINVAL, "%s: member port %u is an access port: vlans and native are a trunk's (mode: trunk)",
+					       row->where, m->port);
+			m->vlan = (uint16_t)f[M_VLAN].u;
+			vlan_set(m->vlans, m->vlan);
+		} else {
+			if (f[M_VLAN].set)
+				return sl_errf(err, EINVAL, "%s: member port %u is a trunk: its VLANs are vlans (and native), not vlan",
+					       row->where, m->port);
+			unsigned n;
+			struct sl_err e = { "" };
+			if (parse_vlans(f[M_VLANS].s, m->vlans, &n, &e) < 0)
+				return sl_errf(err, EINVAL, "%s: member port %u: %s", row->where, m->port,
+					       e.msg);
+			m->vlan = (uint16_t)f[M_NATIVE].u;
+			if (n == 0 && m->vlan == 0)
+				return sl_errf(err, EINVAL, "%s: trunk port %u carries no VLAN: give vlans, native or both",
+					       row->where, m->port);
+			if (m->vlan != 0 && carries(m, m->vlan))
+				return sl_errf(err, EINVAL, "%s: trunk port %u has VLAN %u both native (untagged) and in vlans (tagged)",
+					       row->where, m->port, m->vlan);
+			if (m->vlan != 0)
+				vlan_set(m->vlans, m->vlan);
+		}
+		member_of_port[m->port] = (int)r;
+		(*n_ms)++;
+	}
+	for (unsigned p = 0; p < SL_MAX_PORTS; p++)
+		if ((p < n_in || p < n_out) && member_of_port[p] < 0)
+			return sl_errf(err, EINVAL, "%s%u is connected but no member has port %u",
+				       p < n_in ? "input" : "output", p, p);
+	return 0;
+}
+
+static bool mac_unicast(const uint8_t *mac)
+{
+	static const uint8_t zero[6];
+	return (mac[0] & 1) == 0 && memcmp(mac, zero, 6) != 0;
+}
+
+/* The static rows, checked against the members. */
+static int check_statics(const struct sl_param_value *params, const struct member *ms,
+			 const int *member_of_port, struct sl_err *err)
+{
+	const struct sl_param_value *v = &params[param_idx("static")];
+	for (unsigned r = 0; r < v->n_rows; r++) {
+		const struct sl_param_row *row = &v->rows[r];
+		const uint8_t *mac = row->v[S_MAC].mac;
+		unsigned port = (unsigned)row->v[S_PORT].u, vid = (unsigned)row->v[S_VLAN].u;
+		if (!mac_unicast(mac))
+			return sl_errf(err, EINVAL, "%s: static MAC %02x:%02x:%02x:%02x:%02x:%02x is not a unicast address",
+				       row->where, mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
+		if (member_of_port[port] < 0)
+			return sl_errf(err, EINVAL, "%s: static entry on port %u, which is no member",
+				       row->where, port);
+		if (!carries(&ms[member_of_port[port]], vid))
+			return sl_errf(err, EINVAL, "%s: static entry on VLAN %u, which member port %u does not carry",
+				       row->where, vid, port);
+		uint64_t key = sl_mt_key((uint16_t)vid, mac);
+		for (unsigned q = 0; q < r; q++)
+			if (sl_mt_key((uint16_t)v->rows[q].v[S_VLAN].u, v->rows[q].v[S_MAC].mac) == key)
+				return sl_errf(err, EINVAL, "%s: a second static entry for %02x:%02x:%02x:%02x:%02x:%02x on VLAN %u",
+					       row->where, mac[0], mac[1], mac[2], mac[3], mac[4], mac[5], vid);
+	}
+	return 0;
+}
+
+static int bridge_check(const struct sl_param_value *params, unsigned n_in, unsigned n_out,
+			struct sl_err *err)
+{
+	struct member ms[SL_MAX_PORTS];
+	int member_of_port[SL_MAX_PORTS];
+	unsigned n;
+	int rc = make_members(params, n_in, n_out, ms, &n, member_of_port, err);
+	if (rc == 0)
+		rc = check_statics(params, ms, member_of_port, err);
+	if (rc == 0 && params[param_idx("aging")].u < 1000000)
+		rc = sl_errf(err, EINVAL, "parameter 'aging' must be at least 1ms");
+	if (rc == 0 && params[param_idx("member_limit")].u > params[param_idx("entries")].u)
+		rc = sl_errf(err, EINVAL, "member_limit %llu is above entries %llu",
+			     (unsigned long long)params[param_idx("member_limit")].u,
+			     (unsigned long long)params[param_idx("entries")].u);
+	if (rc == 0 && params[param_idx("static")].n_rows > params[param_idx("entries")].u)
+		rc = sl_errf(err, EINVAL, "%u static entries do not fit in entries %llu",
+			     params[param_idx("static")].n_rows,
+			     (unsigned long long)params[param_idx("entries")].u);
+	return rc;
+}
+
+static int bridge_init(struct sl_app *app, struct sl_err *err)
+{
+	struct bridge_priv *p = app->priv;
+	int rc = make_members(app->params, app->n_in, app->n_out, p->members, &p->n_members,
+			      p->member_of_port, err);
+	if (rc < 0)
+		return rc;
+	uint64_t now = sl_epoch_now_ns(app->epoch);
+	if (app->replicas != NULL && app->replica > 0) {
+		const struct bridge_priv *p0 = sl_app_replica(app, 0)->priv;
+		p->table = p0->table;
+	} else {
+		unsigned entries = (unsigned)sl_app_param_uint(app, "entries");
+		unsigned limit = (unsigned)sl_app_param_uint(app, "member_limit");
+		struct sl_mt_conf conf = {
+			.name = app->base != NULL ? app->base : app->name,
+			.capacity = entries,
+			.member_limit = limit != 0 ? limit : RTE_MAX(entries / p->n_members, 1u),
+			.aging_ns = sl_app_param_uint(app, "aging"),
+			.socket = app->socket,
+		};
+		p->table = sl_mt_create(&conf, err);
+		if (p->table == NULL)
+			return -errno;
+		p->owner = true;
+		unsigned n_static;
+		const struct sl_param_row *rows = sl_app_param_table(app, "static", &n_static);
+		for (unsigned r = 0; r < n_static; r++) {
+			uint64_t key = sl_mt_key((uint16_t)rows[r].v[S_VLAN].u, rows[r].v[S_MAC].mac);
+			rc = sl_mt_static_add(p->table, key, (unsigned)rows[r].v[S_PORT].u, err);
+			if (rc < 0)
+				return rc;
+		}
+	}
+	sl_mt_sweep_init(p->table, &p->sweep, app->replica,
+			 app->n_replicas > 0 ? app->n_replicas : 1, now);
+	return 0;
+}
+
+static void bridge_fini(struct sl_app *app)
+{
+	struct bridge_priv *p = app->priv;
+	if (p->owner)
+		sl_mt_free(p->table);
+	p->table = NULL;
+}
+
+/* --- the data path ----------------------------------------------------- */
+
+/* The VLAN of m from member m_in (its tag, if any, taken off; the TCI kept
+ * in m->vlan_tci), 0 for a frame to drop (counted in *why). */
+static inline unsigned vlan_in(const struct member *mi, struct rte_mbuf *m, unsigned *why)
+{
+	unsigned vid = 0;
+	bool tagged = false;
+	if (m->ol_flags & RTE_MBUF_F_RX_VLAN_STRIPPED) {   /* the device took it */
+		vid = m->vlan_tci & 0xfff;
+		tagged = true;
+	} else {
+		const struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+		if (eh->ether_type == RTE_BE16(RTE_ETHER_TYPE_VLAN)) {
+			if (rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN + sizeof(struct rte_vlan_hdr) ||
+			    rte_vlan_strip(m) != 0) {
+				*why = B_DROP_RUNT;
+				return 0;
+			}
+			vid = m->vlan_tci & 0xfff;
+			tagged = true;
+		} else {
+			m->vlan_tci = 0;
+		}
+	}
+	m->ol_flags &= ~(RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED);
+	if (vid == 0) {   /* untagged, or priority-tagged: the member's own VLAN */
+		if (mi->vlan == 0)
+			goto no;
+		m->vlan_tci = (uint16_t)((m->vlan_tci & 0xf000) | mi->vlan);
+		return mi->vlan;
+	}
+	if (mi->mode == MODE_TRUNK && tagged && vid != mi->vlan && carries(mi, vid))
+		return vid;
+no:
+	*why = B_DROP_VLAN;
+	return 0;
+}
+
+/* Queue m for member mo (tagged as mo's mode says for VLAN vid). */
+static inline void queue_out(struct sl_app *app, struct bridge_priv *p, const struct member *mo,
+			     unsigned vid, struct rte_mbuf *m)
+{
+	if (mo->mode == MODE_TRUNK && vid != mo->vlan) {
+		m->vlan_tci = (uint16_t)((m->vlan_tci & 0xf000) | vid);
+		if (rte_vlan_insert(&m) != 0) {
+			sl_app_drop(app, &m, 1);
+			sl_app_ctr_add(app, B_DROP_NO_TAG, 1);
+			return;
+		}
+	}
+	p->list[mo->port][p->n_list[mo->port]++] = m;
+}
+
+/* Flood m (VLAN vid, from member index in) to every other member of vid. */
+static void flood(struct sl_app *app, struct bridge_priv *p, unsigned in, unsigned vid,
+		  struct rte_mbuf *m)
+{
+	int last = -1;
+	for (unsigned k = 0; k < p->n_members; k++)
+		if (k != in && carries(&p->members[k], vid))
+			last = (int)k;
+	sl_app_ctr_add(app, B_FLOODED, 1);
+	if (last < 0) {   /* nobody else on the VLAN */
+		sl_app_drop(app, &m, 1);
+		return;
+	}
+	unsigned copies = 0;
+	for (unsigned k = 0; k < (unsigned)last; k++) {
+		if (k == in || !carries(&p->members[k], vid))
+			continue;
+		struct rte_mbuf *c = rte_pktmbuf_copy(m, app->pool, 0, UINT32_MAX);
+		if (c == NULL) {
+			sl_app_ctr_add(app, B_DROP_NO_COPY, 1);
+			sl_counter_add(&app->stats.drops, 1);
+			continue;
+		}
+		c->vlan_tci = m->vlan_tci;
+		queue_out(app, p, &p->members[k], vid, c);
+		copies++;
+	}
+	queue_out(app, p, &p->members[last], vid, m);
+	sl_app_ctr_add(app, B_FLOOD_COPIES, copies + 1);
+}
+
+static const unsigned learn_ctr[] = {
+	[SL_MT_KNOWN] = B_N_COUNTERS, [SL_MT_LEARNED] = B_LEARNED, [SL_MT_MOVED] = B_MOVED,
+	[SL_MT_STATIC] = B_STATIC_KEPT, [SL_MT_LIMITED] = B_LEARN_LIMITED,
+	[SL_MT_FULL] = B_LEARN_FULL, [SL_MT_NO_ROOM] = B_LEARN_DEFERRED,
+};
+
+/* One burst from member index in. */
+static void bridge_burst(struct sl_app *app, struct bridge_priv *p, unsigned in,
+			 struct rte_mbuf **pkts, unsigned n, uint64_t now)
+{
+	const struct member *mi = &p->members[in];
+	uint64_t why_n[B_N_COUNTERS + 1] = { 0 };
+	for (unsigned i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		unsigned why = B_N_COUNTERS, vid;
+		if (unlikely(rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN)) {
+			why = B_DROP_RUNT;
+			vid = 0;
+		} else {
+			vid = vlan_in(mi, m, &why);
+		}
+		if (vid == 0) {
+			sl_app_drop(app, &m, 1);
+			why_n[why]++;
+			continue;
+		}
+		const struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+		const uint8_t *src = eh->src_addr.addr_bytes, *dst = eh->dst_addr.addr_bytes;
+		if (mac_unicast(src)) {
+			uint64_t key = sl_mt_key((uint16_t)vid, src);
+			why_n[learn_ctr[sl_mt_learn(p->table, app->epoch, app->epoch_w, key,
+						    sl_mt_hash(key), mi->port, now)]]++;
+		} else {
+			why_n[B_NOT_LEARNED]++;
+		}
+		if (dst[0] & 1) {
+			flood(app, p, in, vid, m);
+			continue;
+		}
+		uint64_t key = sl_mt_key((uint16_t)vid, dst);
+		const struct sl_mt_entry *en = sl_mt_lookup(p->table, key, sl_mt_hash(key));
+		if (en == NULL) {
+			flood(app, p, in, vid, m);
+			continue;
+		}
+		if (en->member == mi->port) {
+			sl_app_drop(app, &m, 1);
+			why_n[B_FILTERED]++;
+			continue;
+		}
+		int o = p->member_of_port[en->member];
+		if (o < 0 || !carries(&p->members[o], vid)) {   /* a stale entry: flood */
+			flood(app, p, in, vid, m);
+			continue;
+		}
+		queue_out(app, p, &p->members[o], vid, m);
+		why_n[B_FORWARDED]++;
+	}
+	for (unsigned c = 0; c < B_N_COUNTERS; c++)
+		if (why_n[c] != 0)
+			sl_app_ctr_add(app, c, why_n[c]);
+}
+
+static void bridge_push(struct sl_app *app)
+{
+	struct bridge_priv *p = app->priv;
+	struct rte_mbuf *pkts[SL_BURST_MAX];
+	uint64_t now = 0;
+	for (unsigned k = 0; k < p->n_members; k++) {
+		struct sl_link *in = app->in[p->members[k].port];
+		if (in == NULL)
+			continue;
+		for (unsigned r = 0; r < BRIDGE_ROUNDS; r++) {
+			unsigned n = sl_link_receive(in, pkts, app->burst);
+			if (n == 0)
+				break;
+			if (now == 0)
+				now = sl_epoch_now_ns(app->epoch);
+			bridge_burst(app, p, k, pkts, n, now);
+			/* sent per burst: a flood's copies may fill the lists */
+			for (unsigned o = 0; o < p->n_members; o++) {
+				unsigned port = p->members[o].port;
+				if (p->n_list[port] == 0)
+					continue;
+				sl_link_transmit(app->out[port], p->list[port], p->n_list[port]);
+				p->n_list[port] = 0;
+			}
+			if (n < app->burst)
+				break;
+		}
+	}
+}
+
+static void bridge_tick(struct sl_app *app)
+{
+	struct bridge_priv *p = app->priv;
+	uint64_t now = sl_epoch_now_ns(app->epoch);
+	uint64_t late = 0;
+	unsigned aged = sl_mt_age(p->table, &p->sweep, app->epoch, app->epoch_w, now, AGE_BUDGET,
+				  &late);
+	if (aged > 0) {
+		sl_app_ctr_add(app, B_AGED, aged);
+		if (late > p->late_max_ns) {
+			p->late_max_ns = late;
+			sl_app_ctr_set(app, B_AGED_LATE_US, late / 1000);
+		}
+	}
+}
+
+/* The table's gauges (any thread). */
+static void bridge_sample(struct sl_app *app)
+{
+	const struct bridge_priv *p = app->priv;
+	struct sl_mt_stats s;
+	if (p->table == NULL)
+		return;
+	sl_mt_stats(p->table, &s);
+	sl_app_ctr_set(app, B_ENTRIES, s.entries);
+	sl_app_ctr_set(app, B_ENTRIES_STATIC, s.statics);
+}
+
+static const struct sl_table_spec bridge_table = {
+	.name = "macs",
+	.doc = "The bridge's MAC table: address, learned or static, VLAN, member port, ms since the address was last seen as a source (0 for static entries).",
+	.s_cols = { "mac", "type" },
+	.u_cols = { "vlan", "port", "age_ms" },
+};
+
+/* Rows offset.. of the table, in entry order (replica 0 lists the shared
+ * table; other replicas list nothing, so a table is listed once). */
+static int bridge_table_read(struct sl_app *app, bool live, unsigned offset,
+			     struct sl_table_row *rows, unsigned max, unsigned *filled,
+			     struct sl_err *err)
+{
+	const struct bridge_priv *p = app->priv;
+	(void)live;
+	(void)err;
+	*filled = 0;
+	if (p->table == NULL || !p->owner)
+		return 0;
+	uint64_t now = sl_epoch_now_ns(app->epoch);
+	unsigned total = 0, cap = sl_mt_capacity(p->table);
+	for (uint32_t id = 1; id <= cap; id++) {
+		struct sl_mt_entry e;
+		if (!sl_mt_entry_read(p->table, id, &e))
+			continue;
+		if (total++ < offset || *filled >= max)
+			continue;
+		struct sl_table_row *row = &rows[(*filled)++];
+		memset(row, 0, sizeof(*row));
+		uint8_t mac[6];
+		sl_mt_key_mac(e.key, mac);
+		snprintf(row->s[0], SL_TABLE_STR, "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1],
+			 mac[2], mac[3], mac[4], mac[5]);
+		snprintf(row->s[1], SL_TABLE_STR, "%s", e.is_static ? "static" : "learned");
+		row->u[0] = sl_mt_key_vlan(e.key);
+		row->u[1] = e.member;
+		row->u[2] = e.is_static || now < e.last_ns ? 0 : (now - e.last_ns) / 1000000;
+	}
+	return (int)total;
+}
+
+static const struct sl_port_spec bridge_inputs[] = {
+	{ .name = "input#", .required = true,
+	  .doc = "input0 (or input), input1, ...: frames from the member with that port number" },
+};
+
+static const struct sl_port_spec bridge_outputs[] = {
+	{ .name = "output#", .required = true,
+	  .doc = "output0, output1, ...: frames to the member with that port number" },
+};
+
+static const struct sl_app_type bridge_app = {
+	.name = "bridge",
+	.doc = "Learning Ethernet bridge with access and trunk VLAN members, aging and static entries",
+	.params = bridge_params,
+	.n_params = SL_ARRAY_LEN(bridge_params),
+	.inputs = bridge_inputs,
+	.n_inputs = SL_ARRAY_LEN(bridge_inputs),
+	.outputs = bridge_outputs,
+	.n_outputs = SL_ARRAY_LEN(bridge_outputs),
+	.priv_size = sizeof(struct bridge_priv),
+	.counters = bridge_counters,
+	.n_counters = B_N_COUNTERS,
+	.check = bridge_check,
+	.init = bridge_init,
+	.push = bridge_push,
+	.tick = bridge_tick,
+	.collect = bridge_sample,
+	.sample = bridge_sample,
+	.fini = bridge_fini,
+	.table = &bridge_table,
+	.table_read = bridge_table_read,
+};
+
+SL_APP_REGISTER(bridge_app)
