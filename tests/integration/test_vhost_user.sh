@@ -10,6 +10,8 @@
 #
 #   stop under load: testpmd bounces packets back (io mode) and Sluice is
 #            stopped with SIGINT while they circulate, the peer connected.
+#   bridge:  two vhost-user ports as the members of a bridge, testpmd's two
+#            virtio-user ports forwarding in mac mode (docs/bridge.md).
 #
 # Every check is on counts: testpmd's TX-packets/bytes = Sluice's in_packets/
 # bytes on the vhost port, Sluice's out_packets/bytes = testpmd's RX-packets/
@@ -258,3 +260,86 @@ eq "testpmd forward TX-dropped" "$FWD_DROPPED" 0
 eq "testpmd TX-packets - Sluice in_packets" "$((TP_TX - in))" "$circulating"
 testpmd_quit
 ok "stop under load: Sluice took $in packets and returned all $out; testpmd sent $TP_TX, the $circulating circulating ones left in its tx ring"
+
+# ================================================================ bridge
+# Two vhost-user ports as the members of a bridge (docs/bridge.md);
+# testpmd's two virtio-user ports (MACs ...:a0 and ...:a1, each the
+# other's peer) forward in mac mode, so that the frames of tx_first go
+# round: testpmd port 0 -> bridge member 0 -> member 1 -> testpmd port 1 ->
+# (mac: the source and destination rewritten) -> member 1 -> member 0 ...
+# Then testpmd stops forwarding and, in rxonly, takes what is still on its
+# way; every count is then exact on both sides.
+BR_BURSTS=4
+cat >"$T/bridge.yaml" <<YAML
+dpdk: { args: $SL_EAL }
+pool: { mbufs: 8191 }
+workers: { main: { core: $CPU_SL } }
+apps:
+  vh0: { type: port, device: "net_vhost0,iface=$T/vh0.sock,queues=1,client=0" }
+  vh1: { type: port, device: "net_vhost1,iface=$T/vh1.sock,queues=1,client=0" }
+  br:
+    type: bridge
+    members: [ { port: 0 }, { port: 1 } ]
+links:
+  - vh0.output -> br.input0
+  - br.output0 -> vh0.input
+  - vh1.output -> br.input1
+  - br.output1 -> vh1.input
+YAML
+SOCK=$T/vh0.sock
+start_sluice "$T/bridge.yaml"
+wait_event "vhost-user socket $T/vh1.sock" "$SLUICE_PID" "$L" test -S "$T/vh1.sock"
+wait_event "$((MEM_MB / 2)) free hugepages for testpmd" "" "" pages_free
+testpmd_start "$T/testpmd.log" --lcores "0@$CPU_TP,1@$CPU_TP" --no-pci \
+  --in-memory --single-file-segments --huge-dir "$HUGE_DIR" -m "$MEM_MB" \
+  --file-prefix "${PREFIX}tp" --log-level "lib.eal:warning" \
+  --vdev "net_virtio_user0,path=$T/vh0.sock,queues=1,queue_size=1024,mac=02:00:00:00:00:a0" \
+  --vdev "net_virtio_user1,path=$T/vh1.sock,queues=1,queue_size=1024,mac=02:00:00:00:00:a1" \
+  -- --total-num-mbufs=8192 --rxd=1024 --txd=1024 --burst=$BURST --forward-mode=mac \
+  --eth-peer=0,02:00:00:00:00:a1 --eth-peer=1,02:00:00:00:00:a0
+testpmd_wait "both vhost devices ready in Sluice" more_in "$L" 'virtio is now ready for processing' 1
+FWD_DROPPED=0 FWD_TOTAL=0
+testpmd_cmd "start tx_first $BR_BURSTS"
+testpmd_wait "10000 frames round the bridge" rx_at_least 10000
+tp_stop
+eq "testpmd forward TX-dropped (mac mode)" "$FWD_DROPPED" 0
+# what Sluice has sent to testpmd, from a snapshot
+sl_out() {
+  "$SLUICE" stats --prefix "${PREFIX}vh" --json >"$T/s.json" 2>/dev/null &&
+    echo $(( $(summary_get "$T/s.json" apps vh0 counters out_packets) +
+             $(summary_get "$T/s.json" apps vh1 counters out_packets) ))
+}
+tp_rx_both() {
+  testpmd_port_stats 0; local r0=$TP_RX
+  testpmd_port_stats 1
+  echo $((r0 + TP_RX))
+}
+drained() { local o; o=$(sl_out) && [[ $(tp_rx_both) == "$o" ]]; }
+testpmd_cmd "set fwd rxonly"
+testpmd_cmd "start"
+testpmd_wait "testpmd to take every frame the bridge sent" drained
+tp_stop
+testpmd_port_stats 0; tx0=$TP_TX rx0=$TP_RX err0=$TP_ERR miss0=$TP_MISSED
+testpmd_port_stats 1; tx1=$TP_TX rx1=$TP_RX err1=$TP_ERR miss1=$TP_MISSED
+testpmd_quit
+stop_sluice
+eq "testpmd TX-errors" "$((err0 + err1))" 0
+eq "testpmd RX-missed" "$((miss0 + miss1))" 0
+eq "sluice vh0 in_packets (= testpmd port 0 TX)" "$(app_counter "$L" vh0 in_packets)" "$tx0"
+eq "sluice vh1 in_packets (= testpmd port 1 TX)" "$(app_counter "$L" vh1 in_packets)" "$tx1"
+eq "sluice vh0 out_packets (= testpmd port 0 RX)" "$(app_counter "$L" vh0 out_packets)" "$rx0"
+eq "sluice vh1 out_packets (= testpmd port 1 RX)" "$(app_counter "$L" vh1 out_packets)" "$rx1"
+eq "frames both ways" "$((rx0 + rx1))" "$((tx0 + tx1))"
+python3 - "$L.json" "$((tx0 + tx1))" <<'PY' || fail "the bridge's counters and table"
+import json, sys
+s = json.load(open(sys.argv[1]))
+br = s["apps"]["br"]
+c, total = br["counters"], int(sys.argv[2])
+assert c["forwarded"] + c["flooded"] == total and c["flood_copies"] == c["flooded"], (c, total)
+assert c["learned"] == 2 and c["drops"] == 0 and c["moved"] == 0, c
+assert c["flooded"] <= 2 * 4 * 32, c   # at most the tx_first frames, before both were learned
+rows = sorted((r["mac"], r["port"]) for r in br["macs"])
+assert rows == [("02:00:00:00:00:a0", 0), ("02:00:00:00:00:a1", 1)], rows
+print("forwarded %d, flooded %d" % (c["forwarded"], c["flooded"]))
+PY
+ok "bridge: testpmd's two ports in mac mode sent $((tx0 + tx1)) frames through the bridge and received all $((rx0 + rx1)); both MACs learned on their members"
