@@ -30,14 +30,13 @@
 #include <rte_ether.h>
 #include <rte_mbuf.h>
 
+#include "apps/bridge/frame.h"
 #include "apps/bridge/mactable.h"
 #include "runtime/app.h"
 
 #define BRIDGE_ROUNDS 4
 #define AGE_BUDGET 1024      /* buckets a tick visits at most (one line each) */
-#define VLAN_WORDS (4096 / 64)
 
-enum { MODE_ACCESS, MODE_TRUNK };   /* order of the mode field's choices */
 
 /* Fields of a members row, and of a static row. */
 enum { M_PORT, M_MODE, M_VLAN, M_VLANS, M_NATIVE, M_COUNT };
@@ -73,17 +72,10 @@ static const struct sl_counter_spec bridge_counters[] = {
 };
 _Static_assert(SL_ARRAY_LEN(bridge_counters) == B_N_COUNTERS, "one spec per counter");
 
-struct member {
-	unsigned port;              /* N of inputN / outputN */
-	unsigned mode;              /* MODE_ACCESS or MODE_TRUNK */
-	uint16_t vlan;              /* access: its VLAN; trunk: native, 0 if none */
-	uint64_t vlans[VLAN_WORDS]; /* the VLANs it carries (access: one) */
-};
-
 struct bridge_priv {
 	struct sl_mt *table;        /* replica 0's; owned by replica 0 */
 	bool owner;
-	struct member members[SL_MAX_PORTS];
+	struct sl_br_member members[SL_MAX_PORTS];
 	unsigned n_members;
 	int member_of_port[SL_MAX_PORTS];   /* index in members, or -1 */
 	struct sl_mt_sweep sweep;
@@ -92,16 +84,6 @@ struct bridge_priv {
 	struct rte_mbuf *list[SL_MAX_PORTS][SL_BURST_MAX];
 	unsigned n_list[SL_MAX_PORTS];
 };
-
-static inline bool carries(const struct member *m, unsigned vid)
-{
-	return (m->vlans[vid / 64] >> (vid % 64)) & 1;
-}
-
-static inline void vlan_set(uint64_t *words, unsigned vid)
-{
-	words[vid / 64] |= 1ull << (vid % 64);
-}
 
 /* --- configuration ----------------------------------------------------- */
 
@@ -171,7 +153,7 @@ static int parse_vlans(const char *text, uint64_t *words, unsigned *n, struct sl
 			return sl_errf(err, EINVAL, "VLAN ids must be 1..4094 (a range low-high), got '%s'",
 				       text);
 		for (unsigned long v = a; v <= b; v++) {
-			vlan_set(words, (unsigned)v);
+			sl_br_vlan_set(words, (unsigned)v);
 			(*n)++;
 		}
 		while (*s == ' ')
@@ -195,7 +177,7 @@ bad:
 /* The members and their VLANs from params; n_in, n_out the connected
  * ports (UINT_MAX: not known here).  Sentences start with the row's place. */
 static int make_members(const struct sl_param_value *params, unsigned n_in, unsigned n_out,
-			struct member *ms, unsigned *n_ms, int *member_of_port, struct sl_err *err)
+			struct sl_br_member *ms, unsigned *n_ms, int *member_of_port, struct sl_err *err)
 {
 	const struct sl_param_value *v = &params[param_idx("members")];
 	*n_ms = 0;
@@ -204,7 +186,7 @@ static int make_members(const struct sl_param_value *params, unsigned n_in, unsi
 	for (unsigned r = 0; r < v->n_rows; r++) {
 		const struct sl_param_row *row = &v->rows[r];
 		const struct sl_param_value *f = row->v;
-		struct member *m = &ms[r];
+		struct sl_br_member *m = &ms[r];
 		memset(m, 0, sizeof(*m));
 		m->port = (unsigned)f[M_PORT].u;
 		m->mode = (unsigned)f[M_MODE].u;
@@ -214,12 +196,12 @@ static int make_members(const struct sl_param_value *params, unsigned n_in, unsi
 		if (m->port >= n_in || m->port >= n_out)
 			return sl_errf(err, EINVAL, "%s: member port %u is not connected: link both input%u and output%u",
 				       row->where, m->port, m->port, m->port);
-		if (m->mode == MODE_ACCESS) {
+		if (m->mode == SL_BR_ACCESS) {
 			if (f[M_VLANS].set || f[M_NATIVE].set)
 				return sl_errf(err, EINVAL, "%s: member port %u is an access port: vlans and native are a trunk's (mode: trunk)",
 					       row->where, m->port);
 			m->vlan = (uint16_t)f[M_VLAN].u;
-			vlan_set(m->vlans, m->vlan);
+			sl_br_vlan_set(m->vlans, m->vlan);
 		} else {
 			if (f[M_VLAN].set)
 				return sl_errf(err, EINVAL, "%s: member port %u is a trunk: its VLANs are vlans (and native), not vlan",
@@ -233,11 +215,11 @@ static int make_members(const struct sl_param_value *params, unsigned n_in, unsi
 			if (n == 0 && m->vlan == 0)
 				return sl_errf(err, EINVAL, "%s: trunk port %u carries no VLAN: give vlans, native or both",
 					       row->where, m->port);
-			if (m->vlan != 0 && carries(m, m->vlan))
+			if (m->vlan != 0 && sl_br_carries(m, m->vlan))
 				return sl_errf(err, EINVAL, "%s: trunk port %u has VLAN %u both native (untagged) and in vlans (tagged)",
 					       row->where, m->port, m->vlan);
 			if (m->vlan != 0)
-				vlan_set(m->vlans, m->vlan);
+				sl_br_vlan_set(m->vlans, m->vlan);
 		}
 		member_of_port[m->port] = (int)r;
 		(*n_ms)++;
@@ -256,7 +238,7 @@ static bool mac_unicast(const uint8_t *mac)
 }
 
 /* The static rows, checked against the members. */
-static int check_statics(const struct sl_param_value *params, const struct member *ms,
+static int check_statics(const struct sl_param_value *params, const struct sl_br_member *ms,
 			 const int *member_of_port, struct sl_err *err)
 {
 	const struct sl_param_value *v = &params[param_idx("static")];
@@ -270,7 +252,7 @@ static int check_statics(const struct sl_param_value *params, const struct membe
 		if (member_of_port[port] < 0)
 			return sl_errf(err, EINVAL, "%s: static entry on port %u, which is no member",
 				       row->where, port);
-		if (!carries(&ms[member_of_port[port]], vid))
+		if (!sl_br_carries(&ms[member_of_port[port]], vid))
 			return sl_errf(err, EINVAL, "%s: static entry on VLAN %u, which member port %u does not carry",
 				       row->where, vid, port);
 		uint64_t key = sl_mt_key((uint16_t)vid, mac);
@@ -285,7 +267,7 @@ static int check_statics(const struct sl_param_value *params, const struct membe
 static int bridge_check(const struct sl_param_value *params, unsigned n_in, unsigned n_out,
 			struct sl_err *err)
 {
-	struct member ms[SL_MAX_PORTS];
+	struct sl_br_member ms[SL_MAX_PORTS];
 	int member_of_port[SL_MAX_PORTS];
 	unsigned n;
 	int rc = make_members(params, n_in, n_out, ms, &n, member_of_port, err);
@@ -353,54 +335,14 @@ static void bridge_fini(struct sl_app *app)
 
 /* --- the data path ----------------------------------------------------- */
 
-/* The VLAN of m from member m_in (its tag, if any, taken off; the TCI kept
- * in m->vlan_tci), 0 for a frame to drop (counted in *why). */
-static inline unsigned vlan_in(const struct member *mi, struct rte_mbuf *m, unsigned *why)
-{
-	unsigned vid = 0;
-	bool tagged = false;
-	if (m->ol_flags & RTE_MBUF_F_RX_VLAN_STRIPPED) {   /* the device took it */
-		vid = m->vlan_tci & 0xfff;
-		tagged = true;
-	} else {
-		const struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
-		if (eh->ether_type == RTE_BE16(RTE_ETHER_TYPE_VLAN)) {
-			if (rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN + sizeof(struct rte_vlan_hdr) ||
-			    rte_vlan_strip(m) != 0) {
-				*why = B_DROP_RUNT;
-				return 0;
-			}
-			vid = m->vlan_tci & 0xfff;
-			tagged = true;
-		} else {
-			m->vlan_tci = 0;
-		}
-	}
-	m->ol_flags &= ~(RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED);
-	if (vid == 0) {   /* untagged, or priority-tagged: the member's own VLAN */
-		if (mi->vlan == 0)
-			goto no;
-		m->vlan_tci = (uint16_t)((m->vlan_tci & 0xf000) | mi->vlan);
-		return mi->vlan;
-	}
-	if (mi->mode == MODE_TRUNK && tagged && vid != mi->vlan && carries(mi, vid))
-		return vid;
-no:
-	*why = B_DROP_VLAN;
-	return 0;
-}
-
 /* Queue m for member mo (tagged as mo's mode says for VLAN vid). */
-static inline void queue_out(struct sl_app *app, struct bridge_priv *p, const struct member *mo,
-			     unsigned vid, struct rte_mbuf *m)
+static inline void queue_out(struct sl_app *app, struct bridge_priv *p,
+			     const struct sl_br_member *mo, unsigned vid, struct rte_mbuf *m)
 {
-	if (mo->mode == MODE_TRUNK && vid != mo->vlan) {
-		m->vlan_tci = (uint16_t)((m->vlan_tci & 0xf000) | vid);
-		if (rte_vlan_insert(&m) != 0) {
-			sl_app_drop(app, &m, 1);
-			sl_app_ctr_add(app, B_DROP_NO_TAG, 1);
-			return;
-		}
+	if (sl_br_egress(mo, vid, &m) != 0) {
+		sl_app_drop(app, &m, 1);
+		sl_app_ctr_add(app, B_DROP_NO_TAG, 1);
+		return;
 	}
 	p->list[mo->port][p->n_list[mo->port]++] = m;
 }
@@ -411,7 +353,7 @@ static void flood(struct sl_app *app, struct bridge_priv *p, unsigned in, unsign
 {
 	int last = -1;
 	for (unsigned k = 0; k < p->n_members; k++)
-		if (k != in && carries(&p->members[k], vid))
+		if (k != in && sl_br_carries(&p->members[k], vid))
 			last = (int)k;
 	sl_app_ctr_add(app, B_FLOODED, 1);
 	if (last < 0) {   /* nobody else on the VLAN */
@@ -420,7 +362,7 @@ static void flood(struct sl_app *app, struct bridge_priv *p, unsigned in, unsign
 	}
 	unsigned copies = 0;
 	for (unsigned k = 0; k < (unsigned)last; k++) {
-		if (k == in || !carries(&p->members[k], vid))
+		if (k == in || !sl_br_carries(&p->members[k], vid))
 			continue;
 		struct rte_mbuf *c = rte_pktmbuf_copy(m, app->pool, 0, UINT32_MAX);
 		if (c == NULL) {
@@ -446,20 +388,15 @@ static const unsigned learn_ctr[] = {
 static void bridge_burst(struct sl_app *app, struct bridge_priv *p, unsigned in,
 			 struct rte_mbuf **pkts, unsigned n, uint64_t now)
 {
-	const struct member *mi = &p->members[in];
+	const struct sl_br_member *mi = &p->members[in];
 	uint64_t why_n[B_N_COUNTERS + 1] = { 0 };
 	for (unsigned i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
-		unsigned why = B_N_COUNTERS, vid;
-		if (unlikely(rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN)) {
-			why = B_DROP_RUNT;
-			vid = 0;
-		} else {
-			vid = vlan_in(mi, m, &why);
-		}
+		enum sl_br_drop why;
+		unsigned vid = sl_br_ingress(mi, m, &why);
 		if (vid == 0) {
 			sl_app_drop(app, &m, 1);
-			why_n[why]++;
+			why_n[why == SL_BR_RUNT ? B_DROP_RUNT : B_DROP_VLAN]++;
 			continue;
 		}
 		const struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
@@ -487,7 +424,7 @@ static void bridge_burst(struct sl_app *app, struct bridge_priv *p, unsigned in,
 			continue;
 		}
 		int o = p->member_of_port[en->member];
-		if (o < 0 || !carries(&p->members[o], vid)) {   /* a stale entry: flood */
+		if (o < 0 || !sl_br_carries(&p->members[o], vid)) {   /* a stale entry: flood */
 			flood(app, p, in, vid, m);
 			continue;
 		}
