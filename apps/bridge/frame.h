@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_ether.h>
 #include <rte_mbuf.h>
@@ -65,8 +66,10 @@ static inline unsigned sl_br_ingress(const struct sl_br_member *mi, struct rte_m
 		vid = m->vlan_tci & 0xfff;
 		tagged = true;
 	} else {
-		const struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
-		if (eh->ether_type == RTE_BE16(RTE_ETHER_TYPE_VLAN)) {
+		uint16_t type;
+		memcpy(&type, rte_pktmbuf_mtod_offset(m, const uint8_t *, 2 * RTE_ETHER_ADDR_LEN),
+		       sizeof(type));
+		if (type == RTE_BE16(RTE_ETHER_TYPE_VLAN)) {
 			if (rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN + sizeof(struct rte_vlan_hdr) ||
 			    rte_vlan_strip(m) != 0) {
 				*why = SL_BR_RUNT;
