@@ -112,10 +112,10 @@ _Static_assert(SL_ARRAY_LEN(static_fields) == S_COUNT, "one spec per static fiel
 
 static const struct sl_param_spec bridge_params[] = {
 	{ .name = "members", .type = SL_PARAM_TABLE, .min = 1, .max = SL_MAX_PORTS,
-	  .fields = member_fields, .n_fields = M_COUNT,
+	  .fields = member_fields, .n_fields = M_COUNT, .live = true,
 	  .doc = "the bridge's ports: port, and mode access (vlan) or trunk (vlans, native)" },
 	{ .name = "static", .type = SL_PARAM_TABLE, .def = "[]",
-	  .fields = static_fields, .n_fields = S_COUNT,
+	  .fields = static_fields, .n_fields = S_COUNT, .live = true,
 	  .doc = "entries that never age or move: mac, vlan, port" },
 	{ .name = "aging", .type = SL_PARAM_DURATION, .def = "300s",
 	  .doc = "a learned address not seen as a source for this long is removed (docs/bridge.md: within a bound after)" },
@@ -175,9 +175,12 @@ bad:
 }
 
 /* The members and their VLANs from params; n_in, n_out the connected
- * ports (UINT_MAX: not known here).  Sentences start with the row's place. */
-static int make_members(const struct sl_param_value *params, unsigned n_in, unsigned n_out,
-			struct sl_br_member *ms, unsigned *n_ms, int *member_of_port, struct sl_err *err)
+ * ports, checked against the members unless links is false (a reload: the
+ * new file was checked with its links).  Sentences start with the row's
+ * place. */
+static int make_members(const struct sl_param_value *params, bool links, unsigned n_in,
+			unsigned n_out, struct sl_br_member *ms, unsigned *n_ms, int *member_of_port,
+			struct sl_err *err)
 {
 	const struct sl_param_value *v = &params[param_idx("members")];
 	*n_ms = 0;
@@ -193,7 +196,7 @@ static int make_members(const struct sl_param_value *params, unsigned n_in, unsi
 		if (member_of_port[m->port] >= 0)
 			return sl_errf(err, EINVAL, "%s: port %u is a member twice (rows %d and %u)",
 				       row->where, m->port, member_of_port[m->port] + 1, r + 1);
-		if (m->port >= n_in || m->port >= n_out)
+		if (links && (m->port >= n_in || m->port >= n_out))
 			return sl_errf(err, EINVAL, "%s: member port %u is not connected: link both input%u and output%u",
 				       row->where, m->port, m->port, m->port);
 		if (m->mode == SL_BR_ACCESS) {
@@ -224,7 +227,7 @@ static int make_members(const struct sl_param_value *params, unsigned n_in, unsi
 		member_of_port[m->port] = (int)r;
 		(*n_ms)++;
 	}
-	for (unsigned p = 0; p < SL_MAX_PORTS; p++)
+	for (unsigned p = 0; links && p < SL_MAX_PORTS; p++)
 		if ((p < n_in || p < n_out) && member_of_port[p] < 0)
 			return sl_errf(err, EINVAL, "%s%u is connected but no member has port %u",
 				       p < n_in ? "input" : "output", p, p);
@@ -270,7 +273,7 @@ static int bridge_check(const struct sl_param_value *params, unsigned n_in, unsi
 	struct sl_br_member ms[SL_MAX_PORTS];
 	int member_of_port[SL_MAX_PORTS];
 	unsigned n;
-	int rc = make_members(params, n_in, n_out, ms, &n, member_of_port, err);
+	int rc = make_members(params, true, n_in, n_out, ms, &n, member_of_port, err);
 	if (rc == 0)
 		rc = check_statics(params, ms, member_of_port, err);
 	if (rc == 0 && params[param_idx("aging")].u < 1000000)
@@ -289,7 +292,7 @@ static int bridge_check(const struct sl_param_value *params, unsigned n_in, unsi
 static int bridge_init(struct sl_app *app, struct sl_err *err)
 {
 	struct bridge_priv *p = app->priv;
-	int rc = make_members(app->params, app->n_in, app->n_out, p->members, &p->n_members,
+	int rc = make_members(app->params, true, app->n_in, app->n_out, p->members, &p->n_members,
 			      p->member_of_port, err);
 	if (rc < 0)
 		return rc;
@@ -323,6 +326,123 @@ static int bridge_init(struct sl_app *app, struct sl_err *err)
 	sl_mt_sweep_init(p->table, &p->sweep, app->replica,
 			 app->n_replicas > 0 ? app->n_replicas : 1, now);
 	return 0;
+}
+
+/* --- reload ------------------------------------------------------------ */
+
+struct static_diff {
+	uint64_t *del;           /* keys whose static entry goes */
+	unsigned n_del;
+	uint64_t *add;           /* keys made static (again) ... */
+	uint16_t *add_port;      /* ... on these members */
+	unsigned n_add;
+};
+
+struct bridge_state {
+	struct sl_br_member members[SL_MAX_PORTS];
+	unsigned n_members;
+	int member_of_port[SL_MAX_PORTS];
+	struct static_diff st;
+};
+
+static uint64_t row_key(const struct sl_param_row *r)
+{
+	return sl_mt_key((uint16_t)r->v[S_VLAN].u, r->v[S_MAC].mac);
+}
+
+/* The static rows of `now` against those of `was`: what goes, and what is
+ * new or on another member. */
+static int diff_statics(const struct sl_param_value *was, const struct sl_param_value *now,
+			struct static_diff *d, struct sl_err *err)
+{
+	d->del = calloc(was->n_rows + 1, sizeof(*d->del));
+	d->add = calloc(now->n_rows + 1, sizeof(*d->add));
+	d->add_port = calloc(now->n_rows + 1, sizeof(*d->add_port));
+	if (d->del == NULL || d->add == NULL || d->add_port == NULL)
+		return sl_errf(err, ENOMEM, "out of memory for %u static entries", now->n_rows);
+	for (unsigned i = 0; i < was->n_rows; i++) {
+		uint64_t k = row_key(&was->rows[i]);
+		bool kept = false;
+		for (unsigned j = 0; j < now->n_rows && !kept; j++)
+			kept = row_key(&now->rows[j]) == k;
+		if (!kept)
+			d->del[d->n_del++] = k;
+	}
+	for (unsigned j = 0; j < now->n_rows; j++) {
+		uint64_t k = row_key(&now->rows[j]);
+		unsigned port = (unsigned)now->rows[j].v[S_PORT].u;
+		bool same = false;
+		for (unsigned i = 0; i < was->n_rows && !same; i++)
+			same = row_key(&was->rows[i]) == k && was->rows[i].v[S_PORT].u == port;
+		if (!same) {
+			d->add[d->n_add] = k;
+			d->add_port[d->n_add++] = (uint16_t)port;
+		}
+	}
+	return 0;
+}
+
+static void state_free(struct bridge_state *st)
+{
+	free(st->st.del);
+	free(st->st.add);
+	free(st->st.add_port);
+	free(st);
+}
+
+/* Control thread: the new members (the new file was checked with its
+ * links by the config loader; the links a reload adds are in place before
+ * apply) and the static entries' changes. */
+static int bridge_reconfig(struct sl_app *app, const struct sl_param_value *params, void **state,
+			   struct sl_err *err)
+{
+	struct bridge_state *st = calloc(1, sizeof(*st));
+	if (st == NULL)
+		return sl_errf(err, ENOMEM, "out of memory");
+	int rc = make_members(params, false, 0, 0, st->members, &st->n_members,
+			      st->member_of_port, err);
+	if (rc == 0)
+		rc = diff_statics(&app->params[param_idx("static")], &params[param_idx("static")],
+				  &st->st, err);
+	if (rc < 0) {
+		state_free(st);
+		return rc;
+	}
+	*state = st;
+	return 0;
+}
+
+/* The worker, between two breaths: the new members from here on. */
+static void bridge_apply(struct sl_app *app, void *state)
+{
+	struct bridge_priv *p = app->priv;
+	const struct bridge_state *st = state;
+	memcpy(p->members, st->members, sizeof(p->members));
+	memcpy(p->member_of_port, st->member_of_port, sizeof(p->member_of_port));
+	p->n_members = st->n_members;
+}
+
+/* Control thread, after the apply: the static entries change in the table
+ * (replica 0, which owns it), the replaced ones retired through the epoch.
+ * Learned entries of members the reload left alone stay. */
+static void bridge_release(struct sl_app *app, void *state, bool applied)
+{
+	struct bridge_priv *p = app->priv;
+	struct bridge_state *st = state;
+	if (applied && p->owner) {
+		struct sl_err err = { "" };
+		for (unsigned i = 0; i < st->st.n_del; i++)
+			if (sl_mt_static_del(p->table, app->epoch, app->control_epoch_w,
+					     st->st.del[i]) < 0 &&
+			    sl_epoch_synchronize(app->epoch) == 0)
+				sl_mt_static_del(p->table, app->epoch, app->control_epoch_w,
+						 st->st.del[i]);
+		for (unsigned i = 0; i < st->st.n_add; i++)
+			if (sl_mt_static_set(p->table, app->epoch, app->control_epoch_w, st->st.add[i],
+					     st->st.add_port[i], &err) < 0)
+				sl_app_warn(app, "a reload's static entry was not added: %s", err.msg);
+	}
+	state_free(st);
 }
 
 static void bridge_fini(struct sl_app *app)
@@ -457,7 +577,10 @@ static void bridge_push(struct sl_app *app)
 				unsigned port = p->members[o].port;
 				if (p->n_list[port] == 0)
 					continue;
-				sl_link_transmit(app->out[port], p->list[port], p->n_list[port]);
+				if (app->out[port] != NULL)
+					sl_link_transmit(app->out[port], p->list[port], p->n_list[port]);
+				else   /* a member whose link a reload removed, not yet its list */
+					sl_app_drop(app, p->list[port], p->n_list[port]);
 				p->n_list[port] = 0;
 			}
 			if (n < app->burst)
@@ -563,6 +686,9 @@ static const struct sl_app_type bridge_app = {
 	.tick = bridge_tick,
 	.collect = bridge_sample,
 	.sample = bridge_sample,
+	.reconfig = bridge_reconfig,
+	.apply = bridge_apply,
+	.release = bridge_release,
 	.fini = bridge_fini,
 	.table = &bridge_table,
 	.table_read = bridge_table_read,

@@ -273,6 +273,71 @@ int sl_mt_static_add(struct sl_mt *t, uint64_t key, unsigned member, struct sl_e
 	return 0;
 }
 
+int sl_mt_static_set(struct sl_mt *t, struct sl_epoch *e, struct sl_epoch_worker *ew,
+		     uint64_t key, unsigned member, struct sl_err *err)
+{
+	uint32_t hash = sl_mt_hash(key);
+	struct sl_mt_bucket *b = &t->head.buckets[hash & t->head.mask];
+	uint32_t old = 0, id = 0;
+	bool was_static = false;
+	sl_spin_lock(&b->lock);
+	int w = way_of(t, b, key);
+	if (w >= 0) {
+		const struct sl_mt_entry *cur = &t->head.entries[b->id[w]];
+		if (cur->is_static && cur->member == member) {
+			sl_spin_unlock(&b->lock);
+			return 0;
+		}
+		if (sl_epoch_retire_room(e, ew) == 0)
+			goto full;
+		old = b->id[w];
+		was_static = cur->is_static;
+	} else {
+		w = free_way(b);
+	}
+	id = w >= 0 ? id_get(t) : 0;
+	if (id == 0)
+		goto full;
+	if (old != 0)
+		unlinked(t, old);
+	link_entry(t, b, (unsigned)w, id, key, (uint16_t)(hash >> 16), member, true, 0);
+	sl_spin_unlock(&b->lock);
+	if (!was_static)
+		__atomic_fetch_add(&t->statics, 1, __ATOMIC_RELAXED);
+	if (old != 0 && sl_epoch_retire(e, ew, &t->head.entries[old], entry_free, t) != 0)
+		entry_free(&t->head.entries[old], t);   /* not reached: room was checked */
+	return 0;
+full:
+	sl_spin_unlock(&b->lock);
+	return sl_errf(err, ENOSPC, "no room in MAC table '%s' (%u entries) for a static entry",
+		       t->name, t->capacity);
+}
+
+int sl_mt_static_del(struct sl_mt *t, struct sl_epoch *e, struct sl_epoch_worker *ew,
+		     uint64_t key)
+{
+	uint32_t hash = sl_mt_hash(key);
+	struct sl_mt_bucket *b = &t->head.buckets[hash & t->head.mask];
+	sl_spin_lock(&b->lock);
+	int w = way_of(t, b, key);
+	if (w < 0 || !t->head.entries[b->id[w]].is_static) {
+		sl_spin_unlock(&b->lock);
+		return 0;
+	}
+	if (sl_epoch_retire_room(e, ew) == 0) {
+		sl_spin_unlock(&b->lock);
+		return -ENOSPC;
+	}
+	uint32_t id = b->id[w];
+	__atomic_store_n(&b->id[w], 0, __ATOMIC_RELEASE);
+	unlinked(t, id);
+	sl_spin_unlock(&b->lock);
+	__atomic_fetch_sub(&t->statics, 1, __ATOMIC_RELAXED);
+	if (sl_epoch_retire(e, ew, &t->head.entries[id], entry_free, t) != 0)
+		entry_free(&t->head.entries[id], t);   /* not reached: room was checked */
+	return 1;
+}
+
 void sl_mt_sweep_init(const struct sl_mt *t, struct sl_mt_sweep *s, unsigned k, unsigned n,
 		      uint64_t now)
 {

@@ -45,7 +45,8 @@
  * again next call).
  *
  * Threads.  create, static_add, free on the control thread (static_add
- * before any worker runs); lookup, hash and prefetch on any worker;
+ * before any worker runs); static_set and static_del on any one thread at
+ * a time, with its epoch handle; lookup, hash and prefetch on any worker;
  * learn and age on workers, each with its own epoch handle; stats and
  * entry_read on any thread (entry_read gives a snapshot that may be torn
  * by a concurrent writer: for listings).  Nothing a worker calls blocks:
@@ -188,6 +189,19 @@ enum sl_mt_learn sl_mt_learn(struct sl_mt *t, struct sl_epoch *e, struct sl_epoc
  * or -EEXIST (key already there), -ENOSPC (table or bucket full) with a
  * sentence. */
 int sl_mt_static_add(struct sl_mt *t, uint64_t key, unsigned member, struct sl_err *err);
+
+/* Make key a static entry of member (control thread or a worker, while
+ * the workers run: a reload), replacing a learned entry or a static one
+ * of another member (retired through e/ew).  Returns 0, or -ENOSPC (no
+ * free entry, a full bucket, or the retire list full) with a sentence. */
+int sl_mt_static_set(struct sl_mt *t, struct sl_epoch *e, struct sl_epoch_worker *ew,
+		     uint64_t key, unsigned member, struct sl_err *err);
+
+/* Remove key's static entry, if it has one (retired through e/ew).
+ * Returns 1 if removed, 0 if there was none, -ENOSPC if the retire list
+ * is full (nothing removed). */
+int sl_mt_static_del(struct sl_mt *t, struct sl_epoch *e, struct sl_epoch_worker *ew,
+		     uint64_t key);
 
 /* One worker's share of aging: buckets [lo, hi) of the table, with a
  * cursor.  Zeroed, then set with sl_mt_sweep_init. */

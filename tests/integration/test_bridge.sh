@@ -191,3 +191,75 @@ interrupt "$pid" "$T/age.log" || { cat "$T/age.log" >&2; fail "the aging run did
 pid=""
 pool_back "$T/age.log"
 ok "aging: the learned address removed after 300 ms idle, the static one kept"
+
+# --- 4. reload: a member and static entries added, a static entry removed,
+# then that member removed again (ports are numbered without gaps: the last
+# one goes); the learned entries of the members left alone stay
+br_conf() {   # br_conf WITH_C WITH_B STATIC... (with C, A sends to C, else to B)
+  local with_c=$1 with_b=$2; shift 2
+  cat <<YAML
+dpdk: { args: $EAL_ARGS }
+pool: { mbufs: 8191 }
+apps:
+  host_a: { type: source, src_mac: "02:00:00:00:00:0a", dst_mac: "02:00:00:00:00:0$( ((with_c)) && echo c || echo b)", rate: 20k }
+  wire_a: { type: sink }
+$( ((with_b)) && echo '  host_b: { type: source, src_mac: "02:00:00:00:00:0b", dst_mac: "02:00:00:00:00:0a", rate: 20k }
+  wire_b: { type: sink }')
+$( ((with_c)) && echo '  host_c: { type: source, src_mac: "02:00:00:00:00:0c", dst_mac: "02:00:00:00:00:0a", rate: 20k }
+  wire_c: { type: sink }')
+  br:
+    type: bridge
+    members:
+      - { port: 0, vlan: 10 }
+$( ((with_b)) && echo '      - { port: 1, vlan: 10 }')
+$( ((with_c)) && echo '      - { port: 2, vlan: 10 }')
+    static: [ $(IFS=,; echo "$*") ]
+links:
+  - host_a.output -> br.input0
+  - br.output0 -> wire_a.input
+$( ((with_b)) && echo '  - host_b.output -> br.input1
+  - br.output1 -> wire_b.input')
+$( ((with_c)) && echo '  - host_c.output -> br.input2
+  - br.output2 -> wire_c.input')
+YAML
+}
+br_conf 0 1 '{ mac: "02:00:00:00:00:e1", vlan: 10, port: 1 }' >"$T/r1.yaml"
+br_conf 1 1 '{ mac: "02:00:00:00:00:e2", vlan: 10, port: 2 }' >"$T/r2.yaml"
+br_conf 0 1 '{ mac: "02:00:00:00:00:e3", vlan: 10, port: 1 }' >"$T/r3.yaml"
+for f in r1 r2 r3; do expect_exit 0 "$T/$f.check" check "$T/$f.yaml"; done
+start_engine "$T/r1.yaml" "$T/r1.log" 5
+# macs_are "A,B,..." : the table's rows as mac/type/vlan/port, sorted
+macs_are() {
+  snap && python3 - "$T/s.json" "$1" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+rows = sorted("%s/%s/%d/%d" % (r["mac"][-2:], r["type"][0], r["vlan"], r["port"]) for r in s["apps"]["br"]["macs"])
+sys.exit(0 if ",".join(rows) == sys.argv[2] else 1)
+PY
+}
+wait_event "A and B learned, the static e1" "$pid" "$T/r1.log" macs_are "0a/l/10/0,0b/l/10/1,e1/s/10/1"
+expect_exit 0 "$T/reload2" reload --prefix "$PREFIX" "$T/r2.yaml"
+wait_event "C learned on the new member, e1 gone, e2 on port 2, A and B kept" "$pid" "$T/r1.log" \
+  macs_are "0a/l/10/0,0b/l/10/1,0c/l/10/2,e2/s/10/2"
+snap
+learned=$(summary_get "$T/s.json" apps br counters learned)
+[[ $learned == 3 ]] || fail "learned $learned after the first reload: A and B were learned again?"
+c_got() { snap && (($(summary_get "$T/s.json" apps wire_c counters out_packets) > 0)); }
+wait_event "frames to the new member" "$pid" "$T/r1.log" c_got
+expect_exit 0 "$T/reload3" reload --prefix "$PREFIX" "$T/r3.yaml"
+# C's member is gone (its entry stays until it ages); A and B go on
+fwd_at=$(summary_get "$T/s.json" apps br counters forwarded)
+goes_on() {
+  snap && python3 - "$T/s.json" "$fwd_at" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+sys.exit(0 if s["apps"]["br"]["counters"]["forwarded"] > int(sys.argv[2]) + 1000 and "wire_c" not in s["apps"] else 1)
+PY
+}
+wait_event "A and B forwarded to after member 2 went" "$pid" "$T/r1.log" goes_on
+macs_are "0a/l/10/0,0b/l/10/1,0c/l/10/2,e3/s/10/1" ||
+  fail "the table after removing member 2: A, B and C (aging 300 s) stay, e2 gone, e3 in"
+interrupt "$pid" "$T/r1.log" || { cat "$T/r1.log" >&2; fail "the reloaded bridge did not stop cleanly"; }
+pid=""
+pool_back "$T/r1.log"
+ok "reload: a member added (C learned there, A and B kept, learned 3 in all), static e1 out and e2 in; the member removed, A and B forwarded on"

@@ -165,6 +165,43 @@ static void test_static(void)
 	epoch_down();
 }
 
+/* A reload's static changes while the table is in use (mactable.h,
+ * static_set and static_del): a learned entry made static, a static one
+ * moved to another member, one removed; each replaced entry freed only
+ * after a grace period. */
+static void test_static_reload(void)
+{
+	epoch_up();
+	struct sl_err err = { "" };
+	struct sl_mt *t = table(64, 0, 1000000000);
+	uint64_t a = key_n(1, 1), b = key_n(1, 2);
+	CHECK(learn(t, a, 0, 1) == SL_MT_LEARNED, "learn a");
+	CHECK(sl_mt_static_set(t, ep, ew, a, 3, &err) == 0, "a made static: %s", err.msg);
+	CHECK(member_of(t, a) == 3, "a static on 3");
+	CHECK(learn(t, a, 0, 2) == SL_MT_STATIC, "a no longer moves");
+	CHECK(sl_mt_static_set(t, ep, ew, b, 1, &err) == 0, "b static");
+	CHECK(sl_mt_static_set(t, ep, ew, b, 2, &err) == 0, "b moved to 2");
+	CHECK(member_of(t, b) == 2, "b on 2");
+	struct sl_mt_stats s;
+	sl_mt_stats(t, &s);
+	CHECK(s.entries == 2 && s.statics == 2 && s.member_entries[0] == 0, "entries %llu statics %llu",
+	      (unsigned long long)s.entries, (unsigned long long)s.statics);
+	CHECK(sl_mt_static_del(t, ep, ew, b) == 1, "b removed");
+	CHECK(sl_mt_static_del(t, ep, ew, b) == 0, "b removed once");
+	CHECK(member_of(t, b) == -1, "b gone");
+	CHECK(learn(t, b, 0, 3) == SL_MT_LEARNED, "b learned again");
+	sl_mt_stats(t, &s);
+	CHECK(s.statics == 1 && s.entries == 2 && s.freed == 0, "before the grace period: freed %llu",
+	      (unsigned long long)s.freed);
+	breath();
+	breath();
+	sl_mt_stats(t, &s);
+	CHECK(s.freed == 3, "the learned a, static b on 1, static b on 2 freed: %llu",
+	      (unsigned long long)s.freed);
+	sl_mt_free(t);
+	epoch_down();
+}
+
 static void test_limits(void)
 {
 	epoch_up();
@@ -245,7 +282,7 @@ static void test_bad_conf(void)
 }
 
 static const struct sl_test_case cases[] = {
-	SL_CASE(test_key), SL_CASE(test_learn_lookup), SL_CASE(test_move), SL_CASE(test_static),
+	SL_CASE(test_key), SL_CASE(test_learn_lookup), SL_CASE(test_move), SL_CASE(test_static), SL_CASE(test_static_reload),
 	SL_CASE(test_limits), SL_CASE(test_aging), SL_CASE(test_bad_conf),
 };
 
