@@ -14,6 +14,9 @@
                                  spread over the N routes of `routes6 N`
   gen.py flows N FILE [ROUNDS]   pcap of N distinct UDP 5-tuples, one frame
                                  each, the whole set ROUNDS times (default 1)
+  gen.py macs K A B              the bridge part: K MAC addresses, K/2 hosts
+                                 each side; pcap A one frame from each a_i to
+                                 its b_i, pcap B the way back
   gen.py ofrules N FILE          one exact OpenFlow rule per 5-tuple of
                                  `flows N` (ovs-ofctl add-flows FILE)
   gen.py records PCAP            per-flow delay from last packet to expiry,
@@ -204,6 +207,22 @@ def cmd_flows(n, path, rounds=1):
     write_pcap(path, (f for _ in range(rounds) for f in one))
 
 
+def cmd_macs(k, a_path, b_path):
+    """K MAC addresses, K/2 hosts on each side of a bridge (at least one):
+    a.pcap holds one frame from each host a_i to its partner b_i, b.pcap
+    one from each b_i to a_i (64-byte UDP frames)."""
+    n = max(k // 2, 1)
+
+    def mac(side, i):
+        return bytes([0x02, side, (i >> 24) & 0xFF, (i >> 16) & 0xFF, (i >> 8) & 0xFF, i & 0xFF])
+
+    def one(src, dst, i):
+        f = frame(*flow(i))
+        return dst + src + f[12:]
+    write_pcap(a_path, (one(mac(0xA0, i), mac(0xB0, i), i) for i in range(n)))
+    write_pcap(b_path, (one(mac(0xB0, i), mac(0xA0, i), i) for i in range(n)))
+
+
 def cmd_ofrules(n, path):
     with open(path, "w") as fh:
         for i in range(n):
@@ -320,6 +339,8 @@ def main(a):
         cmd_dests6(int(a[1]), int(a[2]), a[3])
     elif len(a) in (3, 4) and a[0] == "flows":
         cmd_flows(int(a[1]), a[2], int(a[3]) if len(a) == 4 else 1)
+    elif len(a) == 4 and a[0] == "macs":
+        cmd_macs(int(a[1]), a[2], a[3])
     elif len(a) == 3 and a[0] == "ofrules":
         cmd_ofrules(int(a[1]), a[2])
     elif len(a) == 2 and a[0] == "records":

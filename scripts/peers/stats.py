@@ -44,7 +44,7 @@ import statistics
 import sys
 
 CSV_HEADER = "part,config,engine,run,mpps,packets,seconds,cpu_s,cycles_per_pkt,hit_pct,extra\n"
-RATIO_KEYS = ("l3fwd", "l3fwd6", "ovs", "ovs-exact", "sluice-io", "testpmd-io")
+RATIO_KEYS = ("l3fwd", "l3fwd6", "ovs", "ovs-exact", "sluice-io", "testpmd-io", "bridge")
 
 
 def cmd_cpu_seconds(ns0, ns1):
@@ -59,13 +59,18 @@ def cmd_window(s1, s2, summary, o, fc):
 
     def d(f):
         return f(b) - f(a)
-    out = d(lambda x: x["apps"][o]["counters"]["out_packets"])
+    # o: an app, or several separated by commas (their out_packets summed)
+    out = sum(d(lambda x, a=a: x["apps"][a]["counters"]["out_packets"]) for a in o.split(","))
     secs = d(lambda x: x["live"]["elapsed_ns"]) / 1e9
     busy = d(lambda x: sum(w["busy_cycles"] or 0 for w in x["workers"].values()))
     hit = fcc = "-"
     if fc != "-":
-        look = d(lambda x: x["apps"][fc]["counters"]["lookups"])
-        hits = d(lambda x: x["apps"][fc]["counters"]["hits"])
+        if "forwarded" in b["apps"][fc]["counters"]:   # a bridge: forwarded, not flooded
+            hits = d(lambda x: x["apps"][fc]["counters"]["forwarded"])
+            look = hits + d(lambda x: x["apps"][fc]["counters"]["flooded"])
+        else:
+            look = d(lambda x: x["apps"][fc]["counters"]["lookups"])
+            hits = d(lambda x: x["apps"][fc]["counters"]["hits"])
         hit = "%.1f" % (100.0 * hits / look) if look else "-"
 
         def rt(x):
@@ -142,7 +147,7 @@ def cmd_expiry(csv_path, runs, flows, engine, run, result):
 
 
 def cmd_medians(csv_path, d):
-    rows = [r for r in csv.DictReader(open(csv_path)) if r["part"] in ("l3fwd", "l3fwd6", "ovs")]
+    rows = [r for r in csv.DictReader(open(csv_path)) if r["part"] in ("l3fwd", "l3fwd6", "ovs", "bridge")]
 
     def med(v):
         return statistics.median(v) if v else None
@@ -162,6 +167,8 @@ def cmd_medians(csv_path, d):
     for part, cfg in configs:
         if part in ("l3fwd", "l3fwd6"):
             pairs.append((part, cfg, "sluice", "l3fwd", part))
+        elif part == "bridge":
+            pairs.append((part, cfg, "sluice", "ovs", "bridge"))
         else:
             pairs.append((part, cfg, "sluice", "ovs", "ovs"))
             if has("ovs-exact", cfg):
@@ -194,7 +201,7 @@ def cmd_medians(csv_path, d):
             ratios[key].append(ratio)
         line = "%-5s %-22s %s %s Mpps (%s; per CPU-s %s)  %-5s %s Mpps (%s; per CPU-s %s)  ratio %s (per CPU-s %s)" % (
             part, cfg, eng, f(sm), spread(s), f(sc), peer, f(pm), spread(p), f(pc), f(ratio), f(pratio))
-        if part == "ovs" and eng == "sluice":
+        if part in ("ovs", "bridge") and eng == "sluice":
             line += "  cycles/pkt sluice %s %s %s, hits sluice %s%% %s %s%%" % (
                 f(stat(s, "cycles_per_pkt"), "%.0f"), peer, f(stat(p, "cycles_per_pkt"), "%.0f"),
                 f(stat(s, "hit_pct"), "%.1f"), peer, f(stat(p, "hit_pct"), "%.1f"))
@@ -226,7 +233,7 @@ def cmd_medians(csv_path, d):
 
 def cmd_plot_data(d):
     """One file a curve: l3fwd "dests routes sluice l3fwd" (sorted by dests,
-    then routes); ovs "flows sluice ovs"; ovs-exact, sluice-io, testpmd-io
+    then routes); ovs "flows sluice ovs"; bridge "macs sluice ovs"; ovs-exact, sluice-io, testpmd-io
     "flows mpps" (sorted by flows).  A missing median is NaN (in l3fwd's
     file: empty)."""
     rows = list(csv.reader(open(d + "/medians.csv")))[1:]
@@ -236,7 +243,7 @@ def cmd_plot_data(d):
 
     def num(x):
         return float(x.split("=", 1)[1])
-    curves = {"l3fwd": [], "ovs": [], "ovs-exact": [], "sluice-io": [], "testpmd-io": []}
+    curves = {"l3fwd": [], "ovs": [], "ovs-exact": [], "sluice-io": [], "testpmd-io": [], "bridge": []}
     for r in rows:
         if r[0] == "l3fwd":
             routes, dests = r[1].split(" ")[:2]
@@ -244,6 +251,8 @@ def cmd_plot_data(d):
                                     " ".join((dests[6:], routes[7:], r[2], r[3]))))
         elif r[0] == "ovs":
             curves["ovs"].append(((num(r[1]),), " ".join((r[1][6:], r[2], nan(r[3])))))
+        elif r[0] == "bridge":   # "macs=K sluice ovs"
+            curves["bridge"].append(((num(r[1]),), " ".join((r[1][5:], r[2], nan(r[3])))))
         elif r[0] == "ovs-exact":
             curves["ovs-exact"].append(((num(r[1]),), " ".join((r[1][6:], nan(r[3])))))
         elif r[0] in curves:
