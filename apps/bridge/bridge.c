@@ -504,12 +504,25 @@ static const unsigned learn_ctr[] = {
 	[SL_MT_FULL] = B_LEARN_FULL, [SL_MT_NO_ROOM] = B_LEARN_DEFERRED,
 };
 
-/* One burst from member index in. */
+#define TO_FLOOD 0xfe   /* which[]: flood the frame */
+#define TO_DROP 0xff    /* which[]: its destination is on its own member */
+
+/* One burst from member index in, in passes: the first finds each frame's
+ * VLAN and keys and asks for both keys' buckets (the misses of a burst
+ * overlap), the second learns the sources, the third looks up the
+ * destinations into which[], and the last sends: the whole burst in one
+ * transmit when every frame goes, untagged, to one member (the common
+ * case), else frame by frame into the outputs' lists.  Few values live in
+ * each loop, and no count in memory is bumped every frame. */
 static void bridge_burst(struct sl_app *app, struct bridge_priv *p, unsigned in,
 			 struct rte_mbuf **pkts, unsigned n, uint64_t now)
 {
 	const struct sl_br_member *mi = &p->members[in];
 	uint64_t why_n[B_N_COUNTERS + 1] = { 0 };
+	uint64_t skey[SL_BURST_MAX], dkey[SL_BURST_MAX];
+	uint32_t shash[SL_BURST_MAX], dhash[SL_BURST_MAX];
+	uint8_t which[SL_BURST_MAX];
+	unsigned k = 0;
 	for (unsigned i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		enum sl_br_drop why;
@@ -519,37 +532,69 @@ static void bridge_burst(struct sl_app *app, struct bridge_priv *p, unsigned in,
 			why_n[why == SL_BR_RUNT ? B_DROP_RUNT : B_DROP_VLAN]++;
 			continue;
 		}
-		const struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
-		const uint8_t *src = eh->src_addr.addr_bytes, *dst = eh->dst_addr.addr_bytes;
-		if (mac_unicast(src)) {
-			uint64_t key = sl_mt_key((uint16_t)vid, src);
-			why_n[learn_ctr[sl_mt_learn(p->table, app->epoch, app->epoch_w, key,
-						    sl_mt_hash(key), mi->port, now)]]++;
-		} else {
+		/* at least 14 bytes: both 8-byte loads stay in the frame */
+		const uint8_t *eh = rte_pktmbuf_mtod(m, const uint8_t *);
+		dkey[k] = sl_mt_key_at((uint16_t)vid, eh);
+		skey[k] = sl_mt_key_at((uint16_t)vid, eh + RTE_ETHER_ADDR_LEN);
+		dhash[k] = sl_mt_hash(dkey[k]);
+		shash[k] = sl_mt_hash(skey[k]);
+		sl_mt_prefetch(p->table, shash[k]);
+		sl_mt_prefetch(p->table, dhash[k]);
+		pkts[k++] = m;
+	}
+	/* (a source or destination the same as the frame before's is not
+	 * looked up again: a burst of one conversation costs one lookup each) */
+	for (unsigned i = 0; i < k; i++) {
+		if (unlikely(!sl_mt_key_unicast(skey[i]))) {
 			why_n[B_NOT_LEARNED]++;
-		}
-		if (dst[0] & 1) {
-			flood(app, p, in, vid, m);
 			continue;
 		}
-		uint64_t key = sl_mt_key((uint16_t)vid, dst);
-		const struct sl_mt_entry *en = sl_mt_lookup(p->table, key, sl_mt_hash(key));
-		if (en == NULL) {
-			flood(app, p, in, vid, m);
+		if (i > 0 && skey[i] == skey[i - 1])
+			continue;
+		enum sl_mt_learn lr = sl_mt_learn(p->table, app->epoch, app->epoch_w, skey[i],
+						  shash[i], mi->port, now);
+		if (unlikely(lr != SL_MT_KNOWN))
+			why_n[learn_ctr[lr]]++;
+	}
+	unsigned diff = 0;
+	for (unsigned i = 0; i < k; i++) {
+		if (i > 0 && dkey[i] == dkey[i - 1]) {
+			which[i] = which[i - 1];
+			diff |= (unsigned)which[i] ^ which[0];
 			continue;
 		}
-		if (en->member == mi->port) {
-			sl_app_drop(app, &m, 1);
-			why_n[B_FILTERED]++;
-			continue;
+		const struct sl_mt_entry *en = (dkey[i] >> 40) & 1 ? NULL :
+			sl_mt_lookup(p->table, dkey[i], dhash[i]);
+		unsigned w = TO_FLOOD;
+		if (en != NULL) {
+			int o = p->member_of_port[en->member];
+			if (en->member == mi->port)
+				w = TO_DROP;
+			else if (o >= 0 && sl_br_carries(&p->members[o], sl_mt_key_vlan(dkey[i])))
+				w = en->member;   /* else a stale entry: flood */
 		}
-		int o = p->member_of_port[en->member];
-		if (o < 0 || !sl_br_carries(&p->members[o], vid)) {   /* a stale entry: flood */
-			flood(app, p, in, vid, m);
-			continue;
+		which[i] = (uint8_t)w;
+		diff |= w ^ which[0];
+	}
+	if (k > 0 && diff == 0 && which[0] < SL_MAX_PORTS &&
+	    p->members[p->member_of_port[which[0]]].mode == SL_BR_ACCESS &&
+	    app->out[which[0]] != NULL) {
+		sl_link_transmit(app->out[which[0]], pkts, k);
+		why_n[B_FORWARDED] += k;
+	} else {
+		for (unsigned i = 0; i < k; i++) {
+			struct rte_mbuf *m = pkts[i];
+			unsigned vid = sl_mt_key_vlan(dkey[i]);
+			if (which[i] == TO_FLOOD) {
+				flood(app, p, in, vid, m);
+			} else if (which[i] == TO_DROP) {
+				sl_app_drop(app, &m, 1);
+				why_n[B_FILTERED]++;
+			} else {
+				queue_out(app, p, &p->members[p->member_of_port[which[i]]], vid, m);
+				why_n[B_FORWARDED]++;
+			}
 		}
-		queue_out(app, p, &p->members[o], vid, m);
-		why_n[B_FORWARDED]++;
 	}
 	for (unsigned c = 0; c < B_N_COUNTERS; c++)
 		if (why_n[c] != 0)

@@ -81,6 +81,7 @@ struct sl_mt *sl_mt_create(const struct sl_mt_conf *conf, struct sl_err *err)
 	t->member_limit = conf->member_limit;
 	t->aging_ns = conf->aging_ns;
 	t->refresh_ns = RTE_MIN(conf->aging_ns / 64, (uint64_t)1000000000);
+	t->head.refresh_ns = t->refresh_ns;
 	t->sweep_ns = RTE_MAX(conf->aging_ns / 8, (uint64_t)1000000);
 	snprintf(t->name, sizeof(t->name), "%s", conf->name);
 	/* Ids handed out from 1 up (the stack's top is its end). */
@@ -196,8 +197,8 @@ static bool over_limit(const struct sl_mt *t, unsigned member)
 	       __atomic_load_n(&t->member_entries[member], __ATOMIC_RELAXED) >= t->member_limit;
 }
 
-enum sl_mt_learn sl_mt_learn(struct sl_mt *t, struct sl_epoch *e, struct sl_epoch_worker *ew,
-			     uint64_t key, uint32_t hash, unsigned member, uint64_t now)
+enum sl_mt_learn sl_mt_learn_slow(struct sl_mt *t, struct sl_epoch *e, struct sl_epoch_worker *ew,
+				  uint64_t key, uint32_t hash, unsigned member, uint64_t now)
 {
 	const struct sl_mt_entry *seen = sl_mt_lookup(t, key, hash);
 	if (seen != NULL) {

@@ -63,8 +63,12 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <rte_byteorder.h>
 #include <rte_hash_crc.h>
 #include <rte_prefetch.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "base/err.h"
 #include "epoch/epoch.h"
@@ -80,6 +84,21 @@ static inline uint64_t sl_mt_key(uint16_t vlan, const uint8_t mac[6])
 	for (unsigned i = 0; i < 6; i++)
 		k = k << 8 | mac[i];
 	return k;
+}
+
+/* The key of the MAC at mac (6 bytes, and 2 more that may be read) on
+ * VLAN vlan: one 8-byte load. */
+static inline uint64_t sl_mt_key_at(uint16_t vlan, const uint8_t *mac)
+{
+	uint64_t x;
+	memcpy(&x, mac, sizeof(x));
+	return (uint64_t)vlan << 48 | rte_be_to_cpu_64(x) >> 16;
+}
+
+/* Is the key's MAC a host's: not a group address, not all zeros? */
+static inline bool sl_mt_key_unicast(uint64_t key)
+{
+	return ((key >> 40) & 1) == 0 && (key & 0xffffffffffffull) != 0;
 }
 
 static inline uint16_t sl_mt_key_vlan(uint64_t key)
@@ -120,6 +139,7 @@ struct sl_mt_head {
 	struct sl_mt_bucket *buckets;
 	struct sl_mt_entry *entries;   /* by id; entries[0] unused */
 	uint32_t mask;                 /* buckets - 1 */
+	uint64_t refresh_ns;           /* sl_mt_refresh_ns */
 };
 
 struct sl_mt;
@@ -159,6 +179,25 @@ static inline const struct sl_mt_entry *sl_mt_lookup(const struct sl_mt *t, uint
 	const struct sl_mt_head *h = (const struct sl_mt_head *)(const void *)t;
 	const struct sl_mt_bucket *b = &h->buckets[hash & h->mask];
 	uint16_t sig = (uint16_t)(hash >> 16);
+#if defined(__SSE2__) && !defined(__SANITIZE_THREAD__)
+	/* the ten signatures compared at once: ways 0-7, then 2-9 (a racing
+	 * writer's signature only filters: the key is compared below) */
+	__m128i want = _mm_set1_epi16((short)sig);
+	unsigned lo = (unsigned)_mm_movemask_epi8(
+		_mm_cmpeq_epi16(_mm_loadu_si128((const __m128i *)(const void *)&b->sig[0]), want));
+	unsigned hi = (unsigned)_mm_movemask_epi8(
+		_mm_cmpeq_epi16(_mm_loadu_si128((const __m128i *)(const void *)&b->sig[2]), want));
+	/* two bits a 16-bit lane: way w at bit 2w (ways 8 and 9 are lanes 6
+	 * and 7 of the second load, bits 12 and 14, moved up to 16 and 18) */
+	unsigned ways = (lo & 0x5555u) | (hi & 0x5000u) << 4;
+	while (ways != 0) {
+		unsigned w = (unsigned)__builtin_ctz(ways) / 2;
+		ways &= ways - 1;
+		uint32_t id = __atomic_load_n(&b->id[w], __ATOMIC_ACQUIRE);
+		if (id != 0 && h->entries[id].key == key)
+			return &h->entries[id];
+	}
+#else
 	for (unsigned w = 0; w < SL_MT_WAYS; w++) {
 		if (__atomic_load_n(&b->sig[w], __ATOMIC_RELAXED) != sig)
 			continue;
@@ -166,6 +205,7 @@ static inline const struct sl_mt_entry *sl_mt_lookup(const struct sl_mt *t, uint
 		if (id != 0 && h->entries[id].key == key)
 			return &h->entries[id];
 	}
+#endif
 	return NULL;
 }
 
@@ -179,11 +219,34 @@ enum sl_mt_learn {
 	SL_MT_NO_ROOM,        /* the epoch's retire list is full: not moved */
 };
 
+/* sl_mt_learn past its common case (the key known on that member). */
+enum sl_mt_learn sl_mt_learn_slow(struct sl_mt *t, struct sl_epoch *e, struct sl_epoch_worker *ew,
+				  uint64_t key, uint32_t hash, unsigned member, uint64_t now);
+
+/* The table's refresh step (ns), read inline by sl_mt_learn. */
+static inline uint64_t sl_mt_head_refresh(const struct sl_mt *t)
+{
+	return ((const struct sl_mt_head *)(const void *)t)->refresh_ns;
+}
+
 /* Note that key was seen as a source on member at now (ns, one clock per
  * table, never going back).  e, ew: the calling worker's epoch and handle
- * (for the entry a move replaces).  Any worker. */
-enum sl_mt_learn sl_mt_learn(struct sl_mt *t, struct sl_epoch *e, struct sl_epoch_worker *ew,
-			     uint64_t key, uint32_t hash, unsigned member, uint64_t now);
+ * (for the entry a move replaces).  Any worker.  Inline for the common
+ * case, an address already known on that member: one lookup and, once
+ * per refresh step, one relaxed store. */
+static inline enum sl_mt_learn sl_mt_learn(struct sl_mt *t, struct sl_epoch *e,
+					   struct sl_epoch_worker *ew, uint64_t key,
+					   uint32_t hash, unsigned member, uint64_t now)
+{
+	const struct sl_mt_entry *seen = sl_mt_lookup(t, key, hash);
+	if (likely(seen != NULL && seen->member == member)) {
+		uint64_t last = __atomic_load_n(&seen->last_ns, __ATOMIC_RELAXED);
+		if (unlikely(now > last && now - last >= sl_mt_head_refresh(t)))
+			__atomic_store_n((uint64_t *)(uintptr_t)&seen->last_ns, now, __ATOMIC_RELAXED);
+		return SL_MT_KNOWN;
+	}
+	return sl_mt_learn_slow(t, e, ew, key, hash, member, now);
+}
 
 /* Add a static entry (control thread, before the workers run).  Returns 0,
  * or -EEXIST (key already there), -ENOSPC (table or bucket full) with a
