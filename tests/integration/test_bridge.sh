@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The bridge app (docs/bridge.md):
 #   1. docs/examples/bridge.yaml: two generators through a bridge, the
-#      frames before the first answer flooded, then all forwarded; both addresses in the MAC table; the same
+#      frames before the first answer flooded, then all forwarded; the
+#      same on a worker group of two replicas sharing one table; both addresses in the MAC table; the same
 #      with the generators on another worker (interlinks into the bridge);
 #   2. three members from pcap files (two access ports on VLAN 10, a trunk of
 #      VLANs 10 and 20), static entries: known unicast to one member, floods
@@ -59,6 +60,44 @@ pool_back "$T/ex2.log"
 [[ $(link_kind "$T/ex2.log" "host_a.output -> br.input0") == interlink ]] || fail "host_a's link is not an interlink"
 check_example "$T/ex2.log.json" || fail "the example on two workers"
 ok "the same with the hosts on another worker, through interlinks"
+
+# A bridge on a worker group: its two replicas share one MAC table (split
+# by flow into them, joined out of them).  Each address is learned once in
+# all (the replica second to see it finds it), both count the table's 2
+# entries, and the table is listed once (by replica 0).
+cat >"$T/grp.yaml" <<EOF
+dpdk: { args: $EAL_ARGS }
+pool: { mbufs: 16383 }
+workers:
+  io: { core: auto }
+  g: { count: 2 }
+apps:
+  host_a: { type: source, worker: io, src_mac: "02:00:00:00:00:0a", dst_mac: "02:00:00:00:00:0b", flows: 64, rate: 50k }
+  host_b: { type: source, worker: io, src_mac: "02:00:00:00:00:0b", dst_mac: "02:00:00:00:00:0a", flows: 64, rate: 50k }
+  wire_a: { type: sink, worker: io }
+  wire_b: { type: sink, worker: io }
+  br: { type: bridge, worker: g, members: [ { port: 0 }, { port: 1 } ] }
+links:
+  - host_a.output -> br.input0
+  - br.output0 -> wire_a.input
+  - host_b.output -> br.input1
+  - br.output1 -> wire_b.input
+EOF
+expect_exit 0 "$T/grp.log" run "$T/grp.yaml" --summary-json "$T/grp.log.json" --duration 2
+pool_back "$T/grp.log"
+python3 - "$T/grp.log.json" <<'PY' || fail "the replicated bridge"
+import json, sys
+s = json.load(open(sys.argv[1]))
+r = [s["apps"]["br@%d" % k] for k in (0, 1)]
+c = [x["counters"] for x in r]
+assert c[0]["learned"] + c[1]["learned"] == 2, c
+assert c[0]["entries"] == 2 and c[1]["entries"] == 2, c
+assert all(x["forwarded"] > 0 for x in c), c   # the split sent flows to both
+assert len(r[0]["macs"]) == 2 and r[1].get("macs", []) == [], r
+print("br@0 forwarded %d, br@1 %d; learned %d + %d" % (c[0]["forwarded"], c[1]["forwarded"],
+                                                     c[0]["learned"], c[1]["learned"]))
+PY
+ok "a bridge on a worker group of two: one shared table, each address learned once"
 
 # --- 2. VLANs, static entries, floods and drops, byte for byte
 python3 - "$T" "$SRC/tests/tools" <<'PY' || fail "cannot write the pcaps"
