@@ -277,6 +277,21 @@ sys.exit(0 if ",".join(rows) == sys.argv[2] else 1)
 PY
 }
 wait_event "A and B learned, the static e1" "$pid" "$T/r1.log" macs_are "0a/l/10/0,0b/l/10/1,e1/s/10/1"
+# the table and the counters through DPDK's telemetry client
+if command -v dpdk-telemetry.py >/dev/null && [[ $(id -u) -eq 0 ]]; then
+  printf '%s\n' /sluice/macs,br /sluice/bridge,br /sluice/macs,wire_a |
+    dpdk-telemetry.py -f "$PREFIX" >"$T/tel.out" || fail "dpdk-telemetry.py failed"
+  python3 - "$T/tel.out" <<'PY' || { cat "$T/tel.out" >&2; fail "telemetry of the bridge"; }
+import json, sys
+r = [list(json.loads(l).values())[0] for l in open(sys.argv[1])]
+assert r[0]["total"] == 3 and sorted(zip(r[0]["mac"], r[0]["type"], r[0]["port"])) == [
+    ("02:00:00:00:00:0a", "learned", 0), ("02:00:00:00:00:0b", "learned", 1),
+    ("02:00:00:00:00:e1", "static", 1)], r[0]
+assert r[1]["name"] == "br" and r[1]["learned"] == 2 and r[1]["entries"] == 3, r[1]
+assert r[2] == {"error": "app 'wire_a' (sink) keeps no macs"}, r[2]
+PY
+  ok "telemetry: /sluice/macs,br lists the table, /sluice/bridge,br the counters"
+fi
 expect_exit 0 "$T/reload2" reload --prefix "$PREFIX" "$T/r2.yaml"
 wait_event "C learned on the new member, e1 gone, e2 on port 2, A and B kept" "$pid" "$T/r1.log" \
   macs_are "0a/l/10/0,0b/l/10/1,0c/l/10/2,e2/s/10/2"
