@@ -45,7 +45,8 @@ enum { S_MAC, S_VLAN, S_PORT, S_COUNT };
 enum {
 	B_FORWARDED, B_FLOODED, B_FLOOD_COPIES, B_LEARNED, B_MOVED, B_AGED, B_STATIC_KEPT,
 	B_LEARN_LIMITED, B_LEARN_FULL, B_LEARN_DEFERRED, B_NOT_LEARNED, B_FILTERED, B_DROP_RUNT,
-	B_DROP_VLAN, B_DROP_NO_COPY, B_DROP_NO_TAG, B_AGED_LATE_US, B_ENTRIES, B_ENTRIES_STATIC,
+	B_DROP_VLAN, B_DROP_NO_COPY, B_DROP_NO_TAG, B_AGED_LATE_US, B_TICK_GAP_US, B_AGING_BOUND_US,
+	B_ENTRIES, B_ENTRIES_STATIC,
 	B_N_COUNTERS
 };
 
@@ -67,6 +68,8 @@ static const struct sl_counter_spec bridge_counters[] = {
 	[B_DROP_NO_COPY] = { "drop_no_copy", SL_COUNTER, "Flood copies not made: the pool had no mbuf." },
 	[B_DROP_NO_TAG] = { "drop_no_tag", SL_COUNTER, "Frames not sent because a VLAN tag could not be added (no headroom, or a shared mbuf)." },
 	[B_AGED_LATE_US] = { "aged_late_us", SL_GAUGE, "The most an aged entry outlived aging after its last frame, in microseconds (docs/bridge.md: bounded)." },
+	[B_TICK_GAP_US] = { "tick_gap_us", SL_GAUGE, "The longest time between two of this app's aging sweeps, in microseconds: a worker kept off its CPU delays aging by as much." },
+	[B_AGING_BOUND_US] = { "aging_bound_us", SL_GAUGE, "How long past aging an idle entry may live when sweeps come often: the refresh step plus the sweep period, in microseconds (add tick_gap_us for the bound in general)." },
 	[B_ENTRIES] = { "entries", SL_GAUGE, "Entries in the MAC table, static ones included (the table replicas share)." },
 	[B_ENTRIES_STATIC] = { "entries_static", SL_GAUGE, "Static entries in the MAC table." },
 };
@@ -325,6 +328,8 @@ static int bridge_init(struct sl_app *app, struct sl_err *err)
 	}
 	sl_mt_sweep_init(p->table, &p->sweep, app->replica,
 			 app->n_replicas > 0 ? app->n_replicas : 1, now);
+	sl_app_ctr_set(app, B_AGING_BOUND_US,
+		       (sl_mt_refresh_ns(p->table) + sl_mt_sweep_ns(p->table)) / 1000);
 	return 0;
 }
 
@@ -639,8 +644,11 @@ static void bridge_tick(struct sl_app *app)
 	struct bridge_priv *p = app->priv;
 	uint64_t now = sl_epoch_now_ns(app->epoch);
 	uint64_t late = 0;
+	uint64_t gap = p->sweep.gap_max_ns;
 	unsigned aged = sl_mt_age(p->table, &p->sweep, app->epoch, app->epoch_w, now, AGE_BUDGET,
 				  &late);
+	if (p->sweep.gap_max_ns > gap)
+		sl_app_ctr_set(app, B_TICK_GAP_US, p->sweep.gap_max_ns / 1000);
 	if (aged > 0) {
 		sl_app_ctr_add(app, B_AGED, aged);
 		if (late > p->late_max_ns) {

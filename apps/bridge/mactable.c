@@ -350,6 +350,7 @@ void sl_mt_sweep_init(const struct sl_mt *t, struct sl_mt_sweep *s, unsigned k, 
 	s->cursor = s->lo;
 	s->last_ns = now;
 	s->carry = 0;
+	s->gap_max_ns = 0;
 }
 
 /* Unlink and retire the idle learned entries of bucket b; false when the
@@ -408,6 +409,8 @@ unsigned sl_mt_age(struct sl_mt *t, struct sl_mt_sweep *s, struct sl_epoch *e,
 	/* visits owed: range per sweep period, in 1/65536ths */
 	uint64_t dt = now - s->last_ns;
 	s->last_ns = now;
+	if (dt > s->gap_max_ns)
+		s->gap_max_ns = dt;
 	if (dt > t->sweep_ns)
 		dt = t->sweep_ns;
 	s->carry += (uint64_t)((unsigned __int128)dt * range * 65536 / t->sweep_ns);

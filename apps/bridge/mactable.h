@@ -27,7 +27,11 @@
  * is unlinked by a sweep (sl_mt_age) that visits at most `budget` buckets a
  * call and paces itself to one pass over its range per sweep period
  * (aging / 8): an address is removed between `aging` and
- * sl_mt_bound_ns() after its last frame, while the budget keeps up.
+ * sl_mt_bound_ns() after its last frame, while the budget keeps up and
+ * the sweeps are called often: in general no later than aging + refresh
+ * step + sweep period + the longest time between two calls of the sweep
+ * (sl_mt_sweep.gap_max_ns), while each call's budget covers the buckets
+ * owed.
  * Static entries never age and never move.
  *
  * Limits.  At most `capacity` entries (static ones included); a learn that
@@ -272,6 +276,7 @@ struct sl_mt_sweep {
 	uint32_t lo, hi, cursor;
 	uint64_t last_ns;      /* previous call */
 	uint64_t carry;        /* bucket visits owed, scaled by 2^16 */
+	uint64_t gap_max_ns;   /* the longest time between two calls */
 };
 
 /* Share k of n (n >= 1) of the buckets. */

@@ -220,11 +220,14 @@ br = s["apps"]["br"]
 c = br["counters"]
 t0, t1 = float(sys.argv[2]), float(sys.argv[3])
 assert c["aged"] == 1 and c["learned"] == 1 and c["entries"] == 1 and c["entries_static"] == 1, c
-assert c["aged_late_us"] > 0, c
+# within the documented bound: refresh step + sweep period, and the
+# longest wait between two sweeps (a worker kept off its CPU), measured
+assert 0 < c["aged_late_us"] <= c["aging_bound_us"] + c["tick_gap_us"] + 2, c
 rows = [(r["mac"], r["type"]) for r in br["macs"]]
 assert rows == [("02:00:00:00:00:0c", "static")], rows
-print("aged after aging 300 ms: %.0f ms after it was seen learned; outlived aging by %d us (bound: docs/bridge.md)"
-      % ((t1 - t0) * 1000, c["aged_late_us"]))
+print("aged after aging 300 ms: %.0f ms after it was seen learned; outlived aging by %d us "
+      "(bound %d us + the longest gap between sweeps, %d us)"
+      % ((t1 - t0) * 1000, c["aged_late_us"], c["aging_bound_us"], c["tick_gap_us"]))
 PY
 interrupt "$pid" "$T/age.log" || { cat "$T/age.log" >&2; fail "the aging run did not stop cleanly"; }
 pid=""
