@@ -8,6 +8,7 @@ compared exactly with what scripts/bench-peers printed and wrote for them:
   100%), with no cycles, and expiry runs that saw no flow;
 - medians on that results.csv: the median lines (l3fwd; OVS by its in_port
   rule and by exact rules; the floors; a flow count OVS did not run; the
+  bridge against OVS NORMAL; the
   expiry medians, skipping runs without a number), DIR/ratios (the smallest
   ratio of each kind; NA for none), DIR/medians.csv and the plot data; an
   OVS expiry run whose poller printed nothing is skipped too (it made the
@@ -92,6 +93,10 @@ RECORDS = [
     ('ovs', 'flows=1024', 'ovs-exact', '2', '9500000', '2.010', '2.010', '226.0', '100.0', 'simple match 0.0% emc 97.9% smc 0.0% megaflow 2.1% upcall 0.00%'),
     ('ovs', 'flows=1048576', 'sluice', '1', '16000000', '2.000', '1.999', '130.0', '62.5', 'flowcache 60.2 cycles/packet'),
     ('ovs', 'flows=1048576', 'sluice', '2', '15000000', '2.000', '1.999', '138.8', '62.0', 'flowcache 63.0 cycles/packet'),
+    ('bridge', 'macs=2', 'sluice', '1', '60000000', '2.000', '2.000', '81.0', '100.0', 'bridge 25.1 cycles/packet'),
+    ('bridge', 'macs=2', 'ovs', '1', '30000000', '2.000', '2.000', '166.0', '100.0', 'simple match 0.0% emc 100.0% smc 0.0% megaflow 0.0% upcall 0.00%; fdb 2/2048'),
+    ('bridge', 'macs=2', 'sluice', '2', '62000000', '2.000', '2.000', '79.0', '100.0', 'bridge 24.9 cycles/packet'),
+    ('bridge', 'macs=2', 'ovs', '2', '31000000', '2.000', '2.000', '164.0', '100.0', 'simple match 0.0% emc 100.0% smc 0.0% megaflow 0.0% upcall 0.00%; fdb 2/2048'),
 ]
 # ENGINE RUN RESULT (gen.py records or ovs-expiry), of 1000 flows
 EXPIRY = [
@@ -114,6 +119,7 @@ ovs   flows=1024             sluice 15.250 Mpps (15.00..15.50; per CPU-s 15.288)
 ovs   flows=1024             sluice-io 23.750 Mpps (23.50..24.00; per CPU-s 23.750)  ovs   6.099 Mpps (5.97..6.22; per CPU-s 6.099)  ratio 3.894 (per CPU-s 3.894)  cycles/pkt sluice-io 41 ovs 170
 ovs   flows=1024             testpmd-io 25.125 Mpps (25.00..25.25; per CPU-s 25.125)  ovs   6.099 Mpps (5.97..6.22; per CPU-s 6.099)  ratio 4.120 (per CPU-s 4.119)  cycles/pkt testpmd-io NA ovs 170
 ovs   flows=1048576          sluice 7.750 Mpps (7.50..8.00; per CPU-s 7.754)  ovs   NA Mpps (; per CPU-s NA)  ratio NA (per CPU-s NA)  cycles/pkt sluice 134 ovs NA, hits sluice 62.2% ovs NA%
+bridge macs=2                 sluice 30.500 Mpps (30.00..31.00; per CPU-s 30.500)  ovs   15.250 Mpps (15.00..15.50; per CPU-s 15.250)  ratio 2.000 (per CPU-s 2.000)  cycles/pkt sluice 80 ovs 165, hits sluice 100.0% ovs 100.0%
 expiry sluice medians over 2 runs of the delay from last packet to state gone, ms: p0 1003 p50 1505 p90 1902 p99 1990 max 2003
 expiry ovs    medians over 1 runs of the delay from last packet to state gone, ms: p0 1201 p50 5120 p90 9800 p99 10600 max 10710
 """
@@ -125,6 +131,7 @@ ovs 2.467
 ovs-exact 3.314
 sluice-io 3.016
 testpmd-io 3.137
+bridge 2.000
 """
 
 PLOTS = {
@@ -147,6 +154,9 @@ PLOTS = {
     "testpmd-io": """\
 1 25.743499999999997
 1024 25.125
+""",
+    "bridge": """\
+2 30.5 15.25
 """,
 }
 
