@@ -61,6 +61,7 @@
 
 #include "runtime/app.h"
 #include "apps/flowcache/flowtable.h"
+#include "apps/flowcache/ipfix.h"
 #include "apps/pkt/pkt.h"
 #include "apps/router/route.h"
 
@@ -68,6 +69,7 @@
 #define FC_RECORD_MAX 512             /* bytes of one JSON line */
 #define FC_FLUSH_NS 1000000000ull
 #define FC_FILE_BUF (256u * 1024u)     /* records waiting for the file */
+#define FC_IPFIX_QUEUE 16384u          /* records waiting for the IPFIX exporter */
 
 /* The app's counters, in the order of fc_counters. */
 enum {
@@ -77,6 +79,7 @@ enum {
 	FC_MALFORMED_R,                   /* + reason - 1, for reasons 1.. */
 	FC_RECORDS = FC_MALFORMED_R + SL_PKT_R_COUNT - 1,
 	FC_RECORDS_LOST,
+	FC_IPFIX_SENT, FC_IPFIX_LOST, FC_IPFIX_MESSAGES,
 	FC_N_COUNTERS
 };
 
@@ -106,7 +109,10 @@ static const struct sl_counter_spec fc_counters[FC_N_COUNTERS] = {
 	[FC_MALFORMED_R + SL_PKT_R_BAD_EXT - 1] = { "malformed_bad_ext", SL_COUNTER, "Dropped: IPv6 extension header chain too long or cut short." },
 	[FC_MALFORMED_R + SL_PKT_R_SHORT_L4 - 1] = { "malformed_short_l4", SL_COUNTER, "Dropped: ports missing from a first fragment." },
 	[FC_RECORDS] = { "records", SL_COUNTER, "Flow records every destination (file, records output) took." },
-	[FC_RECORDS_LOST] = { "records_lost", SL_COUNTER, "Flow records lost: the file buffer was full, a write failed, or no mbuf for the frame." },
+	[FC_RECORDS_LOST] = { "records_lost", SL_COUNTER, "Flow records lost: the file buffer was full, a write failed, no mbuf for the frame, or the IPFIX exporter's queue was full." },
+	[FC_IPFIX_SENT] = { "ipfix_sent", SL_COUNTER, "Flow records the IPFIX exporter sent in messages the socket took." },
+	[FC_IPFIX_LOST] = { "ipfix_lost", SL_COUNTER, "Flow records in IPFIX messages that could not be sent (no collector: ICMP port unreachable)." },
+	[FC_IPFIX_MESSAGES] = { "ipfix_messages", SL_COUNTER, "IPFIX messages sent, template sets included." },
 };
 _Static_assert(SL_PKT_R_COUNT == 9, "one malformed_* counter per reason of apps/pkt/pkt.h");
 
@@ -124,6 +130,7 @@ struct fc_priv {
 	uint64_t rlines;
 	bool closing;                     /* fini: write when rbuf fills */
 	struct sl_link *rec_out;
+	struct sl_ipfix *ipfix;           /* records: ipfix://HOST:PORT */
 	uint64_t real_off_ns;             /* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	uint64_t last_flush_ns;
 
@@ -230,6 +237,31 @@ static bool rec_to_file(struct sl_app *app, struct fc_priv *p, const char *line,
 	return true;
 }
 
+/* A record to the IPFIX exporter's queue: false if it is full. */
+static bool rec_to_ipfix(struct fc_priv *p, const struct sl_flow_record *r)
+{
+	static const uint8_t reason[SL_FT_REASONS] = {
+		[SL_FT_IDLE] = SL_IPFIX_IDLE, [SL_FT_ACTIVE] = SL_IPFIX_ACTIVE,
+		[SL_FT_EVICTED] = SL_IPFIX_LACK_OF_RESOURCES, [SL_FT_FLUSHED] = SL_IPFIX_FORCED,
+		[SL_FT_STOPPED] = SL_IPFIX_FORCED,
+	};
+	struct sl_ipfix_rec x = {
+		.family = r->key.family, .proto = r->key.proto,
+		.reason = r->reason < SL_FT_REASONS ? reason[r->reason] : SL_IPFIX_FORCED,
+		.sport = r->key.sport, .dport = r->key.dport,
+		/* octetDeltaCount is IP octets: the frames' less an untagged
+		 * Ethernet header each (docs/flowcache.md, IPFIX) */
+		.packets = r->packets,
+		.bytes = r->bytes > r->packets * RTE_ETHER_HDR_LEN ?
+			 r->bytes - r->packets * RTE_ETHER_HDR_LEN : 0,
+		.start_ms = (r->first_ns + p->real_off_ns) / 1000000,
+		.end_ms = (r->last_ns + p->real_off_ns) / 1000000,
+	};
+	memcpy(x.src, r->key.src, sizeof(x.src));
+	memcpy(x.dst, r->key.dst, sizeof(x.dst));
+	return sl_ipfix_put(p->ipfix, &x);
+}
+
 /* The table's record callback: arg is the app.  A record counts as written
  * when every destination took it, else as lost. */
 static void on_record(const struct sl_flow_record *r, void *arg)
@@ -239,6 +271,10 @@ static void on_record(const struct sl_flow_record *r, void *arg)
 	bool to_link = p->rec_out != NULL && r->reason != SL_FT_STOPPED;
 	char line[FC_RECORD_MAX];
 
+	if (p->ipfix != NULL) {
+		sl_app_ctr_add(app, rec_to_ipfix(p, r) ? FC_RECORDS : FC_RECORDS_LOST, 1);
+		return;
+	}
 	if (p->file == NULL && !to_link)
 		return;
 	int n = fmt_record(r, p->share->name, p->real_off_ns, line, sizeof(line));
@@ -553,7 +589,19 @@ static int fc_init(struct sl_app *app, struct sl_err *err)
 	p->real_off_ns = realtime_offset();
 
 	const char *path = sl_app_param_str(app, "records");
-	if (strcmp(path, "none") != 0) {
+	struct sl_ipfix_conf xc = {
+		.name = app->name, .domain = (uint32_t)sl_app_param_uint(app, "ipfix_domain"),
+		.point = app->replica, .refresh_ns = sl_app_param_uint(app, "ipfix_refresh"),
+		.queue = FC_IPFIX_QUEUE,
+	};
+	int url = sl_ipfix_parse(path, &xc, err);
+	if (url < 0)
+		return url;
+	if (url > 0) {
+		p->ipfix = sl_ipfix_open(&xc, err);
+		if (p->ipfix == NULL)
+			return -errno;
+	} else if (strcmp(path, "none") != 0) {
 		p->file = fopen(path, "a");
 		if (p->file == NULL)
 			return sl_errf(err, errno, "cannot open the records file '%s': %s", path,
@@ -616,6 +664,13 @@ static void fc_collect(struct sl_app *app)
 	};
 	for (unsigned i = 0; i < SL_ARRAY_LEN(v); i++)
 		sl_app_ctr_set(app, i, v[i]);
+	if (p->ipfix != NULL) {
+		struct sl_ipfix_stats x;
+		sl_ipfix_stats(p->ipfix, &x);
+		sl_app_ctr_set(app, FC_IPFIX_SENT, x.sent);
+		sl_app_ctr_set(app, FC_IPFIX_LOST, x.lost);
+		sl_app_ctr_set(app, FC_IPFIX_MESSAGES, x.messages);
+	}
 }
 
 static void fc_fini(struct sl_app *app)
@@ -627,6 +682,17 @@ static void fc_fini(struct sl_app *app)
 		if (p->file != NULL)
 			rec_write_file(app, p);
 		fc_collect(app);   /* the flows closed here: stopped, freed */
+	}
+	if (p->ipfix != NULL) {
+		/* the stopped flows are queued by now: send them, then count */
+		struct sl_ipfix_stats x;
+		struct sl_ipfix *ex = p->ipfix;
+		sl_ipfix_close_wait(ex, &x);
+		sl_app_ctr_set(app, FC_IPFIX_SENT, x.sent);
+		sl_app_ctr_set(app, FC_IPFIX_LOST, x.lost);
+		sl_app_ctr_set(app, FC_IPFIX_MESSAGES, x.messages);
+		p->ipfix = NULL;
+		sl_ipfix_close(ex);
 	}
 	for (unsigned i = 0; i < p->n_rec; i++)
 		rte_pktmbuf_free(p->rec_pkts[i]);
@@ -713,7 +779,11 @@ static const struct sl_param_spec fc_params[] = {
 	  .doc = "name of a table to share with other flowcache apps; none: a private table",
 	  .share_agree = "entries|ids|idle_timeout|active_timeout|expiry_cap|scan|expiry|route" },
 	{ .name = "records", .type = SL_PARAM_STRING, .def = "none",
-	  .doc = "file to append flow records to, one JSON object per line; none: no file" },
+	  .doc = "file to append flow records to, one JSON object per line; or ipfix://HOST:PORT, an IPFIX collector over UDP (docs/flowcache.md); none: neither" },
+	{ .name = "ipfix_domain", .type = SL_PARAM_UINT, .def = "1", .max = UINT32_MAX,
+	  .doc = "the IPFIX messages' observation domain id (records: ipfix://...)" },
+	{ .name = "ipfix_refresh", .type = SL_PARAM_DURATION, .def = "60s",
+	  .doc = "how often the IPFIX templates are sent again over UDP" },
 	{ .name = "route", .type = SL_PARAM_STRING, .def = "none",
 	  .doc = "router app whose next hop is cached per flow and passed on as a route hint; none: no caching",
 	  .app_type = "router" },
@@ -747,6 +817,14 @@ static int fc_check(const struct sl_param_value *params, unsigned n_in,
 		.expiry = strcmp(v[6]->s, "wheel") == 0 ? SL_FT_WHEEL : SL_FT_SCAN,
 		.n_handles = 1, .socket = -1,
 	};
+	const struct sl_param_value *rec =
+		&params[sl_param_find(fc_params, SL_ARRAY_LEN(fc_params), "records")];
+	struct sl_ipfix_conf xc = { .name = "" };
+	int url = sl_ipfix_parse(rec->s, &xc, err);
+	if (url < 0 || (url > 0 && sl_ipfix_resolve(&xc, err) < 0))
+		return -EINVAL;
+	if (url > 0 && params[sl_param_find(fc_params, SL_ARRAY_LEN(fc_params), "ipfix_refresh")].u < 1000000)
+		return sl_errf(err, EINVAL, "parameter 'ipfix_refresh' must be at least 1ms");
 	const char *what;
 	uint64_t avail = sl_ft_mem_available(&what);
 	return sl_ft_mem_check(&c, avail, what, err) < 0 ? -EINVAL : 0;
