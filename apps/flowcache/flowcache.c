@@ -79,7 +79,7 @@ enum {
 	FC_MALFORMED_R,                   /* + reason - 1, for reasons 1.. */
 	FC_RECORDS = FC_MALFORMED_R + SL_PKT_R_COUNT - 1,
 	FC_RECORDS_LOST,
-	FC_IPFIX_SENT, FC_IPFIX_LOST, FC_IPFIX_MESSAGES,
+	FC_IPFIX_SENT, FC_IPFIX_LOST, FC_IPFIX_MESSAGES, FC_IPFIX_CONNECTS,
 	FC_N_COUNTERS
 };
 
@@ -113,6 +113,7 @@ static const struct sl_counter_spec fc_counters[FC_N_COUNTERS] = {
 	[FC_IPFIX_SENT] = { "ipfix_sent", SL_COUNTER, "Flow records the IPFIX exporter sent in messages the socket took." },
 	[FC_IPFIX_LOST] = { "ipfix_lost", SL_COUNTER, "Flow records in IPFIX messages that could not be sent (no collector: ICMP port unreachable)." },
 	[FC_IPFIX_MESSAGES] = { "ipfix_messages", SL_COUNTER, "IPFIX messages sent, template sets included." },
+	[FC_IPFIX_CONNECTS] = { "ipfix_connects", SL_COUNTER, "TCP connections the IPFIX exporter made to its collector (ipfix+tcp://)." },
 };
 _Static_assert(SL_PKT_R_COUNT == 9, "one malformed_* counter per reason of apps/pkt/pkt.h");
 
@@ -670,6 +671,7 @@ static void fc_collect(struct sl_app *app)
 		sl_app_ctr_set(app, FC_IPFIX_SENT, x.sent);
 		sl_app_ctr_set(app, FC_IPFIX_LOST, x.lost);
 		sl_app_ctr_set(app, FC_IPFIX_MESSAGES, x.messages);
+		sl_app_ctr_set(app, FC_IPFIX_CONNECTS, x.connects);
 	}
 }
 
@@ -691,6 +693,7 @@ static void fc_fini(struct sl_app *app)
 		sl_app_ctr_set(app, FC_IPFIX_SENT, x.sent);
 		sl_app_ctr_set(app, FC_IPFIX_LOST, x.lost);
 		sl_app_ctr_set(app, FC_IPFIX_MESSAGES, x.messages);
+		sl_app_ctr_set(app, FC_IPFIX_CONNECTS, x.connects);
 		p->ipfix = NULL;
 		sl_ipfix_close(ex);
 	}
@@ -779,7 +782,7 @@ static const struct sl_param_spec fc_params[] = {
 	  .doc = "name of a table to share with other flowcache apps; none: a private table",
 	  .share_agree = "entries|ids|idle_timeout|active_timeout|expiry_cap|scan|expiry|route" },
 	{ .name = "records", .type = SL_PARAM_STRING, .def = "none",
-	  .doc = "file to append flow records to, one JSON object per line; or ipfix://HOST:PORT, an IPFIX collector over UDP (docs/flowcache.md); none: neither" },
+	  .doc = "file to append flow records to, one JSON object per line; or ipfix://HOST:PORT, an IPFIX collector over UDP (ipfix+tcp://HOST:PORT: over TCP; docs/flowcache.md); none: neither" },
 	{ .name = "ipfix_domain", .type = SL_PARAM_UINT, .def = "1", .max = UINT32_MAX,
 	  .doc = "the IPFIX messages' observation domain id (records: ipfix://...)" },
 	{ .name = "ipfix_refresh", .type = SL_PARAM_DURATION, .def = "60s",

@@ -67,7 +67,8 @@ struct sl_ipfix {
 	fBuf_t *buf;                 /* owns the session and the exporter */
 	fbExporter_t *ex;            /* encodes each message into msg */
 	uint8_t msg[MSG_MAX];
-	int fd;                      /* a connected UDP socket to the collector */
+	int fd;                      /* a connected socket to the collector, or -1 */
+	uint64_t next_try_ns, backoff_ns;   /* TCP: the next connection attempt */
 	uint16_t tid4, tid6;
 	pthread_t thread;
 	bool started;
@@ -82,7 +83,7 @@ struct sl_ipfix {
 	/* the thread's */
 	unsigned pending;            /* records in the message being built */
 	int cur;                     /* family of the template set last: 0, 4 or 6 */
-	uint64_t sent, lost, messages, template_sends;   /* atomics, for stats */
+	uint64_t sent, lost, messages, template_sends, connects;   /* atomics, for stats */
 };
 
 static uint64_t mono_ns(void)
@@ -94,10 +95,15 @@ static uint64_t mono_ns(void)
 
 int sl_ipfix_parse(const char *url, struct sl_ipfix_conf *conf, struct sl_err *err)
 {
-	static const char scheme[] = "ipfix://";
-	if (strncmp(url, scheme, sizeof(scheme) - 1) != 0)
+	static const char *const schemes[] = { "ipfix://", "ipfix+udp://", "ipfix+tcp://" };
+	const char *h = NULL, *colon;
+	for (unsigned i = 0; i < 3 && h == NULL; i++)
+		if (strncmp(url, schemes[i], strlen(schemes[i])) == 0) {
+			h = url + strlen(schemes[i]);
+			conf->tcp = i == 2;
+		}
+	if (h == NULL)
 		return 0;
-	const char *h = url + sizeof(scheme) - 1, *colon;
 	size_t hl;
 	if (*h == '[') {   /* an IPv6 address */
 		const char *end = strchr(h, ']');
@@ -126,19 +132,73 @@ int sl_ipfix_parse(const char *url, struct sl_ipfix_conf *conf, struct sl_err *e
 	snprintf(conf->port, sizeof(conf->port), "%lu", pn);
 	return 1;
 bad:
-	return sl_errf(err, EINVAL, "records: '%s' is not ipfix://HOST:PORT (an IPv6 HOST in brackets)",
-		       url);
+	return sl_errf(err, EINVAL, "records: '%s' is not ipfix://HOST:PORT, ipfix+udp://HOST:PORT or "
+		       "ipfix+tcp://HOST:PORT (an IPv6 HOST in brackets)", url);
 }
 
 int sl_ipfix_resolve(const struct sl_ipfix_conf *conf, struct sl_err *err)
 {
-	struct addrinfo hints = { .ai_socktype = SOCK_DGRAM }, *res = NULL;
+	struct addrinfo hints = { .ai_socktype = conf->tcp ? SOCK_STREAM : SOCK_DGRAM }, *res = NULL;
 	int rc = getaddrinfo(conf->host, conf->port, &hints, &res);
 	if (rc != 0)
 		return sl_errf(err, EINVAL, "records: cannot resolve the IPFIX collector '%s': %s",
 			       conf->host, gai_strerror(rc));
 	freeaddrinfo(res);
 	return 0;
+}
+
+/* Over TCP: a connection, if the last attempt is long enough ago (the wait
+ * doubles from 100 ms to 10 s while attempts fail); a new one first gets
+ * the templates.  Connecting waits at most 1 s (SO_SNDTIMEO). */
+static void send_templates(struct sl_ipfix *x);
+
+static void tcp_connect(struct sl_ipfix *x, uint64_t now)
+{
+	if (x->fd >= 0 || now < x->next_try_ns)
+		return;
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai = NULL;
+	int fd = -1;
+	if (getaddrinfo(x->conf.host, x->conf.port, &hints, &ai) == 0) {
+		fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		struct timeval tv = { .tv_sec = 1 };
+		if (fd >= 0 && (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) != 0 ||
+				connect(fd, ai->ai_addr, ai->ai_addrlen) != 0)) {
+			close(fd);
+			fd = -1;
+		}
+		freeaddrinfo(ai);
+	}
+	if (fd < 0) {
+		x->backoff_ns = x->backoff_ns == 0 ? 100000000ull :
+				x->backoff_ns >= 5000000000ull ? 10000000000ull : 2 * x->backoff_ns;
+		x->next_try_ns = now + x->backoff_ns;
+		return;
+	}
+	x->fd = fd;
+	x->backoff_ns = 0;
+	__atomic_fetch_add(&x->connects, 1, __ATOMIC_RELAXED);
+	send_templates(x);   /* a new transport session: the templates first */
+}
+
+/* Write len bytes of x->msg: one datagram (UDP), or the whole message on
+ * the stream (TCP: a failure closes the connection, tried again later). */
+static bool send_all(struct sl_ipfix *x, size_t len)
+{
+	if (x->fd < 0)
+		return false;
+	if (!x->conf.tcp)
+		return send(x->fd, x->msg, len, 0) == (ssize_t)len;
+	for (size_t off = 0; off < len;) {
+		ssize_t n = send(x->fd, x->msg + off, len - off, MSG_NOSIGNAL);
+		if (n <= 0) {
+			close(x->fd);
+			x->fd = -1;
+			x->next_try_ns = mono_ns();
+			return false;
+		}
+		off += (size_t)n;
+	}
+	return true;
 }
 
 /* Send the message being built; its records count as sent or lost.
@@ -155,7 +215,7 @@ static void emit(struct sl_ipfix *x)
 		g_clear_error(&gerr);
 	size_t len = ok ? fbExporterGetMsgLen(x->ex) : 0;
 	if (ok && len > 0)
-		ok = send(x->fd, x->msg, len, 0) == (ssize_t)len;
+		ok = send_all(x, len);
 	__atomic_fetch_add(ok ? &x->sent : &x->lost, x->pending, __ATOMIC_RELAXED);
 	if (ok)
 		__atomic_fetch_add(&x->messages, 1, __ATOMIC_RELAXED);
@@ -249,6 +309,8 @@ static void *run(void *arg)
 			append(x, &x->slots[tail & x->mask]);
 		__atomic_store_n(&x->tail, tail, __ATOMIC_RELEASE);
 		uint64_t now = mono_ns();
+		if (x->conf.tcp)
+			tcp_connect(x, now);
 		if (now - last_tmpl >= x->conf.refresh_ns) {
 			send_templates(x);
 			last_tmpl = now;
@@ -310,15 +372,17 @@ struct sl_ipfix *sl_ipfix_open(const struct sl_ipfix_conf *conf, struct sl_err *
 	x->tid6 = fbSessionAddTemplate(s, TRUE, 257, i6, &gerr);
 	if (x->tid6 == 0 || fbSessionAddTemplate(s, FALSE, x->tid6, e6, &gerr) == 0)
 		goto fail;
-	struct addrinfo hints = { .ai_socktype = SOCK_DGRAM }, *ai = NULL;
-	if (getaddrinfo(conf->host, conf->port, &hints, &ai) != 0)
-		goto fail;
-	x->fd = socket(ai->ai_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (x->fd < 0 || connect(x->fd, ai->ai_addr, ai->ai_addrlen) != 0) {
+	if (!conf->tcp) {   /* TCP connects from the thread, with back-off */
+		struct addrinfo hints = { .ai_socktype = SOCK_DGRAM }, *ai = NULL;
+		if (getaddrinfo(conf->host, conf->port, &hints, &ai) != 0)
+			goto fail;
+		x->fd = socket(ai->ai_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		if (x->fd < 0 || connect(x->fd, ai->ai_addr, ai->ai_addrlen) != 0) {
+			freeaddrinfo(ai);
+			goto fail;
+		}
 		freeaddrinfo(ai);
-		goto fail;
 	}
-	freeaddrinfo(ai);
 	x->ex = fbExporterAllocBuffer(x->msg, sizeof(x->msg));
 	if (x->ex == NULL)
 		goto fail;
@@ -326,7 +390,8 @@ struct sl_ipfix *sl_ipfix_open(const struct sl_ipfix_conf *conf, struct sl_err *
 	if (x->buf == NULL)
 		goto fail;
 	fBufSetAutomaticMode(x->buf, FALSE);
-	send_templates(x);
+	if (!conf->tcp)
+		send_templates(x);
 	if (pthread_create(&x->thread, NULL, run, x) != 0)
 		goto fail;
 	x->started = true;
@@ -366,6 +431,7 @@ void sl_ipfix_stats(const struct sl_ipfix *x, struct sl_ipfix_stats *out)
 	out->lost = __atomic_load_n(&x->lost, __ATOMIC_RELAXED);
 	out->messages = __atomic_load_n(&x->messages, __ATOMIC_RELAXED);
 	out->template_sends = __atomic_load_n(&x->template_sends, __ATOMIC_RELAXED);
+	out->connects = __atomic_load_n(&x->connects, __ATOMIC_RELAXED);
 }
 
 void sl_ipfix_close_wait(struct sl_ipfix *x, struct sl_ipfix_stats *out)
@@ -388,7 +454,8 @@ void sl_ipfix_close(struct sl_ipfix *x)
 	sl_ipfix_close_wait(x, &ignored);
 	fBufFree(x->buf);
 	fbInfoModelFree(x->model);
-	close(x->fd);
+	if (x->fd >= 0)
+		close(x->fd);
 	free(x->slots);
 	free(x);
 }

@@ -22,7 +22,10 @@
  * unreachable of an earlier datagram is reported by the next send) loses
  * the records of that message, counted in `lost`; nothing is resent, and
  * the next message is tried.  UDP says no more: a collector that drops
- * datagrams silently is not seen.
+ * datagrams silently is not seen.  Over TCP the thread connects (at most
+ * 1 s a try), sends the templates on each new connection, and when a send
+ * fails closes it and tries again after 100 ms, doubling to 10 s while
+ * tries fail; the messages meanwhile are lost and counted.
  *
  * Threads.  parse and open/close on the control thread (open starts the
  * thread, close drains the ring, sends what is left and joins it); put on
@@ -61,16 +64,18 @@ struct sl_ipfix_conf {
 	const char *name;         /* for messages */
 	char host[256];
 	char port[16];
+	bool tcp;                 /* ipfix+tcp://: a stream, else UDP datagrams */
 	uint32_t domain;          /* observation domain id */
 	uint32_t point;           /* observationPointId (a replica's number) */
 	uint64_t refresh_ns;      /* template resend period */
 	unsigned queue;           /* ring slots, a power of two */
 };
 
-/* Is url an IPFIX collector's, "ipfix://HOST:PORT" (HOST a name, an IPv4
- * address or an IPv6 address in brackets; PORT 1..65535)?  Returns 1 and
- * fills conf->host and conf->port; 0 when url is not an ipfix:// URL at
- * all; -EINVAL with a sentence for a malformed one. */
+/* Is url an IPFIX collector's, "ipfix://HOST:PORT" or "ipfix+udp://..."
+ * (UDP) or "ipfix+tcp://..." (TCP), HOST a name, an IPv4 address or an
+ * IPv6 address in brackets, PORT 1..65535?  Returns 1 and fills
+ * conf->host, port and tcp; 0 when url is none of these at all; -EINVAL
+ * with a sentence for a malformed one. */
 int sl_ipfix_parse(const char *url, struct sl_ipfix_conf *conf, struct sl_err *err);
 
 /* Resolve conf's host and port for UDP: 0, or -EINVAL ("cannot resolve
@@ -91,6 +96,7 @@ struct sl_ipfix_stats {
 	uint64_t lost;            /* records of messages that failed */
 	uint64_t messages;
 	uint64_t template_sends;
+	uint64_t connects;        /* TCP connections made */
 };
 
 void sl_ipfix_stats(const struct sl_ipfix *x, struct sl_ipfix_stats *out);

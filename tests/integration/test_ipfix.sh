@@ -9,7 +9,10 @@
 #      timeout end with reason active (2);
 #   3. the collector killed mid-run: the records of the messages that then
 #      fail are counted (ipfix_lost) and forwarding goes on;
-#   4. a bad URL and an unresolvable host: exit 2 with the place.
+#   4. over TCP (ipfix+tcp://) to a socat listener: the four flows read back
+#      by ipfixDump; the listener killed and started again: records lost
+#      meanwhile, the exporter connects again and sends on;
+#   5. a bad URL and an unresolvable host: exit 2 with the place.
 . "$(dirname "$0")/lib.sh"
 for tool in nfcapd nfdump ipfixDump socat; do
   command -v $tool >/dev/null || skip "no '$tool' (scripts/setup installs nfdump, libfixbuf-tools and socat)"
@@ -162,7 +165,63 @@ pid=""
 pool_back "$T/kill.log"
 ok "collector gone: $(summary_get "$T/kill.log.json" apps fc counters ipfix_lost) records lost and counted, forwarding went on"
 
-# --- 4. bad collectors at load time
+# --- 4. over TCP: the known flows, then a listener that goes and comes back
+tport=$(free_port)
+# socat is ready when it listens, or has already taken the exporter's
+# connection (it then listens no more: one connection each)
+ready() { ss -tan | awk -v p="127.0.0.1:$tport" '$4 == p && ($1 == "LISTEN" || $1 == "ESTAB") { f = 1 } END { exit !f }'; }
+tcp_listen() {   # tcp_listen FILE: socat appending the stream to FILE
+  socat -u "TCP-LISTEN:$tport,bind=127.0.0.1,reuseaddr" "OPEN:$1,creat,append" &
+  SO_PID=$!
+  wait_event "socat to listen on TCP $tport" "$SO_PID" "" ready
+}
+tcp_listen "$T/tcp.ipfix"
+sed -e "s|ipfix://127.0.0.1:$port\"|ipfix+tcp://127.0.0.1:$tport\"|" "$T/fc.yaml" >"$T/fct.yaml"
+grep -q "ipfix+tcp" "$T/fct.yaml" || fail "cannot write the TCP config"
+start_engine "$T/fct.yaml" "$T/fct.log" 3
+wait_event "the 4 records sent over TCP" "$pid" "$T/fct.log" four_sent
+interrupt "$pid" "$T/fct.log" || { cat "$T/fct.log" >&2; fail "the TCP run failed"; }
+pid=""
+pool_back "$T/fct.log"
+wait "$SO_PID"   # the exporter closed the stream: socat ends, the file written
+SO_PID=""
+ipfixDump --in "$T/tcp.ipfix" >"$T/tdump" 2>&1 || { head -40 "$T/tdump"; fail "ipfixDump cannot read the TCP stream"; }
+[[ $(grep -cE 'flowEndReason\s*:\s*1' "$T/tdump") == 4 && $(grep -cE 'packetDeltaCount\s*:' "$T/tdump") == 4 ]] ||
+  { head -60 "$T/tdump"; fail "the TCP stream does not hold the 4 idle flows"; }
+[[ $(summary_get "$T/fct.log.json" apps fc counters ipfix_connects) == 1 ]] || fail "ipfix_connects is not 1"
+ok "over TCP: the 4 flows read back by ipfixDump, one connection"
+
+cat >"$T/tk.yaml" <<EOF
+dpdk: { args: $EAL_ARGS }
+apps:
+  src: { type: source, dist: unique, rate: 20000 }
+  fc:  { type: flowcache, idle_timeout: 50ms, records: "ipfix+tcp://127.0.0.1:$tport" }
+  snk: { type: sink }
+links:
+  - src.output -> fc.input
+  - fc.output -> snk.input
+EOF
+tcp_listen "$T/tcp2.ipfix"
+start_engine "$T/tk.yaml" "$T/tk.log" 3
+wait_event "records sent over TCP" "$pid" "$T/tk.log" some_sent
+kill "$SO_PID"; wait "$SO_PID" 2>/dev/null; SO_PID=""
+wait_event "records lost while the listener is gone" "$pid" "$T/tk.log" some_lost
+tcp_listen "$T/tcp3.ipfix"
+sent_at=$(summary_get "$T/s.json" apps fc counters ipfix_sent)
+back() {
+  snap && (($(summary_get "$T/s.json" apps fc counters ipfix_connects) >= 2 &&
+            $(summary_get "$T/s.json" apps fc counters ipfix_sent) > sent_at))
+}
+wait_event "the exporter to connect again and send on" "$pid" "$T/tk.log" back
+at=$(summary_get "$T/s.json" apps snk counters out_packets)
+wait_event "forwarding to go on" "$pid" "$T/tk.log" goes_on
+interrupt "$pid" "$T/tk.log" || { cat "$T/tk.log" >&2; fail "the TCP reconnection run failed"; }
+pid=""
+pool_back "$T/tk.log"
+kill "$SO_PID" 2>/dev/null; wait "$SO_PID" 2>/dev/null; SO_PID=""
+ok "over TCP, the listener gone and back: $(summary_get "$T/tk.log.json" apps fc counters ipfix_lost) records lost, $(summary_get "$T/tk.log.json" apps fc counters ipfix_connects) connections, forwarding went on"
+
+# --- 5. bad collectors at load time
 bad_url() {   # bad_url NAME RECORDS WANT
   cat >"$T/$1.yaml" <<EOF
 dpdk: { args: $EAL_ARGS }
@@ -181,8 +240,8 @@ EOF
     expect_in "$T/$1.out" "sluice: $T/$1.yaml:4:3: app 'fc': $3"
   done
 }
-bad_url no-port "ipfix://127.0.0.1" "records: 'ipfix://127.0.0.1' is not ipfix://HOST:PORT (an IPv6 HOST in brackets)"
+bad_url no-port "ipfix://127.0.0.1" "records: 'ipfix://127.0.0.1' is not ipfix://HOST:PORT, ipfix+udp://HOST:PORT or ipfix+tcp://HOST:PORT (an IPv6 HOST in brackets)"
 bad_url port-range "ipfix://127.0.0.1:70000" "records: the collector's port must be 1..65535, in 'ipfix://127.0.0.1:70000'"
-bad_url v6-brackets "ipfix://2001:db8::1:4739" "records: 'ipfix://2001:db8::1:4739' is not ipfix://HOST:PORT (an IPv6 HOST in brackets)"
+bad_url v6-brackets "ipfix+tcp://2001:db8::1:4739" "records: 'ipfix+tcp://2001:db8::1:4739' is not ipfix://HOST:PORT, ipfix+udp://HOST:PORT or ipfix+tcp://HOST:PORT (an IPv6 HOST in brackets)"
 bad_url unresolvable "ipfix://no-such-host.invalid:4739" "records: cannot resolve the IPFIX collector 'no-such-host.invalid': "
 ok "bad collector URLs and an unresolvable host: exit 2 with the place, from check and run"
