@@ -120,7 +120,7 @@ static const struct sl_param_spec bridge_params[] = {
 	{ .name = "static", .type = SL_PARAM_TABLE, .def = "[]",
 	  .fields = static_fields, .n_fields = S_COUNT, .live = true,
 	  .doc = "entries that never age or move: mac, vlan, port" },
-	{ .name = "aging", .type = SL_PARAM_DURATION, .def = "300s",
+	{ .name = "aging", .type = SL_PARAM_DURATION, .def = "300s", .min = 1000000,
 	  .doc = "a learned address not seen as a source for this long is removed (docs/bridge.md: within a bound after)" },
 	{ .name = "entries", .type = SL_PARAM_UINT, .def = "65536", .min = 1, .max = SL_MT_CAPACITY_MAX,
 	  .doc = "the MAC table's size, static entries included; when full, new addresses are not learned (and are flooded)" },
@@ -237,10 +237,10 @@ static int make_members(const struct sl_param_value *params, bool links, unsigne
 	return 0;
 }
 
-static bool mac_unicast(const uint8_t *mac)
+/* A static or reloaded row's table key. */
+static uint64_t row_key(const struct sl_param_row *r)
 {
-	static const uint8_t zero[6];
-	return (mac[0] & 1) == 0 && memcmp(mac, zero, 6) != 0;
+	return sl_mt_key((uint16_t)r->v[S_VLAN].u, r->v[S_MAC].mac);
 }
 
 /* The static rows, checked against the members. */
@@ -252,7 +252,8 @@ static int check_statics(const struct sl_param_value *params, const struct sl_br
 		const struct sl_param_row *row = &v->rows[r];
 		const uint8_t *mac = row->v[S_MAC].mac;
 		unsigned port = (unsigned)row->v[S_PORT].u, vid = (unsigned)row->v[S_VLAN].u;
-		if (!mac_unicast(mac))
+		uint64_t key = row_key(row);
+		if (!sl_mt_key_unicast(key))
 			return sl_errf(err, EINVAL, "%s: static MAC %02x:%02x:%02x:%02x:%02x:%02x is not a unicast address",
 				       row->where, mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
 		if (member_of_port[port] < 0)
@@ -261,9 +262,8 @@ static int check_statics(const struct sl_param_value *params, const struct sl_br
 		if (!sl_br_carries(&ms[member_of_port[port]], vid))
 			return sl_errf(err, EINVAL, "%s: static entry on VLAN %u, which member port %u does not carry",
 				       row->where, vid, port);
-		uint64_t key = sl_mt_key((uint16_t)vid, mac);
 		for (unsigned q = 0; q < r; q++)
-			if (sl_mt_key((uint16_t)v->rows[q].v[S_VLAN].u, v->rows[q].v[S_MAC].mac) == key)
+			if (row_key(&v->rows[q]) == key)
 				return sl_errf(err, EINVAL, "%s: a second static entry for %02x:%02x:%02x:%02x:%02x:%02x on VLAN %u",
 					       row->where, mac[0], mac[1], mac[2], mac[3], mac[4], mac[5], vid);
 	}
@@ -279,8 +279,6 @@ static int bridge_check(const struct sl_param_value *params, unsigned n_in, unsi
 	int rc = make_members(params, true, n_in, n_out, ms, &n, member_of_port, err);
 	if (rc == 0)
 		rc = check_statics(params, ms, member_of_port, err);
-	if (rc == 0 && params[param_idx("aging")].u < 1000000)
-		rc = sl_errf(err, EINVAL, "parameter 'aging' must be at least 1ms");
 	if (rc == 0 && params[param_idx("member_limit")].u > params[param_idx("entries")].u)
 		rc = sl_errf(err, EINVAL, "member_limit %llu is above entries %llu",
 			     (unsigned long long)params[param_idx("member_limit")].u,
@@ -320,8 +318,8 @@ static int bridge_init(struct sl_app *app, struct sl_err *err)
 		unsigned n_static;
 		const struct sl_param_row *rows = sl_app_param_table(app, "static", &n_static);
 		for (unsigned r = 0; r < n_static; r++) {
-			uint64_t key = sl_mt_key((uint16_t)rows[r].v[S_VLAN].u, rows[r].v[S_MAC].mac);
-			rc = sl_mt_static_add(p->table, key, (unsigned)rows[r].v[S_PORT].u, err);
+			rc = sl_mt_static_add(p->table, row_key(&rows[r]), (unsigned)rows[r].v[S_PORT].u,
+					      err);
 			if (rc < 0)
 				return rc;
 		}
@@ -349,11 +347,6 @@ struct bridge_state {
 	int member_of_port[SL_MAX_PORTS];
 	struct static_diff st;
 };
-
-static uint64_t row_key(const struct sl_param_row *r)
-{
-	return sl_mt_key((uint16_t)r->v[S_VLAN].u, r->v[S_MAC].mac);
-}
 
 /* The static rows of `now` against those of `was`: what goes, and what is
  * new or on another member. */

@@ -785,7 +785,7 @@ static const struct sl_param_spec fc_params[] = {
 	  .doc = "file to append flow records to, one JSON object per line; or ipfix://HOST:PORT, an IPFIX collector over UDP (ipfix+tcp://HOST:PORT: over TCP; docs/flowcache.md); none: neither" },
 	{ .name = "ipfix_domain", .type = SL_PARAM_UINT, .def = "1", .max = UINT32_MAX,
 	  .doc = "the IPFIX messages' observation domain id (records: ipfix://...)" },
-	{ .name = "ipfix_refresh", .type = SL_PARAM_DURATION, .def = "60s",
+	{ .name = "ipfix_refresh", .type = SL_PARAM_DURATION, .def = "60s", .min = 1000000,
 	  .doc = "how often the IPFIX templates are sent again over UDP" },
 	{ .name = "route", .type = SL_PARAM_STRING, .def = "none",
 	  .doc = "router app whose next hop is cached per flow and passed on as a route hint; none: no caching",
@@ -826,8 +826,6 @@ static int fc_check(const struct sl_param_value *params, unsigned n_in,
 	int url = sl_ipfix_parse(rec->s, &xc, err);
 	if (url < 0 || (url > 0 && sl_ipfix_resolve(&xc, err) < 0))
 		return -EINVAL;
-	if (url > 0 && params[sl_param_find(fc_params, SL_ARRAY_LEN(fc_params), "ipfix_refresh")].u < 1000000)
-		return sl_errf(err, EINVAL, "parameter 'ipfix_refresh' must be at least 1ms");
 	const char *what;
 	uint64_t avail = sl_ft_mem_available(&what);
 	return sl_ft_mem_check(&c, avail, what, err) < 0 ? -EINVAL : 0;

@@ -133,12 +133,19 @@ const char *sl_param_range_str(const struct sl_param_spec *spec, char *buf, size
 	case SL_PARAM_BOOL:
 		snprintf(buf, len, "true|false");
 		break;
-	case SL_PARAM_DURATION:   /* a bound is written in whole ms or ns */
-		if (spec->max != 0 && spec->max % 1000000 == 0)
-			snprintf(buf, len, "<= %" PRIu64 "ms", spec->max / 1000000);
+	case SL_PARAM_DURATION: {   /* a bound is written in whole ms, else ns */
+		uint64_t b = spec->max != 0 ? spec->max : spec->min;
+		const char *unit = b % 1000000 == 0 ? "ms" : "ns";
+		uint64_t div = b % 1000000 == 0 ? 1000000 : 1;
+		if (spec->min != 0 && spec->max != 0)
+			snprintf(buf, len, "%" PRIu64 "%s..%" PRIu64 "%s", spec->min / div, unit,
+				 spec->max / div, unit);
 		else if (spec->max != 0)
-			snprintf(buf, len, "<= %" PRIu64 "ns", spec->max);
+			snprintf(buf, len, "<= %" PRIu64 "%s", spec->max / div, unit);
+		else if (spec->min != 0)
+			snprintf(buf, len, ">= %" PRIu64 "%s", spec->min / div, unit);
 		break;
+	}
 	case SL_PARAM_TABLE:
 		if (spec->max != 0)
 			snprintf(buf, len, "%" PRIu64 "..%" PRIu64 " rows", spec->min, spec->max);
@@ -234,7 +241,7 @@ int sl_param_parse(const struct sl_param_spec *spec, const char *text,
 			return sl_errf(err, EINVAL,
 				       "parameter '%s' must be a duration like 30s or 250ms, got '%s'",
 				       spec->name, text);
-		if (spec->max != 0 && v.u > spec->max)
+		if ((spec->max != 0 && v.u > spec->max) || v.u < spec->min)
 			return sl_errf(err, EINVAL, "parameter '%s' must be %s, got '%s'",
 				       spec->name, sl_param_range_str(spec, range, sizeof(range)),
 				       text);

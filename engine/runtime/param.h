@@ -52,8 +52,9 @@ struct sl_param_spec {
 	 * (the key must be given; `[]` is then accepted unless min >= 1) or
 	 * "[]" (no rows by default). */
 	const char *def;
-	/* UINT: inclusive range of the value; TABLE: of the number of rows.
-	 * max 0 means no upper limit. */
+	/* UINT and DURATION (ns): inclusive range of the value; TABLE: of the
+	 * number of rows.  max 0 means no upper limit; a DURATION's 0 (never)
+	 * is refused too when min is above 0. */
 	uint64_t min, max;
 	const char *choices;  /* ENUM: "hash|round-robin" */
 	const char *doc;      /* one line */

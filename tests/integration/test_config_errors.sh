@@ -243,6 +243,31 @@ bridge_case br-static-vlan "[ { port: 0 }, { port: 1 } ]" "[ { mac: \"02:00:00:0
 F=$T/br-static-vlan.yaml
 refused br-static-vlan "sluice: $F:10:15: app 'br': static entry on VLAN 20, which member port 1 does not carry" "$F"
 
+bridge_case br-trunk-vlan "[ { port: 0 }, { port: 1, mode: trunk, vlan: 10 } ]"
+F=$T/br-trunk-vlan.yaml
+refused br-trunk-vlan "sluice: $F:9:29: app 'br': member port 1 is a trunk: its VLANs are vlans (and native), not vlan" "$F"
+bridge_case br-static-twice "[ { port: 0 }, { port: 1 } ]" "[ { mac: \"02:00:00:00:00:01\", port: 1 }, { mac: \"02:00:00:00:00:01\", port: 0 } ]"
+F=$T/br-static-twice.yaml
+refused br-static-twice "sluice: $F:10:54: app 'br': a second static entry for 02:00:00:00:00:01 on VLAN 1" "$F"
+# a duration's lower bound (the bridge's aging: at least 1ms), then
+# member_limit against entries, and more static entries than entries
+case_yaml br-aging "apps:
+  s0: { type: source }
+  k0: { type: sink }
+  br: { type: bridge, aging: 500us, members: [ { port: 0 } ] }
+links:
+  - s0.output -> br.input0
+  - br.output0 -> k0.input"
+F=$T/br-aging.yaml
+refused br-aging "sluice: $F:5:30: app 'br': parameter 'aging' must be >= 1ms, got '500us'" "$F"
+sed 's/aging: 500us/entries: 4, member_limit: 5/' "$F" >"$T/br-limit.yaml"
+F=$T/br-limit.yaml
+refused br-limit "sluice: $F:5:3: app 'br': member_limit 5 is above entries 4" "$F"
+sed 's/aging: 500us/entries: 1, static: [ { mac: "02:00:00:00:00:01" , port: 0 }, { mac: "02:00:00:00:00:02", port: 0 } ]/' \
+  "$T/br-aging.yaml" >"$T/br-statics.yaml"
+F=$T/br-statics.yaml
+refused br-statics "sluice: $F:5:3: app 'br': 2 static entries do not fit in entries 1" "$F"
+
 # --- a chain of 100000 l2fwd apps is accepted by check
 python3 - "$T/chain.yaml" <<'PY'
 import sys

@@ -244,4 +244,9 @@ bad_url no-port "ipfix://127.0.0.1" "records: 'ipfix://127.0.0.1' is not ipfix:/
 bad_url port-range "ipfix://127.0.0.1:70000" "records: the collector's port must be 1..65535, in 'ipfix://127.0.0.1:70000'"
 bad_url v6-brackets "ipfix+tcp://2001:db8::1:4739" "records: 'ipfix+tcp://2001:db8::1:4739' is not ipfix://HOST:PORT, ipfix+udp://HOST:PORT or ipfix+tcp://HOST:PORT (an IPv6 HOST in brackets)"
 bad_url unresolvable "ipfix://no-such-host.invalid:4739" "records: cannot resolve the IPFIX collector 'no-such-host.invalid': "
-ok "bad collector URLs and an unresolvable host: exit 2 with the place, from check and run"
+sed 's|records: "ipfix://127.0.0.1"|records: "ipfix://127.0.0.1:4739", ipfix_refresh: 0|' "$T/no-port.yaml" >"$T/refresh.yaml"
+"$SLUICE" check "$T/refresh.yaml" >"$T/refresh.out" 2>&1
+[[ $? -eq 2 ]] || { cat "$T/refresh.out"; fail "ipfix_refresh 0 was not refused with exit 2"; }
+expect_in "$T/refresh.out" "sluice: $T/refresh.yaml:4:"
+expect_in "$T/refresh.out" ": app 'fc': parameter 'ipfix_refresh' must be >= 1ms, got '0'"
+ok "bad collector URLs, an unresolvable host and a template refresh of 0: exit 2 with the place, from check and run"
