@@ -319,23 +319,73 @@ static inline void fc_run_flush(struct fc_run *r, uint64_t now, bool sole)
 	r->e = NULL;
 }
 
-/* Classify pkts[0..n) into cls[] (enum sl_pkt_class) with their keys,
- * counting the malformed (by reason) and the frames that are not IP. */
-static inline void fc_parse_burst(struct sl_app *app, struct rte_mbuf **pkts, unsigned n,
-				  struct sl_flow_key *keys, uint8_t *cls)
+/* A burst's keys and what the stages below learn of them. */
+struct fc_burst {
+	struct sl_flow_key keys[SL_BURST_MAX];
+	uint32_t hash[SL_BURST_MAX];
+	uint16_t ways[SL_BURST_MAX];      /* sl_ft_match_prefetch */
+	uint8_t cls[SL_BURST_MAX];        /* enum sl_pkt_class */
+	uint8_t same[SL_BURST_MAX];       /* the key of the IP frame before it */
+};
+
+/* The first stage: classify pkts[0..n) with their keys, counting the
+ * malformed (by reason) and the frames that are not IP; hash each IP key
+ * and prefetch its bucket, unless the key is the previous IP frame's (a
+ * run of one flow: same[i], found once for the run).  The commonest frame
+ * (sl_pkt_ipv4_simple) is keyed and hashed from registers; the key is
+ * still stored whole, for the lookup's compare and an insert.  Other
+ * frames go through sl_pkt_parse_full, and their hash reads the key back
+ * (after the stores of its fields: no store forwarding, but rare).
+ * Returns the number of malformed frames. */
+static inline unsigned fc_classify(struct sl_app *app, const struct sl_flowtable *t,
+				   struct rte_mbuf **pkts, unsigned n, struct fc_burst *b)
 {
+	unsigned n_bad = 0;
+	uint64_t p0 = 0, p1 = 0, p3 = 0;  /* the previous simple key's words */
+	bool prev_simple = false;
+	uint32_t prev_hash = 0;
 	for (unsigned i = 0; i < n; i++) {
+		const uint8_t *h = sl_pkt_ipv4_simple(pkts[i]);
+		if (likely(h != NULL)) {
+			const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)h;
+			uint32_t ports;
+			memcpy(&ports, h + sizeof(*ip), sizeof(ports));
+			uint64_t w0 = 4u | (uint64_t)ip->next_proto_id << 8 |
+				      (uint64_t)rte_be_to_cpu_16((uint16_t)ports) << 16 |
+				      (uint64_t)rte_be_to_cpu_16((uint16_t)(ports >> 16)) << 32;
+			uint64_t w1 = ip->src_addr, w3 = ip->dst_addr;
+			uint64_t w[5] = { w0, w1, 0, w3, 0 };
+			memcpy(&b->keys[i], w, sizeof(w));
+			b->cls[i] = SL_PKT_IP;
+			if (prev_simple && w0 == p0 && w1 == p1 && w3 == p3) {
+				b->same[i] = 1;
+				b->hash[i] = prev_hash;
+				continue;
+			}
+			b->same[i] = 0;
+			prev_hash = b->hash[i] = sl_flow_key_hash_words(w0, w1, 0, w3, 0);
+			sl_ft_prefetch(t, prev_hash);
+			p0 = w0, p1 = w1, p3 = w3;
+			prev_simple = true;
+			continue;
+		}
 		struct sl_pkt_info info;
-		cls[i] = (uint8_t)sl_pkt_parse(pkts[i], &keys[i], &info);
-		if (cls[i] == SL_PKT_MALFORMED) {
+		prev_simple = false;
+		b->same[i] = 0;
+		b->cls[i] = (uint8_t)sl_pkt_parse_full(pkts[i], &b->keys[i], &info);
+		if (b->cls[i] == SL_PKT_IP) {
+			b->hash[i] = sl_flow_key_hash(&b->keys[i]);
+			sl_ft_prefetch(t, b->hash[i]);
+		} else if (b->cls[i] == SL_PKT_MALFORMED) {
+			n_bad++;
 			sl_app_ctr_add(app, FC_MALFORMED, 1);
 			if (info.reason > SL_PKT_R_NONE && info.reason < SL_PKT_R_COUNT)
 				sl_app_ctr_add(app, FC_MALFORMED_R + info.reason - 1u, 1);
-			continue;
-		}
-		if (cls[i] == SL_PKT_NOT_IP)
+		} else {
 			sl_app_ctr_add(app, FC_NOT_IP, 1);
+		}
 	}
+	return n_bad;
 }
 
 /* Insert the flow of key (a miss), with the router's next hop as its
@@ -354,19 +404,22 @@ static inline struct sl_flow_entry *fc_insert(struct fc_priv *p, struct fc_run *
 	return sl_ft_insert(p->h, key, hash, now, cookie, &st);
 }
 
-/* A burst in phases: parse, hash (prefetching buckets), look up
- * (prefetching for inserts), then count each packet on its flow, inserting
- * the misses, and sort the burst into drops and passes; last, flush and
- * send.  Each phase is commented below. */
+/* A burst in stages, each over the whole burst so that its memory
+ * accesses overlap (one memory latency a burst, not one or two a packet):
+ * classify, key, hash and prefetch each flow's bucket (fc_classify); match
+ * the signatures in each bucket and prefetch the matching entry; compare
+ * the keys (prefetching for the inserts the misses will need); then count
+ * each packet on its flow, inserting the misses, and sort the burst into
+ * drops and passes; last, flush and send.  A run of packets of one flow is
+ * looked up once. */
 static void fc_push(struct sl_app *app)
 {
 	struct fc_priv *p = app->priv;
 	struct sl_link *in = app->in[0], *out = app->out[0];
+	const struct sl_flowtable *t = p->t;
 	struct rte_mbuf *pkts[SL_BURST_MAX], *pass[SL_BURST_MAX], *bad[SL_BURST_MAX];
-	struct sl_flow_key keys[SL_BURST_MAX];
 	struct sl_flow_entry *ent[SL_BURST_MAX];
-	uint32_t hash[SL_BURST_MAX];
-	uint8_t cls[SL_BURST_MAX];
+	struct fc_burst b;
 	unsigned n, n_pass = 0, n_bad = 0;
 	uint64_t hits = 0, misses = 0;
 	uint64_t inserted_buckets = 0;   /* low 6 bits of buckets inserted into */
@@ -377,58 +430,55 @@ static void fc_push(struct sl_app *app)
 		return;
 	uint64_t now = now_ns();
 
-	/* Parse the burst; then hash it, prefetching each flow's bucket.  Two
-	 * loops: the hash reads the key in 8-byte words, which the full parse
-	 * writes field by field, and a load that spans several stores still in
-	 * the store buffer waits for them (no store forwarding). */
-	fc_parse_burst(app, pkts, n, keys, cls);
+	bool any_bad = fc_classify(app, t, pkts, n, &b) != 0;
+	for (unsigned i = 0; i < n; i++)
+		if (b.cls[i] == SL_PKT_IP && !b.same[i])
+			b.ways[i] = (uint16_t)sl_ft_match_prefetch(t, b.hash[i]);
 	for (unsigned i = 0; i < n; i++) {
-		if (cls[i] != SL_PKT_IP)
+		if (b.cls[i] != SL_PKT_IP || b.same[i])
 			continue;
-		hash[i] = sl_flow_key_hash(&keys[i]);
-		sl_ft_prefetch(p->t, hash[i]);
-	}
-	/* Look up; prefetch for the inserts the misses will need. */
-	for (unsigned i = 0; i < n; i++) {
-		if (cls[i] != SL_PKT_IP)
-			continue;
-		ent[i] = sl_ft_lookup(p->t, &keys[i], hash[i]);
+		ent[i] = sl_ft_lookup_ways(t, &b.keys[i], b.hash[i], b.ways[i]);
 		if (ent[i] == NULL)
-			sl_ft_prefetch_insert(p->t, hash[i]);
+			sl_ft_prefetch_insert(t, b.hash[i]);
 	}
 	/* Count each packet on its flow (runs of one flow at once), insert
 	 * the misses, set route hints; malformed packets to drop, the rest to
-	 * pass on. */
+	 * pass on (the burst as it came when none is malformed). */
+	struct sl_flow_entry *last = NULL;   /* the previous IP packet's entry */
 	for (unsigned i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
-		if (cls[i] != SL_PKT_IP) {
-			if (cls[i] == SL_PKT_MALFORMED) {
+		if (b.cls[i] != SL_PKT_IP) {
+			if (b.cls[i] == SL_PKT_MALFORMED) {
 				bad[n_bad++] = m;
 			} else {
 				if (p->route != NULL)
 					sl_route_hint_clear(m);
-				pass[n_pass++] = m;
+				if (any_bad)
+					pass[n_pass++] = m;
 			}
 			continue;
 		}
-		struct sl_flow_entry *e = ent[i];
+		/* the previous packet's flow: its entry as that packet found or
+		 * inserted it */
+		struct sl_flow_entry *e = b.same[i] ? last : ent[i];
 		/* An insert earlier in this burst may have evicted the entry
 		 * found above (its packets would then be missing from every
 		 * record): once this burst has inserted, a hit on an unlinked
 		 * entry looks again, and inserts the flow anew if it is gone. */
-		if (unlikely(misses != 0) && e != NULL && !sl_ft_linked(p->t, e))
-			e = sl_ft_lookup(p->t, &keys[i], hash[i]);
+		if (unlikely(misses != 0) && e != NULL && !sl_ft_linked(t, e))
+			e = sl_ft_lookup(t, &b.keys[i], b.hash[i]);
 		/* An earlier packet of this burst may have inserted the flow:
 		 * look again where an insert went into a bucket like this. */
-		else if (e == NULL && (inserted_buckets >> (hash[i] & 63) & 1))
-			e = sl_ft_lookup(p->t, &keys[i], hash[i]);
+		else if (e == NULL && (inserted_buckets >> (b.hash[i] & 63) & 1))
+			e = sl_ft_lookup(t, &b.keys[i], b.hash[i]);
 		if (e != NULL) {
 			hits++;
 		} else {
 			misses++;
-			e = fc_insert(p, &run, &keys[i], hash[i], now);
-			inserted_buckets |= UINT64_C(1) << (hash[i] & 63);
+			e = fc_insert(p, &run, &b.keys[i], b.hash[i], now);
+			inserted_buckets |= UINT64_C(1) << (b.hash[i] & 63);
 		}
+		last = e;
 		if (e != NULL) {
 			if (e != run.e) {
 				fc_run_flush(&run, now, p->sole);
@@ -439,15 +489,20 @@ static void fc_push(struct sl_app *app)
 		}
 		/* Set or clear: a recycled mbuf may carry an old hint. */
 		if (p->route != NULL)
-			sl_route_hint_set(m, p->route, e != NULL ? (int)sl_ft_entry_cookie(p->t, e) - 1 : -1,
-					  key_dst4(&keys[i]));
-		pass[n_pass++] = m;
+			sl_route_hint_set(m, p->route, e != NULL ? (int)sl_ft_entry_cookie(t, e) - 1 : -1,
+					  key_dst4(&b.keys[i]));
+		if (any_bad)
+			pass[n_pass++] = m;
 	}
 	/* The last run, the lookup counts, drops, the burst out, records. */
 	fc_run_flush(&run, now, p->sole);
 	sl_ft_count_lookups(p->h, hits, misses);
-	sl_app_drop(app, bad, n_bad);
-	sl_link_transmit(out, pass, n_pass);
+	if (any_bad) {
+		sl_app_drop(app, bad, n_bad);
+		sl_link_transmit(out, pass, n_pass);
+	} else {
+		sl_link_transmit(out, pkts, n);
+	}
 	if (p->rec_out != NULL)
 		rec_flush_link(app);
 }

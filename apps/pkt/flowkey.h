@@ -55,35 +55,57 @@ static inline uint64_t sl_flow_key_word(const struct sl_flow_key *k, unsigned i)
 	return w;
 }
 
-/* 32-bit hash of the key, for a power-of-two table indexed by its low bits
- * (and a signature from its high bits).  On x86-64, CRC32C of its five
- * words (the SSE4.2 instruction DPDK requires too: 5 x 3 cycles of latency;
- * rte_hash hashes this way); elsewhere a multiply-xorshift mix of them.
- * The same key hashes the same in every unit of one build.  Not keyed, so
- * not meant to resist chosen-collision traffic. */
+/* 32-bit hash of the key given as its five 8-byte words (as
+ * sl_flow_key_word reads them), for a power-of-two table indexed by its low
+ * bits (and a signature from its high bits).  On x86-64, CRC32C of the
+ * five words (the SSE4.2 instruction DPDK requires too: 5 x 3 cycles of
+ * latency; rte_hash hashes this way); elsewhere a multiply-xorshift mix of
+ * them.  The same key hashes the same in every unit of one build.  Not
+ * keyed, so not meant to resist chosen-collision traffic.  A caller that
+ * holds the words in registers (an IPv4 key: words 2 and 4 are zero) hashes
+ * without storing and reloading the key. */
 #if defined(__x86_64__)
 __attribute__((target("sse4.2"))) static inline uint32_t
-sl_flow_key_hash(const struct sl_flow_key *k)
+sl_flow_key_hash_words(uint64_t w0, uint64_t w1, uint64_t w2, uint64_t w3, uint64_t w4)
 {
 	uint64_t c = 0xffffffffu;
-	for (unsigned i = 0; i < 5; i++)
-		c = __builtin_ia32_crc32di(c, sl_flow_key_word(k, i));
+	c = __builtin_ia32_crc32di(c, w0);
+	c = __builtin_ia32_crc32di(c, w1);
+	c = __builtin_ia32_crc32di(c, w2);
+	c = __builtin_ia32_crc32di(c, w3);
+	c = __builtin_ia32_crc32di(c, w4);
 	return (uint32_t)c;
 }
 #else
-static inline uint32_t sl_flow_key_hash(const struct sl_flow_key *k)
+static inline uint64_t sl_flow_key_mix(uint64_t h, uint64_t w)
+{
+	h ^= w;
+	h *= 0xbf58476d1ce4e5b9ull;
+	return h ^ (h >> 31);
+}
+
+static inline uint32_t sl_flow_key_hash_words(uint64_t w0, uint64_t w1, uint64_t w2,
+					      uint64_t w3, uint64_t w4)
 {
 	uint64_t h = 0x9e3779b97f4a7c15ull;
-	for (unsigned i = 0; i < 5; i++) {
-		h ^= sl_flow_key_word(k, i);
-		h *= 0xbf58476d1ce4e5b9ull;
-		h ^= h >> 31;
-	}
+	h = sl_flow_key_mix(h, w0);
+	h = sl_flow_key_mix(h, w1);
+	h = sl_flow_key_mix(h, w2);
+	h = sl_flow_key_mix(h, w3);
+	h = sl_flow_key_mix(h, w4);
 	h *= 0x94d049bb133111ebull;
 	h ^= h >> 29;
 	return (uint32_t)(h ^ (h >> 32));
 }
 #endif
+
+/* The hash of a key (sl_flow_key_hash_words of its words). */
+static inline uint32_t sl_flow_key_hash(const struct sl_flow_key *k)
+{
+	return sl_flow_key_hash_words(sl_flow_key_word(k, 0), sl_flow_key_word(k, 1),
+				      sl_flow_key_word(k, 2), sl_flow_key_word(k, 3),
+				      sl_flow_key_word(k, 4));
+}
 
 /* "ipv4" or "ipv6" (for messages and flow records). */
 static inline const char *sl_flow_family_name(const struct sl_flow_key *k)
