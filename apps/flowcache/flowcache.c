@@ -80,6 +80,8 @@ enum {
 	FC_RECORDS = FC_MALFORMED_R + SL_PKT_R_COUNT - 1,
 	FC_RECORDS_LOST,
 	FC_IPFIX_SENT, FC_IPFIX_LOST, FC_IPFIX_MESSAGES, FC_IPFIX_CONNECTS,
+	FC_LIVE, FC_TABLE_BYTES,
+	FC_LATE_P50, FC_LATE_P99, FC_LATE_MAX, FC_EXPIRY_STEP,
 	FC_N_COUNTERS
 };
 
@@ -114,6 +116,12 @@ static const struct sl_counter_spec fc_counters[FC_N_COUNTERS] = {
 	[FC_IPFIX_LOST] = { "ipfix_lost", SL_COUNTER, "Flow records in IPFIX messages that could not be sent (no collector: ICMP port unreachable)." },
 	[FC_IPFIX_MESSAGES] = { "ipfix_messages", SL_COUNTER, "IPFIX messages sent, template sets included." },
 	[FC_IPFIX_CONNECTS] = { "ipfix_connects", SL_COUNTER, "TCP connections the IPFIX exporter made to its collector (ipfix+tcp://)." },
+	[FC_LIVE] = { "live", SL_GAUGE, "Flows in the table now (the whole table: apps sharing it show the same)." },
+	[FC_TABLE_BYTES] = { "table_bytes", SL_GAUGE, "Memory of the table (buckets, entries, ids), allocated and touched at start: divided by entries, the cost of a flow." },
+	[FC_LATE_P50] = { "expiry_late_us_p50", SL_GAUGE, "Flows this app ended by a timeout: the median time past the deadline (last packet + idle_timeout, or start + active_timeout) at which each left the table, in microseconds." },
+	[FC_LATE_P99] = { "expiry_late_us_p99", SL_GAUGE, "The same, 99th percentile." },
+	[FC_LATE_MAX] = { "expiry_late_us_max", SL_GAUGE, "The same, the largest (docs/flowcache.md: at most expiry_step_us plus the longest gap between two breaths, while expiry keeps up)." },
+	[FC_EXPIRY_STEP] = { "expiry_step_us", SL_GAUGE, "The expiry's step: the scan's sweep period (the shorter timeout / 8) or the wheel's tick, in microseconds." },
 };
 _Static_assert(SL_PKT_R_COUNT == 9, "one malformed_* counter per reason of apps/pkt/pkt.h");
 
@@ -718,8 +726,16 @@ static void fc_collect(struct sl_app *app)
 		[FC_STOPPED] = s.unlinked[SL_FT_STOPPED], [FC_FREED] = s.freed,
 		[FC_VISITED] = s.scanned, [FC_REFILED] = s.refiled,
 	};
+	/* the table's counters (the worker counts not_ip, malformed, records) */
+	_Static_assert(SL_ARRAY_LEN(v) == FC_NOT_IP, "v: the counters before not_ip");
 	for (unsigned i = 0; i < SL_ARRAY_LEN(v); i++)
 		sl_app_ctr_set(app, i, v[i]);
+	sl_app_ctr_set(app, FC_LIVE, s.live);
+	sl_app_ctr_set(app, FC_TABLE_BYTES, sl_ft_mem_bytes(sl_ft_conf(p->t)));
+	sl_app_ctr_set(app, FC_LATE_P50, s.late_p50_ns / 1000);
+	sl_app_ctr_set(app, FC_LATE_P99, s.late_p99_ns / 1000);
+	sl_app_ctr_set(app, FC_LATE_MAX, s.late_max_ns / 1000);
+	sl_app_ctr_set(app, FC_EXPIRY_STEP, sl_ft_expiry_step_ns(p->t) / 1000);
 	if (p->ipfix != NULL) {
 		struct sl_ipfix_stats x;
 		sl_ipfix_stats(p->ipfix, &x);

@@ -24,6 +24,7 @@
 #include <rte_pause.h>
 
 #include "base/counter.h"
+#include "base/histogram.h"
 #include "base/spin.h"
 #include "apps/flowcache/flowtable.h"
 
@@ -46,6 +47,7 @@ struct sl_ft_handle {
 	uint32_t n_cache;
 	uint32_t cache[SL_FT_ID_CACHE];
 	struct sl_ft_stats st;               /* single writer: the handle's thread */
+	struct sl_hist late;                 /* expiries: ns past the deadline (same writer) */
 
 	/* Wheel mode.  The lists (w_head and the entries' w_next, w_prev,
 	 * w_slot) change under w_lock: the owner files and takes slots out,
@@ -199,9 +201,9 @@ uint64_t sl_ft_mem_bytes(const struct sl_flowtable_conf *conf)
 {
 	uint64_t ids = conf_ids(conf);
 	uint64_t handles = conf->n_handles > 0 ? conf->n_handles : 1;
-	uint64_t bytes = (uint64_t)conf_buckets(conf) * sizeof(struct sl_ft_bucket) +
-			 ids * (sizeof(struct sl_flow_entry) + sizeof(struct sl_flow_meta)) +
-			 ids * sizeof(uint32_t) +
+	uint64_t bytes = map_len((uint64_t)conf_buckets(conf) * sizeof(struct sl_ft_bucket)) +
+			 map_len(ids * sizeof(struct sl_flow_entry)) +
+			 map_len(ids * sizeof(struct sl_flow_meta)) + ids * sizeof(uint32_t) +
 			 sizeof(struct sl_flowtable) + handles * sizeof(struct sl_ft_handle);
 	if (conf->expiry == SL_FT_WHEEL)
 		bytes += handles * SL_FT_WHEEL_SLOTS * sizeof(uint32_t);
@@ -471,6 +473,7 @@ static int init_handles(struct sl_flowtable *t)
 		}
 		h->t = t;
 		h->k = k;
+		sl_hist_init(&h->late);
 		h->lo = (uint32_t)((uint64_t)t->n_buckets * k / n);
 		h->hi = (uint32_t)((uint64_t)t->n_buckets * (k + 1) / n);
 		h->cursor = h->lo;
@@ -898,18 +901,24 @@ struct sl_flow_entry *sl_ft_insert(struct sl_ft_handle *h, const struct sl_flow_
 }
 
 /* Whether e has expired at now; if so, *why says which timeout it reached. */
+/* Is e expired at now?  Then *why says which timeout, and *late (when not
+ * NULL) how far past that deadline now is, in ns. */
 static bool expired(const struct sl_flowtable *t, const struct sl_flow_entry *e, uint64_t now,
-		    enum sl_ft_reason *why)
+		    enum sl_ft_reason *why, uint64_t *late)
 {
 	uint64_t idle = idle_of(t), active = active_of(t);
 	uint64_t last = __atomic_load_n(&e->last_ns, __ATOMIC_RELAXED);
 	if (idle != 0 && now >= last && now - last >= idle) {
 		*why = SL_FT_IDLE;
+		if (late != NULL)
+			*late = now - last - idle;
 		return true;
 	}
-	if (active != 0 && now >= sl_ft_meta(t, e)->first_ns &&
-	    now - sl_ft_meta(t, e)->first_ns >= active) {
+	uint64_t first = sl_ft_meta(t, e)->first_ns;
+	if (active != 0 && now >= first && now - first >= active) {
 		*why = SL_FT_ACTIVE;
+		if (late != NULL)
+			*late = now - first - active;
 		return true;
 	}
 	return false;
@@ -927,10 +936,13 @@ static unsigned take_way(struct sl_ft_handle *h, struct sl_ft_bucket *b, unsigne
 		return 0;
 	}
 	enum sl_ft_reason r = (enum sl_ft_reason)reason;
-	if (reason < 0 && !expired(t, &t->ix.ent[ix - 1], now, &r)) {
+	uint64_t late;
+	if (reason < 0 && !expired(t, &t->ix.ent[ix - 1], now, &r, &late)) {
 		sl_spin_unlock(&b->lock);
 		return 0;
 	}
+	if (reason < 0)
+		sl_hist_record(&h->late, late);
 	struct sl_flow_record rec;
 	struct sl_flow_entry *e = unlink_way(t, b, w, r, &rec);
 	sl_spin_unlock(&b->lock);
@@ -955,7 +967,9 @@ static unsigned wheel_fire(struct sl_ft_handle *h, struct sl_flow_entry *e, uint
 		return 0;
 	}
 	enum sl_ft_reason r;
-	if (may_unlink && expired(t, e, now, &r)) {
+	uint64_t late;
+	if (may_unlink && expired(t, e, now, &r, &late)) {
+		sl_hist_record(&h->late, late);
 		uint32_t ix = sl_ft_entry_id(t, e) + 1;
 		for (unsigned w = 0; w < SL_FT_WAYS; w++) {
 			if (b->idx[w] != ix)
@@ -1051,7 +1065,7 @@ unsigned sl_ft_expire(struct sl_ft_handle *h, uint64_t now)
 		for (unsigned w = 0; w < SL_FT_WAYS && done < cap; w++) {
 			uint32_t ix = __atomic_load_n(&b->idx[w], __ATOMIC_ACQUIRE);
 			enum sl_ft_reason why;
-			if (ix != 0 && expired(t, &t->ix.ent[ix - 1], now, &why))
+			if (ix != 0 && expired(t, &t->ix.ent[ix - 1], now, &why, NULL))
 				done += take_way(h, b, w, ix, -1, now);
 		}
 		if (++h->cursor == h->hi)
@@ -1128,6 +1142,24 @@ void sl_ft_handle_stats(const struct sl_ft_handle *h, struct sl_ft_stats *out)
 	for (size_t i = 0; i < sizeof(*out) / sizeof(uint64_t); i++)
 		dst[i] = sl_counter_read(&src[i]);
 	out->live = sl_ft_live(h->t);
+	/* a private copy of the lateness, for percentiles of one moment */
+	struct sl_hist *late = malloc(sizeof(*late));
+	if (late != NULL) {
+		sl_hist_init(late);
+		sl_hist_merge(late, &h->late);
+		out->late_count = sl_hist_count(late);
+		out->late_p50_ns = out->late_count ? sl_hist_percentile(late, 0.5) : 0;
+		out->late_p99_ns = out->late_count ? sl_hist_percentile(late, 0.99) : 0;
+		out->late_max_ns = out->late_count ? sl_hist_max(late) : 0;
+		free(late);
+	}
+}
+
+uint64_t sl_ft_expiry_step_ns(const struct sl_flowtable *t)
+{
+	if (t->conf.expiry == SL_FT_WHEEL)
+		return t->tick_ns;
+	return __atomic_load_n(&t->sweep_ns, __ATOMIC_RELAXED);
 }
 
 uint32_t sl_ft_ids_free(const struct sl_flowtable *t)

@@ -480,11 +480,24 @@ struct sl_ft_stats {
 						* (wheel) visited by expiry */
 	uint64_t refiled;                      /* wheel: entries filed again */
 	uint64_t live;                         /* table-wide (same for every handle) */
+	/* Expiries by this handle (idle and active): how far past its deadline
+	 * each entry was unlinked, in ns (percentiles within 1/64 of the value,
+	 * engine/base/histogram.h; 0 while there is none). */
+	uint64_t late_count, late_p50_ns, late_p99_ns, late_max_ns;
 };
 
 /* Counters of handle h into *out (a snapshot; each counter read atomically,
- * not all at one instant, while h's worker runs).  Any thread. */
+ * not all at one instant, while h's worker runs).  Any thread; allocates a
+ * histogram's copy (about 15 KiB) for the late_* percentiles, which stay 0
+ * when that fails. */
 void sl_ft_handle_stats(const struct sl_ft_handle *h, struct sl_ft_stats *out);
+
+/* The step of t's expiry, in ns: the scan's sweep period (the shorter
+ * timeout / 8) or the wheel's tick.  While the cap and `scan` keep up and
+ * the handle's worker calls sl_ft_expire every breath, an entry is unlinked
+ * within this step (plus the longest gap between two calls) of its
+ * deadline: sl_ft_stats' late_* measure it.  Any thread. */
+uint64_t sl_ft_expiry_step_ns(const struct sl_flowtable *t);
 
 /* Lookup accounting for handles whose caller counts hits and misses.  h's
  * worker (single writer of h's counters). */

@@ -7,14 +7,23 @@ from them is here:
   stats.py cpu-seconds NS0 NS1      (NS1 - NS0) / 1e9 with three decimals: a
                                     thread's CPU time between two schedstat
                                     readings; nothing where either is empty
-  stats.py window S1 S2 SUMMARY OUTAPP FCAPP
+  stats.py window S1 S2 SUMMARY OUTAPP FCAPP [WORKER]
                                     a Sluice run measured between two
                                     `sluice stats --json` snapshots S1 and S2
                                     (SUMMARY: its --summary-json, whose mbufs
                                     must all be back): prints "packets seconds
                                     cycles_per_pkt hit_pct fc_cycles_per_pkt"
-                                    (OUTAPP's out_packets; the flow cache
-                                    FCAPP's hits and own cycles, "-" for none)
+                                    (OUTAPP's out_packets; the busy cycles of
+                                    every worker, or of WORKER alone; the flow
+                                    cache FCAPP's hits and own cycles, "-" for
+                                    none)
+  stats.py counter SUMMARY APP NAME the counter NAME of APP in a summary
+  stats.py epoch SUMMARY            "backlog_hwm=H": the epoch's backlog
+                                    high-water in a summary
+  stats.py fc-expiry SUMMARY APP TIMEOUT_MS
+                                    an expiry run as the flow cache APP saw
+                                    it (its expiry_late_us_* plus the idle
+                                    timeout): "count NA p50 NA p99 max", ms
   stats.py ovs-pmd PERF STATS       an OVS window from `dpif-netdev/pmd-perf-show`
                                     and `pmd-stats-show`: prints "packets seconds
                                     cycles_per_pkt hit_pct" and the hit split
@@ -32,6 +41,10 @@ from them is here:
                                     smallest value over the configurations, or NA)
   stats.py plot-data DIR            gnuplot's data files DIR/plot-*.dat from
                                     DIR/medians.csv
+  stats.py scale CSV DIR            scripts/bench-flowcache-scale's table (the
+                                    ovs and flowgen parts' medians by flow
+                                    count), DIR/scale.dat for its plot, and its
+                                    summary line
 
 The formats are those bench-peers has always printed (docs/benchmarks.md
 quotes them); tests/tools/test_peers_stats.py checks them on a canned
@@ -44,7 +57,7 @@ import statistics
 import sys
 
 CSV_HEADER = "part,config,engine,run,mpps,packets,seconds,cpu_s,cycles_per_pkt,hit_pct,extra\n"
-RATIO_KEYS = ("l3fwd", "l3fwd6", "ovs", "ovs-exact", "sluice-io", "testpmd-io", "bridge")
+RATIO_KEYS = ("l3fwd", "l3fwd6", "ovs", "ovs-exact", "sluice-io", "testpmd-io", "bridge", "flowgen")
 
 
 def cmd_cpu_seconds(ns0, ns1):
@@ -52,7 +65,26 @@ def cmd_cpu_seconds(ns0, ns1):
         print("%.3f" % ((float(ns1) - float(ns0)) / 1e9))
 
 
-def cmd_window(s1, s2, summary, o, fc):
+def cmd_counter(summary, app, name):
+    print(json.load(open(summary))["apps"][app]["counters"][name])
+
+
+def cmd_fc_expiry(summary, app, timeout_ms):
+    """A flow cache's own view of an expiry run: "count p0 p50 p90 p99 max"
+    of the delay from each flow's last packet to its unlink, in ms, as
+    gen.py records prints it (p0 and p90 unknown: NA); count is the flows
+    ended idle."""
+    c = json.load(open(summary))["apps"][app]["counters"]
+    t = float(timeout_ms)
+    print("%d NA %.1f NA %.1f %.1f" % (c["idle"], t + c["expiry_late_us_p50"] / 1e3,
+                                       t + c["expiry_late_us_p99"] / 1e3, t + c["expiry_late_us_max"] / 1e3))
+
+
+def cmd_epoch(summary):
+    print("backlog_hwm=%d" % json.load(open(summary))["epoch"]["backlog_hwm"])
+
+
+def cmd_window(s1, s2, summary, o, fc, worker=None):
     a, b, s = (json.load(open(f)) for f in (s1, s2, summary))
     if s["mbufs"]["back"] != s["mbufs"]["total"]:
         sys.exit("only %d of %d mbufs back" % (s["mbufs"]["back"], s["mbufs"]["total"]))
@@ -62,7 +94,8 @@ def cmd_window(s1, s2, summary, o, fc):
     # o: an app, or several separated by commas (their out_packets summed)
     out = sum(d(lambda x, a=a: x["apps"][a]["counters"]["out_packets"]) for a in o.split(","))
     secs = d(lambda x: x["live"]["elapsed_ns"]) / 1e9
-    busy = d(lambda x: sum(w["busy_cycles"] or 0 for w in x["workers"].values()))
+    busy = d(lambda x: sum(w["busy_cycles"] or 0 for n, w in x["workers"].items()
+                           if worker is None or n == worker))
     hit = fcc = "-"
     if fc != "-":
         if "forwarded" in b["apps"][fc]["counters"]:   # a bridge: forwarded, not flooded
@@ -131,7 +164,10 @@ def awk_int(s):
 
 
 def cmd_expiry(csv_path, runs, flows, engine, run, result):
-    v = result.split()
+    # "backlog_hwm=H" (Sluice: the epoch's backlog high-water) rides at the
+    # end of extra, after a '|'
+    backlog = [x for x in result.split() if x.startswith("backlog_hwm=")]
+    v = [x for x in result.split() if not x.startswith("backlog_hwm=")]
     f = v + [""] * (8 - len(v))
     head = "run %d/%d  expiry %-6s  flows %d: delay ms p0 %s p50 %s p90 %s p99 %s max %s" % (
         int(run), int(runs), engine, awk_int(f[0]), f[1], f[2], f[3], f[4], f[5])
@@ -141,13 +177,17 @@ def cmd_expiry(csv_path, runs, flows, engine, run, result):
         extra += ";polls %s of %s ms" % (f[6], " ".join(v[7:]))
     else:
         extra = ";".join(f[1:5] + [" ".join(v[5:])])
+    if backlog:
+        head += "; epoch backlog high-water " + backlog[0].split("=", 1)[1]
+        extra += "|" + backlog[0]
     print(head)
     with open(csv_path, "a") as fh:
         fh.write("expiry,flows=%s,%s,%s,,%s,,,,,%s\n" % (flows, engine, run, f[0], extra))
 
 
 def cmd_medians(csv_path, d):
-    rows = [r for r in csv.DictReader(open(csv_path)) if r["part"] in ("l3fwd", "l3fwd6", "ovs", "bridge")]
+    rows = [r for r in csv.DictReader(open(csv_path))
+            if r["part"] in ("l3fwd", "l3fwd6", "ovs", "bridge", "flowgen")]
 
     def med(v):
         return statistics.median(v) if v else None
@@ -169,6 +209,8 @@ def cmd_medians(csv_path, d):
             pairs.append((part, cfg, "sluice", "l3fwd", part))
         elif part == "bridge":
             pairs.append((part, cfg, "sluice", "ovs", "bridge"))
+        elif part == "flowgen":   # the flow cache over its floor
+            pairs.append((part, cfg, "sluice", "sluice-io", "flowgen"))
         else:
             pairs.append((part, cfg, "sluice", "ovs", "ovs"))
             if has("ovs-exact", cfg):
@@ -201,7 +243,7 @@ def cmd_medians(csv_path, d):
             ratios[key].append(ratio)
         line = "%-5s %-22s %s %s Mpps (%s; per CPU-s %s)  %-5s %s Mpps (%s; per CPU-s %s)  ratio %s (per CPU-s %s)" % (
             part, cfg, eng, f(sm), spread(s), f(sc), peer, f(pm), spread(p), f(pc), f(ratio), f(pratio))
-        if part in ("ovs", "bridge") and eng == "sluice":
+        if part in ("ovs", "bridge", "flowgen") and eng == "sluice":
             line += "  cycles/pkt sluice %s %s %s, hits sluice %s%% %s %s%%" % (
                 f(stat(s, "cycles_per_pkt"), "%.0f"), peer, f(stat(p, "cycles_per_pkt"), "%.0f"),
                 f(stat(s, "hit_pct"), "%.1f"), peer, f(stat(p, "hit_pct"), "%.1f"))
@@ -214,18 +256,21 @@ def cmd_medians(csv_path, d):
             line += "  cycles/pkt sluice %s" % f(stat(s, "cycles_per_pkt"), "%.0f")
         print(line)
         out.write(",".join(str(x) if x is not None else "" for x in (
-            key if key != "l3fwd" else part, cfg.replace(",", " "), sm, pm, ratio, sc, pc, pratio,
+            key if key not in ("l3fwd", "flowgen") else part, cfg.replace(",", " "), sm, pm, ratio, sc, pc, pratio,
             stat(s, "cycles_per_pkt"), stat(p, "cycles_per_pkt"), stat(s, "hit_pct"), stat(p, "hit_pct"))) + "\n")
     out.close()
     ex = [r for r in csv.DictReader(open(csv_path)) if r["part"] == "expiry"]
     for e in ("sluice", "ovs"):
         # a run that measured nothing: NA, or nothing at all where the
         # OVS poller printed nothing
-        v = [r["extra"].split(";") for r in ex if r["engine"] == e and r["extra"].split(";")[0] not in ("NA", "")]
+        v = [r["extra"].split("|")[0].split(";") for r in ex
+             if r["engine"] == e and (r["extra"].split(";") + [""])[1] not in ("NA", "")]
         if v:
-            m = [statistics.median(float(x[i]) for x in v) for i in range(5)]
+            def mid(i):   # p0 and p90 are NA where the flow cache measured itself
+                n = [float(x[i].split()[0]) for x in v if x[i].split() and x[i].split()[0] != "NA"]
+                return "%.0f" % statistics.median(n) if n else "NA"
             print("expiry %-6s medians over %d runs of the delay from last packet to state gone, ms: "
-                  "p0 %.0f p50 %.0f p90 %.0f p99 %.0f max %.0f" % (e, len(v), *m))
+                  "p0 %s p50 %s p90 %s p99 %s max %s" % (e, len(v), *(mid(i) for i in range(5))))
     with open(d + "/ratios", "w") as fh:
         for k in RATIO_KEYS:
             fh.write("%s %s\n" % (k, "%.3f" % min(ratios[k]) if ratios[k] else "NA"))
@@ -262,11 +307,97 @@ def cmd_plot_data(d):
             fh.writelines(line + "\n" for _, line in sorted(pts))
 
 
+def cmd_scale(csv_path, d):
+    """bench-flowcache-scale's table, plot data and summary (the goals:
+    docs/benchmarks.md, "The flow cache at scale")."""
+    rows = list(csv.DictReader(open(csv_path)))
+
+    def sel(part, flows, engine):
+        return [r for r in rows if r["part"] == part and r["config"] == "flows=%d" % flows
+                and r["engine"] == engine]
+
+    def med(rs, f=lambda r: float(r["mpps"])):
+        v = [f(r) for r in rs]
+        return statistics.median(v) if v else None
+
+    def extra_num(pat):
+        def f(r):
+            m = re.search(pat, r["extra"])
+            return float(m.group(1)) if m else float("nan")
+        return f
+
+    def fmt(x, spec="%.2f"):
+        return spec % x if x is not None else "NA"
+
+    def ratio(a, b):
+        return a / b if a is not None and b else None
+    points = []   # (source, flows, ...)
+    for part, source in (("ovs", "pcap"), ("flowgen", "generator")):
+        for flows in sorted({int(r["config"][6:]) for r in rows if r["part"] == part}):
+            fc, fl = sel(part, flows, "sluice"), sel(part, flows, "sluice-io")
+            o, ox = sel(part, flows, "ovs"), sel(part, flows, "ovs-exact")
+            bpf = None
+            tb = [r for r in fc if "table " in r["extra"]]
+            if tb:
+                m = re.search(r"table (\d+) bytes for (\d+) entries", tb[0]["extra"])
+                bpf = float(m.group(1)) / float(m.group(2))
+            p = {"source": source, "flows": flows, "fc": med(fc), "floor": med(fl), "ovs": med(o),
+                 "ovsx": med(ox), "runs": len(fc),
+                 "range": "%.2f..%.2f" % (min(float(r["mpps"]) for r in fc),
+                                         max(float(r["mpps"]) for r in fc)) if fc else "",
+                 "fc_cyc": med(fc, extra_num(r"flowcache ([0-9.]+) cycles")),
+                 "cyc": med([r for r in fc if known(r["cycles_per_pkt"])], lambda r: float(r["cycles_per_pkt"])),
+                 "floor_cyc": med([r for r in fl if known(r["cycles_per_pkt"])],
+                                  lambda r: float(r["cycles_per_pkt"])),
+                 "ovs_cyc": med([r for r in o if known(r["cycles_per_pkt"])], lambda r: float(r["cycles_per_pkt"])),
+                 "bpf": bpf}
+            p["floor_ratio"], p["ovs_ratio"], p["ovsx_ratio"] = (
+                ratio(p["fc"], p["floor"]), ratio(p["fc"], p["ovs"]), ratio(p["fc"], p["ovsx"]))
+            points.append(p)
+    print("%-9s %9s %5s %22s %9s %9s %9s %7s %9s %7s %9s %7s %9s" % (
+        "source", "flows", "runs", "flowcache Mpps", "fc cyc/p", "cyc/p", "floor", "ratio",
+        "OVS", "ratio", "OVS exact", "ratio", "bytes/flow"))
+    for p in points:
+        print("%-9s %9d %5d %22s %9s %9s %9s %7s %9s %7s %9s %7s %9s" % (
+            p["source"], p["flows"], p["runs"], "%s (%s)" % (fmt(p["fc"]), p["range"]),
+            fmt(p["fc_cyc"], "%.1f"), fmt(p["cyc"], "%.0f"), fmt(p["floor"]), fmt(p["floor_ratio"], "%.3f"),
+            fmt(p["ovs"]), fmt(p["ovs_ratio"], "%.3f"), fmt(p["ovsx"]), fmt(p["ovsx_ratio"], "%.3f"),
+            fmt(p["bpf"], "%.0f")))
+    for src in ("pcap", "generator"):
+        with open("%s/scale-%s.dat" % (d, src), "w") as fh:
+            fh.write("# flows flowcache_mpps floor_mpps ovs_mpps ovs_exact_mpps fc_cycles cycles floor_cycles ovs_cycles\n")
+            for p in points:
+                if p["source"] == src:
+                    fh.write(" ".join(str(x) for x in (
+                        p["flows"], *(fmt(p[k], "%.3f").replace("NA", "NaN") for k in (
+                            "fc", "floor", "ovs", "ovsx", "fc_cyc", "cyc", "floor_cyc", "ovs_cyc")))) + "\n")
+
+    def least(key, keep):
+        v = [p[key] for p in points if keep(p) and p[key] is not None]
+        return "%.3f" % min(v) if v else "NA"
+    for r in rows:
+        if r["part"] == "expiry" and r["engine"] == "sluice":
+            q = r["extra"].split("|")
+            f = q[0].split(";")
+            print("expiry: %s flows stopping at once, run %s: %s flows' state gone, delay after the last packet ms "
+                  "p50 %s p99 %s max %s; %s" % (r["config"][6:], r["run"], r["packets"], f[1], f[3],
+                                               f[4].split()[0] if f[4:] else "NA",
+                                               q[1].replace("=", " ") if len(q) > 1 else "backlog_hwm NA"))
+    a = least("floor_ratio", lambda p: 65536 <= p["flows"] <= 1048576)
+    b = least("floor_ratio", lambda p: p["flows"] <= 1024)
+    c = least("ovsx_ratio", lambda p: True)
+    dd = least("ovs_ratio", lambda p: True)
+    big = [p["fc"] for p in points if p["source"] == "generator" and p["flows"] == 16777216 and p["fc"]]
+    print("summary: floor_ratio_min=%s floor_ratio_small_min=%s ovs_exact_ratio_min=%s ovs_ratio_min=%s mpps_16m=%s"
+          % (a, b, c, dd, "%.2f" % big[0] if big else "NA"))
+
+
 def main(a):
-    cmds = {"cpu-seconds": (cmd_cpu_seconds, 2), "window": (cmd_window, 5), "ovs-pmd": (cmd_ovs_pmd, 2),
+    cmds = {"cpu-seconds": (cmd_cpu_seconds, 2), "window": (cmd_window, 5, 6), "ovs-pmd": (cmd_ovs_pmd, 2),
             "record": (cmd_record, 12), "expiry": (cmd_expiry, 6), "medians": (cmd_medians, 2),
-            "plot-data": (cmd_plot_data, 1)}
-    if not a or a[0] not in cmds or len(a) - 1 != cmds[a[0]][1]:
+            "plot-data": (cmd_plot_data, 1), "counter": (cmd_counter, 3), "scale": (cmd_scale, 2),
+            "epoch": (cmd_epoch, 1), "fc-expiry": (cmd_fc_expiry, 3)}
+    if not a or a[0] not in cmds or len(a) - 1 not in cmds[a[0]][1:]:
         sys.exit(__doc__)
     cmds[a[0]][0](*a[1:])
 

@@ -16,9 +16,10 @@ export SLUICE SLUICE_BENCH_NO_BUILD=1
 
 expect_refused "bench-peers: unknown argument '--bogus'" --bogus
 expect_refused "bench-peers: --runs must be a positive integer" --runs 0
-expect_refused "bench-peers: unknown part 'vpp' (testpmd, l3fwd, l3fwd6, ovs, bridge, expiry)" --parts ovs,vpp
+expect_refused "bench-peers: unknown part 'vpp' (testpmd, l3fwd, l3fwd6, ovs, bridge, expiry, flowgen)" --parts ovs,vpp
 expect_refused "bench-peers: --macs values must be 1..1048576" --macs 2,0
-expect_refused "bench-peers: --expiry-flows must be 1..131072" --expiry-flows 0
+expect_refused "bench-peers: --expiry-flows must be 1..16777216" --expiry-flows 0
+expect_refused "bench-peers: --gen-flows values must be 1..16777216" --gen-flows 16777217
 expect_refused "bench-peers: --flows values must be 1..16777216" --flows 1,0
 expect_refused "bench-peers: --duration needs a value" --duration
 expect_refused "bench-peers: unknown OVS rule set 'megaflow' (port, exact)" --ovs-rules port,megaflow
@@ -51,9 +52,9 @@ line=$(grep '^summary: ' "$T/na") || { cat "$T/na"; fail "no summary line"; }
 [[ $line == "summary: testpmd_ratio=NA l3fwd_ratio=NA ovs_ratio_min=NA testpmd_pool_ratio=NA bridge_ovs_ratio_min=NA" ]] ||
   fail "expected every ratio NA without OVS, got: $line"
 if [[ -x /usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk ]]; then
-  expect_in "$T/na" "bench-peers: OVS part not run: /nonexistent/ovs-vswitchd not found"
+  expect_in "$T/na" "bench-peers: OVS part: no OVS numbers: /nonexistent/ovs-vswitchd not found"
 else
-  expect_in "$T/na" "bench-peers: OVS part not run: OVS-DPDK not installed"
+  expect_in "$T/na" "bench-peers: OVS part: no OVS numbers: OVS-DPDK not installed"
 fi
 expect_in "$T/na" "bench-peers: testpmd_ratio NA: part not run (--parts)"
 expect_in "$T/na" "bench-peers: l3fwd_ratio NA: part not run (--parts)"
@@ -69,8 +70,8 @@ free=$(awk '/^HugePages_Free:/{print $2}' /proc/meminfo)
 before=$(cat /proc/sys/vm/nr_hugepages)
 "$B" --quick --parts ovs,bridge,expiry --expiry-flows 200 --macs 16 --out "$T/b" >"$T/out" 2>&1 ||
   { cat "$T/out"; fail "a tiny run failed"; }
-if grep -q "OVS part not run: OVS-DPDK needs hugepages" "$T/out"; then
-  skip "$(sed -n 's/.*OVS part not run: //p' "$T/out")"
+if grep -q "no OVS numbers: OVS-DPDK needs hugepages" "$T/out"; then
+  skip "$(sed -n 's/.*no OVS numbers: //p' "$T/out")"
 fi
 # Pages still held by a process that has just ended stay in the count until
 # the kernel frees them: wait for the count, up to wait_event's minute.

@@ -15,8 +15,14 @@ compared exactly with what scripts/bench-peers printed and wrote for them:
   medians fail before);
 - window: a Sluice window from two `sluice stats --json` snapshots;
 - ovs-pmd: an OVS window from pmd-perf-show and pmd-stats-show;
-- cpu-seconds: a thread's CPU time from two schedstat readings.
+- cpu-seconds: a thread's CPU time from two schedstat readings;
+- scale (scripts/bench-flowcache-scale): the table by flow count from the
+  ovs part's rows above and flowgen rows (the flow cache at 16M flows from
+  the source app, with its table's bytes), an expiry run as the flow cache
+  measured it (fc-expiry, with the epoch's backlog high-water), and the
+  summary line; counter, epoch and fc-expiry on a summary.
 """
+import json
 import contextlib
 import io
 import os
@@ -132,6 +138,7 @@ ovs-exact 3.314
 sluice-io 3.016
 testpmd-io 3.137
 bridge 2.000
+flowgen NA
 """
 
 PLOTS = {
@@ -189,5 +196,43 @@ check("ovs-pmd", stats("ovs-pmd", os.path.join(DATA, "pmd-perf.txt"), os.path.jo
       "25598976 2.004 172.2 100.0 simple match 0.0% emc 97.6% smc 0.0% megaflow 2.4% upcall 0.00%\n")
 check("cpu-seconds", stats("cpu-seconds", "1000000000", "3001500501"), "2.002\n")
 check("cpu-seconds: unknown", stats("cpu-seconds", "", "3001500501"), "")
+
+FLOWGEN = [
+    ('flowgen', 'flows=16777216', 'sluice', '1', '20000000', '2.000', '2.000', '120.0', '100.0',
+     'flowcache 100.5 cycles/packet; table 3221225472 bytes for 16777216 entries'),
+    ('flowgen', 'flows=16777216', 'sluice-io', '1', '100000000', '2.000', '2.000', '24.0', '-', ''),
+    ('flowgen', 'flows=16777216', 'sluice', '2', '22000000', '2.000', '2.000', '110.0', '100.0',
+     'flowcache 95.5 cycles/packet; table 3221225472 bytes for 16777216 entries'),
+    ('flowgen', 'flows=16777216', 'sluice-io', '2', '96000000', '2.000', '2.000', '25.0', '-', ''),
+]
+SCALE = """\
+source        flows  runs         flowcache Mpps  fc cyc/p     cyc/p     floor   ratio       OVS   ratio OVS exact   ratio bytes/flow
+pcap              1     2   20.25 (20.00..20.50)      12.2        50     24.75   0.818      8.21   2.467        NA      NA        NA
+pcap           1024     2   15.25 (15.00..15.50)      27.8        66     23.75   0.642      6.10   2.500      4.60   3.314        NA
+pcap        1048576     2      7.75 (7.50..8.00)      61.6       134        NA      NA        NA      NA        NA      NA        NA
+generator  16777216     2   10.50 (10.00..11.00)      98.0       115     49.00   0.214        NA      NA        NA      NA       192
+expiry: 1048576 flows stopping at once, run 1: 1048576 flows' state gone, delay after the last packet ms p50 1012.5 p99 1120.0 max 1130.5; backlog_hwm 32
+summary: floor_ratio_min=NA floor_ratio_small_min=0.642 ovs_exact_ratio_min=3.314 ovs_ratio_min=2.467 mpps_16m=10.50
+"""
+with tempfile.TemporaryDirectory() as d:
+    csv_path = os.path.join(d, "results.csv")
+    with open(os.path.join(DATA, "results.csv")) as fh, open(csv_path, "w") as out:
+        out.writelines(r for r in fh if r.startswith(("part,", "ovs,")))
+    for r in FLOWGEN:
+        stats("record", csv_path, "2", *r)
+    stats("expiry", csv_path, "1", "1048576", "sluice", "1", "1048576 NA 1012.5 NA 1120.0 1130.5 backlog_hwm=32")
+    check("scale: the table and summary", stats("scale", csv_path, d), SCALE)
+    check("scale: scale-generator.dat", read(os.path.join(d, "scale-generator.dat")),
+          "# flows flowcache_mpps floor_mpps ovs_mpps ovs_exact_mpps fc_cycles cycles floor_cycles ovs_cycles\n"
+          "16777216 10.500 49.000 NaN NaN 98.000 115.000 24.500 NaN\n")
+    summ = os.path.join(d, "summary.json")
+    with open(summ, "w") as fh:
+        json.dump({"apps": {"fc": {"counters": {"idle": 1048576, "expiry_late_us_p50": 12500,
+                                                "expiry_late_us_p99": 120000, "expiry_late_us_max": 130500,
+                                                "table_bytes": 413139904}}},
+                   "epoch": {"backlog_hwm": 32}}, fh)
+    check("fc-expiry", stats("fc-expiry", summ, "fc", "1000"), "1048576 NA 1012.5 NA 1120.0 1130.5\n")
+    check("counter", stats("counter", summ, "fc", "table_bytes"), "413139904\n")
+    check("epoch", stats("epoch", summ), "backlog_hwm=32\n")
 
 sys.exit(1 if failed else 0)
