@@ -159,6 +159,15 @@ static inline unsigned sl_link_count(struct sl_link *l)
 	return l->write - l->read;
 }
 
+/* Does l cross workers (an interlink or a ring)?  Then the packets it
+ * hands over were last written on another core: a consumer that reads
+ * them gains by prefetching a burst's lines before it reads the first.
+ * Either side; never changes after the build. */
+static inline bool sl_link_cross_worker(const struct sl_link *l)
+{
+	return l->il != NULL || l->ring != NULL;
+}
+
 /* Consumer side: nothing to receive now (reads the producer's published
  * index only when the cached copy says empty). */
 static inline bool sl_link_empty(struct sl_link *l)
