@@ -81,7 +81,7 @@ enum {
 	FC_RECORDS_LOST,
 	FC_IPFIX_SENT, FC_IPFIX_LOST, FC_IPFIX_MESSAGES, FC_IPFIX_CONNECTS,
 	FC_LIVE, FC_TABLE_BYTES,
-	FC_LATE_P50, FC_LATE_P99, FC_LATE_MAX, FC_EXPIRY_STEP,
+	FC_LATE_P50, FC_LATE_P99, FC_LATE_MAX, FC_EXPIRY_STEP, FC_TICK_GAP,
 	FC_N_COUNTERS
 };
 
@@ -122,6 +122,7 @@ static const struct sl_counter_spec fc_counters[FC_N_COUNTERS] = {
 	[FC_LATE_P99] = { "expiry_late_us_p99", SL_GAUGE, "The same, 99th percentile." },
 	[FC_LATE_MAX] = { "expiry_late_us_max", SL_GAUGE, "The same, the largest (docs/flowcache.md: at most expiry_step_us plus the longest gap between two breaths, while expiry keeps up)." },
 	[FC_EXPIRY_STEP] = { "expiry_step_us", SL_GAUGE, "The expiry's step: the scan's sweep period (the shorter timeout / 8) or the wheel's tick, in microseconds." },
+	[FC_TICK_GAP] = { "tick_gap_us", SL_GAUGE, "The longest time between two of this app's expiry steps (its worker's breaths), in microseconds: a worker kept off its CPU delays expiry by as much." },
 };
 _Static_assert(SL_PKT_R_COUNT == 9, "one malformed_* counter per reason of apps/pkt/pkt.h");
 
@@ -164,6 +165,19 @@ static struct fc_share *shares;
 
 /* ------------------------------------------------------------------ records */
 
+/* An entry's cookie: bits 0..31 the router's next hop + 1 (0: none, or no
+ * route table), bits 32..47 the DPDK port of the flow's first packet + 1
+ * (0: not known, as for generated frames). */
+static inline int cookie_hop(uint64_t c)
+{
+	return (int)(uint32_t)c - 1;
+}
+
+static inline uint32_t cookie_port(uint64_t c)
+{
+	return (uint32_t)(c >> 32 & 0xffff);
+}
+
 static void fmt_addr(char *buf, size_t len, const struct sl_flow_key *k, const uint8_t *a)
 {
 	if (inet_ntop(k->family == 6 ? AF_INET6 : AF_INET, a, buf, (socklen_t)len) == NULL)
@@ -177,14 +191,18 @@ static int fmt_record(const struct sl_flow_record *r, const char *table, uint64_
 	fmt_addr(src, sizeof(src), &r->key, r->key.src);
 	fmt_addr(dst, sizeof(dst), &r->key, r->key.dst);
 	uint64_t s = r->first_ns + off, e = r->last_ns + off;
+	char port[8] = "null";
+	if (cookie_port(r->cookie) != 0)
+		snprintf(port, sizeof(port), "%u", cookie_port(r->cookie) - 1);
 	return snprintf(buf, len,
 			"{\"table\":\"%s\",\"flow_id\":%" PRIu32 ",\"family\":\"%s\",\"proto\":%u,"
 			"\"src\":\"%s\",\"sport\":%u,\"dst\":\"%s\",\"dport\":%u,"
+			"\"vlan\":%u,\"in_port\":%s,"
 			"\"packets\":%" PRIu64 ",\"bytes\":%" PRIu64 ","
 			"\"start\":%" PRIu64 ".%09" PRIu64 ",\"end\":%" PRIu64 ".%09" PRIu64 ","
 			"\"reason\":\"%s\"}\n",
 			table, r->id, sl_flow_family_name(&r->key), r->key.proto, src, r->key.sport,
-			dst, r->key.dport, r->packets, r->bytes, s / UINT64_C(1000000000),
+			dst, r->key.dport, r->key.vlan, port, r->packets, r->bytes, s / UINT64_C(1000000000),
 			s % UINT64_C(1000000000), e / UINT64_C(1000000000), e % UINT64_C(1000000000),
 			sl_ft_reason_name(r->reason));
 }
@@ -254,15 +272,17 @@ static bool rec_to_ipfix(struct fc_priv *p, const struct sl_flow_record *r)
 		[SL_FT_EVICTED] = SL_IPFIX_LACK_OF_RESOURCES, [SL_FT_FLUSHED] = SL_IPFIX_FORCED,
 		[SL_FT_STOPPED] = SL_IPFIX_FORCED,
 	};
+	const uint64_t l2 = RTE_ETHER_HDR_LEN + (r->key.vlan != 0 ? RTE_VLAN_HLEN : 0);
 	struct sl_ipfix_rec x = {
 		.family = r->key.family, .proto = r->key.proto,
 		.reason = r->reason < SL_FT_REASONS ? reason[r->reason] : SL_IPFIX_FORCED,
 		.sport = r->key.sport, .dport = r->key.dport,
-		/* octetDeltaCount is IP octets: the frames' less an untagged
-		 * Ethernet header each (docs/flowcache.md, IPFIX) */
+		/* octetDeltaCount is IP octets: the frames' less an Ethernet
+		 * header each, with its tag on a VLAN (docs/flowcache.md, IPFIX) */
 		.packets = r->packets,
-		.bytes = r->bytes > r->packets * RTE_ETHER_HDR_LEN ?
-			 r->bytes - r->packets * RTE_ETHER_HDR_LEN : 0,
+		.bytes = r->bytes > r->packets * l2 ? r->bytes - r->packets * l2 : 0,
+		.vlan = r->key.vlan,
+		.ingress = cookie_port(r->cookie),
 		.start_ms = (r->first_ns + p->real_off_ns) / 1000000,
 		.end_ms = (r->last_ns + p->real_off_ns) / 1000000,
 	};
@@ -396,18 +416,19 @@ static inline unsigned fc_classify(struct sl_app *app, const struct sl_flowtable
 	return n_bad;
 }
 
-/* Insert the flow of key (a miss), with the router's next hop as its
- * cookie when the cache has a route table.  What the run counted goes in
- * first: an insert may choose a victim by last_ns, or unlink the run's
- * entry.  Returns the entry, or NULL (no room, no id). */
+/* Insert the flow of key (a miss; its first packet came in by DPDK port
+ * `port`), with the router's next hop in its cookie when the cache has a
+ * route table.  What the run counted goes in first: an insert may choose a
+ * victim by last_ns, or unlink the run's entry.  Returns the entry, or NULL
+ * (no room, no id). */
 static inline struct sl_flow_entry *fc_insert(struct fc_priv *p, struct fc_run *run,
 					      const struct sl_flow_key *key, uint32_t hash,
-					      uint64_t now)
+					      uint64_t now, uint16_t port)
 {
 	fc_run_flush(run, now, p->sole);
-	uint64_t cookie = 0;
+	uint64_t cookie = port != RTE_MBUF_PORT_INVALID ? (uint64_t)(port + 1u) << 32 : 0;
 	if (p->route != NULL && key->family == 4)
-		cookie = (uint64_t)(sl_route_lookup(p->route, key_dst4(key)) + 1);
+		cookie |= (uint32_t)(sl_route_lookup(p->route, key_dst4(key)) + 1);
 	enum sl_ft_insert_status st;
 	return sl_ft_insert(p->h, key, hash, now, cookie, &st);
 }
@@ -495,7 +516,7 @@ static void fc_push(struct sl_app *app)
 			hits++;
 		} else {
 			misses++;
-			e = fc_insert(p, &run, &b.keys[i], b.hash[i], now);
+			e = fc_insert(p, &run, &b.keys[i], b.hash[i], now, m->port);
 			inserted_buckets |= UINT64_C(1) << (b.hash[i] & 63);
 		}
 		last = e;
@@ -509,7 +530,7 @@ static void fc_push(struct sl_app *app)
 		}
 		/* Set or clear: a recycled mbuf may carry an old hint. */
 		if (p->route != NULL)
-			sl_route_hint_set(m, p->route, e != NULL ? (int)sl_ft_entry_cookie(t, e) - 1 : -1,
+			sl_route_hint_set(m, p->route, e != NULL ? cookie_hop(sl_ft_entry_cookie(t, e)) : -1,
 					  key_dst4(&b.keys[i]));
 		if (any_bad)
 			pass[n_pass++] = m;
@@ -749,6 +770,7 @@ static void fc_collect(struct sl_app *app)
 	sl_app_ctr_set(app, FC_LATE_P99, s.late_p99_ns / 1000);
 	sl_app_ctr_set(app, FC_LATE_MAX, s.late_max_ns / 1000);
 	sl_app_ctr_set(app, FC_EXPIRY_STEP, sl_ft_expiry_step_ns(p->t) / 1000);
+	sl_app_ctr_set(app, FC_TICK_GAP, s.step_gap_ns / 1000);
 	if (p->ipfix != NULL) {
 		struct sl_ipfix_stats x;
 		sl_ipfix_stats(p->ipfix, &x);

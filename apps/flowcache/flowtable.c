@@ -43,6 +43,7 @@ struct sl_ft_handle {
 	uint32_t lo, hi;                     /* bucket range [lo, hi) */
 	uint32_t cursor, flush_cursor;
 	uint64_t scan_ns;                    /* scan mode: time of the last step */
+	uint64_t expire_ns;                  /* time of the last sl_ft_expire */
 	double scan_credit;                  /* buckets the pacing allows now */
 	uint32_t n_cache;
 	uint32_t cache[SL_FT_ID_CACHE];
@@ -750,6 +751,7 @@ static struct sl_flow_entry *unlink_way(struct sl_flowtable *t, struct sl_ft_buc
 	rec->bytes = __atomic_load_n(&e->bytes, __ATOMIC_RELAXED);
 	rec->first_ns = sl_ft_meta(t, e)->first_ns;
 	rec->last_ns = __atomic_load_n(&e->last_ns, __ATOMIC_RELAXED);
+	rec->cookie = sl_ft_meta(t, e)->cookie;
 	return e;
 }
 
@@ -1038,6 +1040,9 @@ static unsigned wheel_expire(struct sl_ft_handle *h, uint64_t now, unsigned cap)
 unsigned sl_ft_expire(struct sl_ft_handle *h, uint64_t now)
 {
 	struct sl_flowtable *t = h->t;
+	if (h->expire_ns != 0 && now > h->expire_ns)
+		sl_counter_max(&h->st.step_gap_ns, now - h->expire_ns);
+	h->expire_ns = now;
 	if (idle_of(t) == 0 && active_of(t) == 0)
 		return 0;
 	unsigned room = sl_epoch_retire_room(h->e, h->ew);
@@ -1048,26 +1053,36 @@ unsigned sl_ft_expire(struct sl_ft_handle *h, uint64_t now)
 	if (h->hi == h->lo)
 		return 0;
 	/* Pace the sweep: one range per sweep_ns, never more than `scan`
-	 * buckets per step, unused allowance kept up to one step. */
+	 * buckets per step.  What a step could not visit (the cap, or a long
+	 * gap since the last step) stays owed, up to one whole range, and is
+	 * worked off by the next steps, `scan` at a time: a sweep slowed by a
+	 * burst of expiries or a slow breath catches up instead of falling
+	 * behind for good. */
 	uint64_t dt = now > h->scan_ns ? now - h->scan_ns : 0;
 	uint64_t sweep = __atomic_load_n(&t->sweep_ns, __ATOMIC_RELAXED);
 	if (dt > sweep || h->scan_ns == 0)
 		dt = sweep;
 	h->scan_ns = now;
 	h->scan_credit += (double)dt * (h->hi - h->lo) / (double)sweep;
-	if (h->scan_credit > t->conf.scan)
-		h->scan_credit = t->conf.scan;
-	unsigned allowed = (unsigned)h->scan_credit;
+	if (h->scan_credit > (double)(h->hi - h->lo))
+		h->scan_credit = (double)(h->hi - h->lo);
+	unsigned allowed = h->scan_credit < t->conf.scan ? (unsigned)h->scan_credit : t->conf.scan;
 	unsigned done = 0, visited = 0;
 	while (visited < allowed && done < cap) {
 		struct sl_ft_bucket *b = &t->ix.b[h->cursor];
-		visited++;
-		for (unsigned w = 0; w < SL_FT_WAYS && done < cap; w++) {
+		unsigned w = 0;
+		for (; w < SL_FT_WAYS && done < cap; w++) {
 			uint32_t ix = __atomic_load_n(&b->idx[w], __ATOMIC_ACQUIRE);
 			enum sl_ft_reason why;
 			if (ix != 0 && expired(t, &t->ix.ent[ix - 1], now, &why, NULL))
 				done += take_way(h, b, w, ix, -1, now);
 		}
+		/* the cap reached before the bucket's last way: the next step
+		 * starts on this bucket again (else its remaining expired
+		 * entries would wait a whole sweep) */
+		if (w < SL_FT_WAYS)
+			break;
+		visited++;
 		if (++h->cursor == h->hi)
 			h->cursor = h->lo;
 	}

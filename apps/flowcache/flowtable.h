@@ -157,6 +157,7 @@ struct sl_flow_record {
 	enum sl_ft_reason reason;
 	uint64_t packets, bytes;
 	uint64_t first_ns, last_ns;
+	uint64_t cookie;          /* as inserted */
 };
 
 /* Called on the unlinking thread (the handle's worker; the control thread in
@@ -479,6 +480,8 @@ struct sl_ft_stats {
 	uint64_t scanned;                      /* buckets (scan) or entries and slots
 						* (wheel) visited by expiry */
 	uint64_t refiled;                      /* wheel: entries filed again */
+	uint64_t step_gap_ns;                  /* the longest time between two
+						* sl_ft_expire calls of this handle */
 	uint64_t live;                         /* table-wide (same for every handle) */
 	/* Expiries by this handle (idle and active): how far past its deadline
 	 * each entry was unlinked, in ns (percentiles within 1/64 of the value,
@@ -496,7 +499,8 @@ void sl_ft_handle_stats(const struct sl_ft_handle *h, struct sl_ft_stats *out);
  * timeout / 8) or the wheel's tick.  While the cap and `scan` keep up and
  * the handle's worker calls sl_ft_expire every breath, an entry is unlinked
  * within this step (plus the longest gap between two calls) of its
- * deadline: sl_ft_stats' late_* measure it.  Any thread. */
+ * deadline: sl_ft_stats' late_* measure it, step_gap_ns the longest gap.
+ * Any thread. */
 uint64_t sl_ft_expiry_step_ns(const struct sl_flowtable *t);
 
 /* Lookup accounting for handles whose caller counts hits and misses.  h's

@@ -24,29 +24,30 @@
 /* The internal records: the templates' elements in order, packed (each
  * element's length given in the specs: libfixbuf refuses an internal
  * template with a defaulted length). */
-struct rec4 {                /* 50 bytes */
+struct rec4 {                /* 56 bytes */
 	uint64_t start, end, packets, octets;
-	uint32_t src, dst, point;
-	uint16_t sport, dport;
+	uint32_t src, dst, point, ingress;
+	uint16_t sport, dport, vlan;
 	uint8_t proto, reason;
 } __attribute__((packed));
-_Static_assert(sizeof(struct rec4) == 50, "the IPv4 template's elements, unpadded");
+_Static_assert(sizeof(struct rec4) == 56, "the IPv4 template's elements, unpadded");
 
-struct rec6 {                /* 74 bytes */
+struct rec6 {                /* 80 bytes */
 	uint64_t start, end, packets, octets;
 	uint8_t src[16], dst[16];
-	uint32_t point;
-	uint16_t sport, dport;
+	uint32_t point, ingress;
+	uint16_t sport, dport, vlan;
 	uint8_t proto, reason;
 } __attribute__((packed));
-_Static_assert(sizeof(struct rec6) == 74, "the IPv6 template's elements, unpadded");
+_Static_assert(sizeof(struct rec6) == 80, "the IPv6 template's elements, unpadded");
 
 static fbInfoElementSpec_t spec4[] = {
 	{ "flowStartMilliseconds", 8, 0 }, { "flowEndMilliseconds", 8, 0 },
 	{ "packetDeltaCount", 8, 0 }, { "octetDeltaCount", 8, 0 },
 	{ "sourceIPv4Address", 4, 0 }, { "destinationIPv4Address", 4, 0 },
-	{ "observationPointId", 4, 0 },
+	{ "observationPointId", 4, 0 }, { "ingressInterface", 4, 0 },
 	{ "sourceTransportPort", 2, 0 }, { "destinationTransportPort", 2, 0 },
+	{ "vlanId", 2, 0 },
 	{ "protocolIdentifier", 1, 0 }, { "flowEndReason", 1, 0 },
 	FB_IESPEC_NULL
 };
@@ -55,8 +56,9 @@ static fbInfoElementSpec_t spec6[] = {
 	{ "flowStartMilliseconds", 8, 0 }, { "flowEndMilliseconds", 8, 0 },
 	{ "packetDeltaCount", 8, 0 }, { "octetDeltaCount", 8, 0 },
 	{ "sourceIPv6Address", 16, 0 }, { "destinationIPv6Address", 16, 0 },
-	{ "observationPointId", 4, 0 },
+	{ "observationPointId", 4, 0 }, { "ingressInterface", 4, 0 },
 	{ "sourceTransportPort", 2, 0 }, { "destinationTransportPort", 2, 0 },
+	{ "vlanId", 2, 0 },
 	{ "protocolIdentifier", 1, 0 }, { "flowEndReason", 1, 0 },
 	FB_IESPEC_NULL
 };
@@ -265,16 +267,18 @@ static void append(struct sl_ipfix *x, const struct sl_ipfix_rec *r)
 	size_t len;
 	if (r->family == 6) {
 		b = (struct rec6){ .start = r->start_ms, .end = r->end_ms, .packets = r->packets,
-				   .octets = r->bytes, .point = x->conf.point, .sport = r->sport,
-				   .dport = r->dport, .proto = r->proto, .reason = r->reason };
+				   .octets = r->bytes, .point = x->conf.point, .ingress = r->ingress,
+				   .sport = r->sport, .dport = r->dport, .vlan = r->vlan,
+				   .proto = r->proto, .reason = r->reason };
 		memcpy(b.src, r->src, 16);
 		memcpy(b.dst, r->dst, 16);
 		base = (uint8_t *)&b;
 		len = sizeof(b);
 	} else {
 		a = (struct rec4){ .start = r->start_ms, .end = r->end_ms, .packets = r->packets,
-				   .octets = r->bytes, .point = x->conf.point, .sport = r->sport,
-				   .dport = r->dport, .proto = r->proto, .reason = r->reason };
+				   .octets = r->bytes, .point = x->conf.point, .ingress = r->ingress,
+				   .sport = r->sport, .dport = r->dport, .vlan = r->vlan,
+				   .proto = r->proto, .reason = r->reason };
 		a.src = (uint32_t)r->src[0] << 24 | (uint32_t)r->src[1] << 16 |
 			(uint32_t)r->src[2] << 8 | r->src[3];
 		a.dst = (uint32_t)r->dst[0] << 24 | (uint32_t)r->dst[1] << 16 |

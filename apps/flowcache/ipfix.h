@@ -58,6 +58,8 @@ struct sl_ipfix_rec {
 	uint8_t src[16], dst[16]; /* network order; IPv4 in the first 4 bytes */
 	uint64_t packets, bytes;
 	uint64_t start_ms, end_ms;   /* Unix time */
+	uint16_t vlan;            /* vlanId: 0 untagged */
+	uint32_t ingress;         /* ingressInterface: 0 not known */
 };
 
 struct sl_ipfix_conf {

@@ -4,7 +4,7 @@
  *
  * Layout: 40 bytes, no implicit padding, so that two keys compare with
  * memcmp and hash as five 64-bit words.  Whoever fills a key zeroes it first
- * (sl_flow_key_zero): unused address bytes and the pad must be zero.
+ * (sl_flow_key_zero): unused address bytes must be zero.
  *
  * Fields:
  *   family  4 or 6
@@ -14,6 +14,9 @@
  *           UDP-Lite; 0 for other protocols and for fragments other than the
  *           first (so all fragments of a datagram after the first share a
  *           3-tuple key)
+ *   vlan    the VLAN id (12 bits) of the frame's outermost 802.1Q or
+ *           802.1ad tag; 0 for an untagged or priority-tagged frame: one
+ *           5-tuple on two VLANs is two flows
  *   src, dst  addresses in network order; IPv4 uses bytes 0..3, the other
  *           twelve bytes are zero
  *
@@ -31,7 +34,7 @@ struct sl_flow_key {
 	uint8_t proto;
 	uint16_t sport;
 	uint16_t dport;
-	uint16_t pad;        /* zero */
+	uint16_t vlan;       /* outer 802.1Q/802.1ad VLAN id; 0: none */
 	uint8_t src[16];
 	uint8_t dst[16];
 };

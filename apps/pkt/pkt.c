@@ -193,6 +193,7 @@ enum sl_pkt_class sl_pkt_parse_full(const struct rte_mbuf *m, struct sl_flow_key
 	if (p == NULL)
 		return malformed(key, info, SL_PKT_R_SHORT_L2);
 	type = be16_at(p + 12);
+	uint16_t outer_vid = 0;
 	while (is_vlan_tpid(type)) {
 		uint8_t tag[4];
 		if (info->vlans == 2)
@@ -200,18 +201,24 @@ enum sl_pkt_class sl_pkt_parse_full(const struct rte_mbuf *m, struct sl_flow_key
 		p = rte_pktmbuf_read(m, off, sizeof(tag), tag);
 		if (p == NULL)
 			return malformed(key, info, SL_PKT_R_SHORT_L2);
+		if (info->vlans == 0)
+			outer_vid = be16_at(p) & 0x0fff;
 		type = be16_at(p + 2);
 		off += sizeof(tag);
 		info->vlans++;
 	}
 	info->ethertype = type;
 
+	/* the VLAN goes in the key of an IP frame only (a malformed one's key
+	 * is zeroed again) */
 	if (type == RTE_ETHER_TYPE_IPV4) {
 		info->l3_off = (uint16_t)off;
+		key->vlan = outer_vid;
 		return parse_ipv4(m, off, frame, key, info);
 	}
 	if (type == RTE_ETHER_TYPE_IPV6) {
 		info->l3_off = (uint16_t)off;
+		key->vlan = outer_vid;
 		return parse_ipv6(m, off, frame, key, info);
 	}
 	return SL_PKT_NOT_IP;

@@ -109,7 +109,8 @@ static void check_result(enum sl_pkt_class cls, const struct sl_flow_key *k,
 	fuzz_require(strcmp(sl_pkt_reason_name(in->reason), "?") != 0, "reason %u has no name",
 		     in->reason);
 	fuzz_require(in->vlans <= 2, "%u VLAN tags", in->vlans);
-	fuzz_require(k->pad == 0, "key pad %u", k->pad);
+	fuzz_require(k->vlan <= 4095 && (in->vlans > 0 || k->vlan == 0), "key vlan %u with %u tags",
+		     k->vlan, in->vlans);
 	if (cls != SL_PKT_IP) {
 		fuzz_require(all_zero(k, sizeof(*k)), "class %d with a non-zero key", (int)cls);
 		fuzz_require(in->l4_off == 0 && in->l3_len == 0 && !in->fragment,

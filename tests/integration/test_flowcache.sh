@@ -5,7 +5,8 @@
 # shared by two workers; configuration errors with their messages.
 . "$(dirname "$0")/lib.sh"
 
-# check_records PCAP JSONL REASON [sum]: every flow of PCAP (IPv4/IPv6; ARP
+# check_records PCAP JSONL REASON [sum]: every flow of PCAP (IPv4/IPv6, keyed
+# with the outer VLAN id as the flow cache keys them; ARP
 # left out) has exactly one record with its packets and bytes, and that
 # reason.  With "sum": a flow may have several records (evicted and seen
 # again), whose packets and bytes add up to the flow's; REASON may then be
@@ -20,8 +21,10 @@ while off < len(data):
     _, _, caplen, _ = struct.unpack_from("<IIII", data, off)
     f = data[off + 16: off + 16 + caplen]
     off += 16 + caplen
-    et, l3 = struct.unpack_from("!H", f, 12)[0], 14
+    et, l3, vlan = struct.unpack_from("!H", f, 12)[0], 14, None
     while et in (0x8100, 0x88a8):
+        if vlan is None:   # the outer tag's VLAN id is part of the flow
+            vlan = struct.unpack_from("!H", f, l3)[0] & 0xfff
         et, l3 = struct.unpack_from("!H", f, l3 + 2)[0], l3 + 4
     if et == 0x0800:
         ihl = (f[l3] & 15) * 4
@@ -36,13 +39,13 @@ while off < len(data):
     else:
         continue
     sp, dp = struct.unpack_from("!HH", f, l4) if frag == 0 and proto in (6, 17, 132, 136) else (0, 0)
-    k = (fam, proto, str(src), sp, str(dst), dp)
+    k = (fam, proto, str(src), sp, str(dst), dp, vlan or 0)
     p, b = want.get(k, (0, 0))
     want[k] = (p + 1, b + len(f))
 got = {}
 for line in open(jsonl):
     r = json.loads(line)
-    k = (r["family"], r["proto"], r["src"], r["sport"], r["dst"], r["dport"])
+    k = (r["family"], r["proto"], r["src"], r["sport"], r["dst"], r["dport"], r["vlan"])
     assert mode == "sum" or k not in got, "two records for %s" % (k,)
     assert r["reason"] in reason.split(","), "record %s has reason %s" % (k, r["reason"])
     assert r["start"] <= r["end"], "record %s ends before it starts" % (k,)

@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # Flow records to real IPFIX collectors (docs/flowcache.md, "IPFIX"):
-#   1. a pcap of known flows (two IPv4 UDP flows, an IPv6 TCP and an IPv6
-#      UDP flow) through a flow cache exporting to nfdump's nfcapd over UDP:
-#      `nfdump -r` prints exactly those flows, packets and bytes (IP octets);
+#   1. a pcap of known flows (two IPv4 UDP flows, one more on VLAN 100, an
+#      IPv6 TCP and an IPv6 UDP flow) through a flow cache exporting to
+#      nfdump's nfcapd over UDP: `nfdump -r` prints exactly those flows,
+#      their input interface (the DPDK port + 1), VLAN, packets and bytes
+#      (IP octets);
 #   2. the same messages captured as they arrive (socat) and read by
 #      libfixbuf's ipfixDump: flowEndReason idle (1) for every flow, the
-#      observation domain configured; flows of a generator with an active
-#      timeout end with reason active (2);
+#      observation domain configured, ingressInterface and vlanId; flows of
+#      a generator with an active timeout end with reason active (2), with
+#      ingressInterface 0 (no port);
 #   3. the collector killed mid-run: the records of the messages that then
 #      fail are counted (ipfix_lost) and forwarding goes on;
-#   4. over TCP (ipfix+tcp://) to a socat listener: the four flows read back
+#   4. over TCP (ipfix+tcp://) to a socat listener: the five flows read back
 #      by ipfixDump; the listener killed and started again: records lost
 #      meanwhile, the exporter connects again and sends on;
 #   5. a bad URL and an unresolvable host: exit 2 with the place.
@@ -54,6 +57,8 @@ f = [e4 + ip4([198, 18, 0, 1], [198, 19, 0, 1], 17, udp(1000, 53, 18))] * 10
 f += [e4 + ip4([198, 18, 0, 2], [198, 19, 0, 2], 17, udp(2000, 123, 100))] * 20
 f += [e6 + ip6(a6, b6, 6, tcp(40000, 443, 50))] * 5
 f += [e6 + ip6(b6, a6, 17, udp(5353, 5353, 30))] * 7
+v4 = bytes.fromhex("020000000002" "020000000001" "8100" "a064" "0800")   # PCP 5, VLAN 100
+f += [v4 + ip4([198, 18, 0, 3], [198, 19, 0, 3], 17, udp(3000, 53, 10))] * 3
 pcaptool.write(sys.argv[1], f)
 PY
 port=$(free_udp_port)
@@ -69,23 +74,25 @@ links:
   - fc.output -> snk.input
 EOF
 start_engine "$T/fc.yaml" "$T/fc.log" 3
-four_sent() { snap && (($(summary_get "$T/s.json" apps fc counters ipfix_sent) == 4)); }
-wait_event "the 4 records sent" "$pid" "$T/fc.log" four_sent
+five_sent() { snap && (($(summary_get "$T/s.json" apps fc counters ipfix_sent) == 5)); }
+wait_event "the 5 records sent" "$pid" "$T/fc.log" five_sent
 interrupt "$pid" "$T/fc.log" || { cat "$T/fc.log" >&2; fail "the run failed"; }
 pid=""
 pool_back "$T/fc.log"
 stop_nfcapd
-nfdump -R "$T/nf" -q -o "fmt:%pr %sa %sp %da %dp %pkt %byt" | sed 's/  */ /g; s/^ //' | sort >"$T/nfdump.out"
+# in: ingressInterface, the DPDK port (0) + 1; svln: vlanId
+nfdump -R "$T/nf" -q -o "fmt:%pr %sa %sp %da %dp %in %svln %pkt %byt" | sed 's/  */ /g; s/^ //' | sort >"$T/nfdump.out"
 cat >"$T/want" <<EOF
-TCP 2001:db8::1 40000 2001:db8::2 443 5 550
-UDP 198.18.0.1 1000 198.19.0.1 53 10 460
-UDP 198.18.0.2 2000 198.19.0.2 123 20 2560
-UDP 2001:db8::2 5353 2001:db8::1 5353 7 546
+TCP 2001:db8::1 40000 2001:db8::2 443 1 0 5 550
+UDP 198.18.0.1 1000 198.19.0.1 53 1 0 10 460
+UDP 198.18.0.2 2000 198.19.0.2 123 1 0 20 2560
+UDP 198.18.0.3 3000 198.19.0.3 53 1 100 3 114
+UDP 2001:db8::2 5353 2001:db8::1 5353 1 0 7 546
 EOF
-diff -u "$T/want" "$T/nfdump.out" || fail "nfdump does not print exactly the four flows"
+diff -u "$T/want" "$T/nfdump.out" || fail "nfdump does not print exactly the five flows"
 c=$(summary_get "$T/fc.log.json" apps fc counters ipfix_lost)
 [[ $c == 0 ]] || fail "ipfix_lost $c"
-ok "nfcapd got the 4 flows (2 IPv4, 2 IPv6): nfdump prints them with their packets and IP octets"
+ok "nfcapd got the 5 flows (3 IPv4, one on VLAN 100, 2 IPv6): nfdump prints them with their input interface, VLAN, packets and IP octets"
 
 # The same run, the messages captured raw and read by ipfixDump; then a
 # generator's single flow with a 300 ms active timeout: reason active.
@@ -105,8 +112,8 @@ links:
   - fc.output -> snk.input
 EOF
 start_engine "$T/fc2.yaml" "$T/fc2.log" 3
-wait_event "the 4 records sent" "$pid" "$T/fc2.log" bash -c \
-  "'$SLUICE' stats --prefix '$PREFIX' --json >'$T/s.json' 2>/dev/null && python3 -c 'import json,sys; sys.exit(0 if json.load(open(\"$T/s.json\"))[\"apps\"][\"fc\"][\"counters\"][\"ipfix_sent\"] == 4 else 1)'"
+wait_event "the 5 records sent" "$pid" "$T/fc2.log" bash -c \
+  "'$SLUICE' stats --prefix '$PREFIX' --json >'$T/s.json' 2>/dev/null && python3 -c 'import json,sys; sys.exit(0 if json.load(open(\"$T/s.json\"))[\"apps\"][\"fc\"][\"counters\"][\"ipfix_sent\"] == 5 else 1)'"
 interrupt "$pid" "$T/fc2.log" || fail "the second run failed"
 start_engine "$T/act.yaml" "$T/act.log" 3
 two_active() { snap && (($(summary_get "$T/s.json" apps fc counters active) >= 2)); }
@@ -116,7 +123,7 @@ pid=""
 pool_back "$T/act.log"
 sent=$(summary_get "$T/act.log.json" apps fc counters ipfix_sent)
 # every message sent is in the capture once socat has written it
-captured() { (($(ipfixDump --in "$T/raw.ipfix" 2>/dev/null | grep -c 'flowEndReason') >= 4 + sent)); }
+captured() { (($(ipfixDump --in "$T/raw.ipfix" 2>/dev/null | grep -c 'flowEndReason') >= 5 + sent)); }
 wait_event "socat to write the messages" "$SO_PID" "" captured
 kill "$SO_PID"; SO_PID=""
 ipfixDump --in "$T/raw.ipfix" >"$T/dump" 2>&1 || { head -50 "$T/dump"; fail "ipfixDump cannot read the messages"; }
@@ -125,12 +132,19 @@ import re, sys
 text = open(sys.argv[1]).read()
 msgs = re.split(r"\n(?=--- Message Header ---)", text)
 dom = {77: [], 78: []}
+ing = {77: set(), 78: set()}
+vlans = {77: [], 78: []}
 for m in msgs:
     d = re.search(r"observation domain id:\s*(\d+)", m, re.I)
     if d is None:
         continue
-    dom.setdefault(int(d.group(1)), []).extend(int(x) for x in re.findall(r"flowEndReason\s*:\s*(\d+)", m))
-assert sorted(dom[77]) == [1, 1, 1, 1], dom[77]                      # idle
+    k = int(d.group(1))
+    dom.setdefault(k, []).extend(int(x) for x in re.findall(r"flowEndReason\s*:\s*(\d+)", m))
+    ing.setdefault(k, set()).update(int(x) for x in re.findall(r"ingressInterface\s*:\s*(\d+)", m))
+    vlans.setdefault(k, []).extend(int(x) for x in re.findall(r"vlanId\s*:\s*(\d+)", m))
+assert sorted(dom[77]) == [1, 1, 1, 1, 1], dom[77]                   # idle
+assert ing[77] == {1} and sorted(vlans[77]) == [0, 0, 0, 0, 100], (ing[77], vlans[77])
+assert ing[78] == {0}, ing[78]                # generated frames: no port
 assert len(dom[78]) == int(sys.argv[2]) and 2 in dom[78], dom[78]      # active
 assert set(dom[78]) <= {2, 4}, dom[78]        # active, or forced at stop
 assert re.search(r"Template Set", text, re.I) or "Template Record" in text, "no template"
@@ -179,17 +193,17 @@ tcp_listen "$T/tcp.ipfix"
 sed -e "s|ipfix://127.0.0.1:$port\"|ipfix+tcp://127.0.0.1:$tport\"|" "$T/fc.yaml" >"$T/fct.yaml"
 grep -q "ipfix+tcp" "$T/fct.yaml" || fail "cannot write the TCP config"
 start_engine "$T/fct.yaml" "$T/fct.log" 3
-wait_event "the 4 records sent over TCP" "$pid" "$T/fct.log" four_sent
+wait_event "the 5 records sent over TCP" "$pid" "$T/fct.log" five_sent
 interrupt "$pid" "$T/fct.log" || { cat "$T/fct.log" >&2; fail "the TCP run failed"; }
 pid=""
 pool_back "$T/fct.log"
 wait "$SO_PID"   # the exporter closed the stream: socat ends, the file written
 SO_PID=""
 ipfixDump --in "$T/tcp.ipfix" >"$T/tdump" 2>&1 || { head -40 "$T/tdump"; fail "ipfixDump cannot read the TCP stream"; }
-[[ $(grep -cE 'flowEndReason\s*:\s*1' "$T/tdump") == 4 && $(grep -cE 'packetDeltaCount\s*:' "$T/tdump") == 4 ]] ||
-  { head -60 "$T/tdump"; fail "the TCP stream does not hold the 4 idle flows"; }
+[[ $(grep -cE 'flowEndReason\s*:\s*1' "$T/tdump") == 5 && $(grep -cE 'packetDeltaCount\s*:' "$T/tdump") == 5 ]] ||
+  { head -60 "$T/tdump"; fail "the TCP stream does not hold the 5 idle flows"; }
 [[ $(summary_get "$T/fct.log.json" apps fc counters ipfix_connects) == 1 ]] || fail "ipfix_connects is not 1"
-ok "over TCP: the 4 flows read back by ipfixDump, one connection"
+ok "over TCP: the 5 flows read back by ipfixDump, one connection"
 
 cat >"$T/tk.yaml" <<EOF
 dpdk: { args: $EAL_ARGS }

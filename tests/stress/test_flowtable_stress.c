@@ -61,7 +61,7 @@ static struct sl_flow_key key_of(unsigned i)
 	k.family = 4;
 	k.proto = 6;
 	k.sport = (uint16_t)i;
-	k.pad = 0;
+	k.vlan = 0;
 	k.dport = (uint16_t)(i >> 16);
 	k.src[0] = 198;
 	k.src[1] = 18;

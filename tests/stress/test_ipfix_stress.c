@@ -23,7 +23,7 @@
 #include "check.h"
 
 #define RECORDS 200000u
-#define REC4_LEN 50u          /* the IPv4 template's record (ipfix.c) */
+#define REC4_LEN 56u          /* the IPv4 template's record (ipfix.c) */
 
 static int rx;
 static uint64_t data_bytes, datagrams, odd_sets;

@@ -411,6 +411,47 @@ static void test_scan_cap(void)
 	rig_free(&r);
 }
 
+/* A step that reaches expiry_cap in the middle of a bucket starts the next
+ * step on that bucket: the sweep ends a bucket's expired entries before it
+ * moves on (else they would wait a whole sweep more).  8 flows in 4
+ * buckets, all expired, a cap of 1: they end in bucket order.  The table
+ * measures how late each ended (late_*) and the gap between steps. */
+static void test_scan_cap_whole_bucket(void)
+{
+	struct rig r;
+	struct sl_flowtable_conf fc = { .name = "whole", .capacity = 8, .ids = 8, .idle_ns = 10,
+					.expiry_cap = 1, .scan = 64 };
+	if (!rig_make(&r, SL_EPOCH_IMMEDIATE, &fc, 64))
+		return;
+	for (unsigned i = 0; i < 8; i++) {
+		struct sl_flow_key k = key_of(i);
+		enum sl_ft_insert_status st;
+		CHECK(sl_ft_insert(r.h, &k, sl_flow_key_hash(&k), 0, 0, &st) != NULL, "insert %u: %d", i, st);
+	}
+	unsigned order[8], n = 0;
+	for (unsigned step = 0; step < 64 && n < 8; step++) {
+		unsigned before = r.recs.n;
+		CHECK(sl_ft_expire(r.h, 100 + 10 * step) <= 1, "step %u ended more than the cap", step);
+		if (r.recs.n > before)
+			order[n++] = sl_flow_key_hash(&r.recs.last.key) & 3;
+		breathe_all(&r);
+	}
+	CHECK(n == 8, "ended %u of 8", n);
+	for (unsigned i = 1; i < n; i++)
+		CHECK(order[i] >= order[i - 1], "flow %u ended in bucket %u after one in bucket %u", i,
+		      order[i], order[i - 1]);
+	struct sl_ft_stats s = stats(&r);
+	/* deadline 10, ended at 100 + 10 x step */
+	CHECK(s.late_count == 8 && s.late_max_ns >= 90 && s.late_max_ns <= 100 + 10 * 64 &&
+	      s.late_p50_ns >= 90 && s.late_p50_ns <= s.late_max_ns,
+	      "late: %lu ended, p50 %lu max %lu", (unsigned long)s.late_count,
+	      (unsigned long)s.late_p50_ns, (unsigned long)s.late_max_ns);
+	CHECK(s.step_gap_ns == 10, "step gap %lu, want 10", (unsigned long)s.step_gap_ns);
+	CHECK(sl_ft_expiry_step_ns(r.t) == 1, "step %lu: the sweep period, 10 / 8 at least 1",
+	      (unsigned long)sl_ft_expiry_step_ns(r.t));
+	rig_free(&r);
+}
+
 static void test_eviction_and_limits(void)
 {
 	struct rig r;
@@ -716,6 +757,7 @@ static const struct sl_test_case cases[] = {
 	SL_CASE(test_expiry_timing_scan),
 	SL_CASE(test_expiry_timing_wheel),
 	SL_CASE(test_scan_cap),
+	SL_CASE(test_scan_cap_whole_bucket),
 	SL_CASE(test_wheel_budget),
 	SL_CASE(test_eviction_and_limits),
 	SL_CASE(test_close_and_errors),

@@ -218,7 +218,6 @@ static void check_v4_key(const struct sl_flow_key *k, uint8_t proto, uint16_t sp
 	CHECK(k->proto == proto, "%s: proto %u, want %u", what, k->proto, proto);
 	CHECK(k->sport == sport && k->dport == dport, "%s: ports %u %u, want %u %u", what,
 	      k->sport, k->dport, sport, dport);
-	CHECK(k->pad == 0, "%s: pad %u", what, k->pad);
 	CHECK(memcmp(k->src, src, 16) == 0 && memcmp(k->dst, dst, 16) == 0,
 	      "%s: addresses", what);
 }
@@ -545,6 +544,29 @@ static void test_vlan_and_l2(void)
 	CHECK(c == SL_PKT_IP && info.vlans == 1 && info.l3_off == 18 && info.l4_off == 38,
 	      "one tag: class %d vlans %u l3 %u", c, info.vlans, info.l3_off);
 	check_v4_key(&k, 17, 1, 2, "one tag");
+	CHECK(k.vlan == 100, "one tag: key vlan %u, want 100", k.vlan);
+
+	/* the VLAN id without the tag's priority bits; a priority tag is no VLAN */
+	eth(&f, 0x8100);
+	vlan(&f, 0xe064, 0x0800);
+	ipv4(&f, 5, 17, 0, 8);
+	l4(&f, 1, 2, 8);
+	c = parse(&f, &k, &info);
+	CHECK(c == SL_PKT_IP && k.vlan == 100, "pcp 7 vid 100: class %d key vlan %u", c, k.vlan);
+	eth(&f, 0x8100);
+	vlan(&f, 0xa000, 0x0800);
+	ipv4(&f, 5, 17, 0, 8);
+	l4(&f, 1, 2, 8);
+	c = parse(&f, &k, &info);
+	CHECK(c == SL_PKT_IP && k.vlan == 0 && info.vlans == 1, "priority tag: class %d key vlan %u",
+	      c, k.vlan);
+
+	/* untagged: vlan 0, through both parsers */
+	eth(&f, 0x0800);
+	ipv4(&f, 5, 17, 0, 8);
+	l4(&f, 1, 2, 8);
+	c = parse(&f, &k, &info);
+	CHECK(c == SL_PKT_IP && k.vlan == 0, "untagged: class %d key vlan %u", c, k.vlan);
 
 	eth(&f, 0x88a8);
 	vlan(&f, 10, 0x8100);
@@ -555,6 +577,7 @@ static void test_vlan_and_l2(void)
 	CHECK(c == SL_PKT_IP && info.vlans == 2 && info.l3_off == 22 &&
 	      info.ethertype == 0x86dd && k.sport == 3, "two tags: class %d vlans %u l3 %u",
 	      c, info.vlans, info.l3_off);
+	CHECK(k.vlan == 10, "two tags: key vlan %u, want the outer 10", k.vlan);
 
 	eth(&f, 0x9100);
 	vlan(&f, 10, 0x0806);
@@ -562,6 +585,7 @@ static void test_vlan_and_l2(void)
 	c = parse(&f, &k, &info);
 	CHECK(c == SL_PKT_NOT_IP && info.vlans == 1 && info.ethertype == 0x0806,
 	      "0x9100 then arp: class %d vlans %u type %#x", c, info.vlans, info.ethertype);
+	CHECK(key_is_zero(&k), "0x9100 then arp: the key is not zero (a VLAN in a non-IP key)");
 
 	eth(&f, 0x8100);
 	vlan(&f, 1, 0x88a8);
