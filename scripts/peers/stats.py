@@ -18,6 +18,8 @@ from them is here:
                                     cache FCAPP's hits and own cycles, "-" for
                                     none)
   stats.py counter SUMMARY APP NAME the counter NAME of APP in a summary
+  stats.py live SNAPSHOT APP        the flows in APP's table (its live gauge)
+                                    in a `sluice stats --json` snapshot
   stats.py epoch SUMMARY            "backlog_hwm=H": the epoch's backlog
                                     high-water in a summary
   stats.py fc-expiry SUMMARY APP TIMEOUT_MS
@@ -78,6 +80,10 @@ def cmd_fc_expiry(summary, app, timeout_ms):
     t = float(timeout_ms)
     print("%d NA %.1f NA %.1f %.1f" % (c["idle"], t + c["expiry_late_us_p50"] / 1e3,
                                        t + c["expiry_late_us_p99"] / 1e3, t + c["expiry_late_us_max"] / 1e3))
+
+
+def cmd_live(snapshot, app):
+    print(json.load(open(snapshot))["apps"][app]["counters"].get("live", 0))
 
 
 def cmd_epoch(summary):
@@ -396,7 +402,7 @@ def main(a):
     cmds = {"cpu-seconds": (cmd_cpu_seconds, 2), "window": (cmd_window, 5, 6), "ovs-pmd": (cmd_ovs_pmd, 2),
             "record": (cmd_record, 12), "expiry": (cmd_expiry, 6), "medians": (cmd_medians, 2),
             "plot-data": (cmd_plot_data, 1), "counter": (cmd_counter, 3), "scale": (cmd_scale, 2),
-            "epoch": (cmd_epoch, 1), "fc-expiry": (cmd_fc_expiry, 3)}
+            "epoch": (cmd_epoch, 1), "fc-expiry": (cmd_fc_expiry, 3), "live": (cmd_live, 2)}
     if not a or a[0] not in cmds or len(a) - 1 not in cmds[a[0]][1:]:
         sys.exit(__doc__)
     cmds[a[0]][0](*a[1:])

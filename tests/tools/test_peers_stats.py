@@ -234,5 +234,10 @@ with tempfile.TemporaryDirectory() as d:
     check("fc-expiry", stats("fc-expiry", summ, "fc", "1000"), "1048576 NA 1012.5 NA 1120.0 1130.5\n")
     check("counter", stats("counter", summ, "fc", "table_bytes"), "413139904\n")
     check("epoch", stats("epoch", summ), "backlog_hwm=32\n")
+    check("live", stats("live", os.path.join(DATA, "stats-2.json"), "fc"), "%d\n" % json.load(
+        open(os.path.join(DATA, "stats-2.json")))["apps"]["fc"]["counters"].get("live", 0))
+    with open(summ, "w") as fh:
+        json.dump({"apps": {"fc": {"counters": {"live": 16777216}}}}, fh)
+    check("live: a full table", stats("live", summ, "fc"), "16777216\n")
 
 sys.exit(1 if failed else 0)
