@@ -439,6 +439,29 @@ static inline struct sl_flow_entry *fc_insert(struct fc_priv *p, struct fc_run *
 	return sl_ft_insert(p->h, key, hash, now, cookie, &st);
 }
 
+/* The middle stages: each IP frame's entry (or NULL) into ent[], but for
+ * the frames of a run (same[]).  Above FC_STAGED_FLOWS, every bucket's
+ * signatures matched and the matching entry prefetched, then the keys
+ * compared; a table in the core's caches in one pass, no stage to wait
+ * for.  A miss prefetches what its insert will read. */
+static inline void fc_lookup(const struct sl_flowtable *t, struct fc_burst *b, unsigned n,
+			     struct sl_flow_entry **ent)
+{
+	bool staged = sl_ft_live(t) > FC_STAGED_FLOWS;
+	if (staged)
+		for (unsigned i = 0; i < n; i++)
+			if (b->cls[i] == SL_PKT_IP && !b->same[i])
+				b->ways[i] = (uint16_t)sl_ft_match_prefetch(t, b->hash[i]);
+	for (unsigned i = 0; i < n; i++) {
+		if (b->cls[i] != SL_PKT_IP || b->same[i])
+			continue;
+		ent[i] = staged ? sl_ft_lookup_ways(t, &b->keys[i], b->hash[i], b->ways[i])
+				: sl_ft_lookup(t, &b->keys[i], b->hash[i]);
+		if (ent[i] == NULL)
+			sl_ft_prefetch_insert(t, b->hash[i]);
+	}
+}
+
 /* A burst in stages, each over the whole burst so that its memory
  * accesses overlap (one memory latency a burst, not one or two a packet):
  * classify, key, hash and prefetch each flow's bucket (fc_classify); match
@@ -476,27 +499,7 @@ static void fc_push(struct sl_app *app)
 	}
 
 	bool any_bad = fc_classify(app, t, pkts, n, &b) != 0;
-	if (sl_ft_live(t) > FC_STAGED_FLOWS) {
-		for (unsigned i = 0; i < n; i++)
-			if (b.cls[i] == SL_PKT_IP && !b.same[i])
-				b.ways[i] = (uint16_t)sl_ft_match_prefetch(t, b.hash[i]);
-		for (unsigned i = 0; i < n; i++) {
-			if (b.cls[i] != SL_PKT_IP || b.same[i])
-				continue;
-			ent[i] = sl_ft_lookup_ways(t, &b.keys[i], b.hash[i], b.ways[i]);
-			if (ent[i] == NULL)
-				sl_ft_prefetch_insert(t, b.hash[i]);
-		}
-	} else {
-		/* a table in the core's caches: one pass, no stage to wait for */
-		for (unsigned i = 0; i < n; i++) {
-			if (b.cls[i] != SL_PKT_IP || b.same[i])
-				continue;
-			ent[i] = sl_ft_lookup(t, &b.keys[i], b.hash[i]);
-			if (ent[i] == NULL)
-				sl_ft_prefetch_insert(t, b.hash[i]);
-		}
-	}
+	fc_lookup(t, &b, n, ent);
 	/* Count each packet on its flow (runs of one flow at once), insert
 	 * the misses, set route hints; malformed packets to drop, the rest to
 	 * pass on (the burst as it came when none is malformed). */

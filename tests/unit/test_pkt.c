@@ -546,27 +546,26 @@ static void test_vlan_and_l2(void)
 	check_v4_key(&k, 17, 1, 2, "one tag");
 	CHECK(k.vlan == 100, "one tag: key vlan %u, want 100", k.vlan);
 
-	/* the VLAN id without the tag's priority bits; a priority tag is no VLAN */
-	eth(&f, 0x8100);
-	vlan(&f, 0xe064, 0x0800);
-	ipv4(&f, 5, 17, 0, 8);
-	l4(&f, 1, 2, 8);
-	c = parse(&f, &k, &info);
-	CHECK(c == SL_PKT_IP && k.vlan == 100, "pcp 7 vid 100: class %d key vlan %u", c, k.vlan);
-	eth(&f, 0x8100);
-	vlan(&f, 0xa000, 0x0800);
-	ipv4(&f, 5, 17, 0, 8);
-	l4(&f, 1, 2, 8);
-	c = parse(&f, &k, &info);
-	CHECK(c == SL_PKT_IP && k.vlan == 0 && info.vlans == 1, "priority tag: class %d key vlan %u",
-	      c, k.vlan);
-
-	/* untagged: vlan 0, through both parsers */
-	eth(&f, 0x0800);
-	ipv4(&f, 5, 17, 0, 8);
-	l4(&f, 1, 2, 8);
-	c = parse(&f, &k, &info);
-	CHECK(c == SL_PKT_IP && k.vlan == 0, "untagged: class %d key vlan %u", c, k.vlan);
+	/* the key's VLAN: the id without the tag's priority bits; a priority
+	 * tag is no VLAN; untagged (both parsers) 0 */
+	static const struct {
+		int tci;                  /* -1: untagged */
+		unsigned want;
+		const char *what;
+	} vt[] = {
+		{ 0xe064, 100, "pcp 7 vid 100" }, { 0xa000, 0, "priority tag" }, { -1, 0, "untagged" },
+	};
+	for (unsigned i = 0; i < sizeof(vt) / sizeof(vt[0]); i++) {
+		eth(&f, vt[i].tci < 0 ? 0x0800 : 0x8100);
+		if (vt[i].tci >= 0)
+			vlan(&f, (uint16_t)vt[i].tci, 0x0800);
+		ipv4(&f, 5, 17, 0, 8);
+		l4(&f, 1, 2, 8);
+		c = parse(&f, &k, &info);
+		CHECK(c == SL_PKT_IP && k.vlan == vt[i].want && info.vlans == (vt[i].tci >= 0 ? 1 : 0),
+		      "%s: class %d key vlan %u (want %u), %u tags", vt[i].what, c, k.vlan, vt[i].want,
+		      info.vlans);
+	}
 
 	eth(&f, 0x88a8);
 	vlan(&f, 10, 0x8100);
