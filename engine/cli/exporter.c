@@ -218,8 +218,39 @@ static const struct sl_command exporter_cmd = {
 		"--prefix: the engine's DPDK file prefix (default: the only one running)\n",
 };
 
+/* sluice-exporter(8) (`sluice-exporter --man`; meson builds the installed
+ * page with it). */
+static void exporter_man(const char *version)
+{
+	printf(".TH SLUICE\\-EXPORTER 8 \"\" \"sluice %s\" \"System Administration\"\n", version);
+	fputs(".SH NAME\nsluice\\-exporter \\- serve a running Sluice engine's counters to Prometheus\n"
+	      ".SH SYNOPSIS\n.B sluice\\-exporter\n", stdout);
+	sl_roff_put(strchr(exporter_cmd.synopsis, ' ') + 1, true, stdout);
+	fputs("\n.br\n.B sluice exporter\n.RI [ OPTIONS ]\n"
+	      ".SH DESCRIPTION\n"
+	      "Answers \\fBGET /metrics\\fR with the counters of a running engine (its\n"
+	      "workers, apps, links, pool and epoch) in Prometheus text format, read from\n"
+	      "the engine's DPDK telemetry socket at each scrape; an engine that is not\n"
+	      "running gives a scrape without its counters and \\fBsluice_up 0\\fR.\n"
+	      ".SH OPTIONS\n"
+	      ".TP\n.BI \\-\\-listen \" ADDR:PORT\"\n"
+	      "where to listen (default " DEFAULT_LISTEN "; an IPv6 address in brackets)\n"
+	      ".TP\n.BI \\-\\-prefix \" P\"\n"
+	      "the engine's DPDK file prefix (default: the only one running)\n"
+	      ".TP\n.B \\-\\-man\nprint this page\n"
+	      ".SH ENVIRONMENT\n.TP\n.B SLUICE_TIMEOUT\n"
+	      "seconds to wait for the engine at each scrape\n"
+	      ".SH EXIT STATUS\n"
+	      "0 after SIGINT or SIGTERM, 1 when it cannot listen, 2 on a bad option.\n"
+	      ".SH SEE ALSO\n.BR sluice (8),\n.BR prometheus (1)\n", stdout);
+}
+
 int sl_exporter_main(int argc, char **argv, const char *version)
 {
+	if (argc == 1 && strcmp(argv[0], "--man") == 0) {
+		exporter_man(version);
+		return SL_EXIT_OK;
+	}
 	const char *listen_text = DEFAULT_LISTEN;
 	struct exporter e = { .lock = PTHREAD_MUTEX_INITIALIZER, .version = version };
 	const struct sl_opt opts[] = {

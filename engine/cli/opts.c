@@ -63,6 +63,48 @@ void sl_commands_print(const struct sl_command *cmds, unsigned n, FILE *f)
 	}
 }
 
+void sl_roff_put(const char *text, bool join, FILE *f)
+{
+	bool line_start = true;
+	for (const char *p = text; *p != '\0'; p++) {
+		if (*p == '\n') {
+			if (join) {
+				/* a continuation line: its indentation goes too */
+				while (p[1] == ' ')
+					p++;
+				fputc(' ', f);
+				continue;
+			}
+			fputc('\n', f);
+			line_start = true;
+			continue;
+		}
+		if (line_start && (*p == '.' || *p == '\''))
+			fputs("\\&", f);
+		line_start = false;
+		if (*p == '-')
+			fputs("\\-", f);
+		else if (*p == '\\')
+			fputs("\\e", f);
+		else
+			fputc(*p, f);
+	}
+}
+
+void sl_commands_man(const struct sl_command *cmds, unsigned n, FILE *f)
+{
+	for (unsigned i = 0; i < n; i++) {
+		const struct sl_command *c = &cmds[i];
+		if (c->summary == NULL)
+			continue;
+		fputs(".TP\n.B sluice ", f);
+		sl_roff_put(c->synopsis, true, f);
+		fputc('\n', f);
+		sl_roff_put(c->summary, true, f);
+		fputc('\n', f);
+	}
+}
+
 int sl_opts_uint(const char *text, uint64_t min, uint64_t max, uint64_t *out)
 {
 	char *end;

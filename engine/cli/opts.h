@@ -120,6 +120,15 @@ void sl_usage_print(const struct sl_command *cmd, FILE *f);
 /* `sluice --help`'s command list: each command's synopsis and summary. */
 void sl_commands_print(const struct sl_command *cmds, unsigned n, FILE *f);
 
+/* The same commands as man(7) source for a COMMANDS section: for each one
+ * with a summary, a tagged paragraph of its synopsis (its lines joined)
+ * and its summary, escaped for roff. */
+void sl_commands_man(const struct sl_command *cmds, unsigned n, FILE *f);
+
+/* text for roff: '-' as \-, '\' as \e, newlines as spaces (join) or
+ * kept, a line that would start with '.' or '\'' guarded with \&. */
+void sl_roff_put(const char *text, bool join, FILE *f);
+
 /* A whole number of digits in min..max: 0, or -1. */
 int sl_opts_uint(const char *text, uint64_t min, uint64_t max, uint64_t *out);
 
