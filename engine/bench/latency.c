@@ -1632,10 +1632,29 @@ static int find_sluice(void)
 }
 
 /* argv[1] is the benchmark's name ("latency"). */
+/* sluice-bench(8) (`sluice-bench --man`; meson builds the installed page
+ * with it): its usage text, as it is. */
+static void bench_man(void)
+{
+	fputs(".TH SLUICE\\-BENCH 8 \"\" \"sluice " SL_VERSION "\" \"System Administration\"\n"
+	      ".SH NAME\nsluice\\-bench \\- Sluice's benchmarks (sluice bench)\n"
+	      ".SH SYNOPSIS\n.B sluice bench latency\n.RI [ OPTIONS ]\n"
+	      ".br\n.B sluice\\-bench latency\n.RI [ OPTIONS ]\n"
+	      ".SH DESCRIPTION\n"
+	      "\\fBsluice bench\\fR runs this program, installed beside \\fBsluice\\fR(8).\n"
+	      ".PP\n.nf\n", stdout);
+	sl_roff_put(usage_text, false, stdout);
+	fputs(".fi\n.SH SEE ALSO\n.BR sluice (8)\n", stdout);
+}
+
 int main(int argc, char **argv)
 {
 	argc--;
 	argv++;
+	if (argc == 1 && strcmp(argv[0], "--man") == 0) {
+		bench_man();
+		return SL_EXIT_OK;
+	}
 	static const char *const benches[] = { "latency" };
 	if (argc < 1 || strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0) {
 		fputs(usage_text, argc < 1 ? stderr : stdout);

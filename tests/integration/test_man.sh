@@ -2,7 +2,8 @@
 # The man pages (meson builds and installs them from the programs'
 # own output): sluice(8) from `sluice help --man` (the command table),
 # sluice.yaml(5) from `sluice config --man` (the configuration schema),
-# sluice-exporter(8) from `sluice-exporter --man`.  Each renders without a
+# sluice-exporter(8) from `sluice-exporter --man`, sluice-bench(8) from
+# `sluice-bench --man`.  Each renders without a
 # warning from groff or man; sluice(8) names every command `sluice --help`
 # lists, sluice.yaml(5) every section and key `sluice config` lists; the
 # pages in the build directory are the programs' current output; a bad
@@ -14,7 +15,8 @@ command -v groff >/dev/null || skip "no groff (scripts/setup installs groff-base
 "$SLUICE" help --man >"$T/sluice.8" || fail "sluice help --man failed"
 "$SLUICE" config --man >"$T/sluice.yaml.5" || fail "sluice config --man failed"
 "$EXPORTER" --man >"$T/sluice-exporter.8" || fail "sluice-exporter --man failed"
-for p in sluice.8 sluice.yaml.5 sluice-exporter.8; do
+"$(dirname "$SLUICE")/sluice-bench" --man >"$T/sluice-bench.8" || fail "sluice-bench --man failed"
+for p in sluice.8 sluice.yaml.5 sluice-exporter.8 sluice-bench.8; do
   groff -ww -man -Tutf8 -z "$T/$p" >"$T/$p.warn" 2>&1
   [[ ! -s $T/$p.warn ]] || { cat "$T/$p.warn"; fail "groff warns about $p"; }
   if command -v man >/dev/null; then
@@ -28,7 +30,7 @@ for p in sluice.8 sluice.yaml.5 sluice-exporter.8; do
   [[ -f $built ]] || fail "meson did not build $p"
   cmp -s "$built" "$T/$p" || fail "$built differs from the program's --man output (a stale page)"
 done
-ok "three pages render without warnings, and the built ones are current"
+ok "four pages render without warnings, and the built ones are current"
 
 # every command of `sluice --help` is in sluice(8): the first word of each
 # synopsis line (indented two spaces under "commands:")
