@@ -57,6 +57,21 @@ rc2=$?
   { cat "$T/verify" >&2; fail "systemd-analyze verify on the installed unit: exit $rc/$rc2, or messages (above)"; }
 ok "systemd-analyze verify: sluice@.service and sluice@quickstart.service, no message"
 
+# the exporter's unit, installed beside it, verified the same way (its
+# engine's unit beside it, as After= names it; its man page is not
+# installed on this machine, so verify does not look for it)
+xunit=$(dirname "$unit")/sluice-exporter@.service
+[[ -f $xunit ]] || fail "no sluice-exporter@.service beside sluice@.service"
+xbin=$(sed -n 's/^ExecStart=\([^ ]*\) .*/\1/p' "$xunit")
+[[ -x $ROOT$xbin ]] || fail "sluice-exporter@.service runs $xbin, not installed"
+sed "s|^ExecStart=$xbin |ExecStart=$ROOT$xbin |" "$xunit" >"$T/units/sluice-exporter@.service"
+systemd-analyze verify --man=no "$T/units/sluice-exporter@quickstart.service" >"$T/verify" 2>&1
+rc=$?
+[[ $rc -eq 0 && ! -s $T/verify ]] ||
+  { cat "$T/verify" >&2; fail "systemd-analyze verify on sluice-exporter@quickstart.service: exit $rc, or messages"; }
+grep -q -- "--prefix sluice-%i" "$xunit" || fail "the exporter's unit does not name its engine's prefix"
+ok "systemd-analyze verify: sluice-exporter@quickstart.service, no message"
+
 # --- 2. sd_notify.
 # listen SOCK OUT LOG: one line in OUT per datagram on SOCK, its fields
 # joined by ';'; READY=1 lines end with ' start_line=yes|no' (whether LOG
