@@ -6,8 +6,10 @@
 # `sluice-bench --man`.  Each renders without a
 # warning from groff or man; sluice(8) names every command `sluice --help`
 # lists, sluice.yaml(5) every section and key `sluice config` lists; the
-# pages in the build directory are the programs' current output; a bad
-# option combination is refused with its message.
+# pages in the build directory are the programs' current output; meson's
+# project version is the one sluice --version, sluice(8) and
+# debian/changelog say; a bad option combination is refused with its
+# message.
 . "$(dirname "$0")/lib.sh"
 EXPORTER=$(dirname "$SLUICE")/sluice-exporter
 command -v groff >/dev/null || skip "no groff (scripts/setup installs groff-base)"
@@ -59,6 +61,16 @@ ok "sluice.yaml(5) names the $(wc -l <"$T/keys") sections and keys of sluice con
 grep -q -- "--listen ADDR:PORT" "$T/sluice-exporter.8.txt" && grep -q -- "--prefix P" "$T/sluice-exporter.8.txt" ||
   fail "sluice-exporter(8) lacks its options"
 ok "sluice-exporter(8) names its options"
+
+# the version from one place: meson's project version is what the
+# program, its man page and the Debian changelog say
+version=$(sed -n "s/^ *version : '\([^']*\)'.*/\1/p" "$SRC/meson.build" | head -1)
+[[ -n $version ]] || fail "no project version in meson.build"
+[[ $("$SLUICE" --version) == "sluice $version" ]] || fail "sluice --version: $("$SLUICE" --version), meson: $version"
+grep -q "^\.TH SLUICE 8 \"\" \"sluice $version\"" "$T/sluice.8" || fail "sluice(8) does not say version $version"
+chver=$(sed -n '1s/^sluice (\([^)]*\)).*/\1/p' "$SRC/debian/changelog")
+[[ $chver == "$version" ]] || fail "debian/changelog's version '$chver' is not meson's $version"
+ok "one version, $version: meson, sluice --version, sluice(8), debian/changelog"
 
 expect_exit 2 "$T/both" config --markdown --man
 expect_in "$T/both" "sluice: config: --markdown and --man are two formats: give one"
