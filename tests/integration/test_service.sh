@@ -48,7 +48,7 @@ ok "meson install: $bin, $(dirname "${unit#"$ROOT"}")/sluice@.service, docs in $
 # verify reads the unit from its folder (instantiated as sluice@i) and checks
 # that ExecStart's binary exists: point it at the installed one.
 mkdir -p "$T/units"
-sed "s|^ExecStart=$bin |ExecStart=$ROOT$bin |" "$unit" >"$T/units/sluice@.service"
+sed -e "s|^ExecStart=$bin |ExecStart=$ROOT$bin |" -e "s|^ExecStartPre=$bin |ExecStartPre=$ROOT$bin |" "$unit" >"$T/units/sluice@.service"
 systemd-analyze verify "$T/units/sluice@.service" >"$T/verify" 2>&1
 rc=$?
 [[ $rc -eq 0 && ! -s $T/verify ]] && systemd-analyze verify "$T/units/sluice@quickstart.service" >"$T/verify" 2>&1
@@ -56,6 +56,18 @@ rc2=$?
 [[ $rc -eq 0 && $rc2 -eq 0 && ! -s $T/verify ]] ||
   { cat "$T/verify" >&2; fail "systemd-analyze verify on the installed unit: exit $rc/$rc2, or messages (above)"; }
 ok "systemd-analyze verify: sluice@.service and sluice@quickstart.service, no message"
+
+# ExecStartPre refuses a configuration `sluice check` rejects: the unit's
+# own command, on a bad file put where %i points, exits 2 with the
+# FILE:LINE:COL message the journal would show
+pre=$(sed -n 's/^ExecStartPre=//p' "$unit")
+[[ $pre == "$bin check /etc/sluice/%i.yaml" ]] || fail "the unit's ExecStartPre is '$pre'"
+printf 'apps:\n  a: { type: sourse }\n' >"$T/bad.yaml"
+"$ROOT$bin" check "$T/bad.yaml" >"$T/pre.out" 2>&1
+rc=$?
+((rc == 2)) || { cat "$T/pre.out"; fail "ExecStartPre's check of a bad file exited $rc, not 2"; }
+grep -q "^sluice: $T/bad.yaml:2:[0-9]*: " "$T/pre.out" || { cat "$T/pre.out"; fail "no FILE:LINE:COL message"; }
+ok "ExecStartPre: a bad configuration is refused (exit 2, $(head -c 80 "$T/pre.out")...)"
 
 # the exporter's unit, installed beside it, verified the same way (its
 # engine's unit beside it, as After= names it; its man page is not
