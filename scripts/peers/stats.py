@@ -382,11 +382,12 @@ def cmd_scale(csv_path, d):
         v = [p[key] for p in points if keep(p) and p[key] is not None]
         return "%.3f" % min(v) if v else "NA"
     for r in rows:
-        if r["part"] == "expiry" and r["engine"] == "sluice":
+        if r["part"] == "expiry" and r["engine"] in ("sluice", "sluice-gen"):
             q = r["extra"].split("|")
             f = q[0].split(";")
-            print("expiry: %s flows stopping at once, run %s: %s flows' state gone, delay after the last packet ms "
-                  "p50 %s p99 %s max %s; %s" % (r["config"][6:], r["run"], r["packets"], f[1], f[3],
+            print("expiry%s: %s flows stopping at once, run %s: %s flows' state gone, delay after the last packet ms "
+                  "p50 %s p99 %s max %s; %s" % (" (source app)" if r["engine"] == "sluice-gen" else "",
+                                               r["config"][6:], r["run"], r["packets"], f[1], f[3],
                                                f[4].split()[0] if f[4:] else "NA",
                                                q[1].replace("=", " ") if len(q) > 1 else "backlog_hwm NA"))
     a = least("floor_ratio", lambda p: 65536 <= p["flows"] <= 1048576)

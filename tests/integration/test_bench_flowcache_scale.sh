@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/bench-flowcache-scale: bad options are refused with a message and
 # exit status 2; a tiny run without OVS (--quick --no-ovs: 1 run of 1 s,
-# 1024 flows from the pcap and from the source app, 1000 expiring flows)
+# 1024 flows from the pcap and from the source app, 1000 expiring flows from
+# a pcap and 1024 from the source app)
 # prints a row for each part with the flow cache's Mpps, its own cycles a
 # packet and its floor, the expiry line (every flow ended, the epoch's
 # backlog), both c2c lines (with one CPU: no source-app row and no c2c, each
@@ -17,6 +18,7 @@ expect_usage "bench-flowcache-scale: --runs must be a positive integer" --runs 0
 expect_usage "bench-flowcache-scale: --flows must be a comma-separated list of flow counts" --flows 1,,2
 expect_usage "bench-flowcache-scale: --gen-flows must be a comma-separated list of flow counts" --gen-flows x
 expect_usage "bench-flowcache-scale: --expiry-flows must be a positive integer" --expiry-flows 0
+expect_usage "bench-flowcache-scale: --expiry-gen-flows must be a positive integer" --expiry-gen-flows -1
 expect_usage "bench-flowcache-scale: --duration needs a value" --duration
 # a value only bench-peers knows to be out of range: its message, exit 2
 # passed on as a failure of the run
@@ -42,6 +44,12 @@ else
 fi
 grep -E "^expiry: 1000 flows stopping at once, run 1: 1000 flows' state gone, delay after the last packet ms p50 $num p99 $num max $num; backlog_hwm [0-9]+$" \
   "$T/run" >/dev/null || { cat "$T/run"; fail "no well-formed expiry line"; }
+if (($(nproc) >= 2)); then
+  grep -E "^expiry \(source app\): 1024 flows stopping at once, run 1: 1024 flows' state gone, delay after the last packet ms p50 $num p99 $num max $num; backlog_hwm [0-9]+$" \
+    "$T/run" >/dev/null || { cat "$T/run"; fail "no well-formed expiry line of the source app's part"; }
+else
+  expect_in "$T/run" "bench-peers: expirygen part not run: it needs two CPUs"
+fi
 # the table's section repeats the pair's c2c (measured before and after;
 # no pair on one CPU)
 if (($(nproc) >= 2)); then

@@ -16,7 +16,8 @@ export SLUICE SLUICE_BENCH_NO_BUILD=1
 
 expect_refused "bench-peers: unknown argument '--bogus'" --bogus
 expect_refused "bench-peers: --runs must be a positive integer" --runs 0
-expect_refused "bench-peers: unknown part 'vpp' (testpmd, l3fwd, l3fwd6, ovs, bridge, expiry, flowgen)" --parts ovs,vpp
+expect_refused "bench-peers: unknown part 'vpp' (testpmd, l3fwd, l3fwd6, ovs, bridge, expiry, flowgen, expirygen)" --parts ovs,vpp
+expect_refused "bench-peers: --expiry-gen-flows must be 1..16777216" --expiry-gen-flows 0
 expect_refused "bench-peers: --macs values must be 1..1048576" --macs 2,0
 expect_refused "bench-peers: --expiry-flows must be 1..16777216" --expiry-flows 0
 expect_refused "bench-peers: --gen-flows values must be 1..16777216" --gen-flows 16777217

@@ -212,6 +212,7 @@ pcap           1024     2   15.25 (15.00..15.50)      27.8        66     23.75  
 pcap        1048576     2      7.75 (7.50..8.00)      61.6       134        NA      NA        NA      NA        NA      NA        NA
 generator  16777216     2   10.50 (10.00..11.00)      98.0       115     49.00   0.214        NA      NA        NA      NA       192
 expiry: 1048576 flows stopping at once, run 1: 1048576 flows' state gone, delay after the last packet ms p50 1012.5 p99 1120.0 max 1130.5; backlog_hwm 32
+expiry (source app): 16777216 flows stopping at once, run 1: 16777216 flows' state gone, delay after the last packet ms p50 11627.4 p99 13791.6 max 13882.5; backlog_hwm 4096
 summary: floor_ratio_min=NA floor_ratio_small_min=0.642 ovs_exact_ratio_min=3.314 ovs_ratio_min=2.467 mpps_16m=10.50
 """
 with tempfile.TemporaryDirectory() as d:
@@ -221,6 +222,8 @@ with tempfile.TemporaryDirectory() as d:
     for r in FLOWGEN:
         stats("record", csv_path, "2", *r)
     stats("expiry", csv_path, "1", "1048576", "sluice", "1", "1048576 NA 1012.5 NA 1120.0 1130.5 backlog_hwm=32")
+    stats("expiry", csv_path, "1", "16777216", "sluice-gen", "1",
+          "16777216 NA 11627.4 NA 13791.6 13882.5 backlog_hwm=4096")
     check("scale: the table and summary", stats("scale", csv_path, d), SCALE)
     check("scale: scale-generator.dat", read(os.path.join(d, "scale-generator.dat")),
           "# flows flowcache_mpps floor_mpps ovs_mpps ovs_exact_mpps fc_cycles cycles floor_cycles ovs_cycles\n"
