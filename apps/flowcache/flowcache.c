@@ -381,15 +381,10 @@ static inline unsigned fc_classify(struct sl_app *app, const struct sl_flowtable
 	for (unsigned i = 0; i < n; i++) {
 		const uint8_t *h = sl_pkt_ipv4_simple(pkts[i]);
 		if (likely(h != NULL)) {
-			const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)h;
-			uint32_t ports;
-			memcpy(&ports, h + sizeof(*ip), sizeof(ports));
-			uint64_t w0 = 4u | (uint64_t)ip->next_proto_id << 8 |
-				      (uint64_t)rte_be_to_cpu_16((uint16_t)ports) << 16 |
-				      (uint64_t)rte_be_to_cpu_16((uint16_t)(ports >> 16)) << 32;
-			uint64_t w1 = ip->src_addr, w3 = ip->dst_addr;
-			uint64_t w[5] = { w0, w1, 0, w3, 0 };
+			uint64_t w[5];
+			sl_pkt_ipv4_simple_words(h, w);
 			memcpy(&b->keys[i], w, sizeof(w));
+			uint64_t w0 = w[0], w1 = w[1], w3 = w[3];
 			b->cls[i] = SL_PKT_IP;
 			if (prev_simple && w0 == p0 && w1 == p1 && w3 == p3) {
 				b->same[i] = 1;

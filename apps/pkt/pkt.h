@@ -126,6 +126,24 @@ static inline const uint8_t *sl_pkt_ipv4_simple(const struct rte_mbuf *m)
 	return NULL;
 }
 
+/* The flow key of a frame sl_pkt_ipv4_simple accepted (h: the header it
+ * returned), as the five 8-byte words sl_flow_key_word reads: an IPv4 key's
+ * words 2 and 4 are zero, so a caller may hash it from w[0], w[1], w[3] in
+ * registers (sl_flow_key_hash_words). */
+static inline void sl_pkt_ipv4_simple_words(const uint8_t *h, uint64_t w[5])
+{
+	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)h;
+	uint32_t ports;
+	memcpy(&ports, h + sizeof(*ip), sizeof(ports));
+	w[0] = 4u | (uint64_t)ip->next_proto_id << 8 |
+	       (uint64_t)rte_be_to_cpu_16((uint16_t)ports) << 16 |
+	       (uint64_t)rte_be_to_cpu_16((uint16_t)(ports >> 16)) << 32;
+	w[1] = ip->src_addr;
+	w[2] = 0;
+	w[3] = ip->dst_addr;
+	w[4] = 0;
+}
+
 /* sl_pkt_parse_full, with the frames of sl_pkt_ipv4_simple parsed inline:
  * the key is then written as five 8-byte words (a hash that reads it in
  * words finds each in the store buffer).  Every other frame goes to
@@ -137,14 +155,8 @@ static inline enum sl_pkt_class sl_pkt_parse(const struct rte_mbuf *m, struct sl
 	const uint8_t *h = sl_pkt_ipv4_simple(m);
 	if (likely(h != NULL)) {
 		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)h;
-		uint32_t ports;
-		memcpy(&ports, h + sizeof(*ip), sizeof(ports));
-		uint64_t w[5] = {
-			4u | (uint64_t)ip->next_proto_id << 8 |
-				(uint64_t)rte_be_to_cpu_16((uint16_t)ports) << 16 |
-				(uint64_t)rte_be_to_cpu_16((uint16_t)(ports >> 16)) << 32,
-			ip->src_addr, 0, ip->dst_addr, 0,
-		};
+		uint64_t w[5];
+		sl_pkt_ipv4_simple_words(h, w);
 		memcpy(key, w, sizeof(w));
 		*info = (struct sl_pkt_info){
 			.ethertype = RTE_ETHER_TYPE_IPV4, .l3_off = RTE_ETHER_HDR_LEN,
