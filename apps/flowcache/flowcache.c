@@ -75,6 +75,7 @@
 enum {
 	FC_LOOKUPS, FC_HITS, FC_MISSES, FC_INSERTED, FC_RACES, FC_NO_ID, FC_NO_ROOM,
 	FC_IDLE, FC_ACTIVE, FC_EVICTED, FC_STOPPED, FC_FREED, FC_VISITED, FC_REFILED,
+	FC_CHECKED,
 	FC_NOT_IP, FC_MALFORMED,
 	FC_MALFORMED_R,                   /* + reason - 1, for reasons 1.. */
 	FC_RECORDS = FC_MALFORMED_R + SL_PKT_R_COUNT - 1,
@@ -100,6 +101,7 @@ static const struct sl_counter_spec fc_counters[FC_N_COUNTERS] = {
 	[FC_FREED] = { "freed", SL_COUNTER, "Ended flows whose entry and id went back to the table after the grace period." },
 	[FC_VISITED] = { "visited", SL_COUNTER, "Buckets (expiry scan) or entries and slots (expiry wheel) visited by expiry." },
 	[FC_REFILED] = { "refiled", SL_COUNTER, "Entries the timer wheel filed again (seen since they were filed)." },
+	[FC_CHECKED] = { "checked", SL_COUNTER, "Entries the expiry scan read: their bucket's stamp said their deadline may have come." },
 	[FC_NOT_IP] = { "not_ip", SL_COUNTER, "Frames that are not IPv4 or IPv6 (ARP, LLDP, ...), passed on uncounted by the table." },
 	[FC_MALFORMED] = { "malformed", SL_COUNTER, "Malformed IP frames, dropped (all reasons; the malformed_* counters split them)." },
 	[FC_MALFORMED_R + SL_PKT_R_SHORT_L2 - 1] = { "malformed_short_l2", SL_COUNTER, "Dropped: shorter than the Ethernet header and its tags." },
@@ -774,7 +776,7 @@ static void fc_collect(struct sl_app *app)
 		[FC_NO_ROOM] = s.no_room, [FC_IDLE] = s.unlinked[SL_FT_IDLE],
 		[FC_ACTIVE] = s.unlinked[SL_FT_ACTIVE], [FC_EVICTED] = s.unlinked[SL_FT_EVICTED],
 		[FC_STOPPED] = s.unlinked[SL_FT_STOPPED], [FC_FREED] = s.freed,
-		[FC_VISITED] = s.scanned, [FC_REFILED] = s.refiled,
+		[FC_VISITED] = s.scanned, [FC_REFILED] = s.refiled, [FC_CHECKED] = s.checked,
 	};
 	/* the table's counters (the worker counts not_ip, malformed, records) */
 	_Static_assert(SL_ARRAY_LEN(v) == FC_NOT_IP, "v: the counters before not_ip");

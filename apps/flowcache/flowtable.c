@@ -45,6 +45,10 @@ struct sl_ft_handle {
 	uint64_t scan_ns;                    /* scan mode: time of the last step */
 	uint64_t expire_ns;                  /* time of the last sl_ft_expire */
 	double scan_credit;                  /* buckets the pacing allows now */
+	uint32_t stamp_gen;                  /* the table's stamp_gen last seen */
+	uint32_t full_left;                  /* buckets to visit reading every
+					      * entry (the stamps' units or the
+					      * timeouts changed) */
 	uint32_t n_cache;
 	uint32_t cache[SL_FT_ID_CACHE];
 	struct sl_ft_stats st;               /* single writer: the handle's thread */
@@ -68,6 +72,12 @@ struct sl_flowtable {
 	uint32_t n_ids;
 	uint64_t tick_ns;                    /* wheel mode: one slot */
 	uint64_t sweep_ns;                   /* scan mode: one sweep of a range */
+	/* The scan's stamps (struct sl_ft_bucket): a unit is 2^stamp_shift ns;
+	 * stamp_gen goes up when the unit or a timeout changes (stamps written
+	 * before may then be too late), and each handle's scan then reads
+	 * every entry of its range once.  sl_ft_set_expiry writes both. */
+	uint32_t stamp_shift;
+	uint32_t stamp_gen;
 	uint32_t *id_stack;
 	size_t b_bytes, ent_bytes, meta_bytes;
 
@@ -496,6 +506,18 @@ static uint64_t sweep_of(uint64_t shortest)
 	return shortest / 8 > 1 ? shortest / 8 : 1;
 }
 
+/* The stamps' unit for a shortest timeout: 2^shift ns, the smallest power
+ * of two (at least 1 us) of which the timeout is at most 64.  A deadline
+ * is then never more than 65 units ahead of now, and the scan visits each
+ * bucket every 4 to 8 units (the sweep is an eighth of the timeout). */
+static uint32_t stamp_shift_of(uint64_t shortest)
+{
+	uint32_t shift = 10;
+	while (shift < 48 && (UINT64_C(64) << shift) < shortest)
+		shift++;
+	return shift;
+}
+
 int sl_ft_check_expiry(const struct sl_flowtable *t, uint64_t idle_ns, uint64_t active_ns,
 		       unsigned expiry_cap, struct sl_err *err)
 {
@@ -513,11 +535,22 @@ int sl_ft_check_expiry(const struct sl_flowtable *t, uint64_t idle_ns, uint64_t 
 void sl_ft_set_expiry(struct sl_flowtable *t, uint64_t idle_ns, uint64_t active_ns,
 		      unsigned expiry_cap)
 {
+	bool changed = idle_ns != __atomic_load_n(&t->conf.idle_ns, __ATOMIC_RELAXED) ||
+		       active_ns != __atomic_load_n(&t->conf.active_ns, __ATOMIC_RELAXED);
 	__atomic_store_n(&t->conf.idle_ns, idle_ns, __ATOMIC_RELAXED);
 	__atomic_store_n(&t->conf.active_ns, active_ns, __ATOMIC_RELAXED);
 	__atomic_store_n(&t->conf.expiry_cap, expiry_cap, __ATOMIC_RELAXED);
 	__atomic_store_n(&t->sweep_ns, sweep_of(shortest_timeout(idle_ns, active_ns)),
 			 __ATOMIC_RELAXED);
+	if (changed) {
+		/* Stamps written with the old timeouts may be later than the
+		 * deadlines now: each scan reads all its entries once (the
+		 * release orders the timeouts and the unit before the gen). */
+		__atomic_store_n(&t->stamp_shift,
+				 stamp_shift_of(shortest_timeout(idle_ns, active_ns)),
+				 __ATOMIC_RELAXED);
+		__atomic_fetch_add(&t->stamp_gen, 1, __ATOMIC_RELEASE);
+	}
 }
 
 struct sl_flowtable *sl_ft_create(const struct sl_flowtable_conf *conf, struct sl_err *err)
@@ -559,6 +592,7 @@ struct sl_flowtable *sl_ft_create(const struct sl_flowtable_conf *conf, struct s
 	uint64_t shortest = shortest_timeout(conf->idle_ns, conf->active_ns);
 	t->tick_ns = shortest / 256 > 1000 ? shortest / 256 : 1000;
 	t->sweep_ns = sweep_of(shortest);
+	t->stamp_shift = stamp_shift_of(shortest);
 
 	rc = alloc_storage(t, name, err);
 	if (rc == 0 && (rc = init_handles(t)) < 0)
@@ -672,6 +706,71 @@ static uint64_t deadline_of(const struct sl_flowtable *t, const struct sl_flow_e
 	if (active != 0 && sl_ft_meta(t, e)->first_ns + active < d)
 		d = sl_ft_meta(t, e)->first_ns + active;
 	return d;
+}
+
+/* ------------------------------------------------------------------ stamps */
+
+/* now's unit of the scan's stamps (struct sl_ft_bucket). */
+static inline uint32_t stamp_unit(const struct sl_flowtable *t, uint64_t ns)
+{
+	return (uint32_t)(ns >> __atomic_load_n(&t->stamp_shift, __ATOMIC_RELAXED));
+}
+
+/* Stamp way w of b with the unit of deadline d, rounded down (b's lock
+ * held; the scan reads the stamps without it). */
+static void stamp_set(const struct sl_flowtable *t, struct sl_ft_bucket *b, unsigned w, uint64_t d)
+{
+	unsigned sh = 8 * w;
+	uint64_t st = __atomic_load_n(&b->stamp, __ATOMIC_RELAXED);
+	st = (st & ~(UINT64_C(0xff) << sh)) | (uint64_t)(uint8_t)stamp_unit(t, d) << sh;
+	__atomic_store_n(&b->stamp, st, __ATOMIC_RELAXED);
+}
+
+/* A bucket not visited whole for this many units may hold stamps that
+ * have wrapped (a stamp is read as a signed byte against now's unit, exact
+ * while it is less than 128 units behind): the scan then reads all its
+ * entries. */
+#define STAMP_STALE 96u
+
+/* The scan asks for the entries of the bucket this many ahead. */
+#define SCAN_AHEAD 2u
+
+/* The live ways of b that the scan reads at unit now_u: those whose stamp
+ * has come, or all of them (`all`, or stale stamps).  Every stamp is a
+ * lower bound of its entry's deadline (set at insert from its first
+ * deadline, and by the scan from the deadline it read; a touch only moves
+ * a deadline later), so a way whose stamp is still ahead has not expired.
+ * Relaxed loads of the handle's own view; take_way looks again under the
+ * lock. */
+static unsigned due_ways(const struct sl_ft_bucket *b, uint32_t now_u, bool all)
+{
+	all = all || now_u - b->visit >= STAMP_STALE;
+	uint64_t st = __atomic_load_n(&b->stamp, __ATOMIC_RELAXED);
+	unsigned ways = 0;
+	for (unsigned w = 0; w < SL_FT_WAYS; w++) {
+		if (__atomic_load_n(&b->idx[w], __ATOMIC_RELAXED) == 0)
+			continue;
+		if (all || (int8_t)(uint8_t)((uint8_t)(st >> (8 * w)) - (uint8_t)now_u) <= 0)
+			ways |= 1u << w;
+	}
+	return ways;
+}
+
+/* Ask for the entry and meta lines of b's due ways (a bucket the scan
+ * reaches a few steps later). */
+static void due_prefetch(const struct sl_flowtable *t, const struct sl_ft_bucket *b,
+			 uint32_t now_u, bool all)
+{
+	unsigned ways = due_ways(b, now_u, all);
+	while (ways != 0) {
+		unsigned w = (unsigned)__builtin_ctz(ways);
+		ways &= ways - 1;
+		uint32_t ix = __atomic_load_n(&b->idx[w], __ATOMIC_RELAXED);
+		if (ix != 0) {
+			__builtin_prefetch(&t->ix.ent[ix - 1], 0, 3);
+			__builtin_prefetch(&t->ix.meta[ix - 1], 0, 3);
+		}
+	}
 }
 
 static bool wheel_used(const struct sl_flowtable *t)
@@ -887,6 +986,10 @@ struct sl_flow_entry *sl_ft_insert(struct sl_ft_handle *h, const struct sl_flow_
 	m->cookie = cookie;
 	m->handle = h->k;
 	__atomic_store_n(&m->linked, 1, __ATOMIC_RELAXED);
+	/* the timeouts read under the lock: a scan that reads every entry
+	 * after sl_ft_set_expiry takes this lock first (sl_ft_expire) */
+	uint64_t first_deadline = shortest_timeout(idle_of(t), active_of(t));
+	stamp_set(t, b, (unsigned)free_way, first_deadline != 0 ? now + first_deadline : now);
 	if (wheel_used(t))
 		wheel_add(h, e, now, 0);
 	__atomic_store_n(&b->sig[free_way], sig, __ATOMIC_RELAXED);
@@ -927,7 +1030,8 @@ static bool expired(const struct sl_flowtable *t, const struct sl_flow_entry *e,
 }
 
 /* Unlink, report and retire way w of b if it still holds ix and (reason < 0)
- * is expired at now, or unconditionally with `reason`.  Returns 1 if it did. */
+ * is expired at now (if not, stamp the way with the deadline it has now),
+ * or unconditionally with `reason`.  Returns 1 if it did. */
 static unsigned take_way(struct sl_ft_handle *h, struct sl_ft_bucket *b, unsigned w, uint32_t ix,
 			 int reason, uint64_t now)
 {
@@ -940,6 +1044,7 @@ static unsigned take_way(struct sl_ft_handle *h, struct sl_ft_bucket *b, unsigne
 	enum sl_ft_reason r = (enum sl_ft_reason)reason;
 	uint64_t late;
 	if (reason < 0 && !expired(t, &t->ix.ent[ix - 1], now, &r, &late)) {
+		stamp_set(t, b, w, deadline_of(t, &t->ix.ent[ix - 1]));
 		sl_spin_unlock(&b->lock);
 		return 0;
 	}
@@ -1067,27 +1172,51 @@ unsigned sl_ft_expire(struct sl_ft_handle *h, uint64_t now)
 	if (h->scan_credit > (double)(h->hi - h->lo))
 		h->scan_credit = (double)(h->hi - h->lo);
 	unsigned allowed = h->scan_credit < t->conf.scan ? (unsigned)h->scan_credit : t->conf.scan;
-	unsigned done = 0, visited = 0;
+	uint32_t gen = __atomic_load_n(&t->stamp_gen, __ATOMIC_ACQUIRE);
+	if (gen != h->stamp_gen) {
+		h->stamp_gen = gen;
+		h->full_left = h->hi - h->lo;
+	}
+	uint32_t now_u = stamp_unit(t, now);
+	unsigned done = 0, visited = 0, checked = 0;
 	while (visited < allowed && done < cap) {
 		struct sl_ft_bucket *b = &t->ix.b[h->cursor];
-		unsigned w = 0;
-		for (; w < SL_FT_WAYS && done < cap; w++) {
-			uint32_t ix = __atomic_load_n(&b->idx[w], __ATOMIC_ACQUIRE);
-			enum sl_ft_reason why;
-			if (ix != 0 && expired(t, &t->ix.ent[ix - 1], now, &why, NULL))
-				done += take_way(h, b, w, ix, -1, now);
+		bool all = h->full_left > 0;
+		if (all) {
+			/* an insert that read the old timeouts holds this lock
+			 * until its stamp is written: wait for it */
+			sl_spin_lock(&b->lock);
+			sl_spin_unlock(&b->lock);
 		}
-		/* the cap reached before the bucket's last way: the next step
-		 * starts on this bucket again (else its remaining expired
+		uint32_t ahead = h->cursor + SCAN_AHEAD;
+		while (ahead >= h->hi)
+			ahead -= h->hi - h->lo;
+		due_prefetch(t, &t->ix.b[ahead], now_u, all);
+		unsigned ways = due_ways(b, now_u, all);
+		while (ways != 0 && done < cap) {
+			unsigned w = (unsigned)__builtin_ctz(ways);
+			ways &= ways - 1;
+			uint32_t ix = __atomic_load_n(&b->idx[w], __ATOMIC_ACQUIRE);
+			if (ix == 0)
+				continue;
+			checked++;
+			done += take_way(h, b, w, ix, -1, now);
+		}
+		/* the cap reached before the bucket's last due way: the next
+		 * step starts on this bucket again (else its remaining expired
 		 * entries would wait a whole sweep) */
-		if (w < SL_FT_WAYS)
+		if (ways != 0)
 			break;
+		b->visit = now_u;
+		if (h->full_left > 0)
+			h->full_left--;
 		visited++;
 		if (++h->cursor == h->hi)
 			h->cursor = h->lo;
 	}
 	h->scan_credit -= visited;
 	sl_counter_add(&h->st.scanned, visited);
+	sl_counter_add(&h->st.checked, checked);
 	return done;
 }
 

@@ -52,7 +52,11 @@
  *                to one sweep per min(idle_ns, active_ns) / 8 (and at most
  *                `scan` buckets per step): an expired entry is unlinked
  *                within an eighth of its timeout after its deadline, while
- *                `scan` and the cap keep up.  Nothing per packet or insert.
+ *                `scan` and the cap keep up.  The scan reads the bucket
+ *                lines in order and an entry only when its way's stamp
+ *                (below) says its deadline may have come: at many flows it
+ *                streams through memory instead of waiting on a miss for
+ *                every live entry.  Nothing per packet.
  *   SL_FT_WHEEL  each handle has a timer wheel of SL_FT_WHEEL_SLOTS slots
  *                for the entries it inserted (an intrusive list per slot,
  *                under the handle's wheel lock), ticking at
@@ -190,13 +194,21 @@ struct sl_ft_handle;
  * else may read or write these).  A bucket: its lock, and per way a 16-bit
  * signature (hash >> 16) and the entry's id + 1 (0: empty), written under
  * the lock; readers load sig relaxed and idx with acquire, so an entry's
- * fields are complete once its idx is seen.  struct sl_ft_index is the first
- * member of struct sl_flowtable. */
+ * fields are complete once its idx is seen.  For the expiry scan alone (no
+ * reader looks at them): `stamp`, a byte a way, each a lower bound of its
+ * entry's deadline in the table's stamp units (mod 256), written under the
+ * lock by insert and by the scan; `visit`, the unit of the scan's last
+ * whole visit of the bucket (the scanning handle's alone).  struct
+ * sl_ft_index is the first member of struct sl_flowtable. */
 struct sl_ft_bucket {
 	uint32_t lock;
+	uint32_t visit;
+	uint64_t stamp;
 	uint16_t sig[SL_FT_WAYS];
 	uint32_t idx[SL_FT_WAYS];
 } __attribute__((aligned(64)));
+
+_Static_assert(sizeof(struct sl_ft_bucket) == 64, "a bucket is one cache line");
 
 struct sl_ft_index {
 	struct sl_ft_bucket *b;
@@ -479,6 +491,9 @@ struct sl_ft_stats {
 	uint64_t freed;                        /* entries whose grace ended */
 	uint64_t scanned;                      /* buckets (scan) or entries and slots
 						* (wheel) visited by expiry */
+	uint64_t checked;                      /* scan: entries read by expiry (their
+						* stamp had come due, or their bucket's
+						* stamps were stale) */
 	uint64_t refiled;                      /* wheel: entries filed again */
 	uint64_t step_gap_ns;                  /* the longest time between two
 						* sl_ft_expire calls of this handle */

@@ -4,7 +4,8 @@
  * time by a variable: drop-immediately (capacity 500, 600 flows) under each
  * epoch policy with the bound that policy promises, idle and active expiry,
  * the expiry cap and how late expiry comes (incremental scan and timer
- * wheel), eviction choice, a full bucket, an empty id pool, a full
+ * wheel), the scan's stamps (a busy flow read once a timeout, stale stamps,
+ * a shortened timeout), eviction choice, a full bucket, an empty id pool, a full
  * retire list, flush, close, the creation errors, and the memory check
  * before allocation (with an allocation that fails after it passed).  The qsbr policy runs
  * on a --no-huge EAL (skipped, with the reason, if that cannot start).
@@ -452,6 +453,116 @@ static void test_scan_cap_whole_bucket(void)
 	rig_free(&r);
 }
 
+/* The scan's stamps: it reads an entry only when the stamp in its bucket
+ * says the deadline may have come.  2000 flows kept busy for 8 idle
+ * timeouts: none ends, and the scan reads each about once a timeout (it
+ * used to read every live entry on every sweep, 8 a timeout); then they
+ * stop and every one ends within the sweep and a step of its deadline. */
+static void test_scan_stamps(void)
+{
+	const uint64_t idle = 1000000, step = 10000, sweep = idle / 8;
+	struct rig r;
+	struct sl_flowtable_conf fc = { .name = "stamps", .capacity = 4096, .idle_ns = idle,
+					.expiry_cap = 1000, .scan = 4096 };
+	if (!rig_make(&r, SL_EPOCH_IMMEDIATE, &fc, 0))
+		return;
+	enum { N = 2000 };
+	static struct sl_flow_entry *e[N];
+	for (unsigned i = 0; i < N; i++) {
+		struct sl_flow_key k = key_of(i);
+		enum sl_ft_insert_status st;
+		e[i] = sl_ft_insert(r.h, &k, sl_flow_key_hash(&k), 0, 0, &st);
+		CHECK(e[i] != NULL, "stamps: insert %u", i);
+	}
+	uint64_t now = 0;
+	for (; now < 8 * idle; now += step) {
+		if (now % (5 * step) == 0)
+			for (unsigned i = 0; i < N; i++)
+				sl_ft_touch(e[i], 1, now);
+		sl_ft_expire(r.h, now);
+		breathe_all(&r);
+	}
+	struct sl_ft_stats s = stats(&r);
+	CHECK(r.recs.n == 0, "stamps: %u busy flows ended", r.recs.n);
+	CHECK(s.scanned >= 60ull * (sl_ft_conf(r.t)->capacity / 8),
+	      "stamps: %lu buckets visited in 64 sweeps", (unsigned long)s.scanned);
+	CHECK(s.checked >= 6ull * N && s.checked <= 12ull * N,
+	      "stamps: %lu entries read in 8 timeouts of %u busy flows (want about one a timeout each)",
+	      (unsigned long)s.checked, N);
+	printf("stamps: %lu entries read, %lu buckets visited in 8 timeouts of %u busy flows\n",
+	       (unsigned long)s.checked, (unsigned long)s.scanned, N);
+	for (uint64_t end = now + 2 * idle; now < end && r.recs.n < N; now += step) {
+		sl_ft_expire(r.h, now);
+		breathe_all(&r);
+	}
+	s = stats(&r);
+	CHECK(r.recs.by_reason[SL_FT_IDLE] == N, "stamps: %u of %u ended idle",
+	      r.recs.by_reason[SL_FT_IDLE], N);
+	CHECK(s.late_max_ns <= sweep + step + step / 8,
+	      "stamps: the latest ended %lu ns past its deadline, bound %lu",
+	      (unsigned long)s.late_max_ns, (unsigned long)(sweep + step));
+	rig_free(&r);
+}
+
+/* A bucket the scan has not visited for many stamp units may hold stamps
+ * that have wrapped (a byte each): its entries are all read.  Flows made at
+ * 0 with a 1 ms timeout (units of 16384 ns, the deadline unit 61), the first
+ * step 200 units after the deadline: every one ends in that step. */
+static void test_scan_stale_stamps(void)
+{
+	const uint64_t idle = 1000000;
+	struct rig r;
+	struct sl_flowtable_conf fc = { .name = "stale", .capacity = 1024, .idle_ns = idle,
+					.expiry_cap = 1000, .scan = 1024 };
+	if (!rig_make(&r, SL_EPOCH_IMMEDIATE, &fc, 0))
+		return;
+	for (unsigned i = 0; i < 500; i++) {
+		struct sl_flow_key k = key_of(i);
+		enum sl_ft_insert_status st;
+		CHECK(sl_ft_insert(r.h, &k, sl_flow_key_hash(&k), 0, 0, &st) != NULL, "stale: insert %u", i);
+	}
+	unsigned n = sl_ft_expire(r.h, idle + 200 * 16384);
+	CHECK(n == 500, "stale: %u of 500 flows ended in the first step after a long gap", n);
+	breathe_all(&r);
+	breathe_all(&r);
+	rig_free(&r);
+}
+
+/* Timeouts shortened while flows are live (a reload): stamps written with
+ * the old timeout would be too late, so the scan reads every entry once.
+ * 500 flows made with a 1 ms timeout, which becomes 0.6 ms (the same stamp
+ * unit, 16384 ns: the stamps alone would keep them to 1 ms): all end within
+ * the new sweep of the new deadline. */
+static void test_scan_timeout_shortened(void)
+{
+	const uint64_t before = 1000000, after = 600000, step = 10000;
+	struct rig r;
+	struct sl_flowtable_conf fc = { .name = "shorter", .capacity = 1024, .idle_ns = before,
+					.expiry_cap = 1000, .scan = 1024 };
+	if (!rig_make(&r, SL_EPOCH_IMMEDIATE, &fc, 0))
+		return;
+	for (unsigned i = 0; i < 500; i++) {
+		struct sl_flow_key k = key_of(i);
+		enum sl_ft_insert_status st;
+		CHECK(sl_ft_insert(r.h, &k, sl_flow_key_hash(&k), 0, 0, &st) != NULL,
+		      "shorter: insert %u", i);
+	}
+	uint64_t now = 0;
+	for (; now < 300000; now += step) {
+		CHECK(sl_ft_expire(r.h, now) == 0, "shorter: ended before any timeout");
+		breathe_all(&r);
+	}
+	sl_ft_set_expiry(r.t, after, 0, 1000);
+	unsigned ended = 0;
+	for (; now <= after + after / 8 + step; now += step) {
+		ended += sl_ft_expire(r.h, now);
+		breathe_all(&r);
+	}
+	CHECK(ended == 500, "shorter: %u of 500 flows ended within the new sweep of the new timeout",
+	      ended);
+	rig_free(&r);
+}
+
 static void test_eviction_and_limits(void)
 {
 	struct rig r;
@@ -758,6 +869,9 @@ static const struct sl_test_case cases[] = {
 	SL_CASE(test_expiry_timing_wheel),
 	SL_CASE(test_scan_cap),
 	SL_CASE(test_scan_cap_whole_bucket),
+	SL_CASE(test_scan_stamps),
+	SL_CASE(test_scan_stale_stamps),
+	SL_CASE(test_scan_timeout_shortened),
 	SL_CASE(test_wheel_budget),
 	SL_CASE(test_eviction_and_limits),
 	SL_CASE(test_close_and_errors),
