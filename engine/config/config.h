@@ -125,6 +125,7 @@ struct sl_config {
 	enum sl_link_impl link_impl;         /* engine.link_impl */
 	enum sl_epoch_policy epoch_policy;   /* engine.epoch */
 	unsigned reclaim_cap;    /* engine.reclaim_cap: frees per breath per worker */
+	unsigned epoch_ring;     /* engine.epoch_ring: retired objects waiting, per worker */
 	uint64_t stop_timeout_ns; /* engine.stop_timeout: 0 = no limit */
 	bool accounting;         /* engine.accounting */
 	uint64_t idle_sleep_ns;  /* engine.idle_sleep (or SLUICE_IDLE_SLEEP); 0: poll */

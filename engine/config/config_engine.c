@@ -208,6 +208,7 @@ int parse_engine(struct ctx *c, const yaml_node_t *n)
 		cfg->link_impl = (enum sl_link_impl)v[ENGINE_LINK_IMPL].u;
 		cfg->epoch_policy = (enum sl_epoch_policy)v[ENGINE_EPOCH].u;
 		cfg->reclaim_cap = (unsigned)v[ENGINE_RECLAIM_CAP].u;
+		cfg->epoch_ring = (unsigned)v[ENGINE_EPOCH_RING].u;
 		cfg->stop_timeout_ns = v[ENGINE_STOP_TIMEOUT].u;
 		cfg->accounting = v[ENGINE_ACCOUNTING].u != 0;
 		cfg->idle_sleep_ns = v[ENGINE_IDLE_SLEEP].u;
@@ -220,6 +221,9 @@ int parse_engine(struct ctx *c, const yaml_node_t *n)
 	if ((cfg->link_size & (cfg->link_size - 1)) != 0)
 		return fail_at(c, marks[ENGINE_LINK_SIZE],
 			       "engine.link_size must be a power of two, got %u", cfg->link_size);
+	if ((cfg->epoch_ring & (cfg->epoch_ring - 1)) != 0)
+		return fail_at(c, marks[ENGINE_EPOCH_RING],
+			       "engine.epoch_ring must be a power of two, got %u", cfg->epoch_ring);
 	return 0;
 }
 

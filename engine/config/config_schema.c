@@ -63,6 +63,11 @@ static const struct sl_param_spec engine_keys[ENGINE_N] = {
 	[ENGINE_RECLAIM_CAP] = { .name = "reclaim_cap", .type = SL_PARAM_UINT, .def = "256",
 		.min = 1, .max = 65536,
 		.doc = "retired objects a worker frees per breath at most" },
+	[ENGINE_EPOCH_RING] = { .name = "epoch_ring", .type = SL_PARAM_UINT, .def = "4096",
+		.min = 64, .max = 16777216,
+		.doc = "retired objects a worker may have waiting for their grace period, a "
+		       "power of two; when they are all taken an app retires nothing more "
+		       "until some are freed (the flow cache then ends no flow: docs/epoch.md)" },
 	[ENGINE_STOP_TIMEOUT] = { .name = "stop_timeout", .type = SL_PARAM_DURATION, .def = "5s",
 		.doc = "how long a stop waits for the workers and a setup or clean-up step; "
 		       "0: no limit; sluice run --stop-timeout overrides it" },

@@ -198,6 +198,7 @@ static int settings(const struct sl_config *o, const struct sl_config *n, struct
 		F("engine.link_impl", sl_config, link_impl),
 		F("engine.epoch", sl_config, epoch_policy),
 		F("engine.reclaim_cap", sl_config, reclaim_cap),
+		F("engine.epoch_ring", sl_config, epoch_ring),
 		F("engine.stop_timeout", sl_config, stop_timeout_ns),
 		F("engine.accounting", sl_config, accounting),
 		F("engine.idle_sleep", sl_config, idle_sleep_ns),

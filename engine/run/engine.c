@@ -269,7 +269,7 @@ static int setup(struct engine *e, const struct sl_topology *topo, struct sl_err
 	/* One handle per worker, and the control thread's (never online; it
 	 * retires what reloads replace). */
 	struct sl_epoch_conf ec = { .name = "sluice", .n_workers = cfg->n_workers + 1,
-				    .policy = cfg->epoch_policy };
+				    .ring_size = cfg->epoch_ring, .policy = cfg->epoch_policy };
 	e->epoch = sl_epoch_create(&ec, err);
 	if (e->epoch == NULL)
 		return sl_err_prefix(err, errno > 0 ? errno : ENOMEM, "engine.epoch");

@@ -390,6 +390,24 @@ links: [s.output -> k.input]
 YAML
 config_error linksize "$T/linksize.yaml:1:22: engine.link_size must be a power of two, got 1000"
 
+cfg epochring <<'YAML'
+engine: { epoch_ring: 1000 }
+apps:
+  s: { type: source }
+  k: { type: sink }
+links: [s.output -> k.input]
+YAML
+config_error epochring "$T/epochring.yaml:1:23: engine.epoch_ring must be a power of two, got 1000"
+
+cfg epochsmall <<'YAML'
+engine: { epoch_ring: 32 }
+apps:
+  s: { type: source }
+  k: { type: sink }
+links: [s.output -> k.input]
+YAML
+config_error epochsmall "$T/epochsmall.yaml:1:23: engine.epoch_ring must be in 64..16777216, got 32"
+
 cfg mbufs <<'YAML'
 pool: { mbufs: 10 }
 apps:
