@@ -32,6 +32,9 @@ _Static_assert(sizeof(struct sl_ft_stats) % sizeof(uint64_t) == 0, "stats are wo
 
 #define ID_BATCH (SL_FT_ID_CACHE / 2)   /* ids moved per cache refill/spill */
 
+/* Entries an expiry step retires at once, at most. */
+#define SL_FT_RETIRE_BATCH 64u
+
 struct sl_ft_handle {
 	struct sl_flowtable *t;
 	unsigned k;
@@ -51,6 +54,10 @@ struct sl_ft_handle {
 					      * timeouts changed) */
 	uint32_t n_cache;
 	uint32_t cache[SL_FT_ID_CACHE];
+	/* Entries an expiry or flush step has unlinked, retired together at
+	 * its end (sl_epoch_retire_n: one stamp for them all). */
+	uint32_t n_later;
+	void *later[SL_FT_RETIRE_BATCH];
 	struct sl_ft_stats st;               /* single writer: the handle's thread */
 	struct sl_hist late;                 /* expiries: ns past the deadline (same writer) */
 
@@ -854,16 +861,43 @@ static struct sl_flow_entry *unlink_way(struct sl_flowtable *t, struct sl_ft_buc
 	return e;
 }
 
-/* After the bucket lock is released: report and retire an unlinked entry. */
-static void finish_unlink(struct sl_ft_handle *h, struct sl_flow_entry *e,
-			  const struct sl_flow_record *rec)
+/* After the bucket lock is released: count and report an unlinked entry. */
+static void report_unlink(struct sl_ft_handle *h, const struct sl_flow_record *rec)
 {
 	sl_counter_add(&h->st.unlinked[rec->reason], 1);
 	if (h->record != NULL)
 		h->record(rec, h->arg);
+}
+
+/* Report and retire an unlinked entry (inserts and evictions). */
+static void finish_unlink(struct sl_ft_handle *h, struct sl_flow_entry *e,
+			  const struct sl_flow_record *rec)
+{
+	report_unlink(h, rec);
 	/* The caller checked the room; a failure would mean a second retirer
 	 * on this epoch handle.  Never free early: keep the id out of use. */
 	(void)sl_epoch_retire(h->e, h->ew, e, free_entry, h);
+}
+
+/* Retire the entries a step has put aside.  Their room was checked when
+ * the step began (its cap is at most the room then). */
+static void retire_later(struct sl_ft_handle *h)
+{
+	if (h->n_later == 0)
+		return;
+	(void)sl_epoch_retire_n(h->e, h->ew, h->later, h->n_later, free_entry, h);
+	h->n_later = 0;
+}
+
+/* Report an unlinked entry and put it aside, to be retired with the
+ * step's others (expiry and flush steps, which end with retire_later). */
+static void finish_unlink_later(struct sl_ft_handle *h, struct sl_flow_entry *e,
+				const struct sl_flow_record *rec)
+{
+	report_unlink(h, rec);
+	if (h->n_later == SL_FT_RETIRE_BATCH)
+		retire_later(h);
+	h->later[h->n_later++] = e;
 }
 
 /* The way of b's least recently seen entry, or -1 if b is empty (lock held). */
@@ -1053,7 +1087,7 @@ static unsigned take_way(struct sl_ft_handle *h, struct sl_ft_bucket *b, unsigne
 	struct sl_flow_record rec;
 	struct sl_flow_entry *e = unlink_way(t, b, w, r, &rec);
 	sl_spin_unlock(&b->lock);
-	finish_unlink(h, e, &rec);
+	finish_unlink_later(h, e, &rec);
 	return 1;
 }
 
@@ -1085,7 +1119,7 @@ static unsigned wheel_fire(struct sl_ft_handle *h, struct sl_flow_entry *e, uint
 			unlink_way(t, b, w, r, &rec);
 			__atomic_store_n(&m->w_state, 0, __ATOMIC_RELAXED);
 			sl_spin_unlock(&b->lock);
-			finish_unlink(h, e, &rec);
+			finish_unlink_later(h, e, &rec);
 			return 1;
 		}
 	}
@@ -1153,8 +1187,11 @@ unsigned sl_ft_expire(struct sl_ft_handle *h, uint64_t now)
 	unsigned room = sl_epoch_retire_room(h->e, h->ew);
 	unsigned ecap = __atomic_load_n(&t->conf.expiry_cap, __ATOMIC_RELAXED);
 	unsigned cap = ecap < room ? ecap : room;
-	if (t->conf.expiry == SL_FT_WHEEL)
-		return wheel_expire(h, now, cap);
+	if (t->conf.expiry == SL_FT_WHEEL) {
+		unsigned n = wheel_expire(h, now, cap);
+		retire_later(h);
+		return n;
+	}
 	if (h->hi == h->lo)
 		return 0;
 	/* Pace the sweep: one range per sweep_ns, never more than `scan`
@@ -1217,6 +1254,7 @@ unsigned sl_ft_expire(struct sl_ft_handle *h, uint64_t now)
 	h->scan_credit -= visited;
 	sl_counter_add(&h->st.scanned, visited);
 	sl_counter_add(&h->st.checked, checked);
+	retire_later(h);
 	return done;
 }
 
@@ -1245,6 +1283,7 @@ unsigned sl_ft_flush(struct sl_ft_handle *h, unsigned cap)
 	}
 	if (h->flush_cursor >= h->hi && done == 0)
 		h->flush_cursor = h->lo;   /* next flush starts over */
+	retire_later(h);
 	return done;
 }
 

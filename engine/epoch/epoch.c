@@ -662,6 +662,43 @@ int sl_epoch_retire(struct sl_epoch *e, struct sl_epoch_worker *w, void *obj,
 	return 0;
 }
 
+int sl_epoch_retire_n(struct sl_epoch *e, struct sl_epoch_worker *w, void *const *objs,
+		      unsigned n, sl_epoch_free_fn *free_fn, void *arg)
+{
+	if (n == 0)
+		return 0;
+	if (sl_epoch_retire_room(e, w) < n)
+		return -ENOSPC;
+	struct entry en = {
+		.free_fn = free_fn, .arg = arg,
+		.retire_ns = metric_ns(e),
+		.retire_breath = sl_counter_read(&w->breaths),
+	};
+	unsigned done = 0;
+	if (e->ops == &immediate_ops) {
+		/* one stamp, read after every unlink of the batch */
+		en.token = stamp_immediate(e, w);
+		w->last_stamp = en.token;
+		for (; done < n; done++) {
+			en.obj = objs[done];
+			if (ring_push(w, &en) != 0)
+				break;
+		}
+	} else {
+		for (; done < n; done++) {
+			en.obj = objs[done];
+			if (e->ops->retire(e, w, &en) != 0)
+				break;
+		}
+	}
+	/* The room was checked and w has one retirer: nothing is refused.
+	 * Were it, what went in is counted and the caller learns the rest
+	 * is still its own only as an error; never free early. */
+	sl_counter_add(&w->retired, done);
+	backlog_note(w);
+	return done == n ? 0 : -ENOSPC;
+}
+
 unsigned sl_epoch_retire_room(const struct sl_epoch *e, const struct sl_epoch_worker *w)
 {
 	uint64_t used = e->ops->used(w);

@@ -148,6 +148,17 @@ void sl_epoch_quiesce(struct sl_epoch *e, struct sl_epoch_worker *w);
 int sl_epoch_retire(struct sl_epoch *e, struct sl_epoch_worker *w, void *obj,
 		    sl_epoch_free_fn *free_fn, void *arg);
 
+/* Retire objs[0..n) at once, each to be freed with free_fn(obj, arg): as n
+ * sl_epoch_retire() calls, but under the immediate policy with one stamp
+ * for them all (one barrier and one read of the shared token instead of n,
+ * each of which misses in the cache when another worker has just moved the
+ * token): for a caller that unlinks many objects in one step and retires
+ * them after the last unlink.  All or nothing: -ENOSPC, and nothing
+ * retired, when w's retire list has room for fewer than n.  Returns 0
+ * otherwise (also for n 0). */
+int sl_epoch_retire_n(struct sl_epoch *e, struct sl_epoch_worker *w, void *const *objs,
+		      unsigned n, sl_epoch_free_fn *free_fn, void *arg);
+
 /* How many more sl_epoch_retire() calls on w would succeed now (its
  * retire list's free room).  Lets a caller check before it unlinks. */
 unsigned sl_epoch_retire_room(const struct sl_epoch *e, const struct sl_epoch_worker *w);

@@ -2,8 +2,8 @@
 /*
  * Epoch reclamation under load, for the immediate and batch policies: one
  * writer replaces the objects of a table of slots millions of times and
- * retires the old ones; three readers hold pointers to objects between their
- * quiescent states (and sometimes go offline) and check that an object they
+ * retires the old ones (one at a time, or 8 at once with sl_epoch_retire_n);
+ * three readers hold pointers to objects between their quiescent states (and sometimes go offline) and check that an object they
  * can still reach is never poisoned.  The free function poisons an object
  * and puts it on the writer's free list for reuse, so a premature free shows
  * as poison (and, under ThreadSanitizer, as a race).  The control thread
@@ -109,22 +109,47 @@ struct wres {
 	unsigned per_breath;   /* replacements per writer breath */
 };
 
+/* Retire the writer's put-aside objects at once (sl_epoch_retire_n). */
+static void retire_pending(struct sl_epoch_worker *w, struct wres *r, void **pend, unsigned *np)
+{
+	while (sl_epoch_retire_n(ep, w, pend, *np, poison_free, NULL) == -ENOSPC) {
+		r->enospc++;
+		sl_epoch_quiesce(ep, w);
+		r->freed += sl_epoch_reclaim(ep, w, 256);
+		sched_yield();
+	}
+	r->retired += *np;
+	*np = 0;
+}
+
+/* The writer: one replacement at a time, retired at once in even breaths;
+ * in odd breaths the old objects are put aside and retired 8 at a time
+ * with sl_epoch_retire_n (one stamp for them all). */
 static void *writer(void *arg)
 {
 	struct sl_epoch_worker *w = sl_epoch_worker(ep, N_READERS);
 	struct wres *r = arg;
 	uint64_t n = r->retired;   /* replacements to do */
 	uint64_t v = N_SLOTS;
+	void *pend[8];
+	unsigned np = 0;
 
 	r->retired = 0;
 	sl_epoch_online(w);
 	for (uint64_t i = 0; i < n; i++) {
 		if (i % r->per_breath == 0) {
+			retire_pending(w, r, pend, &np);
 			sl_epoch_quiesce(ep, w);
 			r->freed += sl_epoch_reclaim(ep, w, 256);
 		}
 		struct obj *o = obj_new(v++);
 		struct obj *old = __atomic_exchange_n(&slots[i % N_SLOTS], o, __ATOMIC_ACQ_REL);
+		if ((i / r->per_breath) % 2 == 1) {
+			pend[np++] = old;
+			if (np == 8)
+				retire_pending(w, r, pend, &np);
+			continue;
+		}
 		while (sl_epoch_retire(ep, w, old, poison_free, NULL) == -ENOSPC) {
 			r->enospc++;
 			sl_epoch_quiesce(ep, w);
@@ -133,6 +158,7 @@ static void *writer(void *arg)
 		}
 		r->retired++;
 	}
+	retire_pending(w, r, pend, &np);
 	sl_epoch_offline(w);
 	__atomic_store_n(&stop, true, __ATOMIC_RELEASE);
 	return NULL;

@@ -2,7 +2,7 @@
 /*
  * Epoch reclamation on one thread, workers simulated by their handles: when
  * an object is freed under each policy (exact breath counts), offline
- * workers, the cap, the full retire list, the metrics, the laggard check,
+ * workers, the cap, the full retire list, retiring n at once, the metrics, the laggard check,
  * drain, the barrier (a second thread waits in it), and the creation
  * errors.  The qsbr policy runs on a --no-huge EAL
  * (skipped, with the reason, if that cannot start).
@@ -152,6 +152,53 @@ static void test_cap_and_full(enum sl_epoch_policy p)
 	CHECK(s.freed == ok && s.backlog == 0 && s.backlog_hwm == ok, "stats after reclaim");
 	check_stats_add_up(e);
 	sl_epoch_offline(w);
+	sl_epoch_free(e);
+}
+
+/* sl_epoch_retire_n: n objects at once, freed after the same grace as one
+ * retire; all or nothing against the room.  Two workers; a ring of 64. */
+static void test_retire_n(enum sl_epoch_policy p)
+{
+	const char *pn = sl_epoch_policy_name(p);
+	struct sl_epoch *e = make(p, 2, 64);
+	if (e == NULL)
+		return;
+	struct sl_epoch_worker *w0 = sl_epoch_worker(e, 0), *w1 = sl_epoch_worker(e, 1);
+	unsigned c = 0;
+	void *objs[64];
+	for (unsigned i = 0; i < 64; i++)
+		objs[i] = &objs[i];
+	sl_epoch_online(w0);
+	sl_epoch_online(w1);
+	CHECK(sl_epoch_retire_n(e, w0, objs, 0, count_free, &c) == 0, "%s: n 0", pn);
+	CHECK(sl_epoch_retire_n(e, w0, objs, 40, count_free, &c) == 0, "%s: 40", pn);
+	CHECK(sl_epoch_retire_room(e, w0) == 24, "%s: room %u after 40 of 64", pn,
+	      sl_epoch_retire_room(e, w0));
+	CHECK(sl_epoch_retire_n(e, w0, objs + 40, 25, count_free, &c) == -ENOSPC,
+	      "%s: 25 into a room of 24 not refused", pn);
+	CHECK(sl_epoch_retire_room(e, w0) == 24, "%s: a refused retire_n took room", pn);
+	struct sl_epoch_stats s;
+	sl_epoch_stats(e, 0, &s);
+	CHECK(s.retired == 40 && s.backlog == 40 && s.backlog_hwm == 40, "%s: retired %lu", pn,
+	      (unsigned long)s.retired);
+	if (p == SL_EPOCH_BATCH) {
+		/* the open bag is sealed by the 64th retire: fill it */
+		CHECK(sl_epoch_retire_n(e, w0, objs + 40, 24, count_free, &c) == 0, "%s: 24", pn);
+		for (unsigned i = 0; i < SL_EPOCH_COLLECT_BREATHS; i++) {
+			sl_epoch_quiesce(e, w1);
+			breathe(e, w0, 64);
+		}
+		CHECK(c == 64, "%s: %u of 64 freed after the collect", pn, c);
+	} else {
+		for (int i = 0; i < 3; i++)
+			CHECK(breathe(e, w0, 64) == 0, "%s: freed before w1 quiesced", pn);
+		sl_epoch_quiesce(e, w1);
+		CHECK(breathe(e, w0, 64) == 40 && c == 40, "%s: %u of 40 freed once both quiesced",
+		      pn, c);
+	}
+	check_stats_add_up(e);
+	sl_epoch_offline(w0);
+	sl_epoch_offline(w1);
 	sl_epoch_free(e);
 }
 
@@ -395,6 +442,8 @@ static void test_qsbr_no_eal(void)
 static void test_single_immediate(void) { test_single(SL_EPOCH_IMMEDIATE); }
 static void test_two_immediate(void) { test_two(SL_EPOCH_IMMEDIATE); }
 static void test_cap_and_full_immediate(void) { test_cap_and_full(SL_EPOCH_IMMEDIATE); }
+static void test_retire_n_immediate(void) { test_retire_n(SL_EPOCH_IMMEDIATE); }
+static void test_retire_n_batch(void) { test_retire_n(SL_EPOCH_BATCH); }
 
 /* The QSBR policy's cases need DPDK's EAL (its rte_rcu_qsbr); where it
  * cannot start, they are skipped with a note. */
@@ -412,6 +461,7 @@ static void test_qsbr_policy(void)
 	test_single(SL_EPOCH_QSBR);
 	test_two(SL_EPOCH_QSBR);
 	test_cap_and_full(SL_EPOCH_QSBR);
+	test_retire_n(SL_EPOCH_QSBR);
 	rte_eal_cleanup();
 }
 
@@ -421,6 +471,8 @@ static const struct sl_test_case cases[] = {
 	SL_CASE(test_single_immediate),
 	SL_CASE(test_two_immediate),
 	SL_CASE(test_cap_and_full_immediate),
+	SL_CASE(test_retire_n_immediate),
+	SL_CASE(test_retire_n_batch),
 	SL_CASE(test_batch),
 	SL_CASE(test_laggard_and_drain),
 	SL_CASE(test_stall_record),
