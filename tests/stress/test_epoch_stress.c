@@ -3,8 +3,9 @@
  * Epoch reclamation under load, for the immediate and batch policies: one
  * writer replaces the objects of a table of slots millions of times and
  * retires the old ones (one at a time, or 8 at once with sl_epoch_retire_n);
- * three readers hold pointers to objects between their quiescent states (and sometimes go offline) and check that an object they
- * can still reach is never poisoned.  The free function poisons an object
+ * three readers hold pointers to objects between their quiescent states
+ * (and sometimes go offline) and check that an object they can still reach
+ * is never poisoned.  The free function poisons an object
  * and puts it on the writer's free list for reuse, so a premature free shows
  * as poison (and, under ThreadSanitizer, as a race).  The control thread
  * reads the metrics meanwhile; at the end, after synchronize and drain,
