@@ -1194,18 +1194,22 @@ unsigned sl_ft_expire(struct sl_ft_handle *h, uint64_t now)
 	}
 	if (h->hi == h->lo)
 		return 0;
-	/* Pace the sweep: one range per sweep_ns, never more than `scan`
-	 * buckets per step.  What a step could not visit (the cap, or a long
-	 * gap since the last step) stays owed, up to one whole range, and is
-	 * worked off by the next steps, `scan` at a time: a sweep slowed by a
-	 * burst of expiries or a slow breath catches up instead of falling
-	 * behind for good. */
+	/* Pace the sweep: one range per 7/8 of sweep_ns, never more than
+	 * `scan` buckets per step.  What a step could not visit (the cap, or
+	 * a long gap since the last step) stays owed, up to one whole range,
+	 * and is worked off by the next steps, `scan` at a time: a sweep
+	 * slowed by a burst of expiries or a slow breath catches up instead of
+	 * falling behind for good.  The eighth of the step left over is the
+	 * room for that catching up: an entry still ends within sweep_ns of
+	 * its deadline (plus the gap) while the catching up after a gap takes
+	 * less than it. */
 	uint64_t dt = now > h->scan_ns ? now - h->scan_ns : 0;
 	uint64_t sweep = __atomic_load_n(&t->sweep_ns, __ATOMIC_RELAXED);
-	if (dt > sweep || h->scan_ns == 0)
-		dt = sweep;
+	uint64_t pace = sweep - sweep / 8;
+	if (dt > pace || h->scan_ns == 0)
+		dt = pace;
 	h->scan_ns = now;
-	h->scan_credit += (double)dt * (h->hi - h->lo) / (double)sweep;
+	h->scan_credit += (double)dt * (h->hi - h->lo) / (double)pace;
 	if (h->scan_credit > (double)(h->hi - h->lo))
 		h->scan_credit = (double)(h->hi - h->lo);
 	unsigned allowed = h->scan_credit < t->conf.scan ? (unsigned)h->scan_credit : t->conf.scan;

@@ -337,6 +337,62 @@ static void test_expiry_timing(enum sl_ft_expiry mode)
 	sl_epoch_free(ep);
 }
 
+/* The scan keeps its bound across a gap between steps: it sweeps in 7/8
+ * of the step, and the eighth left over is its room to catch up.  2000
+ * flows, one every 500 ns, idle timeout 1.024 ms (a step of 128 us); a step
+ * every 500 ns with a cap of 2, except for a gap of 50 us while flows come
+ * due: every flow ends within the step plus the gap (plus a step) of its
+ * deadline, and within 7/8 of the step plus the gap (plus two steps). */
+static void test_scan_gap(void)
+{
+	struct sl_err err = { "" };
+	struct sl_epoch_conf ec = { .name = "gap", .n_workers = 1 };
+	struct sl_epoch *ep = sl_epoch_create(&ec, &err);
+	struct sl_epoch_worker *w = sl_epoch_worker(ep, 0);
+	sl_epoch_online(w);
+	struct sl_flowtable_conf fc = { .name = "gap", .capacity = 4096, .idle_ns = 1024000,
+					.expiry_cap = 2, .scan = 4096, .n_handles = 1,
+					.socket = -1 };
+	struct sl_flowtable *t = sl_ft_create(&fc, &err);
+	struct sl_ft_handle *h = sl_ft_open(t, 0, ep, w, on_timed_record, NULL, &err);
+	CHECK(t != NULL && h != NULL, "gap: %s", err.msg);
+	if (h == NULL)
+		return;
+	const uint64_t step = sl_ft_expiry_step_ns(t), gap = 50000;
+	memset(&timing, 0, sizeof(timing));
+	timing.idle = fc.idle_ns;
+	timing.late = step + gap + 500;
+	for (timing.now = 0; timing.now < 4000000; timing.now += 500) {
+		unsigned i = (unsigned)(timing.now / 500);
+		if (i < 2000) {
+			struct sl_flow_key k = key_of(i);
+			enum sl_ft_insert_status st;
+			CHECK(sl_ft_insert(h, &k, sl_flow_key_hash(&k), timing.now, 0, &st) != NULL,
+			      "gap: insert %u", i);
+		}
+		if (timing.now >= 1500000 && timing.now < 1500000 + gap)
+			continue;   /* the worker is away */
+		sl_ft_expire(h, timing.now);
+		sl_epoch_quiesce(ep, w);
+		sl_epoch_reclaim(ep, w, 1000);
+	}
+	CHECK(timing.n == 2000, "gap: %u of 2000 flows ended", timing.n);
+	CHECK(timing.early == 0, "gap: %u flows ended before their deadline", timing.early);
+	CHECK(timing.too_late == 0, "gap: %u flows ended over %lu ns late (worst %lu)",
+	      timing.too_late, (unsigned long)timing.late, (unsigned long)timing.worst);
+	CHECK(timing.worst <= step - step / 8 + gap + 1000,
+	      "gap: the latest ended %lu ns late, over 7/8 of the step (%lu) + the gap + 2 steps",
+	      (unsigned long)timing.worst, (unsigned long)step);
+	printf("scan gap: latest expiry %lu ns after the deadline (step %lu, gap %lu)\n",
+	       (unsigned long)timing.worst, (unsigned long)step, (unsigned long)gap);
+	sl_epoch_offline(w);
+	sl_epoch_synchronize(ep);
+	sl_epoch_drain(ep);
+	sl_ft_close(h);
+	sl_ft_free(t);
+	sl_epoch_free(ep);
+}
+
 /* The wheel's work per step is bounded by `scan` even when one slot holds
  * many flows that are due but still active (each has to be filed again). */
 static void test_wheel_budget(void)
@@ -870,6 +926,7 @@ static const struct sl_test_case cases[] = {
 	SL_CASE(test_scan_cap),
 	SL_CASE(test_scan_cap_whole_bucket),
 	SL_CASE(test_scan_stamps),
+	SL_CASE(test_scan_gap),
 	SL_CASE(test_scan_stale_stamps),
 	SL_CASE(test_scan_timeout_shortened),
 	SL_CASE(test_wheel_budget),
