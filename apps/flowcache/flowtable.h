@@ -49,10 +49,12 @@
  * find expired entries, chosen at creation:
  *   SL_FT_SCAN   each handle sweeps its share of the buckets (handle k of
  *                n_handles the k-th of n equal ranges) with a cursor, paced
- *                to one sweep per min(idle_ns, active_ns) / 8 (and at most
- *                `scan` buckets per step): an expired entry is unlinked
- *                within an eighth of its timeout after its deadline, while
- *                `scan` and the cap keep up.  The scan reads the bucket
+ *                to one sweep per 7/8 of the step min(idle_ns, active_ns)
+ *                / 8 (and at most `scan` buckets per step): an expired
+ *                entry is unlinked within the step after its deadline
+ *                (plus the longest gap between steps), while `scan` and
+ *                the cap keep up; the eighth of the step left over is the
+ *                sweep's room to catch up after a gap.  The scan reads the bucket
  *                lines in order and an entry only when its way's stamp
  *                (below) says its deadline may have come: at many flows it
  *                streams through memory instead of waiting on a miss for
