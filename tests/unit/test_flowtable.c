@@ -108,6 +108,17 @@ static void rig_free(struct rig *r)
 	sl_epoch_free(r->e);
 }
 
+/* Insert flows 0..n-1 at now through r's handle; what names the test. */
+static void rig_insert_n(struct rig *r, unsigned n, uint64_t now, const char *what)
+{
+	for (unsigned i = 0; i < n; i++) {
+		struct sl_flow_key k = key_of(i);
+		enum sl_ft_insert_status st;
+		CHECK(sl_ft_insert(r->h, &k, sl_flow_key_hash(&k), now, 0, &st) != NULL,
+		      "%s: insert %u: %d", what, i, st);
+	}
+}
+
 /* One breath of every worker, as the engine runs it: reclaim, then quiesce. */
 static void breathe_cap(struct rig *r, unsigned cap)
 {
@@ -480,11 +491,7 @@ static void test_scan_cap_whole_bucket(void)
 					.expiry_cap = 1, .scan = 64 };
 	if (!rig_make(&r, SL_EPOCH_IMMEDIATE, &fc, 64))
 		return;
-	for (unsigned i = 0; i < 8; i++) {
-		struct sl_flow_key k = key_of(i);
-		enum sl_ft_insert_status st;
-		CHECK(sl_ft_insert(r.h, &k, sl_flow_key_hash(&k), 0, 0, &st) != NULL, "insert %u: %d", i, st);
-	}
+	rig_insert_n(&r, 8, 0, "whole");
 	unsigned order[8], n = 0;
 	for (unsigned step = 0; step < 64 && n < 8; step++) {
 		unsigned before = r.recs.n;
@@ -572,11 +579,7 @@ static void test_scan_stale_stamps(void)
 					.expiry_cap = 1000, .scan = 1024 };
 	if (!rig_make(&r, SL_EPOCH_IMMEDIATE, &fc, 0))
 		return;
-	for (unsigned i = 0; i < 500; i++) {
-		struct sl_flow_key k = key_of(i);
-		enum sl_ft_insert_status st;
-		CHECK(sl_ft_insert(r.h, &k, sl_flow_key_hash(&k), 0, 0, &st) != NULL, "stale: insert %u", i);
-	}
+	rig_insert_n(&r, 500, 0, "stale");
 	unsigned n = sl_ft_expire(r.h, idle + 200 * 16384);
 	CHECK(n == 500, "stale: %u of 500 flows ended in the first step after a long gap", n);
 	breathe_all(&r);
@@ -597,12 +600,7 @@ static void test_scan_timeout_shortened(void)
 					.expiry_cap = 1000, .scan = 1024 };
 	if (!rig_make(&r, SL_EPOCH_IMMEDIATE, &fc, 0))
 		return;
-	for (unsigned i = 0; i < 500; i++) {
-		struct sl_flow_key k = key_of(i);
-		enum sl_ft_insert_status st;
-		CHECK(sl_ft_insert(r.h, &k, sl_flow_key_hash(&k), 0, 0, &st) != NULL,
-		      "shorter: insert %u", i);
-	}
+	rig_insert_n(&r, 500, 0, "shorter");
 	uint64_t now = 0;
 	for (; now < 300000; now += step) {
 		CHECK(sl_ft_expire(r.h, now) == 0, "shorter: ended before any timeout");
