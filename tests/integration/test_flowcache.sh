@@ -250,6 +250,37 @@ nrec=$(cat "$T/sa.jsonl" "$T/sb.jsonl" | wc -l)
 ok "expiry $mode: two workers share table 'shared': 500 flows, one record and one id each"
 done
 
+# --- 4b. engine.epoch_ring: the retire ring bounds what waits for a grace
+# period.  A table of 1024 entries under 100000 flows evicts at every
+# insert, 256 a burst; with a ring of 64 the backlog never passes 64, an
+# insert that finds no room for its victim is refused (no_room; with the
+# default ring of 4096 there is none), and everything retired is freed by
+# the stop.
+cat >"$T/ring.yaml" <<YAML
+dpdk: { args: $EAL_ARGS }
+engine: { burst: 256, epoch_ring: 64 }
+apps:
+  src: { type: source, flows: 100000, count: 200000 }
+  fc:  { type: flowcache, entries: 1024 }
+  snk: { type: sink }
+links:
+  - src.output -> fc.input
+  - fc.output -> snk.input
+YAML
+expect_exit 0 "$T/log" run "$T/ring.yaml" --summary-json "$T/log.json" --duration 2
+pool_back "$T/log"
+python3 - "$T/log.json" <<'PY' || fail "epoch_ring 64"
+import json, sys
+d = json.load(open(sys.argv[1]))
+ep, c = d["epoch"], d["apps"]["fc"]["counters"]
+assert 1 <= ep["backlog_hwm"] <= 64, "backlog high-water %d with a ring of 64" % ep["backlog_hwm"]
+assert c["no_room"] > 0, "no insert refused for want of retire room (a burst of 256 evictions, a ring of 64)"
+assert ep["retired"] == ep["freed"] and ep["backlog"] == 0, "retired %d freed %d" % (ep["retired"], ep["freed"])
+assert c["evicted"] > 0 and c["evicted"] + c["stopped"] == c["inserted"], \
+    "inserted %d evicted %d stopped %d" % (c["inserted"], c["evicted"], c["stopped"])
+PY
+ok "engine.epoch_ring 64: backlog within 64 under 100000 flows in 1024 entries (inserts refused past it), everything freed"
+
 # --- 5. configuration errors.
 bad() {   # bad NAME YAML-APPS-AND-LINKS EXPECTED-MESSAGE
   printf 'dpdk: { args: %s }\n%s\n' "$EAL_ARGS" "$2" >"$T/$1.yaml"
