@@ -223,6 +223,7 @@ static void test_minimal_defaults(void)
 	check_uint("default pool.ops", cfg->pool.ops, SL_POOL_OPS_SLUICE);
 	check_uint("default engine.epoch", cfg->epoch_policy, SL_EPOCH_IMMEDIATE);
 	check_uint("default engine.reclaim_cap", cfg->reclaim_cap, 256);
+	check_uint("default engine.epoch_ring", cfg->epoch_ring, 4096);
 	check_uint("default engine.stop_timeout", cfg->stop_timeout_ns, 5000000000ULL);
 	check_uint("default pool.chunk", cfg->pool.chunk, 512);
 	check_uint("default pool.l3_tier", cfg->pool.l3_tier, 0);
@@ -907,6 +908,8 @@ static const struct bad_case bad_cases[] = {
 	  "t.yaml:1:25: engine.stop_timeout must be a duration like 30s or 250ms, got 'soon'", NULL },
 	{ "engine.reclaim_cap zero", "engine: { reclaim_cap: 0 }\n" TWO_LINKED,
 	  "t.yaml:1:24: engine.reclaim_cap must be in 1..65536, got 0", NULL },
+	{ "engine.epoch_ring not a power of two", "engine: { epoch_ring: 100 }\n" TWO_LINKED,
+	  "t.yaml:1:23: engine.epoch_ring must be a power of two, got 100", NULL },
 	{ "link size not a power of two", TWO_APPS
 	  "links:\n  - { link: \"g.output -> s.input\", size: 100 }\n",
 	  "t.yaml:5:42: link size must be a power of two in 2..16777216, got '100'", NULL },
@@ -1248,7 +1251,7 @@ static const struct exact_case section_cases[] = {
 	  "t.yaml:1:25: engine.stop_timeout must be a duration like 30s or 250ms, got a mapping" },
 	{ "engine is a sequence", "engine: [1]\n" TWO_LINKED,
 	  "t.yaml:1:9: 'engine' must be a mapping with keys burst, link_size, link_impl, epoch, "
-	  "reclaim_cap, stop_timeout, accounting, idle_sleep, got a sequence" },
+	  "reclaim_cap, epoch_ring, stop_timeout, accounting, idle_sleep, got a sequence" },
 	{ "engine.accounting not a bool", "engine: { accounting: sometimes }\n" TWO_LINKED,
 	  "t.yaml:1:23: engine.accounting must be true or false, got 'sometimes'" },
 	{ "engine.burst too large", "engine:\n  burst: 257\n" TWO_LINKED,
@@ -1665,6 +1668,7 @@ static bool config_value(const struct sl_config *cfg, const char *section, const
 		{ "engine", "burst", cfg->burst }, { "engine", "link_size", cfg->link_size },
 		{ "engine", "link_impl", cfg->link_impl },
 		{ "engine", "epoch", cfg->epoch_policy }, { "engine", "reclaim_cap", cfg->reclaim_cap },
+		{ "engine", "epoch_ring", cfg->epoch_ring },
 		{ "engine", "stop_timeout", cfg->stop_timeout_ns },
 		{ "engine", "accounting", cfg->accounting },
 		{ "engine", "idle_sleep", cfg->idle_sleep_ns },
@@ -1749,6 +1753,7 @@ static void test_schema_defaults(void)
 		check_uint("empty engine: link_size 1024", cfg->link_size, 1024);
 		check_uint("empty engine: epoch immediate", cfg->epoch_policy, SL_EPOCH_IMMEDIATE);
 		check_uint("empty engine: reclaim_cap 256", cfg->reclaim_cap, 256);
+		check_uint("empty engine: epoch_ring 4096", cfg->epoch_ring, 4096);
 		check_uint("empty engine: stop_timeout 5s", cfg->stop_timeout_ns, 5000000000ULL);
 	}
 	sl_config_free(cfg);
