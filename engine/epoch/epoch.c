@@ -100,6 +100,11 @@ struct epoch_ops {
 	/* Store en (stamping it, and w->last_stamp, as the policy does): 0, or
 	 * -ENOSPC when w's list is full (nothing stored). */
 	int (*retire)(struct sl_epoch *e, struct sl_epoch_worker *w, struct entry *en);
+	/* Store n entries, en with each of objs[0..n) as its object (w's list
+	 * has room for them: sl_epoch_retire_n checked), and return how many
+	 * went in; NULL: retire, n times. */
+	unsigned (*retire_n)(struct sl_epoch *e, struct sl_epoch_worker *w, struct entry *en,
+			     void *const *objs, unsigned n);
 	/* Entries in w's retire list. */
 	uint64_t (*used)(const struct sl_epoch_worker *w);
 	/* Free at most cap entries whose grace period has passed; called only
@@ -308,6 +313,21 @@ static int immediate_retire(struct sl_epoch *e, struct sl_epoch_worker *w, struc
 	return ring_push(w, en);
 }
 
+/* n entries under one stamp, read after every unlink of the batch. */
+static unsigned immediate_retire_n(struct sl_epoch *e, struct sl_epoch_worker *w,
+				   struct entry *en, void *const *objs, unsigned n)
+{
+	en->token = stamp_immediate(e, w);
+	w->last_stamp = en->token;
+	unsigned done = 0;
+	for (; done < n; done++) {
+		en->obj = objs[done];
+		if (ring_push(w, en) != 0)
+			break;
+	}
+	return done;
+}
+
 static unsigned immediate_reclaim(struct sl_epoch *e, struct sl_epoch_worker *w, unsigned cap,
 				  uint64_t now)
 {
@@ -461,6 +481,7 @@ static const struct epoch_ops immediate_ops = {
 	.offline = no_worker_hook,
 	.quiesce = immediate_quiesce,
 	.retire = immediate_retire,
+	.retire_n = immediate_retire_n,
 	.used = ring_used,
 	.reclaim = immediate_reclaim,
 	.synchronize = no_epoch_hook,
@@ -675,15 +696,8 @@ int sl_epoch_retire_n(struct sl_epoch *e, struct sl_epoch_worker *w, void *const
 		.retire_breath = sl_counter_read(&w->breaths),
 	};
 	unsigned done = 0;
-	if (e->ops == &immediate_ops) {
-		/* one stamp, read after every unlink of the batch */
-		en.token = stamp_immediate(e, w);
-		w->last_stamp = en.token;
-		for (; done < n; done++) {
-			en.obj = objs[done];
-			if (ring_push(w, &en) != 0)
-				break;
-		}
+	if (e->ops->retire_n != NULL) {
+		done = e->ops->retire_n(e, w, &en, objs, n);
 	} else {
 		for (; done < n; done++) {
 			en.obj = objs[done];
