@@ -44,7 +44,7 @@
  * lookup.
  *
  * Counters: fc_counters below (`sluice apps flowcache` lists them).  The
- * table's (lookups ... refiled) are the app's handle's statistics, which
+ * table's (lookups ... checked) are the app's handle's statistics, which
  * telemetry samples while running and the engine collects at stop; the
  * rest are counted by the app's worker.
  */

@@ -516,7 +516,8 @@ static uint64_t sweep_of(uint64_t shortest)
 /* The stamps' unit for a shortest timeout: 2^shift ns, the smallest power
  * of two (at least 1 us) of which the timeout is at most 64.  A deadline
  * is then never more than 65 units ahead of now, and the scan visits each
- * bucket every 4 to 8 units (the sweep is an eighth of the timeout). */
+ * bucket every 3.5 to 7 units (the sweep is 7/8 of an eighth of the
+ * timeout; fewer below 64 us, where the unit stays 1 us). */
 static uint32_t stamp_shift_of(uint64_t shortest)
 {
 	uint32_t shift = 10;
@@ -733,11 +734,19 @@ static void stamp_set(const struct sl_flowtable *t, struct sl_ft_bucket *b, unsi
 	__atomic_store_n(&b->stamp, st, __ATOMIC_RELAXED);
 }
 
-/* A bucket not visited whole for this many units may hold stamps that
- * have wrapped (a stamp is read as a signed byte against now's unit, exact
- * while it is less than 128 units behind): the scan then reads all its
- * entries. */
+/* A stamp is read as a signed byte against now's unit.  No stamp is
+ * written more than 65 units ahead of its writer's now (a deadline is at
+ * most the shorter timeout away), so one that reads further ahead than
+ * STAMP_AHEAD_MAX is one from the past that wrapped (an insert on a worker
+ * that was away for long): due.  Past stamps are thus exact while less
+ * than 256 - STAMP_AHEAD_MAX units behind; a bucket not visited whole for
+ * STAMP_STALE units may hold older ones, and the scan then reads all its
+ * entries.  `visit` is written only when it is STAMP_VISIT_EVERY units old
+ * (a lower bound of the last whole visit, which is all the check needs),
+ * so that a sweep reads the bucket lines without writing each back. */
+#define STAMP_AHEAD_MAX 72
 #define STAMP_STALE 96u
+#define STAMP_VISIT_EVERY 32u
 
 /* The scan asks for the entries of the bucket this many ahead. */
 #define SCAN_AHEAD 2u
@@ -757,7 +766,8 @@ static unsigned due_ways(const struct sl_ft_bucket *b, uint32_t now_u, bool all)
 	for (unsigned w = 0; w < SL_FT_WAYS; w++) {
 		if (__atomic_load_n(&b->idx[w], __ATOMIC_RELAXED) == 0)
 			continue;
-		if (all || (int8_t)(uint8_t)((uint8_t)(st >> (8 * w)) - (uint8_t)now_u) <= 0)
+		int8_t ahead = (int8_t)(uint8_t)((uint8_t)(st >> (8 * w)) - (uint8_t)now_u);
+		if (all || ahead <= 0 || ahead > STAMP_AHEAD_MAX)
 			ways |= 1u << w;
 	}
 	return ways;
@@ -1248,7 +1258,8 @@ unsigned sl_ft_expire(struct sl_ft_handle *h, uint64_t now)
 		 * entries would wait a whole sweep) */
 		if (ways != 0)
 			break;
-		b->visit = now_u;
+		if (now_u - b->visit >= STAMP_VISIT_EVERY)
+			b->visit = now_u;
 		if (h->full_left > 0)
 			h->full_left--;
 		visited++;

@@ -28,8 +28,10 @@
  *
  * Writers.  Insert, expiry, eviction and flush take the lock of the bucket
  * they change (never two at once).  An unlinked entry is handed to a record
- * callback at once (the flow record) and then retired with
- * sl_epoch_retire(); its free function returns the id to the pool.  A writer
+ * callback at once (the flow record) and then retired: by an insert or an
+ * eviction with sl_epoch_retire() at once, by an expiry or flush step with
+ * the step's others at its end (sl_epoch_retire_n, one stamp for them
+ * all); its free function returns the id to the pool.  A writer
  * first checks that its epoch retire list has room (sl_epoch_retire_room);
  * when it has none it unlinks nothing: expiry waits for the next step, and
  * an insert that needed a victim fails (SL_FT_NO_ROOM).

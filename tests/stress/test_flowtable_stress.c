@@ -14,7 +14,9 @@
  * freed exactly once.  Run for the immediate and batch policies (qsbr is the
  * same table code over DPDK's defer queue; test_flowtable covers it), each
  * with the incremental scan and with the timer wheel (where evictions by one
- * worker take entries out of another worker's wheel).
+ * worker take entries out of another worker's wheel).  With the scan, one
+ * worker changes the idle timeout now and then, as a reload does (every
+ * scan then reads all its entries once, beside the others' inserts).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -34,6 +36,7 @@ static struct sl_flowtable *table;
 static struct sl_epoch *ep;
 static uint64_t clock_ns;          /* the shared fake clock */
 static unsigned breaths_per_thread;
+static bool retime;                /* scan mode: worker 0 changes the timeout */
 
 struct worker {
 	pthread_t th;
@@ -113,6 +116,10 @@ static void *run(void *arg)
 			      "worker %u: an entry changed before the grace period ended", w->k);
 			w->checks_done++;
 		}
+		/* a reload's new timeout, now and then: every scan then reads
+		 * all its entries once, beside the other workers' inserts */
+		if (retime && w->k == 0 && b % 2048 == 2047)
+			sl_ft_set_expiry(table, b % 4096 == 4095 ? 4000 : 3000, 0, 8);
 		sl_ft_expire(w->h, now);
 		if (b % 4096 == 4095)
 			while (sl_ft_flush(w->h, 64) > 0)
@@ -143,6 +150,7 @@ static void run_policy(enum sl_epoch_policy p, enum sl_ft_expiry mode)
 					.expiry = mode };
 	table = sl_ft_create(&fc, &err);
 	CHECK(table != NULL, "table: %s", err.msg);
+	retime = mode == SL_FT_SCAN;
 	if (ep == NULL || table == NULL)
 		return;
 	for (unsigned k = 0; k < NT; k++) {
