@@ -570,7 +570,8 @@ static void test_scan_stamps(void)
 /* A bucket the scan has not visited for many stamp units may hold stamps
  * that have wrapped (a byte each): its entries are all read.  Flows made at
  * 0 with a 1 ms timeout (units of 16384 ns, the deadline unit 61), the first
- * step 200 units after the deadline: every one ends in that step. */
+ * step 200 units after the deadline: every one ends in that step; and the
+ * same after buckets were visited and a gap followed. */
 static void test_scan_stale_stamps(void)
 {
 	const uint64_t idle = 1000000;
@@ -582,6 +583,19 @@ static void test_scan_stale_stamps(void)
 	rig_insert_n(&r, 500, 0, "stale");
 	unsigned n = sl_ft_expire(r.h, idle + 200 * 16384);
 	CHECK(n == 500, "stale: %u of 500 flows ended in the first step after a long gap", n);
+	breathe_all(&r);
+	breathe_all(&r);
+	/* Buckets visited, then a gap: 500 flows made at 10 ms, steps for
+	 * 0.2 ms, then none until 205 units past their deadline (their stamps
+	 * then read as 51 units ahead, within what a deadline can be): the
+	 * buckets' last visit, over 96 units back, makes the scan read them. */
+	const uint64_t t0 = 10000000;
+	rig_insert_n(&r, 500, t0, "stale2");
+	uint64_t now = t0;
+	for (; now < t0 + 200000; now += 10000)
+		CHECK(sl_ft_expire(r.h, now) == 0, "stale2: ended before the timeout");
+	n = sl_ft_expire(r.h, t0 + idle + 205 * 16384);
+	CHECK(n == 500, "stale2: %u of 500 flows ended in the first step after a gap of 200 units", n);
 	breathe_all(&r);
 	breathe_all(&r);
 	rig_free(&r);
