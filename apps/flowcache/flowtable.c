@@ -1030,10 +1030,10 @@ struct sl_flow_entry *sl_ft_insert(struct sl_ft_handle *h, const struct sl_flow_
 	m->cookie = cookie;
 	m->handle = h->k;
 	__atomic_store_n(&m->linked, 1, __ATOMIC_RELAXED);
-	/* the timeouts read under the lock: a scan that reads every entry
-	 * after sl_ft_set_expiry takes this lock first (sl_ft_expire) */
-	uint64_t first_deadline = shortest_timeout(idle_of(t), active_of(t));
-	stamp_set(t, b, (unsigned)free_way, first_deadline != 0 ? now + first_deadline : now);
+	/* its first deadline, from timeouts read under the lock: a scan that
+	 * reads every entry after sl_ft_set_expiry takes this lock first
+	 * (sl_ft_expire) */
+	stamp_set(t, b, (unsigned)free_way, deadline_of(t, e));
 	if (wheel_used(t))
 		wheel_add(h, e, now, 0);
 	__atomic_store_n(&b->sig[free_way], sig, __ATOMIC_RELAXED);

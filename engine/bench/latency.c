@@ -1631,13 +1631,12 @@ static int find_sluice(void)
 	return 0;
 }
 
-/* argv[1] is the benchmark's name ("latency"). */
 /* sluice-bench(8) (`sluice-bench --man`; meson builds the installed page
  * with it): its usage text, as it is. */
 static void bench_man(void)
 {
-	fputs(".TH SLUICE\\-BENCH 8 \"\" \"sluice " SL_VERSION "\" \"System Administration\"\n"
-	      ".SH NAME\nsluice\\-bench \\- Sluice's benchmarks (sluice bench)\n"
+	sl_roff_title("SLUICE-BENCH", 8, "System Administration", stdout);
+	fputs(".SH NAME\nsluice\\-bench \\- Sluice's benchmarks (sluice bench)\n"
 	      ".SH SYNOPSIS\n.B sluice bench latency\n.RI [ OPTIONS ]\n"
 	      ".br\n.B sluice\\-bench latency\n.RI [ OPTIONS ]\n"
 	      ".SH DESCRIPTION\n"
@@ -1647,6 +1646,7 @@ static void bench_man(void)
 	fputs(".fi\n.SH SEE ALSO\n.BR sluice (8)\n", stdout);
 }
 
+/* argv[1] is the benchmark's name ("latency"). */
 int main(int argc, char **argv)
 {
 	argc--;

@@ -220,9 +220,9 @@ static const struct sl_command exporter_cmd = {
 
 /* sluice-exporter(8) (`sluice-exporter --man`; meson builds the installed
  * page with it). */
-static void exporter_man(const char *version)
+static void exporter_man(void)
 {
-	printf(".TH SLUICE\\-EXPORTER 8 \"\" \"sluice %s\" \"System Administration\"\n", version);
+	sl_roff_title("SLUICE-EXPORTER", 8, "System Administration", stdout);
 	fputs(".SH NAME\nsluice\\-exporter \\- serve a running Sluice engine's counters to Prometheus\n"
 	      ".SH SYNOPSIS\n.B sluice\\-exporter\n", stdout);
 	sl_roff_put(strchr(exporter_cmd.synopsis, ' ') + 1, true, stdout);
@@ -248,7 +248,7 @@ static void exporter_man(const char *version)
 int sl_exporter_main(int argc, char **argv, const char *version)
 {
 	if (argc == 1 && strcmp(argv[0], "--man") == 0) {
-		exporter_man(version);
+		exporter_man();
 		return SL_EXIT_OK;
 	}
 	const char *listen_text = DEFAULT_LISTEN;

@@ -312,8 +312,8 @@ static void man_param_rows(const struct sl_param_spec *specs, unsigned n)
 /* `sluice config --man`: sluice.yaml(5), from the configuration schema. */
 static void config_man(const struct sl_config_section *sec, unsigned n)
 {
-	fputs(".TH SLUICE.YAML 5 \"\" \"sluice " SL_VERSION "\" \"File Formats\"\n"
-	      ".SH NAME\nsluice.yaml \\- the pipeline configuration of sluice(8)\n"
+	sl_roff_title("SLUICE.YAML", 5, "File Formats", stdout);
+	fputs(".SH NAME\nsluice.yaml \\- the pipeline configuration of sluice(8)\n"
 	      ".SH DESCRIPTION\n"
 	      "A pipeline is one YAML file: the sections below, each a mapping of the keys\n"
 	      "listed under it (or, where it says so, a list or mapping of such entries).\n"
@@ -738,8 +738,8 @@ static const struct sl_command *find_command(const char *name);
  * installed page with it, so the page says what the program does). */
 static void print_man(FILE *f)
 {
-	fputs(".TH SLUICE 8 \"\" \"sluice " SL_VERSION "\" \"System Administration\"\n"
-	      ".SH NAME\nsluice \\- userspace packet\\-forwarding engine on DPDK\n"
+	sl_roff_title("SLUICE", 8, "System Administration", f);
+	fputs(".SH NAME\nsluice \\- userspace packet\\-forwarding engine on DPDK\n"
 	      ".SH SYNOPSIS\n.B sluice\n.I COMMAND\n.RI [ ARGS ]\n"
 	      ".SH DESCRIPTION\n"
 	      "Sluice runs a pipeline of apps (ports, a router, a learning bridge, a flow\n"

@@ -91,6 +91,13 @@ void sl_roff_put(const char *text, bool join, FILE *f)
 	}
 }
 
+void sl_roff_title(const char *name, unsigned section, const char *manual, FILE *f)
+{
+	fputs(".TH ", f);
+	sl_roff_put(name, true, f);
+	fprintf(f, " %u \"\" \"sluice %s\" \"%s\"\n", section, SL_VERSION, manual);
+}
+
 void sl_commands_man(const struct sl_command *cmds, unsigned n, FILE *f)
 {
 	for (unsigned i = 0; i < n; i++) {

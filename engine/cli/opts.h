@@ -129,6 +129,11 @@ void sl_commands_man(const struct sl_command *cmds, unsigned n, FILE *f);
  * kept, a line that would start with '.' or '\'' guarded with \&. */
 void sl_roff_put(const char *text, bool join, FILE *f);
 
+/* A man page's title line: .TH with the page's name (upper case, as
+ * given; escaped as sl_roff_put does), its section, "sluice VERSION" and
+ * the manual's name ("System Administration", "File Formats"). */
+void sl_roff_title(const char *name, unsigned section, const char *manual, FILE *f);
+
 /* A whole number of digits in min..max: 0, or -1. */
 int sl_opts_uint(const char *text, uint64_t min, uint64_t max, uint64_t *out);
 

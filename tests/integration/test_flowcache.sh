@@ -269,16 +269,15 @@ links:
 YAML
 expect_exit 0 "$T/log" run "$T/ring.yaml" --summary-json "$T/log.json" --duration 2
 pool_back "$T/log"
-python3 - "$T/log.json" <<'PY' || fail "epoch_ring 64"
-import json, sys
-d = json.load(open(sys.argv[1]))
-ep, c = d["epoch"], d["apps"]["fc"]["counters"]
-assert 1 <= ep["backlog_hwm"] <= 64, "backlog high-water %d with a ring of 64" % ep["backlog_hwm"]
-assert c["no_room"] > 0, "no insert refused for want of retire room (a burst of 256 evictions, a ring of 64)"
-assert ep["retired"] == ep["freed"] and ep["backlog"] == 0, "retired %d freed %d" % (ep["retired"], ep["freed"])
-assert c["evicted"] > 0 and c["evicted"] + c["stopped"] == c["inserted"], \
-    "inserted %d evicted %d stopped %d" % (c["inserted"], c["evicted"], c["stopped"])
-PY
+hwm=$(summary_get "$T/log.json" epoch backlog_hwm) backlog=$(summary_get "$T/log.json" epoch backlog)
+retired=$(summary_get "$T/log.json" epoch retired) freed=$(summary_get "$T/log.json" epoch freed)
+((hwm >= 1 && hwm <= 64)) || fail "backlog high-water $hwm with a ring of 64"
+(($(flowcache_field "$T/log" fc no_room) > 0)) ||
+  fail "no insert refused for want of retire room (a burst of 256 evictions, a ring of 64)"
+[[ -n $retired && $retired == "$freed" && $backlog == 0 ]] || fail "retired $retired freed $freed backlog $backlog"
+ins=$(flowcache_field "$T/log" fc inserted) ev=$(flowcache_field "$T/log" fc evicted)
+st=$(flowcache_field "$T/log" fc stopped)
+((ev > 0 && ev + st == ins)) || fail "inserted $ins evicted $ev stopped $st"
 ok "engine.epoch_ring 64: backlog within 64 under 100000 flows in 1024 entries (inserts refused past it), everything freed"
 
 # --- 5. configuration errors.

@@ -72,11 +72,13 @@ chver=$(sed -n '1s/^sluice (\([^)]*\)).*/\1/p' "$SRC/debian/changelog")
 [[ $chver == "$version" ]] || fail "debian/changelog's version '$chver' is not meson's $version"
 ok "one version, $version: meson, sluice --version, sluice(8), debian/changelog"
 
-# scripts/package refuses what it cannot build: an unknown option, and a
-# changelog whose version is not meson's (checked before anything is
-# installed or built: a copy of the script beside a meson.build of 9.9.9)
+# scripts/package refuses what it cannot build: an unknown option, --out
+# without a folder, and a changelog whose version is not meson's (checked
+# before anything is installed or built: a copy of the script beside a
+# meson.build of 9.9.9)
 B="$SRC/scripts/package"
 expect_usage "package: unknown argument '--bogus'" --bogus
+expect_usage "package: --out needs a value" --out
 mkdir -p "$T/pkg/scripts" "$T/pkg/debian"
 cp "$SRC/scripts/package" "$T/pkg/scripts/"
 cp "$SRC/debian/changelog" "$T/pkg/debian/"
@@ -85,7 +87,7 @@ if command -v dpkg-parsechangelog >/dev/null; then
   "$T/pkg/scripts/package" --no-deps >"$T/pkg.out" 2>&1 && fail "scripts/package built with a changelog of another version"
   expect_in "$T/pkg.out" "package: error: debian/changelog's version $version is not meson's project version 9.9.9"
 fi
-ok "scripts/package refuses an unknown option and a changelog of another version"
+ok "scripts/package refuses an unknown option, --out without a value and a changelog of another version"
 
 expect_exit 2 "$T/both" config --markdown --man
 expect_in "$T/both" "sluice: config: --markdown and --man are two formats: give one"
