@@ -31,9 +31,19 @@
  * Mpps (each run's pair measured back to back), latency_p50_ns the median of
  * the interlink's p50, c2c_ns the median one-way hop, latency_ratio Y / Z,
  * and R the pair's regime: near (c2c under 100 ns), far, or mixed when the
- * runs' c2c straddle 100 ns (tests/bench/regime.h).  To measure the far
+ * runs' regimes differ (tests/bench/regime.h).  To measure the far
  * regime on purpose, pick a distant pair from `sluice topology --measure`
  * and pass it as --cores A,B.
+ *
+ * Each run's regime: the pair's c2c is measured before the run and again
+ * after it (virtual CPUs move between near and far cores within seconds),
+ * and the run is near or far only when both agree and, for far, the
+ * interlink's latency p50 is at least the far threshold too (a sample
+ * crosses the pair, so on a far pair it cannot take less); else mixed.
+ * Before the summary, one line per regime that has runs:
+ *   far runs (K): throughput_ratio=X batched_ratio=B latency_p50_ns=Y c2c_ns=Z latency_ratio=W
+ * (the same medians over those runs alone), so that a goal of one regime
+ * can be read from an invocation in which the pair moved.
  *
  * With --data DIR it also writes DIR/throughput.dat (run, interlink Mpps,
  * rte_ring Mpps) and DIR/latency.dat (percentile, interlink ns, rte_ring ns,
@@ -587,6 +597,42 @@ static void cpu_model(char *buf, size_t len)
 	fclose(f);
 }
 
+/* One c2c measurement of the pair: the median one-way hop, ns. */
+static double pair_c2c(struct pair *p)
+{
+	measure(c2c_a, c2c_b, p, false);
+	qsort(p->c2c_blocks, p->n_blocks, sizeof(double), bench_cmp_double);
+	return p->c2c_blocks[p->n_blocks / 2];
+}
+
+/* "NAME runs (K): ..." with the medians over the runs of regime NAME, if
+ * any: ratio (and batched, where measured), the interlink's p50, the c2c
+ * (before and after each run). */
+static void regime_line(const char *name, const char *const *run_regime, unsigned runs,
+			const double *ratio, const double *ratio_alt, const double *il_p50,
+			const double *c2c, const double *c2c_after)
+{
+	double r[MAX_RUNS], b[MAX_RUNS], l[MAX_RUNS], c[2 * MAX_RUNS];
+	unsigned k = 0;
+	for (unsigned i = 0; i < runs; i++) {
+		if (strcmp(run_regime[i], name) != 0)
+			continue;
+		r[k] = ratio[i];
+		b[k] = ratio_alt != NULL ? ratio_alt[i] : 0;
+		l[k] = il_p50[i];
+		c[2 * k] = c2c[i];
+		c[2 * k + 1] = c2c_after[i];
+		k++;
+	}
+	if (k == 0)
+		return;
+	double lat = bench_median(l, k, NULL, NULL), hop = bench_median(c, 2 * k, NULL, NULL);
+	printf("%s runs (%u): throughput_ratio=%.2f", name, k, bench_median(r, k, NULL, NULL));
+	if (ratio_alt != NULL)
+		printf(" batched_ratio=%.2f", bench_median(b, k, NULL, NULL));
+	printf(" latency_p50_ns=%.0f c2c_ns=%.1f latency_ratio=%.2f\n", lat, hop, lat / hop);
+}
+
 int main(int argc, char **argv)
 {
 	if (parse(argc, argv) != 0)
@@ -649,7 +695,9 @@ int main(int argc, char **argv)
 	       opt.core[0], opt.core[1], opt.runs, opt.seconds, opt.size, opt.burst, opt.batch,
 	       opt.batch_alt, st0.sample_every, opt.samples, opt.interval_us);
 
-	double c2c[MAX_RUNS], mpps[3][MAX_RUNS], ratio[MAX_RUNS], ratio_alt[MAX_RUNS];
+	double c2c[MAX_RUNS], c2c_after[MAX_RUNS], mpps[3][MAX_RUNS], ratio[MAX_RUNS],
+		ratio_alt[MAX_RUNS];
+	const char *run_regime[MAX_RUNS];
 	double p50[N_KINDS][MAX_RUNS], p99[N_KINDS][MAX_RUNS];
 	double lpp[N_KINDS][MAX_RUNS];   /* lines per packet at --batch */
 	struct pair p = { .il = il, .ring = ring, .n_blocks = 2000 };
@@ -675,9 +723,7 @@ int main(int argc, char **argv)
 	enum { T_IL, T_RING, T_ALT, N_T };
 	unsigned n_t = opt.batch_alt > 0 ? N_T : 2;
 	for (unsigned r = 0; r < opt.runs; r++) {
-		measure(c2c_a, c2c_b, &p, false);
-		qsort(p.c2c_blocks, p.n_blocks, sizeof(double), bench_cmp_double);
-		c2c[r] = p.c2c_blocks[p.n_blocks / 2];
+		c2c[r] = pair_c2c(&p);
 
 		for (unsigned j = 0; j < n_t; j++) {
 			unsigned t = (j + r) % n_t;
@@ -712,9 +758,13 @@ int main(int argc, char **argv)
 			p50[k][r] = cyc_ns(quantile_u64(kept, n, 0.50));
 			p99[k][r] = cyc_ns(quantile_u64(kept, n, 0.99));
 		}
-		printf("run %u: c2c %.1f ns (%s) | throughput interlink %.1f Mpps, rte_ring %.1f Mpps "
-		       "(x%.2f)", r + 1, c2c[r], bench_regime(c2c[r]), mpps[T_IL][r],
-		       mpps[T_RING][r], ratio[r]);
+		c2c_after[r] = pair_c2c(&p);
+		run_regime[r] = bench_regime2(c2c[r], c2c_after[r]);
+		if (strcmp(run_regime[r], "far") == 0 && p50[IL][r] > 0 && p50[IL][r] < BENCH_FAR_NS)
+			run_regime[r] = "mixed";   /* a far pair cannot hand over in less */
+		printf("run %u: c2c %.1f/%.1f ns (%s) | throughput interlink %.1f Mpps, rte_ring "
+		       "%.1f Mpps (x%.2f)", r + 1, c2c[r], c2c_after[r], run_regime[r],
+		       mpps[T_IL][r], mpps[T_RING][r], ratio[r]);
 		if (n_t == N_T)
 			printf(", interlink publishing every %u bursts %.1f Mpps (x%.2f)", opt.batch_alt,
 			       mpps[T_ALT][r], ratio_alt[r]);
@@ -735,7 +785,10 @@ int main(int argc, char **argv)
 	m = bench_median(c2c, opt.runs, &lo, &hi);
 	printf("  %-36s %8.1f ns    (%.1f..%.1f)\n", "c2c one-way hop", m, lo, hi);
 	double c2c_med = m;
-	const char *regime = bench_regime2(lo, hi);   /* "mixed" if the runs straddle */
+	const char *regime = run_regime[0];   /* "mixed" unless every run agrees */
+	for (unsigned r = 1; r < opt.runs; r++)
+		if (strcmp(run_regime[r], regime) != 0)
+			regime = "mixed";
 	for (unsigned t = 0; t < n_t; t++) {
 		char label[64];
 		if (t == T_RING)
@@ -818,6 +871,9 @@ int main(int argc, char **argv)
 	if (n_t == N_T)
 		printf("batched: publishing every %u bursts, throughput_ratio=%.2f\n", opt.batch_alt,
 		       alt_ratio);
+	for (int g = 0; g < 2; g++)
+		regime_line(g == 0 ? "far" : "near", run_regime, opt.runs, ratio,
+			    n_t == N_T ? ratio_alt : NULL, p50[IL], c2c, c2c_after);
 	printf("summary: throughput_ratio=%.2f latency_p50_ns=%.0f c2c_ns=%.1f latency_ratio=%.2f "
 	       "regime=%s\n", thr_ratio, il_p50, c2c_med, il_p50 / c2c_med, regime);
 

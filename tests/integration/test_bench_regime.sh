@@ -48,7 +48,25 @@ PY
   { cat "$T/il.log" >&2; fail "bench_interlink --cores $pair failed"; }
 grep -qE '^summary: throughput_ratio=\S+ latency_p50_ns=\S+ c2c_ns=[0-9.]+ latency_ratio=\S+ regime=(near|far|mixed)$' "$T/il.log" ||
   { cat "$T/il.log" >&2; fail "bench_interlink: no complete summary line"; }
-grep -qE '^run 1: c2c [0-9.]+ ns \((near|far)\) \|' "$T/il.log" || fail "bench_interlink: the run line does not name its regime"
+grep -qE '^run 1: c2c [0-9.]+/[0-9.]+ ns \((near|far|mixed)\) \|' "$T/il.log" ||
+  fail "bench_interlink: the run line does not name its c2c before and after and its regime"
+# The run's regime follows from its two c2c measurements (and, for far, the
+# interlink's p50: a sample crosses the pair); a run of one regime has that
+# regime's line of medians, a mixed run none.
+python3 - "$T/il.log" <<'PY' || fail "bench_interlink: a run's regime or the per-regime lines disagree with its c2c"
+import re, sys
+text = open(sys.argv[1]).read()
+m = re.search(r"^run 1: c2c ([0-9.]+)/([0-9.]+) ns \((\w+)\) .*latency p50/p99 interlink ([0-9]+)/", text, re.M)
+a, b, reg, p50 = float(m.group(1)), float(m.group(2)), m.group(3), float(m.group(4))
+want = ("near" if a < 100 else "far") if (a < 100) == (b < 100) else "mixed"
+if want == "far" and 0 < p50 < 100:
+    want = "mixed"
+assert reg == want, (reg, want, a, b, p50)
+lines = dict(re.findall(r"^(near|far) runs \((\d+)\): throughput_ratio=\S+ batched_ratio=\S+ latency_p50_ns=\S+ c2c_ns=\S+ latency_ratio=\S+$", text, re.M))
+assert lines == ({} if reg == "mixed" else {reg: "1"}), (lines, reg)
+summary = re.search(r"^summary: .* regime=(\w+)$", text, re.M).group(1)
+assert summary == reg, (summary, reg)
+PY
 regime_ok "$T/il.log"
 ok "bench_interlink: $(grep '^summary:' "$T/il.log")"
 # Lines per packet: every object is written into a slot line the consumer
