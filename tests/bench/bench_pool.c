@@ -45,9 +45,14 @@
  * machine with several L3 caches: A0, B0 in one, A1, B1 in another).
  *
  * The pair's one-way core-to-core latency (c2c, engine/placement/c2c.h) is
- * measured between the first two CPUs before the rounds and after them, and
- * names the run's regime: near (under 100 ns), far, or mixed when the two
- * disagree (tests/bench/regime.h).  To measure the far regime on purpose,
+ * measured between the first two CPUs before the rounds and after each of
+ * them, and names each round's regime (the c2c before and after it): near
+ * (under 100 ns), far, or mixed when the two disagree (tests/bench/regime.h);
+ * virtual CPUs move between near and far cores within seconds.  With the
+ * one-way scenario, a line for each regime that has rounds gives the same
+ * ratios over those rounds alone:
+ *   far rounds (K): oneway_speedup=X pool_only_ratio=P c2c_ns=C
+ * and the summary's regime is mixed unless every round agrees.  To measure the far regime on purpose,
  * pick a distant pair from `sluice topology --measure` and pass --cores A,B.
  *
  * Before the summary, with the one-way scenario, a line
@@ -64,7 +69,7 @@
  * exposed to a shared machine's drifts), Z = p99.9 of Sluice's step times
  * (rebalance and reclaim together, one-way rounds, the pool's telemetry),
  * P = what ring+cache adds to the no-pool floor over what Sluice's pool adds
- * (one-way medians), C = the larger of the two c2c measurements.
+ * (one-way medians), C = the largest of the c2c measurements.
  * With --data DIR it writes the distributions for scripts/plot-pool.
  */
 #include <errno.h>
@@ -770,6 +775,35 @@ static void usage(FILE *f)
 		"              worker with other work in its breath would (default 200)\n");
 }
 
+/* "NAME rounds (K): ..." over the one-way rounds of regime NAME, if any:
+ * the median of their per-round ratios (ring+cache / sluice), what each pool
+ * adds to the no-pool floor compared (their medians), and the median of the
+ * c2c measured around them. */
+static void regime_rounds(const char *name, const char *const *round_regime, unsigned runs,
+			  double ow[N_KINDS][MAX_RUNS], const double *c2c_round)
+{
+	double ratio[MAX_RUNS], v[N_KINDS][MAX_RUNS], c[2 * MAX_RUNS];
+	unsigned n = 0;
+	for (unsigned r = 0; r < runs; r++) {
+		if (strcmp(round_regime[r], name) != 0)
+			continue;
+		ratio[n] = ow[RING][r] / ow[SLUICE][r];
+		for (unsigned k = 0; k < N_KINDS; k++)
+			v[k][n] = ow[k][r];
+		c[2 * n] = c2c_round[r];
+		c[2 * n + 1] = c2c_round[r + 1];
+		n++;
+	}
+	if (n == 0)
+		return;
+	double m[N_KINDS];
+	for (unsigned k = 0; k < N_KINDS; k++)
+		m[k] = bench_median(v[k], n, NULL, NULL);
+	printf("%s rounds (%u): oneway_speedup=%.2f pool_only_ratio=%.2f c2c_ns=%.1f\n", name, n,
+	       bench_median(ratio, n, NULL, NULL), (m[RING] - m[NONE]) / (m[SLUICE] - m[NONE]),
+	       bench_median(c, 2 * n, NULL, NULL));
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -873,11 +907,13 @@ int main(int argc, char **argv)
 	uint64_t ow_steps[4] = { 0 };   /* rebalances, reclaims, empty, full */
 	uint64_t ow_objects = 0;         /* buffers through those rounds, retries included */
 	unsigned repeated = 0, noisy = 0;
+	double c2c_round[MAX_RUNS + 1];   /* before round r: [r]; after it: [r + 1] */
+	c2c_round[0] = c2c_before;
 	printf("\n%-12s %-12s", "scenario", "pool");
 	for (unsigned r = 0; r < opt.runs; r++)
 		printf("  run%-4u", r + 1);
 	printf("\n");
-	for (unsigned r = 0; r < opt.runs; r++)
+	for (unsigned r = 0; r < opt.runs; r++) {
 		for (unsigned s = 0; s < N_SCENS; s++)
 			for (unsigned i = 0; i < N_KINDS && (opt.scen_mask >> s & 1); i++) {
 				/* rotate which pool goes first */
@@ -912,6 +948,13 @@ int main(int argc, char **argv)
 					ow_steps[3] += after.sum.full - before.sum.full;
 				}
 			}
+		c2c_round[r + 1] = opt.n_cpus > 1 ? bench_pair_c2c("bench_pool", opt.cpu[0],
+								   opt.cpu[1]) : 0;
+	}
+	const char *round_regime[MAX_RUNS];
+	for (unsigned r = 0; r < opt.runs; r++)
+		round_regime[r] = opt.n_cpus > 1 ? bench_regime2(c2c_round[r], c2c_round[r + 1])
+						 : "none";
 	for (unsigned s = 0; s < N_SCENS; s++)
 		for (unsigned k = 0; k < N_KINDS && (opt.scen_mask >> s & 1); k++) {
 			printf("%-12s %-12s", scen_name[s], kind_name[k]);
@@ -919,6 +962,15 @@ int main(int argc, char **argv)
 				printf("  %7.2f", ns[s][k][r]);
 			printf("\n");
 		}
+	if (opt.n_cpus > 1) {
+		printf("%-12s %-12s", "c2c", "after (ns)");
+		for (unsigned r = 0; r < opt.runs; r++)
+			printf("  %7.1f", c2c_round[r + 1]);
+		printf("\n%-12s %-12s", "regime", "");
+		for (unsigned r = 0; r < opt.runs; r++)
+			printf("  %7s", round_regime[r]);
+		printf("\n");
+	}
 
 	printf("(%u measurements repeated because another process took more than %.0f%% of a "
 	       "thread's CPU time; %u still disturbed after %u tries)\n", repeated,
@@ -1073,13 +1125,26 @@ int main(int argc, char **argv)
 	if (opt.n_cpus > 1)
 		printf("\nc2c of cpus %d and %d after the rounds: %.1f ns (%s)\n", opt.cpu[0],
 		       opt.cpu[1], c2c_after, bench_regime(c2c_after));
+	const char *regime = opt.n_cpus > 1 ? round_regime[0] : "none";
+	double c2c_max = 0;
+	for (unsigned r = 0; r < opt.runs; r++) {
+		if (strcmp(round_regime[r], regime) != 0)
+			regime = "mixed";
+		if (c2c_round[r + 1] > c2c_max)
+			c2c_max = c2c_round[r + 1];
+	}
+	if (c2c_before > c2c_max)
+		c2c_max = c2c_before;
+	if (opt.scen_mask >> ONEWAY & 1)
+		for (int g = 0; g < 2 && opt.n_cpus > 1; g++)
+			regime_rounds(g == 0 ? "far" : "near", round_regime, opt.runs, ns[ONEWAY],
+				      c2c_round);
 	/* speedup: ring+cache / sluice; ratio: sluice / ring+cache (per-round medians) */
 	printf("\nsummary: oneway_speedup=%.2f same_worker_ratio=%.2f step_p999_ns=%lu "
 	       "pool_only_ratio=%.2f c2c_ns=%.1f regime=%s\n",
 	       med_ratio[ONEWAY], med_ratio[SAME] > 0 ? 1 / med_ratio[SAME] : 0.0,
 	       (unsigned long)sl_pool_hist_quantile(&both, 0.999), oneway_pool_only,
-	       c2c_before > c2c_after ? c2c_before : c2c_after,
-	       opt.n_cpus > 1 ? bench_regime2(c2c_before, c2c_after) : "none");
+	       c2c_after > c2c_max ? c2c_after : c2c_max, regime);
 	rte_eal_cleanup();
 	return 0;
 }

@@ -83,6 +83,20 @@ for w in before after; do
     { cat "$T/pool.log" >&2; fail "bench_pool: no c2c line $w the rounds"; }
 done
 regime_ok "$T/pool.log"
+# Each round's regime from the c2c before it (the line before the rounds)
+# and after it; a round of one regime has that regime's line of ratios.
+python3 - "$T/pool.log" <<'PY' || fail "bench_pool: a round's regime or the per-regime lines disagree with its c2c"
+import re, sys
+text = open(sys.argv[1]).read()
+before = float(re.search(r"^c2c of cpus \d+ and \d+ before the rounds: ([0-9.]+) ns", text, re.M).group(1))
+after = float(re.search(r"^c2c +after \(ns\) +([0-9.]+)$", text, re.M).group(1))
+reg = re.search(r"^regime +(\w+)$", text, re.M).group(1)
+want = ("near" if before < 100 else "far") if (before < 100) == (after < 100) else "mixed"
+assert reg == want, (reg, want, before, after)
+lines = dict(re.findall(r"^(near|far) rounds \((\d+)\): oneway_speedup=\S+ pool_only_ratio=\S+ c2c_ns=[0-9.]+$", text, re.M))
+assert lines == ({} if reg == "mixed" else {reg: "1"}), (lines, reg)
+assert re.search(r"^summary: .* regime=(\w+)$", text, re.M).group(1) == reg
+PY
 ok "bench_pool: $(grep '^summary:' "$T/pool.log")"
 # Lines per buffer, one-way: every pointer crosses in a line of 8 (a
 # chunk's or the ring's slots), so neither pool is under 1/8; the rest
