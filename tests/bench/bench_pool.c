@@ -51,7 +51,9 @@
  * virtual CPUs move between near and far cores within seconds.  With the
  * one-way scenario, a line for each regime that has rounds gives the same
  * ratios over those rounds alone:
- *   far rounds (K): oneway_speedup=X pool_only_ratio=P c2c_ns=C
+ *   far rounds (K): oneway_speedup=X pool_only_ratio=P c2c_ns=C oneway_bound=B
+ * (B: ring+cache over the no-pool floor, the speedup of a pool that cost
+ * nothing)
  * and the summary's regime is mixed unless every round agrees.  To measure the far regime on purpose,
  * pick a distant pair from `sluice topology --measure` and pass --cores A,B.
  *
@@ -777,17 +779,20 @@ static void usage(FILE *f)
 
 /* "NAME rounds (K): ..." over the one-way rounds of regime NAME, if any:
  * the median of their per-round ratios (ring+cache / sluice), what each pool
- * adds to the no-pool floor compared (their medians), and the median of the
- * c2c measured around them. */
+ * adds to the no-pool floor compared (their medians), the median of the
+ * c2c measured around them, and oneway_bound: the median per-round ratio of
+ * ring+cache to the no-pool floor, the one-way speedup a pool that cost
+ * nothing at all would show in those rounds. */
 static void regime_rounds(const char *name, const char *const *round_regime, unsigned runs,
 			  double ow[N_KINDS][MAX_RUNS], const double *c2c_round)
 {
-	double ratio[MAX_RUNS], v[N_KINDS][MAX_RUNS], c[2 * MAX_RUNS];
+	double ratio[MAX_RUNS], bound[MAX_RUNS], v[N_KINDS][MAX_RUNS], c[2 * MAX_RUNS];
 	unsigned n = 0;
 	for (unsigned r = 0; r < runs; r++) {
 		if (strcmp(round_regime[r], name) != 0)
 			continue;
 		ratio[n] = ow[RING][r] / ow[SLUICE][r];
+		bound[n] = ow[RING][r] / ow[NONE][r];
 		for (unsigned k = 0; k < N_KINDS; k++)
 			v[k][n] = ow[k][r];
 		c[2 * n] = c2c_round[r];
@@ -799,9 +804,10 @@ static void regime_rounds(const char *name, const char *const *round_regime, uns
 	double m[N_KINDS];
 	for (unsigned k = 0; k < N_KINDS; k++)
 		m[k] = bench_median(v[k], n, NULL, NULL);
-	printf("%s rounds (%u): oneway_speedup=%.2f pool_only_ratio=%.2f c2c_ns=%.1f\n", name, n,
-	       bench_median(ratio, n, NULL, NULL), (m[RING] - m[NONE]) / (m[SLUICE] - m[NONE]),
-	       bench_median(c, 2 * n, NULL, NULL));
+	printf("%s rounds (%u): oneway_speedup=%.2f pool_only_ratio=%.2f c2c_ns=%.1f "
+	       "oneway_bound=%.2f\n", name, n, bench_median(ratio, n, NULL, NULL),
+	       (m[RING] - m[NONE]) / (m[SLUICE] - m[NONE]), bench_median(c, 2 * n, NULL, NULL),
+	       bench_median(bound, n, NULL, NULL));
 }
 
 int main(int argc, char **argv)

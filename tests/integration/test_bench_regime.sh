@@ -93,7 +93,7 @@ after = float(re.search(r"^c2c +after \(ns\) +([0-9.]+)$", text, re.M).group(1))
 reg = re.search(r"^regime +(\w+)$", text, re.M).group(1)
 want = ("near" if before < 100 else "far") if (before < 100) == (after < 100) else "mixed"
 assert reg == want, (reg, want, before, after)
-lines = dict(re.findall(r"^(near|far) rounds \((\d+)\): oneway_speedup=\S+ pool_only_ratio=\S+ c2c_ns=[0-9.]+$", text, re.M))
+lines = dict(re.findall(r"^(near|far) rounds \((\d+)\): oneway_speedup=\S+ pool_only_ratio=\S+ c2c_ns=[0-9.]+ oneway_bound=\S+$", text, re.M))
 assert lines == ({} if reg == "mixed" else {reg: "1"}), (lines, reg)
 assert re.search(r"^summary: .* regime=(\w+)$", text, re.M).group(1) == reg
 PY
