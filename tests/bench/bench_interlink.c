@@ -29,24 +29,27 @@
  *   summary: throughput_ratio=X latency_p50_ns=Y c2c_ns=Z latency_ratio=W regime=R
  * where throughput_ratio is the median over runs of interlink Mpps / rte_ring
  * Mpps (each run's pair measured back to back), latency_p50_ns the median of
- * the interlink's p50, c2c_ns the median one-way hop, latency_ratio Y / Z,
- * and R the pair's regime: near (c2c under 100 ns), far, or mixed when the
- * runs' regimes differ (tests/bench/regime.h).  To measure the far
+ * the interlink's p50, c2c_ns the median one-way hop (over the measurements
+ * before and after each run), latency_ratio Y / Z, and R the regime every
+ * run had, or mixed when the runs' regimes differ (tests/bench/regime.h).
+ * To measure the far
  * regime on purpose, pick a distant pair from `sluice topology --measure`
  * and pass it as --cores A,B.
  *
  * Each run's regime: the pair's c2c is measured before the run and again
  * after it (virtual CPUs move between near and far cores within seconds),
- * and the run is near or far only when both agree and, for far, the
- * interlink's latency p50 is at least the far threshold too (a sample
- * crosses the pair, so on a far pair it cannot take less); else mixed.
- * Before the summary, one line per regime that has runs:
+ * and the run is near (both under 100 ns) or far (both at or above it, and
+ * the interlink's latency p50 at least 100 ns too: a sample crosses the
+ * pair, so on a far pair it cannot take less; a run with no clean latency
+ * sample has no such witness and is not far) only then; else mixed.  Before
+ * the summary, a line for the far runs and one for the near runs, where
+ * there are any:
  *   far runs (K): throughput_ratio=X batched_ratio=B latency_p50_ns=Y c2c_ns=Z latency_ratio=W
- * (the same medians over those runs alone), so that a goal of one regime
- * can be read from an invocation in which the pair moved.
+ * (the summary's medians over those runs alone), so that a goal of one
+ * regime can be read from an invocation in which the pair moved.
  *
  * With --data DIR it also writes DIR/throughput.dat (run, interlink Mpps,
- * rte_ring Mpps) and DIR/latency.dat (percentile, interlink ns, rte_ring ns,
+ * rte_ring Mpps, the c2c before the run, the interlink at --batch-alt) and DIR/latency.dat (percentile, interlink ns, rte_ring ns,
  * over all runs' samples) for scripts/bench-interlink to plot.
  */
 #include <errno.h>
@@ -129,7 +132,10 @@ struct pair {
 	long switches[2];       /* context switches of each thread while measuring */
 	/* rte_ring throughput: the lines it made cross, by the model of
 	 * struct sl_il_stats (a tail read that found the other end's tail moved,
-	 * each slot line the producer wrote), and the objects dequeued */
+	 * each slot line the producer wrote), and the objects dequeued; counted
+	 * only in a run of its own (count_lines), since the extra reads of the
+	 * other end's tail slow the ring (near: by about a fifth) */
+	bool count_lines;
 	uint64_t ring_lines[2];
 	uint64_t ring_objs;
 };
@@ -293,6 +299,10 @@ static void *thr_producer(void *arg)
 				}
 			}
 		sl_il_publish_producer(p->il);
+	} else if (!p->count_lines) {
+		while (!__atomic_load_n(&sh.stop, __ATOMIC_RELAXED))
+			for (unsigned i = 0; i < 64; i++)
+				rte_ring_sp_enqueue_burst(p->ring, objs, opt.burst, NULL);
 	} else {
 		struct rte_ring *ring = p->ring;
 		uint64_t lines = 0;
@@ -335,6 +345,11 @@ static void *thr_consumer(void *arg)
 			mark(got, &next_mark);
 		}
 		sl_il_publish_consumer(p->il);
+	} else if (!p->count_lines) {
+		while (!__atomic_load_n(&sh.stop, __ATOMIC_RELAXED)) {
+			got += rte_ring_sc_dequeue_burst(p->ring, objs, opt.burst, NULL);
+			mark(got, &next_mark);
+		}
 	} else {
 		uint64_t lines = 0;
 		uint32_t last = p->ring->prod.tail;
@@ -731,15 +746,19 @@ int main(int argc, char **argv)
 			p.batch = t == T_ALT ? opt.batch_alt : opt.batch;
 			struct sl_il_stats a, b;
 			sl_il_stats_read(il, &a);
-			p.ring_lines[0] = p.ring_lines[1] = p.ring_objs = 0;
 			mpps[t][r] = measure(thr_producer, thr_consumer, &p, true);
 			sl_il_stats_read(il, &b);
 			if (t == T_IL)
 				lpp[IL][r] = sl_il_lines_per_packet(&a, &b);
-			else if (t == T_RING)
-				lpp[RING][r] = p.ring_objs ? (double)(p.ring_lines[0] + p.ring_lines[1]) /
-								(double)p.ring_objs : 0;
 		}
+		/* rte_ring's lines, in a run of their own (its rate is not kept) */
+		p.kind = RING;
+		p.count_lines = true;
+		p.ring_lines[0] = p.ring_lines[1] = p.ring_objs = 0;
+		measure(thr_producer, thr_consumer, &p, true);
+		p.count_lines = false;
+		lpp[RING][r] = p.ring_objs ? (double)(p.ring_lines[0] + p.ring_lines[1]) /
+						 (double)p.ring_objs : 0;
 		ratio[r] = mpps[T_IL][r] / mpps[T_RING][r];
 		ratio_alt[r] = n_t == N_T ? mpps[T_ALT][r] / mpps[T_RING][r] : 0;
 		for (int j = 0; j < N_KINDS; j++) {
@@ -760,8 +779,9 @@ int main(int argc, char **argv)
 		}
 		c2c_after[r] = pair_c2c(&p);
 		run_regime[r] = bench_regime2(c2c[r], c2c_after[r]);
-		if (strcmp(run_regime[r], "far") == 0 && p50[IL][r] > 0 && p50[IL][r] < BENCH_FAR_NS)
-			run_regime[r] = "mixed";   /* a far pair cannot hand over in less */
+		if (strcmp(run_regime[r], "far") == 0 && p50[IL][r] < BENCH_FAR_NS)
+			run_regime[r] = "mixed";   /* a far pair cannot hand over in less
+						    * (0: no clean sample, no witness) */
 		printf("run %u: c2c %.1f/%.1f ns (%s) | throughput interlink %.1f Mpps, rte_ring "
 		       "%.1f Mpps (x%.2f)", r + 1, c2c[r], c2c_after[r], run_regime[r],
 		       mpps[T_IL][r], mpps[T_RING][r], ratio[r]);
@@ -782,8 +802,14 @@ int main(int argc, char **argv)
 	       (size_t)opt.samples * opt.runs * N_KINDS);
 	double lo, hi, m;
 	printf("median (min..max) over %u runs:\n", opt.runs);
-	m = bench_median(c2c, opt.runs, &lo, &hi);
-	printf("  %-36s %8.1f ns    (%.1f..%.1f)\n", "c2c one-way hop", m, lo, hi);
+	double both[2 * MAX_RUNS];
+	for (unsigned r = 0; r < opt.runs; r++) {
+		both[2 * r] = c2c[r];
+		both[2 * r + 1] = c2c_after[r];
+	}
+	m = bench_median(both, 2 * opt.runs, &lo, &hi);
+	printf("  %-36s %8.1f ns    (%.1f..%.1f; before and after each run)\n",
+	       "c2c one-way hop", m, lo, hi);
 	double c2c_med = m;
 	const char *regime = run_regime[0];   /* "mixed" unless every run agrees */
 	for (unsigned r = 1; r < opt.runs; r++)

@@ -45,16 +45,18 @@
  * machine with several L3 caches: A0, B0 in one, A1, B1 in another).
  *
  * The pair's one-way core-to-core latency (c2c, engine/placement/c2c.h) is
- * measured between the first two CPUs before the rounds and after each of
- * them, and names each round's regime (the c2c before and after it): near
- * (under 100 ns), far, or mixed when the two disagree (tests/bench/regime.h);
- * virtual CPUs move between near and far cores within seconds.  With the
- * one-way scenario, a line for each regime that has rounds gives the same
- * ratios over those rounds alone:
+ * measured between the first two CPUs before the rounds, after each of them
+ * and once more at the end (after the step-time rounds), and names each
+ * round's regime from the c2c before and after it: near (both under 100
+ * ns), far (both at or above), or mixed (tests/bench/regime.h); virtual
+ * CPUs move between near and far cores within seconds.  With the one-way
+ * scenario, a line for the far rounds and one for the near rounds, where
+ * there are any, give the ratios over those rounds alone:
  *   far rounds (K): oneway_speedup=X pool_only_ratio=P c2c_ns=C oneway_bound=B
- * (B: ring+cache over the no-pool floor, the speedup of a pool that cost
- * nothing)
- * and the summary's regime is mixed unless every round agrees.  To measure the far regime on purpose,
+ * (B: the median per-round ring+cache over the no-pool floor, an estimate
+ * of the speedup of a pool that cost nothing, within the rounds' noise).
+ * The summary's regime is the rounds' common one, mixed if they differ or
+ * if the last measurement disagrees.  To measure the far regime on purpose,
  * pick a distant pair from `sluice topology --measure` and pass --cores A,B.
  *
  * Before the summary, with the one-way scenario, a line
@@ -71,7 +73,8 @@
  * exposed to a shared machine's drifts), Z = p99.9 of Sluice's step times
  * (rebalance and reclaim together, one-way rounds, the pool's telemetry),
  * P = what ring+cache adds to the no-pool floor over what Sluice's pool adds
- * (one-way medians), C = the largest of the c2c measurements.
+ * (one-way medians), C = the largest of the c2c measurements, R = the
+ * regime above.
  * With --data DIR it writes the distributions for scripts/plot-pool.
  */
 #include <errno.h>
@@ -1150,7 +1153,8 @@ int main(int argc, char **argv)
 	       "pool_only_ratio=%.2f c2c_ns=%.1f regime=%s\n",
 	       med_ratio[ONEWAY], med_ratio[SAME] > 0 ? 1 / med_ratio[SAME] : 0.0,
 	       (unsigned long)sl_pool_hist_quantile(&both, 0.999), oneway_pool_only,
-	       c2c_after > c2c_max ? c2c_after : c2c_max, regime);
+	       c2c_after > c2c_max ? c2c_after : c2c_max,
+	       opt.n_cpus > 1 && strcmp(bench_regime(c2c_after), regime) != 0 ? "mixed" : regime);
 	rte_eal_cleanup();
 	return 0;
 }
