@@ -68,6 +68,9 @@ struct sl_gen {
 
 	uint32_t src_ip_host;    /* param src_ip, host order */
 	bool prefetchw;          /* sl_prefetchw_supported(), at init */
+	bool prefetchw_data;     /* also the next frames' data lines (set by an
+				  * app whose frames a consumer reads: see
+				  * sl_gen_prefetch_next_read); false at init */
 	bool plain_pool;         /* the pool's mbufs own their buffers (not
 				  * pinned external ones): see sl_gen_data */
 	uint16_t data_off;       /* a fresh mbuf's data offset */
@@ -145,6 +148,7 @@ static inline int sl_gen_fit(struct sl_gen *g, struct rte_mempool *mp, unsigned 
 	g->data_at = (uint32_t)sizeof(struct rte_mbuf) + rte_pktmbuf_priv_size(mp) + g->data_off;
 	g->plain_pool = (rte_pktmbuf_priv_flags(mp) & RTE_PKTMBUF_POOL_F_PINNED_EXT_BUF) == 0;
 	g->prefetchw = sl_prefetchw_supported();
+	g->prefetchw_data = false;   /* an app that wants it sets it after init */
 	if (g->seg_cap < first_seg_min)
 		return sl_errf(err, EINVAL,
 			       "the pool's mbufs hold %u bytes after headroom; %u are needed",
@@ -321,11 +325,22 @@ static inline void sl_gen_fields_one(const struct sl_gen *g, struct rte_mbuf *m)
 }
 
 /* Prefetch for reading the first line of the mbuf the next allocation takes
- * j-th (the one-segment path, which writes it only where it differs). */
-static inline void sl_gen_prefetch_next_read(void *const *next, unsigned n_next, unsigned j)
+ * j-th (the one-segment path, which writes it only where it differs), and,
+ * where g->prefetchw_data, for writing its frame's first data line (at
+ * data_at in a plain pool, so no read of the mbuf is needed to find it).
+ * For frames a consumer on another CPU reads (probe_source's stamps): that
+ * consumer read the line last, and the write prefetch a whole pull ahead
+ * starts taking it back before the copy's stores need it (docs/benchmarks.md,
+ * "The pool between a pair that moves").  Frames nobody reads gain nothing
+ * from it and pay an instruction and an early fill a frame, hence opt-in. */
+static inline void sl_gen_prefetch_next_read(const struct sl_gen *g, void *const *next,
+					     unsigned n_next, unsigned j)
 {
-	if (j < n_next)
+	if (j < n_next) {
 		rte_prefetch0(next[n_next - 1 - j]);
+		if (g->prefetchw_data)
+			sl_prefetchw((const uint8_t *)next[n_next - 1 - j] + g->data_at);
+	}
 }
 
 /* Allocates n frames (n <= max_pkts) from mp as copies of the template,
@@ -364,7 +379,7 @@ static inline unsigned sl_gen_build(const struct sl_gen *g, struct rte_mempool *
 		 * write one. */
 		for (unsigned i = 0; i < n; i++) {
 			struct rte_mbuf *m = segs[i];
-			sl_gen_prefetch_next_read(next, n_next, i);
+			sl_gen_prefetch_next_read(g, next, n_next, i);
 			__rte_mbuf_raw_sanity_check(m);   /* refcnt 1: the pool's */
 			sl_gen_fields_one(g, m);
 			rte_memcpy((uint8_t *)m + g->data_at, g->frame, g->size);

@@ -59,6 +59,8 @@ static int psrc_init(struct sl_app *app, struct sl_err *err)
 	rc = sl_gen_init(&p->gen, app, 0, SL_PROBE_UDP_PORT, SL_PROBE_LEN, err);
 	if (rc < 0)
 		return rc;
+	/* probe_sink reads every frame's stamp: its data lines cross back */
+	p->gen.prefetchw_data = p->gen.prefetchw;
 
 	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(p->gen.frame + SL_GEN_L3_OFF);
 	ip->hdr_checksum = rte_ipv4_cksum(ip);   /* the same for every frame */

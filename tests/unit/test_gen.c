@@ -58,12 +58,27 @@ static void dirty(unsigned n)
 	rte_pktmbuf_free_bulk(m, n);
 }
 
+static void fields_once(struct sl_gen *gp);
+
+/* The frames and fields of a burst, without and with the write prefetch of
+ * the next frames' data lines (prefetchw_data: off after init, a hint that
+ * changes nothing the frames hold). */
 static void test_fields(void)
 {
-	struct sl_gen g;
+	for (int data = 0; data < 2; data++) {
+		struct sl_gen g;
+		gen_setup(&g, 64);
+		CHECK(!g.prefetchw_data, "init leaves the data lines' write prefetch off");
+		g.prefetchw_data = data && g.prefetchw;
+		fields_once(&g);
+	}
+}
+
+static void fields_once(struct sl_gen *gp)
+{
+	struct sl_gen g = *gp;
 	struct rte_mbuf *m[SL_BURST_MAX];
 
-	gen_setup(&g, 64);
 	CHECK(g.nseg == 1 && g.plain_pool, "64 bytes: one segment of a plain pool");
 	dirty(32);
 	CHECK(sl_gen_build(&g, pool, m, 32) == 32, "32 built");
