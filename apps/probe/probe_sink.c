@@ -152,14 +152,17 @@ static void take(struct sl_app *app, struct rte_mbuf **pkts, unsigned n, bool re
 	struct psink_priv *p = app->priv;
 	uint64_t now = rte_rdtsc();
 	bool recorded = false;
+	const uint8_t *data[SL_BURST_MAX];   /* n <= the app's burst */
 
 	/* Every stamp's line asked for before the first is read: from another
 	 * worker each is a transfer from that CPU's cache, and together they
 	 * overlap (one core-to-core latency a burst, not one a packet). */
-	for (unsigned i = 0; i < n; i++)
-		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], const uint8_t *));
 	for (unsigned i = 0; i < n; i++) {
-		const uint8_t *d = rte_pktmbuf_mtod(pkts[i], const uint8_t *);
+		data[i] = rte_pktmbuf_mtod(pkts[i], const uint8_t *);
+		rte_prefetch0(data[i]);
+	}
+	for (unsigned i = 0; i < n; i++) {
+		const uint8_t *d = data[i];
 		uint16_t type, dport, magic, id;
 		uint64_t seq, tsc;
 

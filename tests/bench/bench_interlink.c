@@ -30,15 +30,15 @@
  * where throughput_ratio is the median over runs of interlink Mpps / rte_ring
  * Mpps (each run's pair measured back to back), latency_p50_ns the median of
  * the interlink's p50, c2c_ns the median one-way hop (over the measurements
- * before and after each run), latency_ratio Y / Z, and R the regime every
- * run had, or mixed when the runs' regimes differ (tests/bench/regime.h).
- * To measure the far
- * regime on purpose, pick a distant pair from `sluice topology --measure`
- * and pass it as --cores A,B.
+ * before the first run and after each), latency_ratio Y / Z, and R the
+ * regime every run had, or mixed when the runs' regimes differ
+ * (tests/bench/regime.h).  To measure the far regime on purpose, pick a
+ * distant pair from `sluice topology --measure` and pass it as --cores A,B.
  *
- * Each run's regime: the pair's c2c is measured before the run and again
- * after it (virtual CPUs move between near and far cores within seconds),
- * and the run is near (both under 100 ns) or far (both at or above it, and
+ * Each run's regime: the pair's c2c is measured before the first run and
+ * after each (the one after a run is the one before the next; virtual CPUs
+ * move between near and far cores within seconds), and a run is near
+ * (both measurements around it under 100 ns) or far (both at or above it, and
  * the interlink's latency p50 at least 100 ns too: a sample crosses the
  * pair, so on a far pair it cannot take less; a run with no clean latency
  * sample has no such witness and is not far) only then; else mixed.  Before
@@ -49,8 +49,9 @@
  * regime can be read from an invocation in which the pair moved.
  *
  * With --data DIR it also writes DIR/throughput.dat (run, interlink Mpps,
- * rte_ring Mpps, the c2c before the run, the interlink at --batch-alt) and DIR/latency.dat (percentile, interlink ns, rte_ring ns,
- * over all runs' samples) for scripts/bench-interlink to plot.
+ * rte_ring Mpps, the c2c before the run, the interlink at --batch-alt) and
+ * DIR/latency.dat (percentile, interlink ns, rte_ring ns, over all runs'
+ * samples) for scripts/bench-interlink to plot.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -622,29 +623,23 @@ static double pair_c2c(struct pair *p)
 
 /* "NAME runs (K): ..." with the medians over the runs of regime NAME, if
  * any: ratio (and batched, where measured), the interlink's p50, the c2c
- * (before and after each run). */
+ * around those runs (c2c_at as for bench_run_regimes). */
 static void regime_line(const char *name, const char *const *run_regime, unsigned runs,
 			const double *ratio, const double *ratio_alt, const double *il_p50,
-			const double *c2c, const double *c2c_after)
+			const double *c2c_at)
 {
-	double r[MAX_RUNS], b[MAX_RUNS], l[MAX_RUNS], c[2 * MAX_RUNS];
-	unsigned k = 0;
-	for (unsigned i = 0; i < runs; i++) {
-		if (strcmp(run_regime[i], name) != 0)
-			continue;
-		r[k] = ratio[i];
-		b[k] = ratio_alt != NULL ? ratio_alt[i] : 0;
-		l[k] = il_p50[i];
-		c[2 * k] = c2c[i];
-		c[2 * k + 1] = c2c_after[i];
-		k++;
-	}
+	double v[MAX_RUNS], c[2 * MAX_RUNS];
+	unsigned k = bench_pick(run_regime, runs, name, ratio, v);
 	if (k == 0)
 		return;
-	double lat = bench_median(l, k, NULL, NULL), hop = bench_median(c, 2 * k, NULL, NULL);
-	printf("%s runs (%u): throughput_ratio=%.2f", name, k, bench_median(r, k, NULL, NULL));
-	if (ratio_alt != NULL)
-		printf(" batched_ratio=%.2f", bench_median(b, k, NULL, NULL));
+	printf("%s runs (%u): throughput_ratio=%.2f", name, k, bench_median(v, k, NULL, NULL));
+	if (ratio_alt != NULL) {
+		bench_pick(run_regime, runs, name, ratio_alt, v);
+		printf(" batched_ratio=%.2f", bench_median(v, k, NULL, NULL));
+	}
+	bench_pick(run_regime, runs, name, il_p50, v);
+	double lat = bench_median(v, k, NULL, NULL);
+	double hop = bench_median(c, bench_pick_c2c(run_regime, runs, name, c2c_at, c), NULL, NULL);
 	printf(" latency_p50_ns=%.0f c2c_ns=%.1f latency_ratio=%.2f\n", lat, hop, lat / hop);
 }
 
@@ -710,8 +705,8 @@ int main(int argc, char **argv)
 	       opt.core[0], opt.core[1], opt.runs, opt.seconds, opt.size, opt.burst, opt.batch,
 	       opt.batch_alt, st0.sample_every, opt.samples, opt.interval_us);
 
-	double c2c[MAX_RUNS], c2c_after[MAX_RUNS], mpps[3][MAX_RUNS], ratio[MAX_RUNS],
-		ratio_alt[MAX_RUNS];
+	double c2c_at[MAX_RUNS + 1];   /* before run r: [r]; after it: [r + 1] */
+	double mpps[3][MAX_RUNS], ratio[MAX_RUNS], ratio_alt[MAX_RUNS];
 	const char *run_regime[MAX_RUNS];
 	double p50[N_KINDS][MAX_RUNS], p99[N_KINDS][MAX_RUNS];
 	double lpp[N_KINDS][MAX_RUNS];   /* lines per packet at --batch */
@@ -737,8 +732,8 @@ int main(int argc, char **argv)
 	 * --batch-alt; measured back to back in an order that rotates. */
 	enum { T_IL, T_RING, T_ALT, N_T };
 	unsigned n_t = opt.batch_alt > 0 ? N_T : 2;
+	c2c_at[0] = pair_c2c(&p);
 	for (unsigned r = 0; r < opt.runs; r++) {
-		c2c[r] = pair_c2c(&p);
 
 		for (unsigned j = 0; j < n_t; j++) {
 			unsigned t = (j + r) % n_t;
@@ -777,13 +772,13 @@ int main(int argc, char **argv)
 			p50[k][r] = cyc_ns(quantile_u64(kept, n, 0.50));
 			p99[k][r] = cyc_ns(quantile_u64(kept, n, 0.99));
 		}
-		c2c_after[r] = pair_c2c(&p);
-		run_regime[r] = bench_regime2(c2c[r], c2c_after[r]);
+		c2c_at[r + 1] = pair_c2c(&p);
+		run_regime[r] = bench_regime2(c2c_at[r], c2c_at[r + 1]);
 		if (strcmp(run_regime[r], "far") == 0 && p50[IL][r] < BENCH_FAR_NS)
 			run_regime[r] = "mixed";   /* a far pair cannot hand over in less
 						    * (0: no clean sample, no witness) */
 		printf("run %u: c2c %.1f/%.1f ns (%s) | throughput interlink %.1f Mpps, rte_ring "
-		       "%.1f Mpps (x%.2f)", r + 1, c2c[r], c2c_after[r], run_regime[r],
+		       "%.1f Mpps (x%.2f)", r + 1, c2c_at[r], c2c_at[r + 1], run_regime[r],
 		       mpps[T_IL][r], mpps[T_RING][r], ratio[r]);
 		if (n_t == N_T)
 			printf(", interlink publishing every %u bursts %.1f Mpps (x%.2f)", opt.batch_alt,
@@ -802,19 +797,11 @@ int main(int argc, char **argv)
 	       (size_t)opt.samples * opt.runs * N_KINDS);
 	double lo, hi, m;
 	printf("median (min..max) over %u runs:\n", opt.runs);
-	double both[2 * MAX_RUNS];
-	for (unsigned r = 0; r < opt.runs; r++) {
-		both[2 * r] = c2c[r];
-		both[2 * r + 1] = c2c_after[r];
-	}
-	m = bench_median(both, 2 * opt.runs, &lo, &hi);
-	printf("  %-36s %8.1f ns    (%.1f..%.1f; before and after each run)\n",
+	m = bench_median(c2c_at, opt.runs + 1, &lo, &hi);
+	printf("  %-36s %8.1f ns    (%.1f..%.1f; before the first run and after each)\n",
 	       "c2c one-way hop", m, lo, hi);
 	double c2c_med = m;
-	const char *regime = run_regime[0];   /* "mixed" unless every run agrees */
-	for (unsigned r = 1; r < opt.runs; r++)
-		if (strcmp(run_regime[r], regime) != 0)
-			regime = "mixed";
+	const char *regime = bench_common_regime(run_regime, opt.runs);
 	for (unsigned t = 0; t < n_t; t++) {
 		char label[64];
 		if (t == T_RING)
@@ -865,7 +852,7 @@ int main(int argc, char **argv)
 				opt.batch_alt);
 			for (unsigned r = 0; r < opt.runs; r++)
 				fprintf(f, "%u %.2f %.2f %.2f %.2f\n", r + 1, mpps[T_IL][r],
-					mpps[T_RING][r], c2c[r], n_t == N_T ? mpps[T_ALT][r] : 0);
+					mpps[T_RING][r], c2c_at[r], n_t == N_T ? mpps[T_ALT][r] : 0);
 			fclose(f);
 		}
 		snprintf(path, sizeof(path), "%s/latency.dat", opt.data);
@@ -899,7 +886,7 @@ int main(int argc, char **argv)
 		       alt_ratio);
 	for (int g = 0; g < 2; g++)
 		regime_line(g == 0 ? "far" : "near", run_regime, opt.runs, ratio,
-			    n_t == N_T ? ratio_alt : NULL, p50[IL], c2c, c2c_after);
+			    n_t == N_T ? ratio_alt : NULL, p50[IL], c2c_at);
 	printf("summary: throughput_ratio=%.2f latency_p50_ns=%.0f c2c_ns=%.1f latency_ratio=%.2f "
 	       "regime=%s\n", thr_ratio, il_p50, c2c_med, il_p50 / c2c_med, regime);
 

@@ -789,28 +789,25 @@ static void usage(FILE *f)
 static void regime_rounds(const char *name, const char *const *round_regime, unsigned runs,
 			  double ow[N_KINDS][MAX_RUNS], const double *c2c_round)
 {
-	double ratio[MAX_RUNS], bound[MAX_RUNS], v[N_KINDS][MAX_RUNS], c[2 * MAX_RUNS];
-	unsigned n = 0;
+	double ratio[MAX_RUNS], bound[MAX_RUNS], v[MAX_RUNS], m[N_KINDS], c[2 * MAX_RUNS];
 	for (unsigned r = 0; r < runs; r++) {
-		if (strcmp(round_regime[r], name) != 0)
-			continue;
-		ratio[n] = ow[RING][r] / ow[SLUICE][r];
-		bound[n] = ow[RING][r] / ow[NONE][r];
-		for (unsigned k = 0; k < N_KINDS; k++)
-			v[k][n] = ow[k][r];
-		c[2 * n] = c2c_round[r];
-		c[2 * n + 1] = c2c_round[r + 1];
-		n++;
+		ratio[r] = ow[RING][r] / ow[SLUICE][r];
+		bound[r] = ow[RING][r] / ow[NONE][r];
 	}
+	unsigned n = bench_pick(round_regime, runs, name, ratio, v);
 	if (n == 0)
 		return;
-	double m[N_KINDS];
-	for (unsigned k = 0; k < N_KINDS; k++)
-		m[k] = bench_median(v[k], n, NULL, NULL);
+	double speedup = bench_median(v, n, NULL, NULL);
+	bench_pick(round_regime, runs, name, bound, v);
+	double zero_cost = bench_median(v, n, NULL, NULL);
+	for (unsigned k = 0; k < N_KINDS; k++) {
+		bench_pick(round_regime, runs, name, ow[k], v);
+		m[k] = bench_median(v, n, NULL, NULL);
+	}
+	unsigned nc = bench_pick_c2c(round_regime, runs, name, c2c_round, c);
 	printf("%s rounds (%u): oneway_speedup=%.2f pool_only_ratio=%.2f c2c_ns=%.1f "
-	       "oneway_bound=%.2f\n", name, n, bench_median(ratio, n, NULL, NULL),
-	       (m[RING] - m[NONE]) / (m[SLUICE] - m[NONE]), bench_median(c, 2 * n, NULL, NULL),
-	       bench_median(bound, n, NULL, NULL));
+	       "oneway_bound=%.2f\n", name, n, speedup, (m[RING] - m[NONE]) / (m[SLUICE] - m[NONE]),
+	       bench_median(c, nc, NULL, NULL), zero_cost);
 }
 
 int main(int argc, char **argv)
@@ -961,9 +958,11 @@ int main(int argc, char **argv)
 								   opt.cpu[1]) : 0;
 	}
 	const char *round_regime[MAX_RUNS];
-	for (unsigned r = 0; r < opt.runs; r++)
-		round_regime[r] = opt.n_cpus > 1 ? bench_regime2(c2c_round[r], c2c_round[r + 1])
-						 : "none";
+	if (opt.n_cpus > 1)
+		bench_run_regimes(c2c_round, opt.runs, round_regime);
+	else
+		for (unsigned r = 0; r < opt.runs; r++)
+			round_regime[r] = "none";
 	for (unsigned s = 0; s < N_SCENS; s++)
 		for (unsigned k = 0; k < N_KINDS && (opt.scen_mask >> s & 1); k++) {
 			printf("%-12s %-12s", scen_name[s], kind_name[k]);
@@ -1134,16 +1133,14 @@ int main(int argc, char **argv)
 	if (opt.n_cpus > 1)
 		printf("\nc2c of cpus %d and %d after the rounds: %.1f ns (%s)\n", opt.cpu[0],
 		       opt.cpu[1], c2c_after, bench_regime(c2c_after));
-	const char *regime = opt.n_cpus > 1 ? round_regime[0] : "none";
-	double c2c_max = 0;
-	for (unsigned r = 0; r < opt.runs; r++) {
-		if (strcmp(round_regime[r], regime) != 0)
-			regime = "mixed";
-		if (c2c_round[r + 1] > c2c_max)
-			c2c_max = c2c_round[r + 1];
-	}
-	if (c2c_before > c2c_max)
-		c2c_max = c2c_before;
+	/* the rounds' common regime, unless the last measurement disagrees */
+	const char *regime = bench_common_regime(round_regime, opt.runs);
+	if (opt.n_cpus > 1 && strcmp(bench_regime(c2c_after), regime) != 0)
+		regime = "mixed";
+	double c2c_max = c2c_after;
+	for (unsigned r = 0; r <= opt.runs; r++)
+		if (c2c_round[r] > c2c_max)
+			c2c_max = c2c_round[r];
 	if (opt.scen_mask >> ONEWAY & 1)
 		for (int g = 0; g < 2 && opt.n_cpus > 1; g++)
 			regime_rounds(g == 0 ? "far" : "near", round_regime, opt.runs, ns[ONEWAY],
@@ -1153,8 +1150,7 @@ int main(int argc, char **argv)
 	       "pool_only_ratio=%.2f c2c_ns=%.1f regime=%s\n",
 	       med_ratio[ONEWAY], med_ratio[SAME] > 0 ? 1 / med_ratio[SAME] : 0.0,
 	       (unsigned long)sl_pool_hist_quantile(&both, 0.999), oneway_pool_only,
-	       c2c_after > c2c_max ? c2c_after : c2c_max,
-	       opt.n_cpus > 1 && strcmp(bench_regime(c2c_after), regime) != 0 ? "mixed" : regime);
+	       c2c_max, regime);
 	rte_eal_cleanup();
 	return 0;
 }

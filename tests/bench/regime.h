@@ -8,7 +8,10 @@
  * regime; where two measurements of one run disagree the run is "mixed".
  *
  * Also what every bench of a pair shares: the pair's c2c measured
- * (bench_pair_c2c) and the medians of its runs (bench_median).
+ * (bench_pair_c2c), each run's regime from the c2c around it and the
+ * regime they share (bench_run_regimes, bench_common_regime), the values of
+ * one regime's runs (bench_pick, bench_pick_c2c) and their medians
+ * (bench_median).
  */
 #ifndef BENCH_REGIME_H
 #define BENCH_REGIME_H
@@ -31,6 +34,50 @@ static inline const char *bench_regime(double c2c_ns)
 static inline const char *bench_regime2(double a, double b)
 {
 	return (a < BENCH_FAR_NS) == (b < BENCH_FAR_NS) ? bench_regime(a) : "mixed";
+}
+
+/* The regimes of n runs (or rounds) measured at[r] ns before run r and
+ * at[r + 1] after it (at[0..n], each boundary measured once) into
+ * reg[0..n). */
+static inline void bench_run_regimes(const double *at, unsigned n, const char **reg)
+{
+	for (unsigned r = 0; r < n; r++)
+		reg[r] = bench_regime2(at[r], at[r + 1]);
+}
+
+/* The regime every one of reg[0..n) has (n >= 1), or "mixed". */
+static inline const char *bench_common_regime(const char *const *reg, unsigned n)
+{
+	for (unsigned r = 1; r < n; r++)
+		if (strcmp(reg[r], reg[0]) != 0)
+			return "mixed";
+	return reg[0];
+}
+
+/* v[r] of every run r of regime `name` (reg[r]) into out, in order;
+ * returns how many. */
+static inline unsigned bench_pick(const char *const *reg, unsigned n, const char *name,
+				  const double *v, double *out)
+{
+	unsigned k = 0;
+	for (unsigned r = 0; r < n; r++)
+		if (strcmp(reg[r], name) == 0)
+			out[k++] = v[r];
+	return k;
+}
+
+/* The c2c measured around every run of regime `name` (at[r] and at[r + 1],
+ * as for bench_run_regimes) into out; returns how many (two a run). */
+static inline unsigned bench_pick_c2c(const char *const *reg, unsigned n, const char *name,
+				      const double *at, double *out)
+{
+	unsigned k = 0;
+	for (unsigned r = 0; r < n; r++)
+		if (strcmp(reg[r], name) == 0) {
+			out[k++] = at[r];
+			out[k++] = at[r + 1];
+		}
+	return k;
 }
 
 /* qsort's order of doubles, ascending. */

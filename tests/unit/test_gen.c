@@ -58,30 +58,14 @@ static void dirty(unsigned n)
 	rte_pktmbuf_free_bulk(m, n);
 }
 
-static void fields_once(struct sl_gen *gp);
-
-/* The frames and fields of a burst, without and with the write prefetch of
- * the next frames' data lines (prefetchw_data: off after init, a hint that
- * changes nothing the frames hold). */
-static void test_fields(void)
+/* The frames and fields of a burst of g. */
+static void fields_once(const struct sl_gen *g)
 {
-	for (int data = 0; data < 2; data++) {
-		struct sl_gen g;
-		gen_setup(&g, 64);
-		CHECK(!g.prefetchw_data, "init leaves the data lines' write prefetch off");
-		g.prefetchw_data = data && g.prefetchw;
-		fields_once(&g);
-	}
-}
-
-static void fields_once(struct sl_gen *gp)
-{
-	struct sl_gen g = *gp;
 	struct rte_mbuf *m[SL_BURST_MAX];
 
-	CHECK(g.nseg == 1 && g.plain_pool, "64 bytes: one segment of a plain pool");
+	CHECK(g->nseg == 1 && g->plain_pool, "64 bytes: one segment of a plain pool");
 	dirty(32);
-	CHECK(sl_gen_build(&g, pool, m, 32) == 32, "32 built");
+	CHECK(sl_gen_build(g, pool, m, 32) == 32, "32 built");
 	for (unsigned i = 0; i < 32; i++) {
 		const struct rte_mbuf *x = m[i];
 		CHECK(x->data_off == RTE_PKTMBUF_HEADROOM && rte_mbuf_refcnt_read(x) == 1 &&
@@ -95,12 +79,30 @@ static void fields_once(struct sl_gen *gp)
 		      x->tso_segsz == 0 && x->outer_l2_len == 0 && x->outer_l3_len == 0,
 		      "mbuf %u: frame fields (pkt_len %u, l2 %u, l3 %u)", i, x->pkt_len,
 		      (unsigned)x->l2_len, (unsigned)x->l3_len);
-		CHECK(sl_gen_data(&g, m[i]) == rte_pktmbuf_mtod(m[i], uint8_t *),
+		CHECK(sl_gen_data(g, m[i]) == rte_pktmbuf_mtod(m[i], uint8_t *),
 		      "mbuf %u: sl_gen_data is the mbuf's data", i);
-		CHECK(memcmp(rte_pktmbuf_mtod(m[i], uint8_t *), g.frame, 64) == 0,
+		CHECK(memcmp(rte_pktmbuf_mtod(m[i], uint8_t *), g->frame, 64) == 0,
 		      "mbuf %u: the template's bytes", i);
 	}
 	rte_pktmbuf_free_bulk(m, 32);
+}
+
+/* The same without and with the write prefetch of the next frames' data
+ * lines (prefetchw_data: a hint, which changes nothing the frames hold);
+ * sl_gen_fit turns it off, whatever it was, so that only an app that asks
+ * for it after init has it. */
+static void test_fields(void)
+{
+	for (int data = 0; data < 2; data++) {
+		struct sl_gen g;
+		struct sl_err err = { "" };
+		gen_setup(&g, 64);
+		g.prefetchw_data = true;
+		CHECK(sl_gen_fit(&g, pool, SL_BURST_MAX, SL_GEN_HDR_LEN, &err) == 0, "fit: %s", err.msg);
+		CHECK(!g.prefetchw_data, "fit leaves the data lines' write prefetch off");
+		g.prefetchw_data = data && g.prefetchw;
+		fields_once(&g);
+	}
 }
 
 /* sl_gen_fields_one on an mbuf header that holds every value already, on a
