@@ -678,6 +678,22 @@ static void port_pull(struct sl_app *app)
 	}
 }
 
+/* Send pkts[0..n) of `bytes` bytes; what the tx ring has no room for is
+ * dropped.  Returns whether all were sent.  Lengths are read before the tx
+ * (the caller's sum): a PMD may free what it sent. */
+static inline bool port_tx(struct sl_app *app, const struct port_priv *p,
+			   struct rte_mbuf **pkts, unsigned n, uint64_t bytes)
+{
+	uint16_t sent = rte_eth_tx_burst(p->port_id, p->txq, pkts, (uint16_t)n);
+	if (likely(sent == n)) {
+		sl_app_count_out_n(app, n, bytes);
+		return true;
+	}
+	sl_app_count_out_n(app, sent, bytes - sl_pkts_bytes(pkts + sent, n - sent));
+	sl_app_drop(app, pkts + sent, n - sent);
+	return false;
+}
+
 static void port_push(struct sl_app *app)
 {
 	const struct port_priv *p = app->priv;
@@ -691,19 +707,20 @@ static void port_push(struct sl_app *app)
 		unsigned n = sl_link_receive_sum(in, pkts, app->burst, &bytes);
 		if (n == 0)
 			break;
-		/* Lengths are read before the tx: a PMD may free what it sent. */
-		uint16_t sent = rte_eth_tx_burst(p->port_id, p->txq, pkts, (uint16_t)n);
-		if (sent < n)
-			bytes -= sl_pkts_bytes(pkts + sent, n - sent);
-		sl_app_count_out_n(app, sent, bytes);
-		if (sent < n) {
-			/* The tx ring is full: drop the rest and stop for now. */
-			sl_app_drop(app, pkts + sent, n - sent);
-			break;
-		}
-		if (n < app->burst)
+		/* The tx ring is full: the rest was dropped, stop for now. */
+		if (!port_tx(app, p, pkts, n, bytes) || n < app->burst)
 			break;
 	}
+}
+
+/* A burst from a direct link (app.h): the same as one push round. */
+static void port_take(struct sl_app *app, unsigned in, struct rte_mbuf **pkts, unsigned n,
+		      uint64_t bytes)
+{
+	if (bytes == SL_BYTES_UNKNOWN)
+		bytes = sl_pkts_bytes(pkts, n);
+	sl_link_rx_bytes(app->in[in], bytes);
+	port_tx(app, app->priv, pkts, n, bytes);
 }
 
 /* Take n frames back from out_packets (and their share of out_bytes) and
@@ -1026,6 +1043,7 @@ static const struct sl_app_type port_app = {
 	.init = port_init,
 	.pull = port_pull,
 	.push = port_push,
+	.take = port_take,
 	.stop = port_stop,
 	.sample = port_sample,
 	.fini = port_fini,

@@ -937,14 +937,14 @@ static inline void rewrite_macs(struct rte_mbuf *m, const struct sl_route_nh *nh
  * o): sorted by output, each output's packets in arrival order, one
  * transmit per output. */
 static void transmit_by_output(struct sl_app *app, struct rte_mbuf **pkts, const uint8_t *which,
-			       unsigned n, const unsigned *count)
+			       unsigned n, const unsigned *count, uint64_t bytes)
 {
 	struct rte_mbuf *sorted[SL_BURST_MAX];
 	unsigned start[SL_MAX_PORTS];
 	if (n == 0)
 		return;
 	if (count[which[0]] == n) {   /* the common case: one output, already in order */
-		sl_link_transmit(app->out[which[0]], pkts, n);
+		sl_link_transmit_sized(app->out[which[0]], pkts, n, bytes);
 		return;
 	}
 	for (unsigned o = 0, s = 0; o < app->n_out; o++) {
@@ -2022,62 +2022,85 @@ static inline unsigned fast_prefix(const struct router_priv *p, const struct sl_
 	return j;
 }
 
-/* A burst in four phases: parse and check every packet and look up the
- * destinations together (parse_burst), rewrite and sort the routed packets
- * by output (rewrite_burst), route the IPv6 ones together (route6_burst),
- * then drop, transmit and count.  Packets keep their order on each output.
- * Up to ROUTER_ROUNDS bursts per input, while it gives full ones.  Input
- * `in_idx` belongs to the interfaces of output in_idx (a packet's interface
- * k: the untagged one, or the one of its VLAN tag, which is stripped), to
- * local_output, or to none (k -1: forwarding only).  Packets that need the
- * router's own messages (ARP, to its addresses, an ICMP error, a next hop
- * to resolve) leave the burst for the functions above. */
+/* The packets of a burst the fast path left, pkts[0..n) from input in_idx
+ * (interface k_in), in four phases: parse and check every packet and look
+ * up the destinations together (parse_burst), rewrite and sort the routed
+ * packets by output (rewrite_burst), route the IPv6 ones together
+ * (route6_burst), then drop, transmit and count.  Packets keep their order
+ * on each output.  Input `in_idx` belongs to the interfaces of output
+ * in_idx (a packet's interface k: the untagged one, or the one of its VLAN
+ * tag, which is stripped), to local_output, or to none (k -1: forwarding
+ * only).  Packets that need the router's own messages (ARP, to its
+ * addresses, an ICMP error, a next hop to resolve) leave the burst for the
+ * functions above.  Out of line: the fast path's callers keep their frames
+ * small without its arrays. */
+static __attribute__((noinline)) void route_rest(struct sl_app *app, struct router_priv *p,
+						 const struct sl_route_table *t, unsigned in_idx,
+						 int k_in, struct rte_mbuf *const *pkts, unsigned n)
+{
+	struct burst b;
+
+	memset(&b, 0, offsetof(struct burst, pkts));
+	memcpy(b.pkts, pkts, n * sizeof(b.pkts[0]));
+	parse_burst(app, p, t, in_idx, k_in, &b, n);
+	rewrite_burst(app, p, t, &b);
+	if (b.n_six > 0)   /* after the IPv4 ones on each output */
+		route6_burst(app, p, b.six, b.six_ip, b.six_k, b.n_six, b.pkts, b.which,
+			     b.count, &b.n_fw);
+	sl_app_drop(app, b.drop, b.n_drop);
+	transmit_by_output(app, b.pkts, b.which, b.n_fw, b.count, SL_BYTES_UNKNOWN);
+
+	sl_app_ctr_add(app, R_FORWARDED, b.n_fw);
+	sl_app_ctr_add(app, R_NOT_IPV4, b.not_ipv4);
+	sl_app_ctr_add(app, R_MALFORMED, b.malformed);
+	sl_app_ctr_add(app, R_TTL_EXPIRED, b.ttl_expired);
+	sl_app_ctr_add(app, R_NO_ROUTE, b.no_route);
+	sl_app_ctr_add(app, R_HINTED, b.hinted);
+	sl_app_ctr_add(app, R_VLAN_UNKNOWN, b.vlan_unknown);
+}
+
+/* One burst pkts[0..n) (the router's now; the array may be rewritten)
+ * from input in_idx, link `in`: its longest prefix that fast_prefix takes,
+ * the rest by route_rest, after it on each output. */
+static inline void route_burst(struct sl_app *app, struct router_priv *p, struct sl_link *in,
+			       unsigned in_idx, struct rte_mbuf **pkts, unsigned n)
+{
+	const int k_in = p->if_of_input[in_idx];
+	const struct sl_route_table *t = p->table;
+	uint8_t which[SL_BURST_MAX];
+	unsigned count[SL_MAX_PORTS];
+
+	for (unsigned o = 0; o < app->n_out; o++)
+		count[o] = 0;
+	/* The link's bytes: those the fast path's check read, then the rest
+	 * of the burst. */
+	unsigned summed;
+	uint64_t bytes;
+	unsigned f = fast_prefix(p, t, k_in, pkts, n, which, count, &summed, &bytes);
+	sl_link_rx_bytes(in, bytes + sl_pkts_bytes(pkts + summed, n - summed));
+	if (f > 0) {
+		/* rewrites pkts[0..f) at most: the rest is still ours; their
+		 * bytes are known when the check read no more than them */
+		transmit_by_output(app, pkts, which, f, count,
+				   f == summed ? bytes : SL_BYTES_UNKNOWN);
+		sl_app_ctr_add(app, R_FORWARDED, f);
+		sl_app_ctr_add(app, R_FAST, f);
+	}
+	if (f < n)
+		route_rest(app, p, t, in_idx, k_in, pkts + f, n - f);
+}
+
+/* Up to ROUTER_ROUNDS bursts of input in_idx, while it gives full ones. */
 static void route_input(struct sl_app *app, struct sl_link *in, unsigned in_idx)
 {
 	struct router_priv *p = app->priv;
-	const int k_in = p->if_of_input[in_idx];
-	const struct sl_route_table *t = p->table;
-	struct burst b;
+	struct rte_mbuf *pkts[SL_BURST_MAX];
 
 	for (unsigned r = 0; r < ROUTER_ROUNDS; r++) {
-		unsigned n = sl_link_receive_raw(in, b.pkts, app->burst);
+		unsigned n = sl_link_receive_raw(in, pkts, app->burst);
 		if (n == 0)
 			break;
-		for (unsigned o = 0; o < app->n_out; o++)
-			b.count[o] = 0;
-		/* The link's bytes: those the fast path's check read, then the
-		 * rest of the burst. */
-		unsigned summed;
-		uint64_t bytes;
-		unsigned f = fast_prefix(p, t, k_in, b.pkts, n, b.which, b.count, &summed, &bytes);
-		sl_link_rx_bytes(in, bytes + sl_pkts_bytes(b.pkts + summed, n - summed));
-		if (f > 0) {
-			transmit_by_output(app, b.pkts, b.which, f, b.count);
-			sl_app_ctr_add(app, R_FORWARDED, f);
-			sl_app_ctr_add(app, R_FAST, f);
-			if (f == n) {
-				if (n < app->burst)
-					break;
-				continue;
-			}
-			memmove(b.pkts, b.pkts + f, (n - f) * sizeof(b.pkts[0]));
-		}
-		memset(&b, 0, offsetof(struct burst, pkts));
-		parse_burst(app, p, t, in_idx, k_in, &b, n - f);
-		rewrite_burst(app, p, t, &b);
-		if (b.n_six > 0)   /* after the IPv4 ones on each output */
-			route6_burst(app, p, b.six, b.six_ip, b.six_k, b.n_six, b.pkts, b.which,
-				     b.count, &b.n_fw);
-		sl_app_drop(app, b.drop, b.n_drop);
-		transmit_by_output(app, b.pkts, b.which, b.n_fw, b.count);
-
-		sl_app_ctr_add(app, R_FORWARDED, b.n_fw);
-		sl_app_ctr_add(app, R_NOT_IPV4, b.not_ipv4);
-		sl_app_ctr_add(app, R_MALFORMED, b.malformed);
-		sl_app_ctr_add(app, R_TTL_EXPIRED, b.ttl_expired);
-		sl_app_ctr_add(app, R_NO_ROUTE, b.no_route);
-		sl_app_ctr_add(app, R_HINTED, b.hinted);
-		sl_app_ctr_add(app, R_VLAN_UNKNOWN, b.vlan_unknown);
+		route_burst(app, p, in, in_idx, pkts, n);
 		if (n < app->burst)
 			break;
 	}
@@ -2091,6 +2114,20 @@ static void router_push(struct sl_app *app)
 	for (unsigned i = 0; i < app->n_in; i++)
 		if (app->in[i] != NULL)
 			route_input(app, app->in[i], i);
+}
+
+/* A burst from a direct link (app.h): the same as one of route_input's. */
+static void router_take(struct sl_app *app, unsigned in, struct rte_mbuf **pkts, unsigned n,
+			uint64_t bytes)
+{
+	(void)bytes;   /* the fast path's check reads every length anyway */
+	struct router_priv *p = app->priv;
+	if (unlikely(p->table == NULL)) {   /* not initialised: nothing routes */
+		sl_link_rx_bytes(app->in[in], sl_pkts_bytes(pkts, n));
+		sl_app_drop(app, pkts, n);
+		return;
+	}
+	route_burst(app, p, app->in[in], in, pkts, n);
 }
 
 /* Aging's requests: a probe of e (unicast when it has a MAC). */
@@ -2276,6 +2313,7 @@ static const struct sl_app_type router_app = {
 	.init = router_init,
 	.start = router_start,
 	.push = router_push,
+	.take = router_take,
 	.tick = router_tick,
 	.reconfig = router_reconfig,
 	.apply = router_apply,

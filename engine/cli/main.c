@@ -375,6 +375,9 @@ static void print_type(const struct sl_app_type *t, bool md)
 	char in[256], out[256];
 	ports_text(in, sizeof(in), t->inputs, t->n_inputs);
 	ports_text(out, sizeof(out), t->outputs, t->n_outputs);
+	if (t->take != NULL)   /* engine.direct_links: docs/config.md */
+		snprintf(in + strlen(in), sizeof(in) - strlen(in), "; takes bursts in hand "
+			 "(a link into it from its worker is direct)");
 	if (md) {
 		printf("## %s\n\n%s\n\n- inputs: %s\n- outputs: %s\n\n", t->name, t->doc, in, out);
 		if (t->n_params == 0) {

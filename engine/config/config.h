@@ -128,6 +128,7 @@ struct sl_config {
 	unsigned epoch_ring;     /* engine.epoch_ring: retired objects waiting, per worker */
 	uint64_t stop_timeout_ns; /* engine.stop_timeout: 0 = no limit */
 	bool accounting;         /* engine.accounting */
+	bool direct_links;       /* engine.direct_links */
 	uint64_t idle_sleep_ns;  /* engine.idle_sleep (or SLUICE_IDLE_SLEEP); 0: poll */
 	struct sl_worker_cfg *workers;
 	unsigned n_workers;

@@ -212,6 +212,7 @@ int parse_engine(struct ctx *c, const yaml_node_t *n)
 		cfg->stop_timeout_ns = v[ENGINE_STOP_TIMEOUT].u;
 		cfg->accounting = v[ENGINE_ACCOUNTING].u != 0;
 		cfg->idle_sleep_ns = v[ENGINE_IDLE_SLEEP].u;
+		cfg->direct_links = v[ENGINE_DIRECT_LINKS].u != 0;
 	}
 	free_values(v, ENGINE_N);
 	if (rc < 0)

@@ -79,6 +79,10 @@ static const struct sl_param_spec engine_keys[ENGINE_N] = {
 		.doc = "how long a worker sleeps between breaths once 1024 in a row found "
 		       "nothing to do; 0: never (poll without pause); default: the "
 		       "environment's SLUICE_IDLE_SLEEP, else 0" },
+	[ENGINE_DIRECT_LINKS] = { .name = "direct_links", .type = SL_PARAM_BOOL, .def = "true",
+		.doc = "a link between two apps of one worker hands each burst to its "
+		       "consumer in the transmit call when the consumer's type can take "
+		       "one (port, router): no queue between them (docs/architecture.md)" },
 };
 
 /* A STRING key's doc is a noun phrase: messages say "KEY must be DOC". */
@@ -183,6 +187,15 @@ static const char doc_engine[] =
 	"`sluice top`, the exporter and the summaries show them\n"
 	"([telemetry.md](telemetry.md)); [benchmarks.md](benchmarks.md) gives its cost.\n"
 	"\n"
+	"`direct_links`: on one worker, a link into an app whose type can take a\n"
+	"burst in hand (`sluice apps` marks them; `port` and `router` today) is\n"
+	"direct: the producer's transmit calls the consumer with the burst, depth\n"
+	"first, so that a chain such as port -> router -> port runs as one loop over\n"
+	"the burst, as DPDK's l3fwd does, with no queue between the apps. The link\n"
+	"keeps its counters and captures; its kind reads `direct`. `false` queues\n"
+	"every link, each consumer taking its bursts in the push step (for\n"
+	"comparison: docs/benchmarks.md).\n"
+	"\n"
 	"`idle_sleep`: by default a worker polls without pause and takes its whole CPU\n"
 	"whether packets come or not, as a DPDK worker does. With `idle_sleep: 100us` a\n"
 	"worker whose last 1024 breaths in a row found nothing to do (no packet pulled\n"
@@ -233,8 +246,8 @@ static const char doc_workers[] =
 	"- A worker without apps is an error.\n"
 	"\n"
 	"`sluice plan FILE` prints the placement: each worker's CPU, core, L3 domain and\n"
-	"NUMA node, the hop class of every link (`local`, `smt-sibling`, `same-l3`,\n"
-	"`cross-l3`, `cross-numa`) and the warnings. With `HWLOC_SYNTHETIC` (for\n"
+	"NUMA node, the hop class of every link (`local` or `direct` on one worker,\n"
+	"`smt-sibling`, `same-l3`, `cross-l3`, `cross-numa`) and the warnings. With `HWLOC_SYNTHETIC` (for\n"
 	"example `\"pack:1 l3:4 core:6 pu:1\"`, an EPYC-like 24 cores in four L3\n"
 	"domains) or `HWLOC_XMLFILE` set, it plans for that machine instead.";
 

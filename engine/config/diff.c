@@ -202,6 +202,7 @@ static int settings(const struct sl_config *o, const struct sl_config *n, struct
 		F("engine.stop_timeout", sl_config, stop_timeout_ns),
 		F("engine.accounting", sl_config, accounting),
 		F("engine.idle_sleep", sl_config, idle_sleep_ns),
+		F("engine.direct_links", sl_config, direct_links),
 #undef F
 	};
 	for (unsigned i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {

@@ -631,7 +631,8 @@ void sl_plan_print(const struct sl_place_input *in, const struct sl_topology *to
 		snprintf(name, sizeof(name), "%s.%s -> %s.%s", in->apps[lc->from].name,
 			 lc->from_port, in->apps[lc->to].name, lc->to_port);
 		fprintf(out, "  %-44s %s\n", name,
-			plan->cross[l] ? sl_hop_name(plan->hops[l]) : "local (same worker)");
+			plan->cross[l] ? sl_hop_name(plan->hops[l]) :
+			lc->direct ? "direct (same worker)" : "local (same worker)");
 	}
 	for (unsigned i = 0; i < plan->n_warnings; i++)
 		fprintf(out, "warning: %s\n", plan->warnings[i]);

@@ -65,6 +65,8 @@ struct sl_place_app {
 struct sl_place_link {
 	unsigned from, to;           /* indices into apps */
 	const char *from_port, *to_port;
+	bool direct;                 /* direct when its ends share a worker
+				      * (engine.direct_links, runtime/link.h) */
 };
 
 struct sl_place_input {

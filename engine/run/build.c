@@ -21,6 +21,7 @@
 #include "ops/capture.h"
 #include "ops/telemetry.h"
 #include "run/build.h"
+#include "run/plan.h"
 #include "run/signals.h"
 
 double sl_eng_now_s(void)
@@ -114,6 +115,27 @@ int sl_eng_start_app(struct sl_app *a, struct sl_err *err)
 	return rc < 0 ? sl_err_prefix(err, -rc, "app '%s'", a->name) : 0;
 }
 
+void sl_eng_link_direct(struct engine *e, const struct sl_config *cfg, unsigned i,
+			struct sl_link *l)
+{
+	const struct sl_link_cfg *lc = &cfg->links[i];
+	unsigned oi, ii;
+	sl_reload_link_ports(cfg, i, &oi, &ii);
+	bool direct = cfg->direct_links && l->slots != NULL && l->to->type->take != NULL &&
+		      cfg->apps[lc->from.app].worker == cfg->apps[lc->to.app].worker;
+	void (*take)(struct sl_app *, unsigned, struct rte_mbuf **, unsigned, uint64_t) =
+		direct ? l->to->type->take : NULL;
+	struct sl_worker *w = direct ? &e->workers[cfg->apps[lc->to.app].worker] : NULL;
+	/* Only what changes is stored: a reload calls this for every link,
+	 * also those whose worker runs (and reads them) all along. */
+	if (l->to_in != ii)
+		l->to_in = ii;
+	if (l->take != take)
+		l->take = take;
+	if (l->take_w != w)
+		l->take_w = w;
+}
+
 struct sl_link *sl_eng_new_link(struct engine *e, const struct sl_config *cfg, unsigned i,
 				struct sl_app *const *apps, struct sl_err *err)
 {
@@ -139,6 +161,7 @@ struct sl_link *sl_eng_new_link(struct engine *e, const struct sl_config *cfg, u
 			sl_errf(err, ENOMEM, "link '%s': out of memory", l->name);
 			goto out_free;
 		}
+		sl_eng_link_direct(e, cfg, i, l);
 		return l;
 	}
 	if (cfg->link_impl == SL_LINK_RING) {

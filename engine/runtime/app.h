@@ -41,6 +41,22 @@
  *   push(app)       the app's worker, when at least one input link holds
  *                   packets: consume inputs, transmit on outputs.  Must not
  *                   block.
+ *   take(app, in, pkts, n, bytes)
+ *                   optional, the app's worker (the control thread while
+ *                   the links drain at stop): a burst handed over in the
+ *                   call that transmitted it on the app's input `in`, a
+ *                   direct link (link.h; engine.direct_links).  The app owns
+ *                   pkts[0..n) (n <= SL_BURST_MAX) as if push had received
+ *                   them from that link, and must transmit or free each one
+ *                   before it returns; it may rewrite the array itself
+ *                   (the caller's).  bytes: their sum when the
+ *                   transmitter added them up (sl_link_transmit_sized),
+ *                   else SL_BYTES_UNKNOWN.  It adds the link's bytes
+ *                   (sl_link_rx_bytes) as push does; the link's packet
+ *                   counts are the engine's.  push must still take what
+ *                   the link may hold (packets queued while it was not
+ *                   direct, or moved into it by a reload).  Must not
+ *                   block.
  *   tick(app)       the app's worker, once per breath after push: capped
  *                   housekeeping.  Must not block.
  *   stop(app)       control thread, after every worker has stopped: stop
@@ -202,6 +218,8 @@ struct sl_app_type {
 	int (*start)(struct sl_app *app, struct sl_err *err);
 	void (*pull)(struct sl_app *app);
 	void (*push)(struct sl_app *app);
+	void (*take)(struct sl_app *app, unsigned in, struct rte_mbuf **pkts, unsigned n,
+		     uint64_t bytes);
 	void (*tick)(struct sl_app *app);
 	void (*stop)(struct sl_app *app);
 	void (*collect)(struct sl_app *app);

@@ -5,6 +5,16 @@
  * what is behind it:
  *
  *  - both apps on one worker: a plain ring in the worker's memory, no atomics;
+ *  - both apps on one worker, the consumer's type with take() (app.h) and
+ *    engine.direct_links on (the default): a direct link.  transmit hands
+ *    the burst to the consumer's take() in the same call, depth first, as
+ *    a monolithic loop (DPDK's l3fwd) would: no queue between the two
+ *    apps, the packets still in the caller's hands and caches.  It queues
+ *    as a plain ring instead while the ring holds packets (moved into it
+ *    by a reload), so that the consumer's push sees them first and each
+ *    link keeps its order.  Links form no cycle outside boundary apps
+ *    (config_order.c) and a boundary app's take() transmits nothing, so
+ *    the calls nest at most as deep as the worker's chain of apps;
  *  - apps on different workers: an interlink (interlink/), an SPSC ring in a
  *    DPDK memzone on the consumer's node whose indices each worker publishes
  *    once per breath (sl_worker_breathe's flush step): packets transmitted
@@ -15,9 +25,11 @@
  *    sojourn sampling and no occupancy high-water mark.
  *
  * Ownership: sl_link_transmit() always takes every packet it is given.  What
- * fits is queued; the rest is freed at once and counted in `drops` (the same
- * rule as Snabb's link.transmit).  sl_link_receive() hands ownership of the
- * returned packets to the caller.
+ * fits is queued (or taken by a direct link's consumer); the rest is freed
+ * at once and counted in `drops` (the same rule as Snabb's link.transmit).
+ * The array itself may be rewritten before transmit returns (a direct
+ * consumer uses it): the caller reads nothing of it after.
+ * sl_link_receive() hands ownership of the returned packets to the caller.
  *
  * Capture: a link may have a tap (tap.h); transmit hands it the burst
  * first, before queuing (a tap sees what is transmitted, also what the link
@@ -109,6 +121,7 @@ static inline void sl_pkts_free(struct rte_mbuf **pkts, unsigned n)
 }
 
 struct sl_app;
+struct sl_worker;
 
 struct sl_link_stats {
 	uint64_t tx_packets;  /* accepted by transmit (producer side) */
@@ -129,6 +142,11 @@ struct sl_link {
 	/* A capture's tap (tap.h), or NULL: set and cleared by the control
 	 * thread (engine/ops/capture.c), loaded once per burst by the producer. */
 	struct sl_cap_tap *cap;
+	/* A direct link: the consumer's take() and worker, else NULL (set by
+	 * the control thread while neither end runs: engine/run/build.c). */
+	void (*take)(struct sl_app *app, unsigned in, struct rte_mbuf **pkts, unsigned n,
+		     uint64_t bytes);
+	struct sl_worker *take_w;
 
 	/* Producer counters and consumer counter on separate lines so that the
 	 * two ends of a cross-worker link do not share a written cache line. */
@@ -143,6 +161,7 @@ struct sl_link {
 	struct sl_app *from, *to __rte_cache_aligned;
 	const char *from_port, *to_port;
 	unsigned index;             /* position in the config's links list */
+	unsigned to_in;             /* the input of `to` it feeds */
 	char name[96];              /* "a.output -> b.input" */
 };
 
@@ -239,16 +258,31 @@ static inline unsigned sl_link_receive(struct sl_link *l, struct rte_mbuf **pkts
 	return sl_link_receive_sum(l, pkts, max, &bytes);
 }
 
-/* Queue pkts[0..n) on l.  Always consumes all n packets: those that do not fit
- * are freed and counted as drops. */
-static inline void sl_link_transmit(struct sl_link *l, struct rte_mbuf **pkts,
-				    unsigned n)
+/* The bytes of a burst its transmitter did not add up. */
+#define SL_BYTES_UNKNOWN UINT64_MAX
+
+/* A direct link's delivery (runtime/worker.c): counts pkts[0..n) as
+ * transmitted and received on l and calls the consumer's take() with
+ * them (and bytes, their sum or SL_BYTES_UNKNOWN), charged to the
+ * consumer when its worker accounts. */
+void sl_worker_take(struct sl_link *l, struct rte_mbuf **pkts, unsigned n, uint64_t bytes);
+
+/* sl_link_transmit of a burst whose bytes the caller has added up (bytes:
+ * the sum of pkt_len over pkts[0..n)), so that a direct link's consumer
+ * need not read them again; a queue ignores it. */
+static inline void sl_link_transmit_sized(struct sl_link *l, struct rte_mbuf **pkts,
+					  unsigned n, uint64_t bytes)
 {
 	unsigned sent;
 	struct sl_cap_tap *cap = __atomic_load_n(&l->cap, __ATOMIC_ACQUIRE);
 
 	if (unlikely(cap != NULL))
 		sl_cap_burst(cap, pkts, n);
+	if (l->take != NULL && l->write == l->read) {
+		if (n > 0)
+			sl_worker_take(l, pkts, n, bytes);
+		return;
+	}
 	if (l->il != NULL) {
 		sent = sl_il_enqueue_burst(l->il, (void *const *)pkts, n);
 	} else if (unlikely(l->ring != NULL)) {
@@ -269,10 +303,21 @@ static inline void sl_link_transmit(struct sl_link *l, struct rte_mbuf **pkts,
 	sl_counter_add(&l->tx.packets, sent);
 }
 
-/* The link's kind as reports name it: "interlink", "ring" or "local". */
+/* Queue pkts[0..n) on l, or on a direct link hand them to its consumer.
+ * Always consumes all n packets: those that do not fit are freed and counted
+ * as drops.  pkts[0..n) may be rewritten by the time it returns. */
+static inline void sl_link_transmit(struct sl_link *l, struct rte_mbuf **pkts,
+				    unsigned n)
+{
+	sl_link_transmit_sized(l, pkts, n, SL_BYTES_UNKNOWN);
+}
+
+/* The link's kind as reports name it: "interlink", "ring", "direct" or
+ * "local". */
 static inline const char *sl_link_kind(const struct sl_link *l)
 {
-	return l->il != NULL ? "interlink" : l->ring != NULL ? "ring" : "local";
+	return l->il != NULL ? "interlink" : l->ring != NULL ? "ring" :
+	       l->take != NULL ? "direct" : "local";
 }
 
 /* Snapshot of the counters (any thread). */

@@ -27,7 +27,7 @@ static inline uint64_t taken(const struct sl_push_entry *e)
 
 /* What a breath accounts (each a constant in its inlined copy). */
 enum acct {
-	ACCT_OFF,      /* breaths only */
+	ACCT_OFF = 0,  /* breaths only (and outside a breath: acct_now) */
 	ACCT_COUNT,    /* calls and packets */
 	ACCT_TIMED,    /* and cycles, scaled by SL_ACCT_SAMPLE */
 };
@@ -40,14 +40,46 @@ static inline uint64_t timed(uint64_t *t)
 	return d;
 }
 
-/* Charge a call: its packets always, its cycles since *t on a timed breath. */
-static inline void charge(enum acct acct, uint64_t *calls, uint64_t *pkts, uint64_t *cycles,
-			  uint64_t n, uint64_t *t)
+/* Charge a call: its packets always, its cycles since *t on a timed breath,
+ * less those of the direct takes it made (charged to their own apps). */
+static inline void charge(struct sl_worker *w, enum acct acct, uint64_t *calls, uint64_t *pkts,
+			  uint64_t *cycles, uint64_t n, uint64_t *t)
 {
 	sl_counter_add(calls, 1);
 	sl_counter_add(pkts, n);
-	if (acct == ACCT_TIMED)
-		sl_counter_add(cycles, timed(t));
+	if (acct == ACCT_TIMED) {
+		sl_counter_add(cycles, timed(t) - w->nested);
+		w->nested = 0;
+	}
+}
+
+void sl_worker_take(struct sl_link *l, struct rte_mbuf **pkts, unsigned n, uint64_t bytes)
+{
+	struct sl_worker *w = l->take_w;
+	struct sl_app *a = l->to;
+	uint64_t at = __atomic_load_n(&w->at, __ATOMIC_RELAXED);
+
+	sl_counter_add(&l->tx.packets, n);
+	sl_counter_add(&l->rx.packets, n);
+	sl_worker_at(w, SL_STEP_PUSH, a->index);
+	if (w->acct_now == ACCT_OFF) {
+		l->take(a, l->to_in, pkts, n, bytes);
+	} else {
+		sl_counter_add(&a->rt.push_calls, 1);
+		sl_counter_add(&a->rt.push_packets, n);
+		if (w->acct_now == ACCT_TIMED) {
+			/* nested: what takes inside this one took */
+			uint64_t outer = w->nested, t0 = rte_rdtsc();
+			w->nested = 0;
+			l->take(a, l->to_in, pkts, n, bytes);
+			uint64_t d = rte_rdtsc() - t0;
+			sl_counter_add(&a->rt.push_cycles, d - w->nested);
+			w->nested = outer + d;
+		} else {
+			l->take(a, l->to_in, pkts, n, bytes);
+		}
+	}
+	__atomic_store_n(&w->at, at, __ATOMIC_RELAXED);
 }
 
 /* The push rounds; with accounting each call is charged to its app and
@@ -69,7 +101,7 @@ static inline unsigned push_rounds(struct sl_worker *w, enum acct acct, uint64_t
 			progress = true;
 			if (acct != ACCT_OFF) {
 				uint64_t n = taken(e) - before;
-				charge(acct, &a->rt.push_calls, &a->rt.push_packets,
+				charge(w, acct, &a->rt.push_calls, &a->rt.push_packets,
 				       &a->rt.push_cycles, n, t);
 				*moved += n;
 			}
@@ -114,7 +146,9 @@ const char *sl_worker_step_name(enum sl_worker_step step)
 static inline __attribute__((always_inline)) bool breathe(struct sl_worker *w, enum acct acct)
 {
 	uint64_t start = acct == ACCT_TIMED ? rte_rdtsc() : 0, t = start, moved = 0;
+	w->acct_now = acct;
 	if (acct == ACCT_TIMED) {   /* the span: from the first timed breath */
+		w->nested = 0;
 		if (w->win_start != 0)
 			sl_counter_add(&w->span_cycles, start - w->win_start);
 		w->win_start = start;
@@ -131,7 +165,7 @@ static inline __attribute__((always_inline)) bool breathe(struct sl_worker *w, e
 		a->type->pull(a);
 		if (acct != ACCT_OFF) {
 			uint64_t n = a->stats.in_packets - before;
-			charge(acct, &a->rt.pull_calls, &a->rt.pull_packets, &a->rt.pull_cycles,
+			charge(w, acct, &a->rt.pull_calls, &a->rt.pull_packets, &a->rt.pull_cycles,
 			       n, &t);
 			moved += n;
 		}
@@ -275,6 +309,7 @@ int sl_worker_main(void *arg)
 		}
 	}
 	take_reconf(w);   /* one stored as the stop came: it is never left pending */
+	w->acct_now = ACCT_OFF;   /* the drain's takes run outside a breath */
 	if (w->epoch != NULL)
 		sl_epoch_offline(w->epoch_w);
 	sl_worker_at(w, SL_STEP_DONE, 0);

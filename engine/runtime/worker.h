@@ -47,6 +47,9 @@
  * overstated an idle worker's time by a quarter.)
  * Timing every breath cost 5.6% of forwarding, the sample well under 1%
  * (docs/benchmarks.md, "Accounting").
+ * A direct link's take (link.h) runs inside the call that transmitted:
+ * it is charged to its own app as a push call with its packets, and on a
+ * timed breath with its cycles, which the calling app is not charged.
  * Off, only breaths are counted.
  *
  * Ownership: a worker does not own its apps or links, it only runs them; the
@@ -109,6 +112,12 @@ struct sl_worker {
 	uint64_t at;                           /* sl_worker_at(): step << 32 | app
 						* index; single writer, relaxed */
 	uint64_t naps;                         /* idle sleeps (engine.idle_sleep) */
+	/* Direct links (sl_worker_take): what the breath under way accounts
+	 * (the worker's enum acct; 0, none, outside a breath), and the cycles
+	 * of takes timed inside the call being timed, which its app is not
+	 * charged.  Worker only (the control thread while none runs). */
+	unsigned acct_now;
+	uint64_t nested;
 
 	struct sl_app **pull;
 	unsigned n_pull;

@@ -56,10 +56,12 @@ for k in 0 1; do
     { cat "$T/plan.log" >&2; fail "the plan shows no member fwd@$k running vh@$k and swap@$k"; }
   grep -qE "^ +vh@$k +port +fwd@$k +rx queue $k, tx queue $k of 2 pairs(;|$)" "$T/plan.log" ||
     { cat "$T/plan.log" >&2; fail "the plan shows no replica vh@$k on fwd@$k with queue pair $k"; }
-  grep -qE "^ +swap@$k\.output -> vh@$k\.input +local" "$T/plan.log" ||
-    { cat "$T/plan.log" >&2; fail "the plan shows no local link swap@$k.output -> vh@$k.input"; }
+  grep -qE "^ +vh@$k\.output -> swap@$k\.input +local \(same worker\)$" "$T/plan.log" ||
+    { cat "$T/plan.log" >&2; fail "the plan shows no local link vh@$k.output -> swap@$k.input"; }
+  grep -qE "^ +swap@$k\.output -> vh@$k\.input +direct \(same worker\)$" "$T/plan.log" ||
+    { cat "$T/plan.log" >&2; fail "the plan shows no direct link swap@$k.output -> vh@$k.input"; }
 done
-ok "'sluice plan' of the example shows both members, every replica with its queue pair, local links"
+ok "'sluice plan' of the example shows both members, every replica with its queue pair, links on one worker (direct into the port)"
 
 huge_reserve "$NEED_PAGES"
 
@@ -168,7 +170,9 @@ for ((k = 0; k < QUEUES; k++)); do
   eq "vh@$k q_opackets (the device's count for tx queue $k)" "$(app_counter "$L" "vh@$k" q_opackets)" "$want"
   eq "swap@$k drops" "$(app_counter "$L" "swap@$k" drops)" 0
   for link in "vh@$k.output -> swap@$k.input" "swap@$k.output -> vh@$k.input"; do
-    eq "link $link kind" "$(link_kind "$L" "$link")" local
+    kind=local
+    [[ $link == swap* ]] && kind=direct
+    eq "link $link kind" "$(link_kind "$L" "$link")" $kind
     eq "link $link packets" "$(link_counter "$L" "$link" packets)" "$want"
     eq "link $link drops" "$(link_counter "$L" "$link" drops)" 0
   done

@@ -112,6 +112,26 @@ for l in "in.output -> r1.input:$T/in.pcap" "r1.output0 -> o0.input:$T/want0.pca
   [[ "$got" == "$want_b" ]] || fail "link '${l%%:*}': $got bytes, expected $want_b"
 done
 ok "the links' bytes: those of the input and of each expected output"
+# Direct links (engine.direct_links, on by default): the port hands each
+# burst to the router, the router to the out ports, in the call.  The same
+# frames and counts with every link queued.
+for l in "in.output -> r1.input" "r1.output0 -> o0.input" "r1.output1 -> o1.input"; do
+  [[ $(link_kind "$T/log" "$l") == direct ]] || fail "link '$l': kind $(link_kind "$T/log" "$l"), expected direct"
+done
+sed '1a engine: { direct_links: false }' "$T/r.yaml" | sed "s|$T/out\([01]\).pcap|$T/q\1.pcap|" >"$T/q.yaml"
+run_2s log-q "$T/q.yaml"
+line=$(router_line "$T/log-q")
+[[ "$line" == "$want" && $(app_counter "$T/log-q" r1 fast) == "$fast" ]] ||
+  fail "router 'r1', links queued: '$line', fast $(app_counter "$T/log-q" r1 fast); expected '$want', fast $fast"
+for o in 0 1; do
+  $PCAPTOOL cmp "$T/q$o.pcap" "$T/want$o.pcap" || fail "links queued: output$o differs from the expected frames"
+done
+for l in "in.output -> r1.input" "r1.output0 -> o0.input" "r1.output1 -> o1.input"; do
+  [[ $(link_kind "$T/log-q" "$l") == local ]] || fail "link '$l' (direct_links: false): kind $(link_kind "$T/log-q" "$l")"
+  [[ $(link_counter "$T/log-q" "$l" bytes) == $(link_counter "$T/log" "$l" bytes) ]] ||
+    fail "link '$l': $(link_counter "$T/log-q" "$l" bytes) bytes queued, $(link_counter "$T/log" "$l" bytes) direct"
+done
+ok "links direct (the default) and queued (direct_links: false): the same frames, counters and bytes"
 
 # The same input through a router with an interface on output1 (none on
 # output0, so input0 is no interface's and nothing is answered): routes

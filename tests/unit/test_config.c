@@ -280,6 +280,7 @@ static void test_overrides(void)
 		 "  link_size: 4Ki\n"
 		 "  stop_timeout: 1500ms\n"
 		 "  accounting: false\n"
+		 "  direct_links: false\n"
 		 "workers:\n"
 		 "  rx: auto\n"
 		 "  fwd: { core: auto }\n"
@@ -307,6 +308,7 @@ static void test_overrides(void)
 			 "  link_size: 4Ki\n"
 			 "  stop_timeout: 1500ms\n"
 			 "  accounting: false\n"
+			 "  direct_links: false\n"
 			 "workers:\n"
 			 "  rx: auto\n"
 			 "  fwd: { core: auto }\n"
@@ -334,6 +336,7 @@ static void test_overrides(void)
 	check_uint("engine.link_size 4Ki", cfg->link_size, 4096);
 	check_uint("engine.stop_timeout 1500ms", cfg->stop_timeout_ns, 1500000000ULL);
 	check_uint("engine.accounting false", cfg->accounting, 0);
+	check_uint("engine.direct_links false", cfg->direct_links, 0);
 	check_uint("four workers", cfg->n_workers, 4);
 	check_str("worker 0 name", cfg->workers[0].name, "rx");
 	check(cfg->workers[0].core == SL_CORE_AUTO, "scalar auto core", "core %d",
@@ -344,7 +347,7 @@ static void test_overrides(void)
 	      cfg->workers[2].core, cpu);
 	check(cfg->workers[3].core == (two ? cpu + 1 : SL_CORE_AUTO), "scalar explicit core",
 	      "core %d", cfg->workers[3].core);
-	check_uint("worker mark line", cfg->workers[2].mark.line, 12);
+	check_uint("worker mark line", cfg->workers[2].mark.line, 13);
 	check_uint("app g on rx", cfg->apps[0].worker, 0);
 	check_uint("app f on fwd", cfg->apps[1].worker, 1);
 	check_uint("app f2 on bare", cfg->apps[2].worker, 3);
@@ -1251,7 +1254,10 @@ static const struct exact_case section_cases[] = {
 	  "t.yaml:1:25: engine.stop_timeout must be a duration like 30s or 250ms, got a mapping" },
 	{ "engine is a sequence", "engine: [1]\n" TWO_LINKED,
 	  "t.yaml:1:9: 'engine' must be a mapping with keys burst, link_size, link_impl, epoch, "
-	  "reclaim_cap, epoch_ring, stop_timeout, accounting, idle_sleep, got a sequence" },
+	  "reclaim_cap, epoch_ring, stop_timeout, accounting, idle_sleep, direct_links, got a "
+	  "sequence" },
+	{ "engine.direct_links not a bool", "engine: { direct_links: 1x }\n" TWO_LINKED,
+	  "t.yaml:1:25: engine.direct_links must be true or false, got '1x'" },
 	{ "engine.accounting not a bool", "engine: { accounting: sometimes }\n" TWO_LINKED,
 	  "t.yaml:1:23: engine.accounting must be true or false, got 'sometimes'" },
 	{ "engine.burst too large", "engine:\n  burst: 257\n" TWO_LINKED,
@@ -1672,6 +1678,7 @@ static bool config_value(const struct sl_config *cfg, const char *section, const
 		{ "engine", "stop_timeout", cfg->stop_timeout_ns },
 		{ "engine", "accounting", cfg->accounting },
 		{ "engine", "idle_sleep", cfg->idle_sleep_ns },
+		{ "engine", "direct_links", cfg->direct_links },
 		{ "topology", "c2c", cfg->c2c_path != NULL },
 	};
 	for (unsigned i = 0; i < SL_ARRAY_LEN(values); i++)

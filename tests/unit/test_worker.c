@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
@@ -528,6 +529,176 @@ static void test_pkts_free(void)
 	rte_mempool_free(other);
 }
 
+/* Direct links (link.h): a type that takes bursts in hand.  Each packet
+ * carries a sequence number (sgen); the last app of a chain checks that
+ * they come in order and frees them; take can spin for `spin` TSC cycles
+ * (the accounting's nesting). */
+struct dt_priv {
+	unsigned left;          /* sgen: packets still to make */
+	uint32_t seq;           /* sgen: the next number; end: the one expected */
+	unsigned out_of_order;
+	uint64_t spin, spun;
+	unsigned sized;         /* takes that were given the burst's bytes */
+};
+
+static void sgen_pull(struct sl_app *app)
+{
+	struct dt_priv *d = app->priv;
+	struct rte_mbuf *p[SL_BURST_MAX];
+	unsigned n = d->left < app->burst ? d->left : app->burst;
+	if (n == 0 || rte_pktmbuf_alloc_bulk(app->pool, p, n) != 0)
+		return;
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t *at = (uint32_t *)rte_pktmbuf_append(p[i], 60);
+		*at = d->seq++;
+	}
+	d->left -= n;
+	sl_app_count_in(app, p, n);
+	sl_link_transmit(app->out[0], p, n);
+}
+
+/* Forward on out[0], or at the end of the chain check the order and free. */
+static void dt_burst(struct sl_app *app, struct rte_mbuf **p, unsigned n)
+{
+	struct dt_priv *d = app->priv;
+	if (app->n_out > 0) {   /* with the bytes, for the next take */
+		sl_link_transmit_sized(app->out[0], p, n, sl_pkts_bytes(p, n));
+		return;
+	}
+	for (unsigned i = 0; i < n; i++)
+		if (*rte_pktmbuf_mtod(p[i], uint32_t *) != d->seq++)
+			d->out_of_order++;
+	sl_app_count_out(app, p, n);
+	rte_pktmbuf_free_bulk(p, n);
+}
+
+static void dt_push(struct sl_app *app)
+{
+	struct rte_mbuf *p[SL_BURST_MAX];
+	rec(app);
+	unsigned n = sl_link_receive(app->in[0], p, app->burst);
+	if (n > 0)
+		dt_burst(app, p, n);
+}
+
+static void dt_take(struct sl_app *app, unsigned in, struct rte_mbuf **p, unsigned n,
+		    uint64_t bytes)
+{
+	struct dt_priv *d = app->priv;
+	strcat(trace, app->name);
+	strcat(trace, in == 0 ? ":take " : ":take-wrong-input ");
+	if (bytes != SL_BYTES_UNKNOWN && bytes != sl_pkts_bytes(p, n))
+		strcat(trace, "wrong-bytes ");
+	d->sized += bytes != SL_BYTES_UNKNOWN;
+	sl_link_rx_bytes(app->in[in], sl_pkts_bytes(p, n));
+	if (d->spin > 0) {
+		uint64_t t0 = rte_rdtsc(), t;
+		while ((t = rte_rdtsc()) - t0 < d->spin)
+			;
+		d->spun += t - t0;
+	}
+	dt_burst(app, p, n);
+}
+
+static const struct sl_app_type sgen_t = { .name = "t_wsgen", .doc = "test", .outputs = out_port,
+	.n_outputs = 1, .pull = sgen_pull };
+static const struct sl_app_type dt_t = { .name = "t_wtake", .doc = "test", .inputs = in_port,
+	.n_inputs = 1, .outputs = out_port, .n_outputs = 1, .push = dt_push, .take = dt_take };
+
+static void make_direct(struct sl_link *l, struct sl_worker *w)
+{
+	l->take = l->to->type->take;
+	l->take_w = w;
+	l->to_in = 0;
+}
+
+/* gen -> a -> end over two direct links: one breath hands the burst down
+ * the chain in the calls (no push), in order, counted on both links and
+ * charged to each app as a push call; on a timed breath each app's
+ * cycles leave out the takes nested in its call, so that the apps'
+ * cycles add up to no more than the breath's even when the last take
+ * spins (charged three times over without the nesting).  Packets queued
+ * on a direct link go out first, by push, and each link keeps its order. */
+static void test_direct(void)
+{
+	struct sl_app g, a, end;
+	struct sl_link l1, l2;
+	make_app(&g, &sgen_t, "gen");
+	make_app(&a, &dt_t, "a");
+	make_app(&end, &dt_t, "end");
+	struct dt_priv *dg = g.priv, *de = end.priv;
+	dg->left = 100;
+	de->spin = 2000000;
+	make_link(&l1, &g, &a, false);
+	make_link(&l2, &a, &end, false);
+	struct sl_app *pull[] = { &g };
+	struct sl_push_entry push[2];
+	entry(&push[0], &a);
+	entry(&push[1], &end);
+	bool stop = false;
+	struct sl_worker w = { .pull = pull, .n_pull = 1, .push = push, .n_push = 2,
+			       .stop = &stop, .accounting = true };
+	make_direct(&l1, &w);
+	make_direct(&l2, &w);
+	CHECK(strcmp(sl_link_kind(&l1), "direct") == 0, "kind %s", sl_link_kind(&l1));
+
+	trace[0] = '\0';
+	sl_worker_breathe(&w);   /* breath 0: timed */
+	CHECK(strcmp(trace, "a:take end:take ") == 0, "calls '%s'", trace);
+	CHECK(end.stats.out_packets == 32 && de->out_of_order == 0, "end got %lu, %u out of order",
+	      (unsigned long)end.stats.out_packets, de->out_of_order);
+	CHECK(l1.tx.packets == 32 && l1.rx.packets == 32 && l2.tx.packets == 32 &&
+	      l2.rx.packets == 32 && l2.rx.bytes == 32 * 60 && l1.write == 0 && l2.write == 0,
+	      "links %lu/%lu, %lu/%lu/%lu bytes, queued %u, %u", (unsigned long)l1.tx.packets,
+	      (unsigned long)l1.rx.packets, (unsigned long)l2.tx.packets,
+	      (unsigned long)l2.rx.packets, (unsigned long)l2.rx.bytes, l1.write, l2.write);
+	CHECK(a.rt.push_calls == 1 && a.rt.push_packets == 32 && end.rt.push_calls == 1 &&
+	      end.rt.push_packets == 32 && g.rt.pull_calls == 1 && g.rt.pull_packets == 32,
+	      "charged calls/packets: gen %lu/%lu, a %lu/%lu, end %lu/%lu",
+	      (unsigned long)g.rt.pull_calls, (unsigned long)g.rt.pull_packets,
+	      (unsigned long)a.rt.push_calls, (unsigned long)a.rt.push_packets,
+	      (unsigned long)end.rt.push_calls, (unsigned long)end.rt.push_packets);
+	uint64_t sum = g.rt.pull_cycles + a.rt.push_cycles + end.rt.push_cycles;
+	CHECK(end.rt.push_cycles >= de->spun && de->spun >= de->spin && sum <= w.timed_cycles,
+	      "cycles: gen %lu, a %lu, end %lu (spun %lu), breath %lu",
+	      (unsigned long)g.rt.pull_cycles, (unsigned long)a.rt.push_cycles,
+	      (unsigned long)end.rt.push_cycles, (unsigned long)de->spun,
+	      (unsigned long)w.timed_cycles);
+	de->spin = 0;
+
+	/* Outside a breath (the drain at stop): not charged, and the worker's
+	 * step is left as it was. */
+	w.acct_now = 0;
+	w.at = 12345;
+	sgen_pull(&g);
+	CHECK(w.at == 12345 && a.rt.push_calls == 1 && end.stats.out_packets == 64,
+	      "outside a breath: at %lu, a's calls %lu, end got %lu", (unsigned long)w.at,
+	      (unsigned long)a.rt.push_calls, (unsigned long)end.stats.out_packets);
+
+	/* 32 queued on l1 (as a reload's move leaves them), then a breath:
+	 * gen's last 4 queue behind them and a's push takes them all. */
+	l1.take = NULL;
+	sgen_pull(&g);
+	make_direct(&l1, &w);
+	CHECK(l1.write - l1.read == 32, "queued %u", l1.write - l1.read);
+	trace[0] = '\0';
+	sl_worker_breathe(&w);
+	CHECK(strcmp(trace, "a end:take a end:take ") == 0, "calls '%s'", trace);
+	CHECK(((struct dt_priv *)a.priv)->sized == 0 && de->sized == 4,
+	      "takes given the bytes: a %u (gen adds none up), end %u of 4",
+	      ((struct dt_priv *)a.priv)->sized, de->sized);
+	CHECK(l1.write == l1.read && end.stats.out_packets == 100 && de->out_of_order == 0 &&
+	      l1.tx.packets == 100 && l1.rx.packets == 100 && l2.tx.packets == 100 &&
+	      l2.rx.packets == 100 && l2.rx.bytes == 100 * 60,
+	      "left %u, end got %lu (%u out of order); links %lu/%lu, %lu/%lu",
+	      l1.write - l1.read, (unsigned long)end.stats.out_packets, de->out_of_order,
+	      (unsigned long)l1.tx.packets, (unsigned long)l1.rx.packets,
+	      (unsigned long)l2.tx.packets, (unsigned long)l2.rx.packets);
+	free(l1.slots);
+	free(l2.slots);
+	free(g.priv); free(a.priv); free(end.priv);
+}
+
 static int setup(void)
 {
 	char prefix[32];
@@ -565,6 +736,7 @@ static const struct sl_test_case cases[] = {
 	SL_CASE(test_app_counters),
 	SL_CASE(test_counter_registry),
 	SL_CASE(test_pkts_free),
+	SL_CASE(test_direct),
 };
 
 int main(int argc, char **argv)
