@@ -468,22 +468,22 @@ static inline void fc_lookup(const struct sl_flowtable *t, struct fc_burst *b, u
  * each packet on its flow, inserting the misses, and sort the burst into
  * drops and passes; last, flush and send.  A run of packets of one flow is
  * looked up once. */
-static void fc_push(struct sl_app *app)
+/* One burst pkts[0..n) from the input link `in` (the app's now; the array
+ * may be rewritten): classify, look up, count, insert, pass on. */
+static void fc_burst_in(struct sl_app *app, struct sl_link *in, struct rte_mbuf **pkts,
+			unsigned n)
 {
 	struct fc_priv *p = app->priv;
-	struct sl_link *in = app->in[0], *out = app->out[0];
+	struct sl_link *out = app->out[0];
 	const struct sl_flowtable *t = p->t;
-	struct rte_mbuf *pkts[SL_BURST_MAX], *pass[SL_BURST_MAX], *bad[SL_BURST_MAX];
+	struct rte_mbuf *pass[SL_BURST_MAX], *bad[SL_BURST_MAX];
 	struct sl_flow_entry *ent[SL_BURST_MAX];
 	struct fc_burst b;
-	unsigned n, n_pass = 0, n_bad = 0;
+	unsigned n_pass = 0, n_bad = 0;
 	uint64_t hits = 0, misses = 0;
 	uint64_t inserted_buckets = 0;   /* low 6 bits of buckets inserted into */
 	struct fc_run run = { NULL, 0, 0 };
 
-	n = sl_link_receive_raw(in, pkts, app->burst);
-	if (n == 0)
-		return;
 	uint64_t now = now_ns();
 	if (sl_link_cross_worker(in)) {
 		/* frames from another core: every mbuf's first line, then every
@@ -561,10 +561,27 @@ static void fc_push(struct sl_app *app)
 		sl_app_drop(app, bad, n_bad);
 		sl_link_transmit(out, pass, n_pass);
 	} else {
-		sl_link_transmit(out, pkts, n);
+		sl_link_transmit_sized(out, pkts, n, in_bytes);
 	}
 	if (p->rec_out != NULL)
 		rec_flush_link(app);
+}
+
+static void fc_push(struct sl_app *app)
+{
+	struct rte_mbuf *pkts[SL_BURST_MAX];
+	struct sl_link *in = app->in[0];
+	unsigned n = sl_link_receive_raw(in, pkts, app->burst);
+	if (n > 0)
+		fc_burst_in(app, in, pkts, n);
+}
+
+/* A burst from a direct link (app.h): the same as a push's. */
+static void fc_take(struct sl_app *app, unsigned in, struct rte_mbuf **pkts, unsigned n,
+		    uint64_t bytes)
+{
+	(void)bytes;   /* the loop reads every length anyway */
+	fc_burst_in(app, app->in[in], pkts, n);
 }
 
 static void fc_tick(struct sl_app *app)
@@ -981,6 +998,7 @@ static const struct sl_app_type flowcache_app = {
 	.init = fc_init,
 	.start = fc_start,
 	.push = fc_push,
+	.take = fc_take,
 	.tick = fc_tick,
 	.collect = fc_collect,
 	.sample = fc_collect,      /* the handle's statistics: any thread */

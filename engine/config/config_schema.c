@@ -82,7 +82,8 @@ static const struct sl_param_spec engine_keys[ENGINE_N] = {
 	[ENGINE_DIRECT_LINKS] = { .name = "direct_links", .type = SL_PARAM_BOOL, .def = "true",
 		.doc = "a link between two apps of one worker hands each burst to its "
 		       "consumer in the transmit call when the consumer's type can take "
-		       "one (port, router): no queue between them (docs/architecture.md)" },
+		       "one (port, router, flowcache): no queue between them "
+		       "(docs/architecture.md)" },
 };
 
 /* A STRING key's doc is a noun phrase: messages say "KEY must be DOC". */
@@ -188,7 +189,7 @@ static const char doc_engine[] =
 	"([telemetry.md](telemetry.md)); [benchmarks.md](benchmarks.md) gives its cost.\n"
 	"\n"
 	"`direct_links`: on one worker, a link into an app whose type can take a\n"
-	"burst in hand (`sluice apps` marks them; `port` and `router` today) is\n"
+	"burst in hand (`sluice apps` marks them: `port`, `router`, `flowcache`) is\n"
 	"direct: the producer's transmit calls the consumer with the burst, depth\n"
 	"first, so that a chain such as port -> router -> port runs as one loop over\n"
 	"the burst, as DPDK's l3fwd does, with no queue between the apps. The link\n"

@@ -127,15 +127,15 @@ for k in (0, 1):
           "nic@%d q_ipackets %s, in_packets %s" % (k, nic["q_ipackets"], nic["in_packets"]))
     check(out["q_opackets"] == out["out_packets"],
           "out@%d q_opackets %s, out_packets %s" % (k, out["q_opackets"], out["out_packets"]))
-    # Links stay inside the replica (local; into the port, which takes
-    # bursts in hand, direct), and nothing is lost or made up on the way:
+    # Links stay inside the replica (direct: the flowcache and the port
+    # take bursts in hand), and nothing is lost or made up on the way:
     # nic@k -> fc@k -> out@k.
     l1 = s["links"].get("nic@%d.output -> fc@%d.input" % (k, k))
     l2 = s["links"].get("fc@%d.output -> out@%d.input" % (k, k))
     if l1 is None or l2 is None:
         errors.append("replica %d: links %s" % (k, sorted(s["links"])))
         continue
-    check(l1["kind"] == "local" and l2["kind"] == "direct", "replica %d: links %s, %s" % (k, l1["kind"], l2["kind"]))
+    check(l1["kind"] == "direct" and l2["kind"] == "direct", "replica %d: links %s, %s" % (k, l1["kind"], l2["kind"]))
     check(l1["drops"] == 0 and l2["drops"] == 0, "replica %d: link drops %d, %d" % (k, l1["drops"], l2["drops"]))
     check(l1["packets"] == nic["in_packets"], "nic@%d in %d, its link carried %d" % (k, nic["in_packets"], l1["packets"]))
     check(l2["packets"] + fc["drops"] == l1["packets"],

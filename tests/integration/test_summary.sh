@@ -45,11 +45,11 @@ for name, a in s["apps"].items():
     assert (rt["pull_calls"] > 0 or rt["pull_cycles"] == 0) and (rt["push_calls"] > 0 or rt["push_cycles"] == 0), rt
 for name, l in s["links"].items():
     assert name == l["from"] + " -> " + l["to"], "link %s: from %s to %s" % (name, l["from"], l["to"])
-    assert l["kind"] in ("local", "interlink"), "link %s: kind %s" % (name, l["kind"])
+    assert l["kind"] in ("local", "direct", "interlink"), "link %s: kind %s" % (name, l["kind"])
     for k in ("occupancy_hwm", "sojourn_p50_ns", "sojourn_p99_ns", "lines"):
-        assert (l[k] is None) == (l["kind"] == "local"), "link %s: %s is %r for a %s link" % (name, k, l[k], l["kind"])
+        assert (l[k] is None) == (l["kind"] in ("local", "direct")), "link %s: %s is %r for a %s link" % (name, k, l[k], l["kind"])
     # every packet an interlink took went into a slot line (8 pointers each)
-    assert l["kind"] == "local" or l["lines"] * 8 >= l["packets"], "link %s: %s lines for %s packets" % (name, l["lines"], l["packets"])
+    assert l["kind"] in ("local", "direct") or l["lines"] * 8 >= l["packets"], "link %s: %s lines for %s packets" % (name, l["lines"], l["packets"])
 for name, w in s["workers"].items():
     assert list(w) == ["cpu", "lcore", "breaths", "busy_breaths", "idle_breaths", "busy_cycles", "idle_cycles", "naps"] and w["breaths"] > 0, "worker %s: %s" % (name, w)
     # lib.sh sets SLUICE_IDLE_SLEEP, so the workers may nap: a count, never null
