@@ -161,7 +161,8 @@ struct sl_worker {
 };
 
 /* Record where w is: a relaxed store on the worker's own cache line (the
- * one its breath counter dirties anyway), made before every app call. */
+ * one its breath counter dirties anyway), made before every app call of
+ * the loop (a direct link's take runs within its caller's step). */
 static inline void sl_worker_at(struct sl_worker *w, enum sl_worker_step step, unsigned app)
 {
 	__atomic_store_n(&w->at, (uint64_t)step << 32 | app, __ATOMIC_RELAXED);

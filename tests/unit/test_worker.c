@@ -666,8 +666,8 @@ static void test_direct(void)
 	      (unsigned long)w.timed_cycles);
 	de->spin = 0;
 
-	/* Outside a breath (the drain at stop): not charged, and the worker's
-	 * step is left as it was. */
+	/* Outside a breath (the drain at stop): not charged; the worker's
+	 * step is never the take's (it runs within its caller's). */
 	w.acct_now = 0;
 	w.at = 12345;
 	sgen_pull(&g);
