@@ -328,7 +328,9 @@ static uint64_t move_packets(struct sl_link *old, struct sl_link *new)
 	uint64_t n = 0;
 	unsigned k;
 	while ((k = sl_link_receive(old, pkts, RTE_DIM(pkts))) > 0) {
-		sl_link_transmit(new, pkts, k);   /* what does not fit is a drop of new */
+		/* queued, also on a direct link (its consumer's push takes
+		 * them); what does not fit is a drop of new */
+		sl_link_enqueue(new, pkts, k);
 		n += k;
 	}
 	if (old->il != NULL)

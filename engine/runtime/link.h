@@ -267,22 +267,12 @@ static inline unsigned sl_link_receive(struct sl_link *l, struct rte_mbuf **pkts
  * consumer when its worker accounts. */
 void sl_worker_take(struct sl_link *l, struct rte_mbuf **pkts, unsigned n, uint64_t bytes);
 
-/* sl_link_transmit of a burst whose bytes the caller has added up (bytes:
- * the sum of pkt_len over pkts[0..n)), so that a direct link's consumer
- * need not read them again; a queue ignores it. */
-static inline void sl_link_transmit_sized(struct sl_link *l, struct rte_mbuf **pkts,
-					  unsigned n, uint64_t bytes)
+/* Queue pkts[0..n) on l, also a direct one (no take, no capture): what
+ * does not fit is freed and counted as drops.  For moving packets from
+ * one link into another (a reload); the producer's side. */
+static inline void sl_link_enqueue(struct sl_link *l, struct rte_mbuf **pkts, unsigned n)
 {
 	unsigned sent;
-	struct sl_cap_tap *cap = __atomic_load_n(&l->cap, __ATOMIC_ACQUIRE);
-
-	if (unlikely(cap != NULL))
-		sl_cap_burst(cap, pkts, n);
-	if (l->take != NULL && l->write == l->read) {
-		if (n > 0)
-			sl_worker_take(l, pkts, n, bytes);
-		return;
-	}
 	if (l->il != NULL) {
 		sent = sl_il_enqueue_burst(l->il, (void *const *)pkts, n);
 	} else if (unlikely(l->ring != NULL)) {
@@ -301,6 +291,24 @@ static inline void sl_link_transmit_sized(struct sl_link *l, struct rte_mbuf **p
 		sl_counter_add(&l->tx.drops, n - sent);
 	}
 	sl_counter_add(&l->tx.packets, sent);
+}
+
+/* sl_link_transmit of a burst whose bytes the caller has added up (bytes:
+ * the sum of pkt_len over pkts[0..n)), so that a direct link's consumer
+ * need not read them again; a queue ignores it. */
+static inline void sl_link_transmit_sized(struct sl_link *l, struct rte_mbuf **pkts,
+					  unsigned n, uint64_t bytes)
+{
+	struct sl_cap_tap *cap = __atomic_load_n(&l->cap, __ATOMIC_ACQUIRE);
+
+	if (unlikely(cap != NULL))
+		sl_cap_burst(cap, pkts, n);
+	if (l->take != NULL && l->write == l->read) {
+		if (n > 0)
+			sl_worker_take(l, pkts, n, bytes);
+		return;
+	}
+	sl_link_enqueue(l, pkts, n);
 }
 
 /* Queue pkts[0..n) on l, or on a direct link hand them to its consumer.

@@ -675,12 +675,18 @@ static void test_direct(void)
 	      "outside a breath: at %lu, a's calls %lu, end got %lu", (unsigned long)w.at,
 	      (unsigned long)a.rt.push_calls, (unsigned long)end.stats.out_packets);
 
-	/* 32 queued on l1 (as a reload's move leaves them), then a breath:
-	 * gen's last 4 queue behind them and a's push takes them all. */
-	l1.take = NULL;
-	sgen_pull(&g);
-	make_direct(&l1, &w);
-	CHECK(l1.write - l1.read == 32, "queued %u", l1.write - l1.read);
+	/* 32 queued on l1 by sl_link_enqueue (a reload's move), then a
+	 * breath: gen's last 4 queue behind them and a's push takes them all. */
+	struct rte_mbuf *q[32];
+	CHECK(rte_pktmbuf_alloc_bulk(pool, q, 32) == 0, "no mbufs");
+	for (unsigned i = 0; i < 32; i++)
+		*(uint32_t *)rte_pktmbuf_append(q[i], 60) = dg->seq++;
+	dg->left -= 32;
+	trace[0] = '\0';
+	sl_link_enqueue(&l1, q, 32);
+	CHECK(l1.write - l1.read == 32 && trace[0] == '\0' && l1.tx.packets == 96,
+	      "enqueued: %u queued, calls '%s', tx %lu", l1.write - l1.read, trace,
+	      (unsigned long)l1.tx.packets);
 	trace[0] = '\0';
 	sl_worker_breathe(&w);
 	CHECK(strcmp(trace, "a end:take a end:take ") == 0, "calls '%s'", trace);
