@@ -12,6 +12,13 @@ int sl_config_find_app(const struct sl_config *c, const char *name)
 	return -1;
 }
 
+bool sl_config_link_direct(const struct sl_config *c, unsigned i)
+{
+	const struct sl_link_cfg *l = &c->links[i];
+	return c->direct_links && c->apps[l->to.app].type->take != NULL &&
+	       c->apps[l->from.app].worker == c->apps[l->to.app].worker;
+}
+
 void sl_config_link_name(const struct sl_config *c, unsigned i, char *buf, size_t len)
 {
 	const struct sl_link_cfg *l = &c->links[i];

@@ -9,6 +9,7 @@
 #ifndef SL_CONFIG_LOOKUP_H
 #define SL_CONFIG_LOOKUP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "config/config.h"
@@ -19,5 +20,10 @@
 int sl_config_find_app(const struct sl_config *c, const char *name);
 int sl_config_find_link(const struct sl_config *c, const char *name);
 void sl_config_link_name(const struct sl_config *c, unsigned i, char *buf, size_t len);
+
+/* Is link i of c direct (runtime/link.h): both ends on one worker,
+ * engine.direct_links on, and a consumer whose type has take()?  The one
+ * rule the plan and the engine's links both follow. */
+bool sl_config_link_direct(const struct sl_config *c, unsigned i);
 
 #endif

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "config/lookup.h"
 #include "config/place.h"
 
 #define NOTE_MAX 160
@@ -79,7 +80,7 @@ struct sl_place_input *sl_config_place_input(const struct sl_config *cfg)
 		b->links[l] = (struct sl_place_link){
 			.from = lc->from.app, .to = lc->to.app,
 			.from_port = lc->from.port, .to_port = lc->to.port,
-			.direct = cfg->direct_links && cfg->apps[lc->to.app].type->take != NULL,
+			.direct = sl_config_link_direct(cfg, l),
 		};
 	}
 	b->in = (struct sl_place_input){

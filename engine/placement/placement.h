@@ -65,8 +65,8 @@ struct sl_place_app {
 struct sl_place_link {
 	unsigned from, to;           /* indices into apps */
 	const char *from_port, *to_port;
-	bool direct;                 /* direct when its ends share a worker
-				      * (engine.direct_links, runtime/link.h) */
+	bool direct;                 /* sl_config_link_direct: a direct link
+				      * (runtime/link.h) */
 };
 
 struct sl_place_input {

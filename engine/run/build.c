@@ -118,22 +118,11 @@ int sl_eng_start_app(struct sl_app *a, struct sl_err *err)
 void sl_eng_link_direct(struct engine *e, const struct sl_config *cfg, unsigned i,
 			struct sl_link *l)
 {
-	const struct sl_link_cfg *lc = &cfg->links[i];
-	unsigned oi, ii;
-	sl_reload_link_ports(cfg, i, &oi, &ii);
-	bool direct = cfg->direct_links && l->slots != NULL && l->to->type->take != NULL &&
-		      cfg->apps[lc->from.app].worker == cfg->apps[lc->to.app].worker;
-	void (*take)(struct sl_app *, unsigned, struct rte_mbuf **, unsigned, uint64_t) =
-		direct ? l->to->type->take : NULL;
-	struct sl_worker *w = direct ? &e->workers[cfg->apps[lc->to.app].worker] : NULL;
-	/* Only what changes is stored: a reload calls this for every link,
-	 * also those whose worker runs (and reads them) all along. */
-	if (l->to_in != ii)
-		l->to_in = ii;
-	if (l->take != take)
-		l->take = take;
-	if (l->take_w != w)
-		l->take_w = w;
+	unsigned oi;
+	sl_reload_link_ports(cfg, i, &oi, &l->to_in);
+	bool direct = sl_config_link_direct(cfg, i);
+	l->take = direct ? l->to->type->take : NULL;
+	l->take_w = direct ? &e->workers[cfg->apps[cfg->links[i].to.app].worker] : NULL;
 }
 
 struct sl_link *sl_eng_new_link(struct engine *e, const struct sl_config *cfg, unsigned i,

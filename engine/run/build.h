@@ -36,9 +36,9 @@ void sl_eng_place_app(struct engine *e, const struct sl_config *cfg, unsigned i,
 struct sl_link *sl_eng_new_link(struct engine *e, const struct sl_config *cfg, unsigned i,
 				struct sl_app *const *apps, struct sl_err *err);
 void sl_eng_free_link(struct sl_link *l);
-/* Make l, cfg->links[i] whose `to` is set, direct (link.h) when both ends
- * are on one worker, cfg->direct_links is on and l->to's type has take();
- * else not direct.  Sets l->to_in.  Neither end may be running. */
+/* Make l, cfg->links[i] whose `to` is set, direct (link.h) where
+ * sl_config_link_direct says so, else not; sets l->to_in.  Neither end's
+ * worker may be running. */
 void sl_eng_link_direct(struct engine *e, const struct sl_config *cfg, unsigned i,
 			struct sl_link *l);
 /* Free what l holds; returns how many. */

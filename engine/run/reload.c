@@ -405,17 +405,18 @@ static void switch_over(struct engine *e, struct rebuild *r)
 	for (unsigned j = 0; j < nc->n_links; j++) {
 		const struct sl_link_cfg *lc = &nc->links[j];
 		struct sl_link *l = r->links[j];
-		struct sl_app *from = r->apps[lc->from.app], *to = r->apps[lc->to.app];
-		/* stored only when they change: a running worker reads `to`
-		 * (a direct link's take) */
-		if (l->from != from)
-			l->from = from;
-		if (l->to != to)
-			l->to = to;
+		/* Ends and the direct take only where no worker reads them
+		 * now: a new link, or one of a held worker (a kept link whose
+		 * ends change holds both; an unheld one keeps them all). */
+		if (r->plan->link_from[j] < 0 || r->affected[nc->apps[lc->from.app].worker] ||
+		    r->affected[nc->apps[lc->to.app].worker]) {
+			l->from = r->apps[lc->from.app];
+			l->to = r->apps[lc->to.app];
+			sl_eng_link_direct(e, nc, j, l);
+		}
 		l->from_port = lc->from.port;
 		l->to_port = lc->to.port;
 		l->index = j;
-		sl_eng_link_direct(e, nc, j, l);
 	}
 	for (unsigned w = 0; w < e->cfg->n_workers; w++) {
 		if (!r->affected[w])

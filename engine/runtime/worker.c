@@ -62,16 +62,14 @@ void sl_worker_take(struct sl_link *l, struct rte_mbuf **pkts, unsigned n, uint6
 	sl_counter_add(&l->rx.packets, n);
 	/* No sl_worker_at: the take runs within its caller's step, which a
 	 * worker that does not stop is reported in. */
+	if (w->acct_now != ACCT_OFF) {
+		sl_counter_add(&a->rt.push_calls, 1);
+		sl_counter_add(&a->rt.push_packets, n);
+	}
 	if (likely(w->acct_now != ACCT_TIMED)) {
-		if (w->acct_now == ACCT_COUNT) {
-			sl_counter_add(&a->rt.push_calls, 1);
-			sl_counter_add(&a->rt.push_packets, n);
-		}
 		l->take(a, l->to_in, pkts, n, bytes);
 		return;
 	}
-	sl_counter_add(&a->rt.push_calls, 1);
-	sl_counter_add(&a->rt.push_packets, n);
 	/* nested: what takes inside this one took */
 	uint64_t outer = w->nested, t0 = rte_rdtsc();
 	w->nested = 0;

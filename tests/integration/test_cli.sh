@@ -483,7 +483,12 @@ if try apps-split 0 apps split; then
   has out "mode"
   has out "round-robin"
   hasnt out "l2fwd"
+  hasnt out "takes bursts in hand"
 fi
+# The types that take a burst in hand (a link into them is direct).
+for t in port router flowcache; do
+  try "apps-$t" 0 apps "$t" && has out "; takes bursts in hand (a link into it from its worker is direct)"
+done
 if try apps-md 0 apps --markdown; then
   has out "# Apps"
   has out "## split"

@@ -131,7 +131,14 @@ for l in "in.output -> r1.input" "r1.output0 -> o0.input" "r1.output1 -> o1.inpu
   [[ $(link_counter "$T/log-q" "$l" bytes) == $(link_counter "$T/log" "$l" bytes) ]] ||
     fail "link '$l': $(link_counter "$T/log-q" "$l" bytes) bytes queued, $(link_counter "$T/log" "$l" bytes) direct"
 done
-ok "links direct (the default) and queued (direct_links: false): the same frames, counters and bytes"
+# `sluice plan` says the same before a run.
+for f in r q; do
+  expect_exit 0 "$T/plan-$f" plan "$T/$f.yaml"
+  kind=direct; [[ $f == q ]] && kind=local
+  n=$(grep -cE "^  (in\.output -> r1\.input|r1\.output[01] -> o[01]\.input) +$kind \(same worker\)$" "$T/plan-$f")
+  [[ $n == 3 ]] || { cat "$T/plan-$f" >&2; fail "plan of $f.yaml: $n of 3 links $kind"; }
+done
+ok "links direct (the default) and queued (direct_links: false): the same frames, counters and bytes; the plan names them so"
 
 # The same input through a router with an interface on output1 (none on
 # output0, so input0 is no interface's and nothing is answered): routes
