@@ -29,12 +29,10 @@
 
 struct sl_route_table {
 	struct sl_route_table_head head;   /* first: route.h's inline readers */
-	struct rte_lpm *lpm;
 	char *name;                     /* the router's */
 	struct sl_route_table *next;    /* registry */
 	bool registered;
 	uint16_t id;                    /* hint id, never 0 (also in head) */
-	int def_nh;                     /* the /0 route (rte_lpm has no depth 0), or -1 */
 	unsigned n_nh;
 	struct sl_route_nh nh[];        /* by next-hop index; routes share equal ones */
 };
@@ -264,7 +262,7 @@ struct sl_route_table *sl_route_table_create(const char *name, const struct sl_r
 		free(idx);
 		return sl_errf_null(err, ENOMEM, "route table '%s': out of memory", name);
 	}
-	t->def_nh = -1;
+	t->head.def_nh = -1;
 	if (++last_id == 0)
 		last_id = 1;
 	t->id = last_id;
@@ -277,8 +275,8 @@ struct sl_route_table *sl_route_table_create(const char *name, const struct sl_r
 	conf.max_rules = n > 0 ? n : 1;   /* rte_lpm wants at least one */
 	conf.number_tbl8s = deep + 1;
 	snprintf(lpm_name, sizeof(lpm_name), "sl_rt%u", lpm_serial++);
-	t->lpm = rte_lpm_create(lpm_name, socket, &conf);
-	if (t->lpm == NULL) {
+	t->head.lpm = rte_lpm_create(lpm_name, socket, &conf);
+	if (t->head.lpm == NULL) {
 		e = -sl_errf(err, rte_errno > 0 ? rte_errno : ENOMEM,
 			     "route table '%s': cannot create an LPM of %u routes: %s", name, n,
 			     rte_strerror(rte_errno));
@@ -286,10 +284,10 @@ struct sl_route_table *sl_route_table_create(const char *name, const struct sl_r
 	}
 	for (unsigned i = 0; i < n; i++) {
 		if (routes[i].depth == 0) {
-			t->def_nh = (int)idx[i];
+			t->head.def_nh = (int)idx[i];
 			continue;
 		}
-		rc = rte_lpm_add(t->lpm, routes[i].prefix, routes[i].depth, idx[i]);
+		rc = rte_lpm_add(t->head.lpm, routes[i].prefix, routes[i].depth, idx[i]);
 		if (rc < 0) {
 			char buf[16];
 			e = -sl_errf(err, -rc, "route table '%s': cannot add route %u (%s/%u): %s",
@@ -320,7 +318,7 @@ void sl_route_table_free(struct sl_route_table *t)
 			}
 		}
 	}
-	rte_lpm_free(t->lpm);
+	rte_lpm_free(t->head.lpm);
 	free(t->name);
 	free(t);
 }
@@ -361,8 +359,8 @@ int sl_route_lookup(const struct sl_route_table *t, uint32_t dst)
 {
 	uint32_t nh;
 
-	if (rte_lpm_lookup(t->lpm, dst, &nh) != 0)
-		return t->def_nh;
+	if (rte_lpm_lookup(t->head.lpm, dst, &nh) != 0)
+		return t->head.def_nh;
 	return (int)nh;
 }
 
@@ -370,9 +368,9 @@ void sl_route_lookup_bulk(const struct sl_route_table *t, const uint32_t *dst, i
 			  unsigned n)
 {
 	uint32_t got[SL_ROUTE_BULK_MAX];
-	rte_lpm_lookup_bulk(t->lpm, dst, got, n);
+	sl_route_lookup_raw(t, dst, got, n);
 	for (unsigned i = 0; i < n; i++)
-		nh[i] = (got[i] & RTE_LPM_LOOKUP_SUCCESS) ? (int)(got[i] & 0x00ffffff) : t->def_nh;
+		nh[i] = sl_route_raw_nh(t, got[i]);
 }
 
 

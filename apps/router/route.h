@@ -44,6 +44,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_lpm.h>
 #include <rte_mbuf.h>
 #include <rte_mbuf_dyn.h>
 
@@ -109,6 +110,8 @@ void sl_route_lookup_bulk(const struct sl_route_table *t, const uint32_t *dst, i
  * the rest is route.c's). */
 struct sl_route_table_head {
 	const struct sl_route_nh *nh;   /* by next-hop index */
+	struct rte_lpm *lpm;            /* the table's LPM (owned by it) */
+	int def_nh;                     /* the /0 route (rte_lpm has no depth 0), or -1 */
 	uint16_t id;                    /* hint id, never 0 */
 	uint8_t found;                  /* sl_route_table_find has returned it (a
 					 * flow cache may hint for it); relaxed
@@ -124,6 +127,22 @@ static inline bool sl_route_table_found(const struct sl_route_table *t)
 {
 	return __atomic_load_n(&((const struct sl_route_table_head *)(const void *)t)->found,
 			       __ATOMIC_RELAXED) != 0;
+}
+
+/* sl_route_lookup_bulk in two halves, inline, for a caller that reads the
+ * results in a loop of its own: the LPM's raw entries e[0..n) for
+ * dst[0..n) (n <= SL_ROUTE_BULK_MAX), then each entry's next-hop index
+ * (or -1: no route). */
+static inline void sl_route_lookup_raw(const struct sl_route_table *t, const uint32_t *dst,
+				       uint32_t *e, unsigned n)
+{
+	rte_lpm_lookup_bulk(((const struct sl_route_table_head *)(const void *)t)->lpm, dst, e, n);
+}
+
+static inline int sl_route_raw_nh(const struct sl_route_table *t, uint32_t e)
+{
+	return (e & RTE_LPM_LOOKUP_SUCCESS) ? (int)(e & 0x00ffffff) :
+		((const struct sl_route_table_head *)(const void *)t)->def_nh;
 }
 
 /* Next hop by index (0 <= nh < number of next hops). */

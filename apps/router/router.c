@@ -1927,11 +1927,12 @@ static inline void rewrite_burst(struct sl_app *app, struct router_priv *p,
 static inline void ttl_dec_fast(uint8_t *w)
 {
 #if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+	/* x: the TTL in its low byte, the swapped checksum c in its high
+	 * half.  TTL - 1 cannot borrow (TTL >= 2), and the high half's sum
+	 * wraps modulo 2^16 as c's: x - 1 + (1 + (c >= 0xfffe)) << 16. */
 	uint32_t x;
 	memcpy(&x, w, sizeof(x));
-	uint16_t c = (uint16_t)(x >> 16);
-	c = (uint16_t)(c + 1u + (c >= 0xfffe));
-	x = ((x & 0xffff) - 1u) | (uint32_t)c << 16;   /* TTL >= 2: no borrow */
+	x += 0xffffu + ((uint32_t)(x >= 0xfffe0000u) << 16);
 	memcpy(w, &x, sizeof(x));
 #else
 	uint32_t s = (uint16_t)~be16_at(w + 2) + 0xfeffu;
@@ -1957,63 +1958,78 @@ static inline void ttl_dec_fast(uint8_t *w)
  * into *bytes the lengths of pkts[0..*summed), the packets its first pass
  * read. */
 #define FAST_AHEAD 4   /* frames whose first line the first pass asks for ahead */
+
+/* fast_prefix's check of one frame: a simple IPv4 frame with a TTL above
+ * 1; then its destination (host order) in *dst and its length added to
+ * *bytes. */
+static inline bool fast_check(const struct rte_mbuf *m, uint32_t *dst, uint64_t *bytes)
+{
+	const uint8_t *ip = sl_pkt_ipv4_simple(m);
+	if (ip == NULL || ip[offsetof(struct rte_ipv4_hdr, time_to_live)] <= 1)
+		return false;
+	uint32_t d;
+	memcpy(&d, ip + offsetof(struct rte_ipv4_hdr, dst_addr), sizeof(d));
+	*dst = rte_be_to_cpu_32(d);
+	*bytes += rte_pktmbuf_pkt_len(m);   /* read by the check already */
+	return true;
+}
 static inline unsigned fast_prefix(const struct router_priv *p, const struct sl_route_table *t,
 				   int k_in, struct rte_mbuf **pkts, unsigned n, uint8_t *which,
 				   unsigned *count, unsigned *summed, uint64_t *bytes)
 {
-	uint32_t dst[SL_BURST_MAX];
-	int nh[SL_BURST_MAX];
+	uint32_t dst[SL_BURST_MAX], ent[SL_BURST_MAX];
 	uint64_t b = 0;
-	unsigned j;
+	unsigned j = 0;
 
 	*summed = 0;
 	*bytes = 0;
 	if ((k_in < 0 && k_in != -1) || sl_route_table_found(t))
 		return 0;
-	for (j = 0; j < n && j < FAST_AHEAD; j++)
-		rte_prefetch0(rte_pktmbuf_mtod(pkts[j], void *));
-	for (j = 0; j < n; j++) {
-		if (j + FAST_AHEAD < n)
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[j + FAST_AHEAD], void *));
-		const uint8_t *ip = sl_pkt_ipv4_simple(pkts[j]);
-		if (ip == NULL || ip[offsetof(struct rte_ipv4_hdr, time_to_live)] <= 1)
-			break;
-		uint32_t d;
-		memcpy(&d, ip + offsetof(struct rte_ipv4_hdr, dst_addr), sizeof(d));
-		dst[j] = rte_be_to_cpu_32(d);
-		b += rte_pktmbuf_pkt_len(pkts[j]);   /* read by the check already */
+	for (unsigned i = 0; i < n && i < FAST_AHEAD; i++)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+	/* fast_check of each frame, the first n - FAST_AHEAD of them asking
+	 * for the line of the frame FAST_AHEAD on */
+	for (; j + FAST_AHEAD < n; j++) {
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[j + FAST_AHEAD], void *));
+		if (!fast_check(pkts[j], &dst[j], &b))
+			goto checked;
 	}
+	for (; j < n; j++)
+		if (!fast_check(pkts[j], &dst[j], &b))
+			break;
+checked:
 	*summed = j;
 	*bytes = b;
 	if (j == 0)
 		return 0;
-	sl_route_lookup_bulk(t, dst, nh, j);
+	sl_route_lookup_raw(t, dst, ent, j);
+	/* Read once: the frames' stores below may alias anything to the
+	 * compiler. */
+	const struct sl_route_nh *const nhs = sl_route_nh(t, 0);
+	const bool has_if = p->n_if > 0;
+	_Static_assert(offsetof(struct sl_route_nh, smac) ==
+		       offsetof(struct sl_route_nh, dmac) + RTE_ETHER_ADDR_LEN,
+		       "a next hop's MACs lie as in the frame");
 	for (unsigned i = 0; i < j; i++) {
-		if (nh[i] < 0)
+		const int h = sl_route_raw_nh(t, ent[i]);
+		if (h < 0)
 			return i;
-		const struct sl_route_nh *hop = sl_route_nh(t, (unsigned)nh[i]);
-		struct rte_mbuf *m = pkts[i];
-		const uint8_t *smac = hop->set_smac ? hop->smac : NULL;
+		const struct sl_route_nh *hop = &nhs[h];
 		if (hop->kind != SL_NH_FORWARD || !hop->set_dmac)
 			return i;
-		if (p->n_if > 0 && hop->iface != NO_IFACE) {
+		uint8_t *eh = rte_pktmbuf_mtod(pkts[i], uint8_t *);
+		if (unlikely(has_if && hop->iface != NO_IFACE)) {
 			const struct iface *f = &p->ifs[hop->iface];
 			if (f->vlan != 0 ||
-			    rte_pktmbuf_pkt_len(m) - RTE_ETHER_HDR_LEN > f->mtu)
+			    rte_pktmbuf_pkt_len(pkts[i]) - RTE_ETHER_HDR_LEN > f->mtu)
 				return i;
-			if (smac == NULL)
-				smac = f->mac;
-		}
-		uint8_t *eh = rte_pktmbuf_mtod(m, uint8_t *);
-		_Static_assert(offsetof(struct sl_route_nh, smac) ==
-			       offsetof(struct sl_route_nh, dmac) + RTE_ETHER_ADDR_LEN,
-			       "a next hop's MACs lie as in the frame");
-		if (smac == hop->smac) {
+			memcpy(eh, hop->dmac, RTE_ETHER_ADDR_LEN);
+			memcpy(eh + RTE_ETHER_ADDR_LEN, hop->set_smac ? hop->smac : f->mac,
+			       RTE_ETHER_ADDR_LEN);
+		} else if (hop->set_smac) {
 			memcpy(eh, hop->dmac, 2 * RTE_ETHER_ADDR_LEN);
 		} else {
 			memcpy(eh, hop->dmac, RTE_ETHER_ADDR_LEN);
-			if (smac != NULL)
-				memcpy(eh + RTE_ETHER_ADDR_LEN, smac, RTE_ETHER_ADDR_LEN);
 		}
 		ttl_dec_fast(eh + RTE_ETHER_HDR_LEN + offsetof(struct rte_ipv4_hdr, time_to_live));
 		which[i] = (uint8_t)hop->output;
@@ -2068,10 +2084,7 @@ static inline void route_burst(struct sl_app *app, struct router_priv *p, struct
 	const int k_in = p->if_of_input[in_idx];
 	const struct sl_route_table *t = p->table;
 	uint8_t which[SL_BURST_MAX];
-	unsigned count[SL_MAX_PORTS];
-
-	for (unsigned o = 0; o < app->n_out; o++)
-		count[o] = 0;
+	unsigned count[SL_MAX_PORTS] = { 0 };   /* a few stores, no call */
 	/* The link's bytes: those the fast path's check read, then the rest
 	 * of the burst. */
 	unsigned summed;
