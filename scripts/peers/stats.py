@@ -260,6 +260,13 @@ def cmd_medians(csv_path, d):
                                                    f(stat(p, "cycles_per_pkt"), "%.0f"))
         else:
             line += "  cycles/pkt sluice %s" % f(stat(s, "cycles_per_pkt"), "%.0f")
+            # runs alternate one for one: each run's ratio to the peer's run
+            # of the same number, whose median a slow phase of the host
+            # (both runs of a pair in it) moves less than the medians' ratio
+            by_run = {r["run"]: float(r["mpps"]) for r in p}
+            paired = med([float(r["mpps"]) / by_run[r["run"]] for r in s
+                          if by_run.get(r["run"], 0) > 0])
+            line += "  paired ratio %s" % f(paired)
         print(line)
         out.write(",".join(str(x) if x is not None else "" for x in (
             key if key not in ("l3fwd", "flowgen") else part, cfg.replace(",", " "), sm, pm, ratio, sc, pc, pratio,
