@@ -99,9 +99,10 @@ struct sl_route_table *sl_route_table_find(const char *name);
 int sl_route_lookup(const struct sl_route_table *t, uint32_t dst);
 
 /* The same for n destinations at once (n <= SL_ROUTE_BULK_MAX): nh[i] for
- * dst[i].  One pass computes every table index and prefetches its entry,
- * the next reads them, so the cache misses of a burst overlap instead of
- * following one another. */
+ * dst[i].  rte_lpm_lookup_bulk computes every table index first, then
+ * loads the entries in a loop of independent loads, so the cache misses of
+ * a burst overlap instead of following one another (sl_route_lookup_raw
+ * and sl_route_raw_nh below are its two halves). */
 #define SL_ROUTE_BULK_MAX 256
 void sl_route_lookup_bulk(const struct sl_route_table *t, const uint32_t *dst, int *nh,
 			  unsigned n);
@@ -130,9 +131,9 @@ static inline bool sl_route_table_found(const struct sl_route_table *t)
 }
 
 /* sl_route_lookup_bulk in two halves, inline, for a caller that reads the
- * results in a loop of its own: the LPM's raw entries e[0..n) for
- * dst[0..n) (n <= SL_ROUTE_BULK_MAX), then each entry's next-hop index
- * (or -1: no route). */
+ * results in a loop of its own (the router's fast path): the LPM's raw
+ * entries e[0..n) for dst[0..n) (n <= SL_ROUTE_BULK_MAX), then one entry's
+ * next-hop index (the default route's where it found none; -1: no route). */
 static inline void sl_route_lookup_raw(const struct sl_route_table *t, const uint32_t *dst,
 				       uint32_t *e, unsigned n)
 {

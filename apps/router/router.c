@@ -1979,7 +1979,7 @@ static inline unsigned fast_prefix(const struct router_priv *p, const struct sl_
 {
 	uint32_t dst[SL_BURST_MAX], ent[SL_BURST_MAX];
 	uint64_t b = 0;
-	unsigned j = 0;
+	unsigned j;
 
 	*summed = 0;
 	*bytes = 0;
@@ -1987,17 +1987,12 @@ static inline unsigned fast_prefix(const struct router_priv *p, const struct sl_
 		return 0;
 	for (unsigned i = 0; i < n && i < FAST_AHEAD; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
-	/* fast_check of each frame, the first n - FAST_AHEAD of them asking
-	 * for the line of the frame FAST_AHEAD on */
-	for (; j + FAST_AHEAD < n; j++) {
-		rte_prefetch0(rte_pktmbuf_mtod(pkts[j + FAST_AHEAD], void *));
-		if (!fast_check(pkts[j], &dst[j], &b))
-			goto checked;
-	}
-	for (; j < n; j++)
+	for (j = 0; j < n; j++) {
+		if (j + FAST_AHEAD < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[j + FAST_AHEAD], void *));
 		if (!fast_check(pkts[j], &dst[j], &b))
 			break;
-checked:
+	}
 	*summed = j;
 	*bytes = b;
 	if (j == 0)

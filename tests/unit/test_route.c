@@ -724,6 +724,82 @@ static void test_router_segments(void)
 	rig_free(&r);
 }
 
+/* The app's own counter `name` (its type's), or UINT64_MAX. */
+static uint64_t app_ctr(const struct sl_app *a, const char *name)
+{
+	for (unsigned i = 0; i < a->type->n_counters; i++)
+		if (strcmp(a->type->counters[i].name, name) == 0)
+			return a->ctr[i];
+	return UINT64_MAX;
+}
+
+/* TTL and checksum on both paths, for every checksum a header can carry:
+ * frames that differ in their IPv4 id only (so their checksums run through
+ * every value), each routed whole (the fast path's one 32-bit update) and
+ * cut inside its IPv4 header (the full path, RFC 1624 by
+ * sl_csum_replace16); both must give the same bytes, TTL - 1 and a header
+ * that sums right.  The values 0xfeff..0xffff of the checksum are where
+ * the fast path's update adds its second 1. */
+static void test_router_checksums(void)
+{
+	static const struct route_row rows[] = {
+		{ "10.1.0.0/16", NULL, 0, "02:00:00:00:01:01", "02:00:00:00:01:00" },
+	};
+	struct rig r;
+	struct sl_err err;
+	struct rte_mbuf *p[32];
+	uint8_t f[60], fast[60], full[60];
+	unsigned bad = 0, wrapped = 0;
+
+	if (!rig_make(&r, "rt_ck", rows, 1, 1))
+		return;
+	CHECK(rig_init(&r, &err) == 0, "init: %s", err.msg);
+	for (uint32_t id = 0; id <= 0xffff; id++) {
+		udp_frame(f, ip(10, 1, 2, 3), 64);
+		f[14 + 4] = (uint8_t)(id >> 8);
+		f[14 + 5] = (uint8_t)id;
+		f[14 + 10] = f[14 + 11] = 0;
+		uint16_t ck = csum16(f + 14, 20);
+		f[14 + 10] = (uint8_t)(ck >> 8);
+		f[14 + 11] = (uint8_t)ck;
+		wrapped += ck >= 0xfeff;
+		p[0] = mbuf_split(f, 60, 60);    /* whole: the fast path */
+		p[1] = mbuf_split(f, 60, 14 + 9); /* cut before the checksum: the full path */
+		if (p[0] == NULL || p[1] == NULL) {
+			CHECK(0, "id %u: no mbufs", id);
+			rte_pktmbuf_free(p[0]);
+			rte_pktmbuf_free(p[1]);
+			break;
+		}
+		sl_link_transmit(&r.in, p, 2);
+		r.app.type->push(&r.app);
+		if (rig_take(&r, 0, p, 2) != 2) {
+			CHECK(0, "id %u: not both frames out", id);
+			break;
+		}
+		const uint8_t *a = rte_pktmbuf_read(p[0], 0, 60, fast);
+		const uint8_t *b = rte_pktmbuf_read(p[1], 0, 60, full);
+		if (a != fast)
+			memcpy(fast, a, 60);
+		if (b != full)
+			memcpy(full, b, 60);
+		rte_pktmbuf_free_bulk(p, 2);
+		if (memcmp(fast, full, 60) != 0 || fast[14 + 8] != 63 || csum16(fast + 14, 20) != 0) {
+			if (bad++ == 0)
+				CHECK(0, "id %#x (checksum %#x): fast ttl %u sum %#x, full ttl %u sum %#x",
+				      id, ck, fast[14 + 8], csum16(fast + 14, 20), full[14 + 8],
+				      csum16(full + 14, 20));
+		}
+	}
+	CHECK(bad == 0, "%u of 65536 frames wrong", bad);
+	CHECK(wrapped > 0, "no checksum at or above 0xfeff among the frames");
+	CHECK(app_ctr(&r.app, "fast") == 65536, "fast path: %lu of 65536 frames, want all",
+	      (unsigned long)app_ctr(&r.app, "fast"));
+	CHECK(app_ctr(&r.app, "forwarded") == 2 * 65536, "forwarded %lu, want 131072",
+	      (unsigned long)app_ctr(&r.app, "forwarded"));
+	rig_free(&r);
+}
+
 static int setup(void)
 {
 	char prefix[32];
@@ -762,6 +838,7 @@ static const struct sl_test_case cases[] = {
 	SL_CASE(test_router_init_errors),
 	SL_CASE(test_router_hints),
 	SL_CASE(test_router_segments),
+	SL_CASE(test_router_checksums),
 };
 
 int main(int argc, char **argv)
