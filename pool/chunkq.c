@@ -16,6 +16,44 @@ static inline void **slot_objs(struct sl_chunkq_slot *s)
 	return (void **)(s + 1);
 }
 
+/* A chunk's pointers as 32-bit signed deltas from its first, in units of
+ * SL_CHUNKQ_GRAIN bytes: half the lines of the pointers themselves, so half
+ * the lines a chunk makes cross between the CPU that pushes it and the one
+ * that pops it.  Objects of one pool lie within a few hundred MB of each
+ * other and are 8-byte aligned; a chunk that does not fit (objects further
+ * than 16 GiB apart, or unaligned) is stored as pointers. */
+#define SL_CHUNKQ_GRAIN_SHIFT 3
+
+static inline void slot_write(struct sl_chunkq_slot *s, void *const *objs, unsigned n)
+{
+	int32_t *d = (int32_t *)(void *)(s + 1);
+	uintptr_t base = (uintptr_t)objs[0];
+	uint64_t bad = 0;
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t off = (uintptr_t)objs[i] - base;
+		int64_t q = (int64_t)off >> SL_CHUNKQ_GRAIN_SHIFT;
+		bad |= (off & ((1u << SL_CHUNKQ_GRAIN_SHIFT) - 1)) |
+		       (((uint64_t)q + 0x80000000u) >> 32);
+		d[i] = (int32_t)q;
+	}
+	s->base = base;
+	s->packed = bad == 0;
+	if (bad != 0)
+		memcpy(slot_objs(s), objs, (size_t)n * sizeof(void *));
+}
+
+static inline void slot_read(const struct sl_chunkq_slot *s, void **objs, unsigned n)
+{
+	if (!s->packed) {
+		memcpy(objs, (void *const *)(const void *)(s + 1), (size_t)n * sizeof(void *));
+		return;
+	}
+	const int32_t *d = (const int32_t *)(const void *)(s + 1);
+	uintptr_t base = s->base;
+	for (unsigned i = 0; i < n; i++)
+		objs[i] = (void *)(base + ((uintptr_t)(intptr_t)d[i] << SL_CHUNKQ_GRAIN_SHIFT));
+}
+
 int sl_chunkq_init(struct sl_chunkq *q, unsigned n_slots, unsigned chunk,
 		   uint64_t first_pos)
 {
@@ -66,7 +104,7 @@ int sl_chunkq_push(struct sl_chunkq *q, void *const *objs)
 			pos = atomic_load_explicit(&q->head, memory_order_relaxed);
 		}
 	}
-	memcpy(slot_objs(s), objs, (size_t)q->chunk * sizeof(void *));
+	slot_write(s, objs, q->chunk);
 	atomic_store_explicit(&s->seq, pos + 1, memory_order_release);
 	return 0;
 }
@@ -91,7 +129,7 @@ int sl_chunkq_pop(struct sl_chunkq *q, void **objs)
 			pos = atomic_load_explicit(&q->tail, memory_order_relaxed);
 		}
 	}
-	memcpy(objs, slot_objs(s), (size_t)q->chunk * sizeof(void *));
+	slot_read(s, objs, q->chunk);
 	atomic_store_explicit(&s->seq, pos + q->mask + 1, memory_order_release);
 	return 0;
 }
@@ -100,7 +138,10 @@ void sl_chunkq_prefetch_pop(const struct sl_chunkq *q)
 {
 	uint64_t pos = atomic_load_explicit(&q->tail, memory_order_relaxed);
 	const char *s = (const char *)slot_at(q, pos);
-	for (size_t off = 0; off < q->stride; off += SL_POOL_CACHE_LINE)
+	/* the header and a packed chunk's deltas (a chunk stored as pointers
+	 * is rare: its second half is not fetched ahead) */
+	size_t end = sizeof(struct sl_chunkq_slot) + (size_t)q->chunk * sizeof(int32_t);
+	for (size_t off = 0; off < end; off += SL_POOL_CACHE_LINE)
 		__builtin_prefetch(s + off, 0, 3);
 }
 
@@ -112,4 +153,9 @@ uint64_t sl_chunkq_count(const struct sl_chunkq *q)
 	uint64_t head = atomic_load_explicit(&q->head, memory_order_acquire);
 	uint64_t n = head - tail;
 	return n > q->mask + 1 ? q->mask + 1 : n;
+}
+
+void sl_chunkq_read_at(const struct sl_chunkq *q, uint64_t pos, void **objs)
+{
+	slot_read(slot_at(q, pos), objs, q->chunk);
 }

@@ -34,8 +34,10 @@
  */
 struct sl_chunkq_slot {
 	alignas(SL_POOL_CACHE_LINE) _Atomic uint64_t seq;
-	char pad[SL_POOL_CACHE_LINE - sizeof(uint64_t)];
-	/* followed by the chunk's pointers */
+	uintptr_t base;     /* packed: the chunk's first pointer */
+	uint32_t packed;    /* 1: the chunk is held as 32-bit deltas from base */
+	char pad[SL_POOL_CACHE_LINE - 2 * sizeof(uint64_t) - sizeof(uint32_t)];
+	/* followed by the chunk: chunk 32-bit deltas (packed) or pointers */
 };
 
 _Static_assert(sizeof(struct sl_chunkq_slot) == SL_POOL_CACHE_LINE,
@@ -78,6 +80,16 @@ int sl_chunkq_pop(struct sl_chunkq *q, void **objs);
  * pointers) into this CPU's cache.  A hint only: never blocks, never fails. */
 void sl_chunkq_prefetch_pop(const struct sl_chunkq *q);
 
+/* Cache lines of a packed chunk of `chunk` objects (its deltas). */
+static inline unsigned sl_chunkq_data_lines(unsigned chunk)
+{
+	return (unsigned)(((size_t)chunk * sizeof(int32_t) + SL_POOL_CACHE_LINE - 1) /
+			  SL_POOL_CACHE_LINE);
+}
+
+/* Copy the chunk at position pos into objs, without claiming it: for a
+ * snapshot taken while no thread pushes or pops. */
+void sl_chunkq_read_at(const struct sl_chunkq *q, uint64_t pos, void **objs);
 /* Chunks claimed by producers and not yet claimed by consumers.  A recent
  * value, never more than the capacity.  Any thread. */
 uint64_t sl_chunkq_count(const struct sl_chunkq *q);

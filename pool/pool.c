@@ -644,6 +644,11 @@ unsigned sl_pool_chunk(const struct sl_pool *p)
 	return p->chunk;
 }
 
+unsigned sl_pool_handoff_lines(const struct sl_pool *p)
+{
+	return 2 + sl_chunkq_data_lines(p->chunk);
+}
+
 unsigned sl_pool_high(const struct sl_pool *p)
 {
 	return p->high;
@@ -697,8 +702,7 @@ static unsigned snapshot_queue(const struct sl_chunkq *q, void **out)
 	uint64_t tail = atomic_load_explicit(&q->tail, memory_order_acquire);
 	uint64_t head = atomic_load_explicit(&q->head, memory_order_acquire);
 	for (uint64_t pos = tail; pos != head; pos++) {
-		const char *slot = q->slots + (pos & q->mask) * q->stride;
-		memcpy(out + n, slot + sizeof(struct sl_chunkq_slot), q->chunk * sizeof(void *));
+		sl_chunkq_read_at(q, pos, out + n);
 		n += q->chunk;
 	}
 	return n;

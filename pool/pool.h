@@ -152,6 +152,14 @@ unsigned sl_pool_chunk(const struct sl_pool *pool);
 unsigned sl_pool_high(const struct sl_pool *pool);
 unsigned sl_pool_n_workers(const struct sl_pool *pool);
 
+/* Cache lines one chunk makes cross between the CPU that hands it to a
+ * shared tier and the CPU that takes it (the model of docs/interlink.md,
+ * "Lines per packet"): the slot's sequence line, the chunk's 32-bit deltas
+ * (16 a line; a chunk whose objects lie more than 16 GiB apart, or are not
+ * 8-byte aligned, goes as pointers, 8 a line, and is not counted so) and the
+ * sequence line back to the next producer.  Any thread. */
+unsigned sl_pool_handoff_lines(const struct sl_pool *pool);
+
 /* ------------------------------------------------------------ get / put */
 
 /*

@@ -1063,14 +1063,16 @@ int main(int argc, char **argv)
 	}
 	/* Lines per buffer (the model of docs/interlink.md, "Lines per packet":
 	 * a line written by one side and then read by the other crosses once).
-	 * Sluice: each chunk handoff is the slot's sequence line and its pointer
-	 * lines to the consumer, and the sequence line back to the next producer;
-	 * handoffs from its reclaim counter.  ring+cache: each pointer goes
+	 * Sluice: each chunk handoff is the slot's sequence line and its packed
+	 * lines (32-bit deltas, 16 a line) to the consumer, and the sequence line
+	 * back to the next producer (sl_pool_handoff_lines); handoffs from its
+	 * reclaim counter.  ring+cache: each pointer goes
 	 * through the ring's slots (8 a line), and each flush and refill makes the
 	 * other side read the tail it stored; from the timed round's steps. */
 	if ((opt.scen_mask >> ONEWAY & 1) && ow_objects > 0) {
-		unsigned chunk_lines = (unsigned)((opt.chunk * sizeof(void *) + 63) / 64);
-		double sl_lpb = (double)ow_steps[1] * (chunk_lines + 2) / (double)ow_objects;
+		unsigned handoff_lines = sl_pool_handoff_lines(sl_pool_of(pools[SLUICE]));
+		unsigned chunk_lines = handoff_lines - 2;
+		double sl_lpb = (double)ow_steps[1] * handoff_lines / (double)ow_objects;
 		double ring_lpb = ((double)opt.objects / 8 + (double)gets[RING].sums.count +
 				   (double)puts[RING].sums.count) / (double)opt.objects;
 		printf("\nlines: lines_per_buffer=%.3f ring_lines_per_buffer=%.3f (one-way: cache lines "

@@ -117,6 +117,66 @@ static void test_chunkq_order_full_empty(uint64_t first, const char *what)
 	sl_chunkq_fini(&q);
 }
 
+/* One chunk of 64 objects at base + offs[i] (never dereferenced) through a
+ * queue: it comes back the same, packed (32-bit deltas) or not as expected,
+ * and sl_chunkq_read_at sees the same chunk. */
+static void chunkq_round_trip(uintptr_t base, const int64_t *offs, bool packed, const char *what)
+{
+	struct sl_chunkq q;
+	void *c[64], *got[64];
+	CHECK(sl_chunkq_init(&q, 2, 64, 0) == 0, "%s: init", what);
+	for (unsigned i = 0; i < 64; i++)
+		c[i] = (void *)(base + (uintptr_t)offs[i]);
+	CHECK(sl_chunkq_push(&q, c) == 0, "%s: push", what);
+	const struct sl_chunkq_slot *s = (const void *)q.slots;
+	CHECK(s->packed == packed, "%s: packed %u, want %u", what, s->packed, packed);
+	memset(got, 0, sizeof(got));
+	sl_chunkq_read_at(&q, 0, got);
+	CHECK(memcmp(got, c, sizeof(c)) == 0, "%s: read_at", what);
+	memset(got, 0, sizeof(got));
+	CHECK(sl_chunkq_pop(&q, got) == 0 && memcmp(got, c, sizeof(c)) == 0, "%s: pop", what);
+	sl_chunkq_fini(&q);
+}
+
+static void test_chunkq_packing(void)
+{
+	int64_t offs[64];
+	const uintptr_t at = (uintptr_t)1 << 40;
+	const int64_t far = (int64_t)1 << 34;   /* 16 GiB: 2^31 steps of 8 bytes */
+	/* 8-byte aligned, before and after the first, in no order */
+	for (unsigned i = 0; i < 64; i++)
+		offs[i] = ((int64_t)((i * 37) % 64) - 20) * 2432;
+	offs[0] = 0;
+	chunkq_round_trip(at, offs, true, "mbuf stride");
+	/* the edges of the 32-bit range, in steps of 8 bytes */
+	offs[1] = far - 8;
+	offs[2] = -far;
+	chunkq_round_trip(at, offs, true, "edges");
+	offs[1] = far;
+	chunkq_round_trip(at, offs, false, "16 GiB after");
+	offs[1] = 8;
+	offs[2] = -far - 8;
+	chunkq_round_trip(at, offs, false, "16 GiB and 8 bytes before");
+	offs[2] = 16;
+	offs[63] = 12;
+	chunkq_round_trip(at, offs, false, "not 8-byte aligned");
+	/* the lines one handoff makes cross: sequence there and back, and the
+	 * deltas at 16 a line */
+	struct sl_err err = { "" };
+	struct sl_pool_opts o = base;
+	o.chunk = 512;
+	o.high = 0;
+	struct sl_pool *p = sl_pool_create("handoff", 4096, &o, &err);
+	CHECK(p != NULL && sl_pool_handoff_lines(p) == 2 + 32, "handoff lines, chunk 512: %u",
+	      p ? sl_pool_handoff_lines(p) : 0);
+	sl_pool_free(p);
+	o.chunk = 65;
+	p = sl_pool_create("handoff65", 4096, &o, &err);
+	CHECK(p != NULL && sl_pool_handoff_lines(p) == 2 + 5, "handoff lines, chunk 65: %u",
+	      p ? sl_pool_handoff_lines(p) : 0);
+	sl_pool_free(p);
+}
+
 static void test_chunkq(void)
 {
 	struct sl_chunkq q;
@@ -622,6 +682,7 @@ static void test_pool_wrap(void)
 
 static const struct sl_test_case cases[] = {
 	SL_CASE(test_chunkq),
+	SL_CASE(test_chunkq_packing),
 	SL_CASE(test_options),
 	SL_CASE(test_chunk_boundaries),
 	SL_CASE(test_front),
