@@ -50,6 +50,24 @@ REPORT=1 "$B" --out "$T/none" >"$T/out" 2>&1; rc=$?
 expect_in "$T/out" "bench-link: REPORT=1: no $T/none/results.csv"
 ok "REPORT=1: a run whose latency p50 is under 100 ns is not far, whatever its c2c"
 
+# The reading between a link's throughput and latency runs (c2c_mid_ns, a
+# column results of earlier versions lack): run 1 reads far before and
+# after each part, but near between the interlink's two runs: mixed.
+mkdir -p "$T/mid"
+cat >"$T/mid/results.csv" <<'EOF'
+run,impl,mpps,drops,p50_ns,p99_ns,lost,c2c_before_ns,c2c_after_ns,lines_per_packet,c2c_mid_ns
+1,interlink,26.00,100,324,28416,0,229.8,204.0,0.160,41.5
+1,local,80.00,0,NA,NA,NA,215.0,208.9,NA,NA
+1,ring,20.00,200,520,35328,0,204.4,218.9,NA,210.0
+2,ring,30.00,300,536,51712,0,219.5,218.8,NA,214.2
+2,local,100.00,0,NA,NA,NA,216.3,217.3,NA,NA
+2,interlink,36.00,400,310,13440,0,211.6,215.0,0.161,220.1
+EOF
+REPORT=1 "$B" --out "$T/mid" >"$T/report" 2>&1 || { cat "$T/report"; fail "REPORT=1 exited $?"; }
+expect_in "$T/report" "regime of each run: 1:mixed 2:far"
+expect_in "$T/report" "far runs (1): engine_link_ratio=1.200 sojourn_p50_ratio=0.578 cliff_ratio=0.360 c2c_ns=216.8"
+ok "REPORT=1: a near reading between a link's two runs makes the run mixed"
+
 [[ $(id -u) -eq 0 ]] || skip "the engine's runtime directory is root's: run as root"
 ncpu=$(awk '/^Cpus_allowed_list:/{print $2}' /proc/self/status | tr ',' '\n' |
        awk -F- '{ n += NF == 2 ? $2 - $1 + 1 : 1 } END { print n }')
@@ -72,6 +90,10 @@ lpp=$(sed -nE 's/^lines: lines_per_packet=([0-9.]+) .*/\1/p' "$T/run")
 [[ -n $lpp ]] && awk -v v="$lpp" 'BEGIN { exit !(v >= 0.125 && v < 1) }' ||
   { cat "$T/run"; fail "lines per packet missing or out of range: '$lpp'"; }
 [[ $(wc -l <"$T/bl/results.csv") -eq 4 ]] || { cat "$T/bl/results.csv"; fail "results.csv lacks a row"; }
+# the reading between each link's two runs, a number or NA (no reading)
+awk -F, 'NR > 1 && $2 != "local" && $11 !~ /^([0-9.]+|NA)$/ { bad = 1 } END { exit bad }' \
+  "$T/bl/results.csv" || { cat "$T/bl/results.csv"; fail "results.csv: c2c_mid_ns missing"; }
+head -1 "$T/bl/results.csv" | grep -q ',c2c_mid_ns$' || fail "results.csv: no c2c_mid_ns column"
 for impl in interlink ring; do
   f=$T/bl/runs/01-$impl-tput.json
   [[ $(summary_get "$f" links "spl.output1 -> rx1.input" kind) == "$impl" ]] ||
