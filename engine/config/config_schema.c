@@ -35,10 +35,10 @@ const struct sl_param_spec pool_keys[POOL_N] = {
 	[POOL_HIGH] = { .name = "high", .type = SL_PARAM_UINT, .def = "0",
 		.min = 0, .max = 16777215,
 		.doc = "(ops: sluice) freelist high mark: 0, or chunk..mbufs; 0 means chunk x 1.5" },
-	[POOL_L3_TIER] = { .name = "l3_tier", .type = SL_PARAM_BOOL, .def = "false",
-		.doc = "(ops: sluice) a queue per L3 domain between the freelists and the "
-		       "global queue" },
-	[POOL_L3_CHUNKS] = { .name = "l3_chunks", .type = SL_PARAM_UINT, .def = "0",
+	[POOL_L3_TIER] = { .name = "l3_tier", .type = SL_PARAM_BOOL, .def = "true",
+		.doc = "(ops: sluice) a short queue per L3 domain between the freelists and the "
+		       "global queue: freed buffers are reused first, so fewer of them circulate" },
+	[POOL_L3_CHUNKS] = { .name = "l3_chunks", .type = SL_PARAM_UINT, .def = "4",
 		.min = 0, .max = 65536,
 		.doc = "(ops: sluice) chunks per L3 queue: 0, or a power of two >= 2; 0 means 8" },
 };

@@ -5,7 +5,9 @@
  * rte_mempool_put_bulk (DPDK's allocator path, as PMDs use it):
  *
  *   sluice      the "sluice" ops (sl_pool_mbuf_create: each bench thread a
- *               worker, DPDK's cache of its lcore sized to the chunk in front)
+ *               worker, DPDK's cache of its lcore sized to the chunk in front;
+ *               as the engine makes it by default, a queue of --tier chunks
+ *               in front of the global queue, all threads in one domain)
  *   ring+cache  ring_mp_mc with a 256-entry per-lcore cache (DPDK's default)
  *   stack+cache the "stack" ops with a 256-entry per-lcore cache
  *   no pool     a get copies a fixed burst, a put does nothing: what the
@@ -137,8 +139,9 @@ static struct {
 	double min_cpu;
 	unsigned retries;
 	unsigned backoff_ns;
+	unsigned tier_chunks;   /* Sluice's L3 queue, chunks; 0: none */
 } opt = {
-	.backoff_ns = 200,
+	.backoff_ns = 200, .tier_chunks = 4,
 	.scen_mask = 7, .min_cpu = 0.97, .retries = 20,
 	.runs = 5, .mbufs = 16383, .burst = 32, .chunk = SL_POOL_CHUNK_DEFAULT, .fanout = 3,
 	.objects = 4000000,
@@ -219,8 +222,11 @@ static struct rte_mempool *make_pool(enum kind k)
 		struct sl_pool_worker_cfg ws[MAX_FANOUT + 1];
 		for (unsigned i = 0; i <= MAX_FANOUT; i++)
 			ws[i] = (struct sl_pool_worker_cfg){ .lcore = i + 1, .l3 = 0 };
+		/* the engine's defaults (pool.l3_tier, pool.l3_chunks): the
+		 * bench's threads all in one domain, so one short queue */
 		struct sl_pool_opts o = { .chunk = opt.chunk, .n_workers = MAX_FANOUT + 1,
-					  .workers = ws };
+					  .workers = ws, .l3_tier = opt.tier_chunks != 0,
+					  .l3_chunks = opt.tier_chunks };
 		struct sl_err err = { "" };
 		struct rte_mempool *mp = sl_pool_mbuf_create(name, opt.mbufs,
 							     RTE_MBUF_DEFAULT_BUF_SIZE,
@@ -758,7 +764,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: bench_pool [--cores A,B[,...]] [--runs N] [--objects N] [--burst N]\n"
 		"                  [--mbufs N] [--chunk N] [--fanout N] [--l3] [--l3-cpus a,b,c,d]\n"
-		"                  [--data DIR]\n"
+		"                  [--data DIR] [--tier K]\n"
 		"  --cores     CPUs: A (and same-worker) on the first, consumers on the others\n"
 		"              (default: the first two CPUs this process may use; --cpus is\n"
 		"              the same option)\n"
@@ -777,7 +783,10 @@ static void usage(FILE *f)
 		"              of the wall time (another process had its CPU; default 0.97)\n"
 		"  --retries N repeat at most N times (default 20)\n"
 		"  --backoff-ns N  how long a consumer waits when its link is empty, as a\n"
-		"              worker with other work in its breath would (default 200)\n");
+		"              worker with other work in its breath would (default 200)\n"
+		"  --tier K    chunks in Sluice's queue in front of the global one, as the\n"
+		"              engine's pool.l3_tier and pool.l3_chunks (default 4, the\n"
+		"              engine's; 0: none)\n");
 }
 
 /* "NAME rounds (K): ..." over the one-way rounds of regime NAME, if any:
@@ -828,6 +837,7 @@ int main(int argc, char **argv)
 		{ "min-cpu", required_argument, NULL, 'C' },
 		{ "retries", required_argument, NULL, 'R' },
 		{ "backoff-ns", required_argument, NULL, 'B' },
+		{ "tier", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -847,6 +857,7 @@ int main(int argc, char **argv)
 		case 'C': opt.min_cpu = atof(optarg); break;
 		case 'R': opt.retries = (unsigned)atoi(optarg); break;
 		case 'B': opt.backoff_ns = (unsigned)atoi(optarg); break;
+		case 'T': opt.tier_chunks = (unsigned)atoi(optarg); break;
 		case 's':
 			opt.scen_mask = 0;
 			for (unsigned i = 0; i < N_SCENS; i++)
@@ -859,7 +870,8 @@ int main(int argc, char **argv)
 	}
 	if (opt.scen_mask == 0 || opt.runs < 1 || opt.runs > MAX_RUNS || opt.burst < 1 || opt.burst > MAX_BURST ||
 	    opt.fanout < 1 || opt.fanout > MAX_FANOUT || opt.objects < 1000 ||
-	    opt.mbufs < 2048 || (opt.n_l3_cpus != 0 && opt.n_l3_cpus != 4)) {
+	    opt.mbufs < 2048 || (opt.n_l3_cpus != 0 && opt.n_l3_cpus != 4) ||
+	    (opt.tier_chunks != 0 && (opt.tier_chunks < 2 || (opt.tier_chunks & (opt.tier_chunks - 1))))) {
 		usage(stderr);
 		return 2;
 	}

@@ -226,7 +226,8 @@ static void test_minimal_defaults(void)
 	check_uint("default engine.epoch_ring", cfg->epoch_ring, 4096);
 	check_uint("default engine.stop_timeout", cfg->stop_timeout_ns, 5000000000ULL);
 	check_uint("default pool.chunk", cfg->pool.chunk, 512);
-	check_uint("default pool.l3_tier", cfg->pool.l3_tier, 0);
+	check_uint("default pool.l3_tier", cfg->pool.l3_tier, 1);
+	check_uint("default pool.l3_chunks", cfg->pool.l3_chunks, 4);
 	check_uint("default pool.data_room", cfg->pool.data_room, 2048);
 	check_uint("default engine.burst", cfg->burst, 32);
 	check_uint("default engine.link_size", cfg->link_size, 1024);
