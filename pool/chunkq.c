@@ -24,7 +24,7 @@ static inline void **slot_objs(struct sl_chunkq_slot *s)
  * than 16 GiB apart, or unaligned) is stored as pointers. */
 #define SL_CHUNKQ_GRAIN_SHIFT 3
 
-static inline void slot_write(struct sl_chunkq_slot *s, void *const *objs, unsigned n)
+static inline bool slot_write(struct sl_chunkq_slot *s, void *const *objs, unsigned n)
 {
 	int32_t *d = (int32_t *)(void *)(s + 1);
 	uintptr_t base = (uintptr_t)objs[0];
@@ -40,6 +40,7 @@ static inline void slot_write(struct sl_chunkq_slot *s, void *const *objs, unsig
 	s->packed = bad == 0;
 	if (bad != 0)
 		memcpy(slot_objs(s), objs, (size_t)n * sizeof(void *));
+	return bad == 0;
 }
 
 static inline void slot_read(const struct sl_chunkq_slot *s, void **objs, unsigned n)
@@ -72,6 +73,7 @@ int sl_chunkq_init(struct sl_chunkq *q, unsigned n_slots, unsigned chunk,
 	for (unsigned i = 0; i < n_slots; i++)
 		atomic_init(&slot_at(q, first_pos + i)->seq, first_pos + i);
 	atomic_init(&q->head, first_pos);
+	atomic_init(&q->unpacked, 0);
 	atomic_init(&q->tail, first_pos);
 	return 0;
 }
@@ -104,7 +106,8 @@ int sl_chunkq_push(struct sl_chunkq *q, void *const *objs)
 			pos = atomic_load_explicit(&q->head, memory_order_relaxed);
 		}
 	}
-	slot_write(s, objs, q->chunk);
+	if (!slot_write(s, objs, q->chunk))
+		atomic_fetch_add_explicit(&q->unpacked, 1, memory_order_relaxed);
 	atomic_store_explicit(&s->seq, pos + 1, memory_order_release);
 	return 0;
 }

@@ -51,6 +51,9 @@ struct sl_chunkq {
 	uint64_t mask;                                        /* n_slots - 1 */
 	size_t stride;                                        /* bytes per slot */
 	uint32_t chunk;                                       /* pointers per slot */
+	/* chunks pushed as pointers, not packed (objects too far apart or
+	 * unaligned): written on that rare path only, by any producer */
+	alignas(SL_POOL_CACHE_LINE) _Atomic uint64_t unpacked;
 };
 
 _Static_assert(offsetof(struct sl_chunkq, tail) == SL_POOL_CACHE_LINE,
@@ -79,6 +82,12 @@ int sl_chunkq_pop(struct sl_chunkq *q, void **objs);
 /* Start loading the slot the next pop will read (its sequence line and its
  * pointers) into this CPU's cache.  A hint only: never blocks, never fails. */
 void sl_chunkq_prefetch_pop(const struct sl_chunkq *q);
+
+/* Chunks pushed as pointers so far (not packed).  Any thread. */
+static inline uint64_t sl_chunkq_unpacked(const struct sl_chunkq *q)
+{
+	return atomic_load_explicit(&q->unpacked, memory_order_relaxed);
+}
 
 /* Cache lines of a packed chunk of `chunk` objects (its deltas). */
 static inline unsigned sl_chunkq_data_lines(unsigned chunk)

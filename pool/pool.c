@@ -797,9 +797,12 @@ void sl_pool_stats(const struct sl_pool *p, struct sl_pool_stats *out)
 	sl_pool_count(p, &out->counts);
 	out->global_chunks = sl_chunkq_count(&p->global);
 	out->global_slots = sl_chunkq_slots(&p->global);
+	out->unpacked = sl_chunkq_unpacked(&p->global);
 	out->l3_domains = p->n_domains;
-	for (unsigned d = 0; d < p->n_domains; d++)
+	for (unsigned d = 0; d < p->n_domains; d++) {
 		out->l3_chunks += sl_chunkq_count(&p->domains[d]);
+		out->unpacked += sl_chunkq_unpacked(&p->domains[d]);
+	}
 	out->l3_slots = p->n_domains ? sl_chunkq_slots(&p->domains[0]) : 0;
 }
 

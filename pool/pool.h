@@ -90,7 +90,7 @@ struct rte_mempool;
 #define SL_POOL_CHUNK_MIN 64u
 #define SL_POOL_CHUNK_MAX 2048u
 #define SL_POOL_CHUNK_DEFAULT 512u
-#define SL_POOL_L3_CHUNKS_DEFAULT 8u
+#define SL_POOL_L3_CHUNKS_DEFAULT 4u
 #define SL_POOL_WORKERS_MAX 1024u
 #define SL_POOL_CAPACITY_MAX (1u << 30)
 #define SL_POOL_NAME_MAX 31u        /* characters, without the NUL */
@@ -106,7 +106,7 @@ struct sl_pool_opts {
 	unsigned chunk;          /* objects per chunk, 64..2048; 0: 512 */
 	unsigned high;           /* freelist high mark, >= chunk; 0: chunk * 3 / 2 */
 	bool l3_tier;            /* add the per-L3-domain tier */
-	unsigned l3_chunks;      /* chunks per L3 queue, a power of two >= 2; 0: 8 */
+	unsigned l3_chunks;      /* chunks per L3 queue, a power of two >= 2; 0: 4 */
 	unsigned global_chunks;  /* global queue slots, a power of two >= 2; 0: twice
 				    the chunks the pool can make (recommended: the
 				    queue then only looks full while a thread is
@@ -156,7 +156,7 @@ unsigned sl_pool_n_workers(const struct sl_pool *pool);
  * shared tier and the CPU that takes it (the model of docs/interlink.md,
  * "Lines per packet"): the slot's sequence line, the chunk's 32-bit deltas
  * (16 a line; a chunk whose objects lie more than 16 GiB apart, or are not
- * 8-byte aligned, goes as pointers, 8 a line, and is not counted so) and the
+ * 8-byte aligned, goes as pointers, 8 a line: sl_pool_stats' `unpacked`) and the
  * sequence line back to the next producer.  Any thread. */
 unsigned sl_pool_handoff_lines(const struct sl_pool *pool);
 
@@ -267,6 +267,10 @@ struct sl_pool_stats {
 	uint64_t l3_domains;             /* 0 when the L3 tier is off */
 	uint64_t l3_chunks;              /* chunks in all L3 queues */
 	uint64_t l3_slots;               /* capacity of each L3 queue */
+	uint64_t unpacked;               /* chunks the global and L3 queues took as
+					  * pointers, not packed (objects more than
+					  * 16 GiB apart, or not 8-byte aligned):
+					  * sl_pool_handoff_lines() does not count them */
 };
 
 /* The whole pool's counters.  Any thread; never blocks. */

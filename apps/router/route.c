@@ -13,6 +13,7 @@
  * with a hint and allocated again) cannot send a packet by another's route.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,8 @@ struct sl_route_table {
 	unsigned n_nh;
 	struct sl_route_nh nh[];        /* by next-hop index; routes share equal ones */
 };
+_Static_assert(offsetof(struct sl_route_table, head) == 0,
+	       "the head first: route.h's sl_route_head");
 
 /* Control thread only. */
 static struct sl_route_table *registry;

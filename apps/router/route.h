@@ -120,14 +120,19 @@ struct sl_route_table_head {
 					 * read by workers */
 };
 
+/* The head of t (route.c keeps it first in the table). */
+static inline const struct sl_route_table_head *sl_route_head(const struct sl_route_table *t)
+{
+	return (const void *)t;
+}
+
 /* Whether sl_route_table_find has returned t: another app (a flow cache)
  * holds it, so the table cannot be replaced under it, and packets may carry
  * hints for it (only such a flow cache sets them: a router whose table
  * nobody has found can skip reading the field).  Any thread. */
 static inline bool sl_route_table_found(const struct sl_route_table *t)
 {
-	return __atomic_load_n(&((const struct sl_route_table_head *)(const void *)t)->found,
-			       __ATOMIC_RELAXED) != 0;
+	return __atomic_load_n(&sl_route_head(t)->found, __ATOMIC_RELAXED) != 0;
 }
 
 /* sl_route_lookup_bulk in two halves, inline, for a caller that reads the
@@ -137,19 +142,18 @@ static inline bool sl_route_table_found(const struct sl_route_table *t)
 static inline void sl_route_lookup_raw(const struct sl_route_table *t, const uint32_t *dst,
 				       uint32_t *e, unsigned n)
 {
-	rte_lpm_lookup_bulk(((const struct sl_route_table_head *)(const void *)t)->lpm, dst, e, n);
+	rte_lpm_lookup_bulk(sl_route_head(t)->lpm, dst, e, n);
 }
 
 static inline int sl_route_raw_nh(const struct sl_route_table *t, uint32_t e)
 {
-	return (e & RTE_LPM_LOOKUP_SUCCESS) ? (int)(e & 0x00ffffff) :
-		((const struct sl_route_table_head *)(const void *)t)->def_nh;
+	return (e & RTE_LPM_LOOKUP_SUCCESS) ? (int)(e & 0x00ffffff) : sl_route_head(t)->def_nh;
 }
 
 /* Next hop by index (0 <= nh < number of next hops). */
 static inline const struct sl_route_nh *sl_route_nh(const struct sl_route_table *t, unsigned nh)
 {
-	return &((const struct sl_route_table_head *)(const void *)t)->nh[nh];
+	return &sl_route_head(t)->nh[nh];
 }
 
 /* Number of distinct next hops in t, and the router name it was built for. */
@@ -187,8 +191,7 @@ static inline int sl_route_hint_get(const struct rte_mbuf *m, const struct sl_ro
 	if (sl_route_hint_off < 0)
 		return -1;
 	uint64_t h = *RTE_MBUF_DYNFIELD(m, sl_route_hint_off, const uint64_t *);
-	if (h >> 48 != ((const struct sl_route_table_head *)(const void *)t)->id ||
-	    (uint32_t)h != dst || (h >> 32 & 0xffff) == 0)
+	if (h >> 48 != sl_route_head(t)->id || (uint32_t)h != dst || (h >> 32 & 0xffff) == 0)
 		return -1;
 	return (int)(h >> 32 & 0xffff) - 1;
 }

@@ -40,7 +40,7 @@ const struct sl_param_spec pool_keys[POOL_N] = {
 		       "global queue: freed buffers are reused first, so fewer of them circulate" },
 	[POOL_L3_CHUNKS] = { .name = "l3_chunks", .type = SL_PARAM_UINT, .def = "4",
 		.min = 0, .max = 65536,
-		.doc = "(ops: sluice) chunks per L3 queue: 0, or a power of two >= 2; 0 means 8" },
+		.doc = "(ops: sluice) chunks per L3 queue: 0, or a power of two >= 2; 0 means 4" },
 };
 
 static const struct sl_param_spec engine_keys[ENGINE_N] = {

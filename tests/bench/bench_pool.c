@@ -79,6 +79,7 @@
  * regime above.
  * With --data DIR it writes the distributions for scripts/plot-pool.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <pthread.h>
@@ -141,7 +142,7 @@ static struct {
 	unsigned backoff_ns;
 	unsigned tier_chunks;   /* Sluice's L3 queue, chunks; 0: none */
 } opt = {
-	.backoff_ns = 200, .tier_chunks = 4,
+	.backoff_ns = 200, .tier_chunks = SL_POOL_L3_CHUNKS_DEFAULT,
 	.scen_mask = 7, .min_cpu = 0.97, .retries = 20,
 	.runs = 5, .mbufs = 16383, .burst = 32, .chunk = SL_POOL_CHUNK_DEFAULT, .fanout = 3,
 	.objects = 4000000,
@@ -785,8 +786,8 @@ static void usage(FILE *f)
 		"  --backoff-ns N  how long a consumer waits when its link is empty, as a\n"
 		"              worker with other work in its breath would (default 200)\n"
 		"  --tier K    chunks in Sluice's queue in front of the global one, as the\n"
-		"              engine's pool.l3_tier and pool.l3_chunks (default 4, the\n"
-		"              engine's; 0: none)\n");
+		"              engine's pool.l3_tier and pool.l3_chunks: 0 (none) or a power\n"
+		"              of two 2..65536 (default 4, the engine's)\n");
 }
 
 /* "NAME rounds (K): ..." over the one-way rounds of regime NAME, if any:
@@ -857,7 +858,18 @@ int main(int argc, char **argv)
 		case 'C': opt.min_cpu = atof(optarg); break;
 		case 'R': opt.retries = (unsigned)atoi(optarg); break;
 		case 'B': opt.backoff_ns = (unsigned)atoi(optarg); break;
-		case 'T': opt.tier_chunks = (unsigned)atoi(optarg); break;
+		case 'T': {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (!isdigit((unsigned char)optarg[0]) || *end != '\0' || v > 65536 ||
+			    (v != 0 && (v < 2 || (v & (v - 1)) != 0))) {
+				fprintf(stderr, "bench_pool: --tier must be 0 or a power of two "
+					"from 2 to 65536, got '%s'\n", optarg);
+				return 2;
+			}
+			opt.tier_chunks = (unsigned)v;
+			break;
+		}
 		case 's':
 			opt.scen_mask = 0;
 			for (unsigned i = 0; i < N_SCENS; i++)
@@ -870,8 +882,7 @@ int main(int argc, char **argv)
 	}
 	if (opt.scen_mask == 0 || opt.runs < 1 || opt.runs > MAX_RUNS || opt.burst < 1 || opt.burst > MAX_BURST ||
 	    opt.fanout < 1 || opt.fanout > MAX_FANOUT || opt.objects < 1000 ||
-	    opt.mbufs < 2048 || (opt.n_l3_cpus != 0 && opt.n_l3_cpus != 4) ||
-	    (opt.tier_chunks != 0 && (opt.tier_chunks < 2 || (opt.tier_chunks & (opt.tier_chunks - 1))))) {
+	    opt.mbufs < 2048 || (opt.n_l3_cpus != 0 && opt.n_l3_cpus != 4)) {
 		usage(stderr);
 		return 2;
 	}
@@ -923,6 +934,7 @@ int main(int argc, char **argv)
 	static struct sl_pool_stats before, after;
 	static struct sl_pool_hist ow_rebalance, ow_reclaim;
 	uint64_t ow_steps[4] = { 0 };   /* rebalances, reclaims, empty, full */
+	uint64_t ow_unpacked = 0;       /* chunks the queues took as pointers */
 	uint64_t ow_objects = 0;         /* buffers through those rounds, retries included */
 	unsigned repeated = 0, noisy = 0;
 	double c2c_round[MAX_RUNS + 1];   /* before round r: [r]; after it: [r + 1] */
@@ -964,6 +976,7 @@ int main(int argc, char **argv)
 					ow_steps[1] += after.sum.reclaims - before.sum.reclaims;
 					ow_steps[2] += after.sum.empty - before.sum.empty;
 					ow_steps[3] += after.sum.full - before.sum.full;
+					ow_unpacked += after.unpacked - before.unpacked;
 				}
 			}
 		c2c_round[r + 1] = opt.n_cpus > 1 ? bench_pair_c2c("bench_pool", opt.cpu[0],
@@ -1078,20 +1091,25 @@ int main(int argc, char **argv)
 	 * Sluice: each chunk handoff is the slot's sequence line and its packed
 	 * lines (32-bit deltas, 16 a line) to the consumer, and the sequence line
 	 * back to the next producer (sl_pool_handoff_lines); handoffs from its
-	 * reclaim counter.  ring+cache: each pointer goes
+	 * reclaim counter, those of a chunk the queue took as pointers (8 a
+	 * line) from its unpacked counter.  ring+cache: each pointer goes
 	 * through the ring's slots (8 a line), and each flush and refill makes the
 	 * other side read the tail it stored; from the timed round's steps. */
 	if ((opt.scen_mask >> ONEWAY & 1) && ow_objects > 0) {
 		unsigned handoff_lines = sl_pool_handoff_lines(sl_pool_of(pools[SLUICE]));
 		unsigned chunk_lines = handoff_lines - 2;
-		double sl_lpb = (double)ow_steps[1] * handoff_lines / (double)ow_objects;
+		unsigned unpacked_lines = 2 + (opt.chunk * (unsigned)sizeof(void *) + 63) / 64;
+		uint64_t packed = ow_steps[1] > ow_unpacked ? ow_steps[1] - ow_unpacked : 0;
+		double sl_lpb = ((double)packed * handoff_lines + (double)ow_unpacked * unpacked_lines) /
+				(double)ow_objects;
 		double ring_lpb = ((double)opt.objects / 8 + (double)gets[RING].sums.count +
 				   (double)puts[RING].sums.count) / (double)opt.objects;
 		printf("\nlines: lines_per_buffer=%.3f ring_lines_per_buffer=%.3f (one-way: cache lines "
-		       "made to cross per buffer; sluice: %lu chunk handoffs of %u + 2 lines, from "
-		       "its reclaim counter; ring+cache: a slot line per 8 pointers and a tail line "
-		       "per refill and flush, from the timed round's %lu and %lu)\n", sl_lpb,
-		       ring_lpb, (unsigned long)ow_steps[1], chunk_lines,
+		       "made to cross per buffer; sluice: %lu chunk handoffs of %u + 2 lines, %lu of "
+		       "them as pointers, from its reclaim and unpacked counters; ring+cache: a slot "
+		       "line per 8 pointers and a tail line per refill and flush, from the timed "
+		       "round's %lu and %lu)\n", sl_lpb,
+		       ring_lpb, (unsigned long)ow_steps[1], chunk_lines, (unsigned long)ow_unpacked,
 		       (unsigned long)gets[RING].sums.count, (unsigned long)puts[RING].sums.count);
 	}
 	/* Sluice's own telemetry, one-way rounds. */

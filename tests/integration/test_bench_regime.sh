@@ -134,15 +134,26 @@ if common != "mixed" and side(last) not in (None, common):
 assert summary == common or (side(last) is None and summary == "mixed"), (summary, regs, last)
 PY
 ok "bench_pool: $(grep '^summary:' "$T/pool.log")"
-# Lines per buffer, one-way: every pointer crosses in a line of 8 (a
-# chunk's or the ring's slots), so neither pool is under 1/8; the rest
-# (sequence and tail lines) is a few lines per hundreds of buffers.
-# ring+cache: every buffer through a slot line of 8, at least 1/8.  Sluice:
-# only buffers that crossed in a chunk handoff count, and those the taking
-# side's freelist held from the start never do (a larger share of a short
-# round on a loaded machine: 0.086 seen), so some, less than the ring's cap.
+# Lines per buffer, one-way: ring+cache moves every pointer through a slot
+# line of 8, at least 1/8, plus its tail lines (a few per hundreds of
+# buffers).  Sluice moves chunks of 32-bit deltas, 16 a line, with a
+# sequence line there and back: 34 lines per 512 buffers (0.066) for each
+# buffer that crossed in a chunk handoff; those the taking side's freelist
+# held from the start never do (a larger share of a short round on a
+# loaded machine), so some, and under 0.1: chunks of pointers (66 lines,
+# 0.129) would not be.
 lines_ok bench_pool "$T/pool.log" 0.125 0.5 ring_lines_per_buffer
-lines_ok bench_pool "$T/pool.log" 0.001 0.5 lines_per_buffer
+lines_ok bench_pool "$T/pool.log" 0.001 0.1 lines_per_buffer
+pool_refused() {   # pool_refused MESSAGE ARG...: exit 2 with MESSAGE
+  local msg=$1 rc=0; shift
+  "$BLD/tests/bench_pool" "$@" >"$T/bpe.log" 2>&1 || rc=$?
+  [[ $rc == 2 ]] || { cat "$T/bpe.log" >&2; fail "bench_pool $*: exit $rc, not 2"; }
+  grep -qxF "bench_pool: $msg" "$T/bpe.log" || { cat "$T/bpe.log" >&2; fail "bench_pool $*: not '$msg'"; }
+}
+pool_refused "--tier must be 0 or a power of two from 2 to 65536, got '3'" --tier 3
+pool_refused "--tier must be 0 or a power of two from 2 to 65536, got 'x'" --tier x
+pool_refused "--tier must be 0 or a power of two from 2 to 65536, got '131072'" --tier 131072
+ok "bench_pool: a bad --tier refused, named"
 
 # bench_bounce (the floor under the cliff): the same complete summary, and
 # its argument errors named.

@@ -130,6 +130,8 @@ static void chunkq_round_trip(uintptr_t base, const int64_t *offs, bool packed, 
 	CHECK(sl_chunkq_push(&q, c) == 0, "%s: push", what);
 	const struct sl_chunkq_slot *s = (const void *)q.slots;
 	CHECK(s->packed == packed, "%s: packed %u, want %u", what, s->packed, packed);
+	CHECK(sl_chunkq_unpacked(&q) == !packed, "%s: unpacked counter %lu", what,
+	      (unsigned long)sl_chunkq_unpacked(&q));
 	memset(got, 0, sizeof(got));
 	sl_chunkq_read_at(&q, 0, got);
 	CHECK(memcmp(got, c, sizeof(c)) == 0, "%s: read_at", what);
@@ -175,6 +177,26 @@ static void test_chunkq_packing(void)
 	CHECK(p != NULL && sl_pool_handoff_lines(p) == 2 + 5, "handoff lines, chunk 65: %u",
 	      p ? sl_pool_handoff_lines(p) : 0);
 	sl_pool_free(p);
+	/* The pool counts the chunks its queues took as pointers: the arena's
+	 * objects, a byte apart, all; 8-byte aligned ones, none. */
+	static uint64_t aligned[N_OBJ];
+	struct sl_pool_stats st;
+	for (unsigned k = 0; k < 2; k++) {
+		o = base;
+		p = sl_pool_create("unpacked", N_OBJ, &o, &err);
+		CHECK(p != NULL, "create: %s", err.msg);
+		if (p == NULL)
+			return;
+		for (unsigned i = 0; i < N_OBJ; i++)
+			CHECK(sl_pool_put(p, NULL, (void *const[]){ k ? (void *)&aligned[i] : obj(i) },
+					  1) == 0, "put %u", i);
+		sl_pool_stats(p, &st);
+		CHECK(st.global_chunks > 0, "%s: no chunk in the global queue", k ? "aligned" : "arena");
+		CHECK(st.unpacked == (k ? 0 : st.global_chunks), "%s: %lu of %lu chunks unpacked",
+		      k ? "aligned" : "arena", (unsigned long)st.unpacked,
+		      (unsigned long)st.global_chunks);
+		sl_pool_free(p);
+	}
 }
 
 static void test_chunkq(void)

@@ -513,6 +513,15 @@ static uint16_t csum16(const uint8_t *b, unsigned len)
 }
 
 /* A 60-byte Ethernet/IPv4/UDP frame to dst with ttl, checksum correct. */
+/* The first 60 bytes of m, whatever its segments, into out. */
+static bool frame_read(const struct rte_mbuf *m, uint8_t out[60])
+{
+	const uint8_t *d = rte_pktmbuf_read(m, 0, 60, out);
+	if (d != NULL && d != out)
+		memcpy(out, d, 60);
+	return d != NULL;
+}
+
 static void udp_frame(uint8_t *f, uint32_t dst, uint8_t ttl)
 {
 	static const uint8_t head[14] = { 2, 0, 0, 0, 0, 0xaa, 2, 0, 0, 0, 0, 0xbb, 8, 0 };
@@ -679,7 +688,6 @@ static bool route_split(struct rig *r, unsigned cut, uint8_t *out)
 {
 	uint8_t f[60];
 	struct rte_mbuf *m;
-	const uint8_t *d;
 
 	udp_frame(f, ip(10, 1, 7, 7), 200);
 	m = mbuf_split(f, 60, cut);
@@ -689,11 +697,9 @@ static bool route_split(struct rig *r, unsigned cut, uint8_t *out)
 	r->app.type->push(&r->app);
 	if (rig_take(r, 0, &m, 1) != 1)
 		return false;
-	d = rte_pktmbuf_read(m, 0, 60, out);
-	if (d != NULL && d != out)
-		memcpy(out, d, 60);
+	bool got = frame_read(m, out);
 	rte_pktmbuf_free(m);
-	return d != NULL;
+	return got;
 }
 
 /* Headers split at every offset: the same bytes out as from one segment. */
@@ -777,14 +783,9 @@ static void test_router_checksums(void)
 			CHECK(0, "id %u: not both frames out", id);
 			break;
 		}
-		const uint8_t *a = rte_pktmbuf_read(p[0], 0, 60, fast);
-		const uint8_t *b = rte_pktmbuf_read(p[1], 0, 60, full);
-		if (a != fast)
-			memcpy(fast, a, 60);
-		if (b != full)
-			memcpy(full, b, 60);
+		bool read = frame_read(p[0], fast) && frame_read(p[1], full);
 		rte_pktmbuf_free_bulk(p, 2);
-		if (memcmp(fast, full, 60) != 0 || fast[14 + 8] != 63 || csum16(fast + 14, 20) != 0) {
+		if (!read || memcmp(fast, full, 60) != 0 || fast[14 + 8] != 63 || csum16(fast + 14, 20) != 0) {
 			if (bad++ == 0)
 				CHECK(0, "id %#x (checksum %#x): fast ttl %u sum %#x, full ttl %u sum %#x",
 				      id, ck, fast[14 + 8], csum16(fast + 14, 20), full[14 + 8],
