@@ -90,6 +90,10 @@
 #include "placement/topology.h"
 
 #define PORT_TX_ROUNDS 4
+/* Full rx bursts a breath into a direct link (port_pull); measured with
+ * the router between net_pcap and net_null (docs/benchmarks.md, "Rx
+ * rounds"): 8 gained nothing over 4. */
+#define PORT_RX_ROUNDS 4
 
 /* The app's counters, read from the device at stop, in the order of port_counters. */
 enum {
@@ -653,29 +657,43 @@ static int port_init(struct sl_app *app, struct sl_err *err)
 	return 0;
 }
 
+/* One rx burst of queue q handed to out.  Returns how many came. */
+static inline unsigned port_rx(struct sl_app *app, const struct port_priv *p, uint16_t q,
+			       struct sl_link *out)
+{
+	struct rte_mbuf *pkts[SL_BURST_MAX];
+	uint16_t n = rte_eth_rx_burst(p->port_id, q, pkts, (uint16_t)app->burst);
+	if (n == 0)
+		return 0;
+	/* Packets only: reading every mbuf here costs more than the rest of
+	 * the rx path; bytes come from the device's counters at stop. */
+	sl_app_count_in_n(app, n, 0);
+	if (unlikely(p->fill_l4)) {
+		unsigned filled = 0;
+		for (uint16_t i = 0; i < n; i++)
+			filled += sl_pkt_fill_l4_csum(pkts[i]);
+		sl_app_ctr_add(app, PORT_L4_FILLED, filled);
+	}
+	sl_link_transmit(out, pkts, n);
+	return n;
+}
+
+/* Each rx queue once, or, when the output is a direct link (its consumer
+ * takes each burst at once, so nothing waits in a queue), up to
+ * PORT_RX_ROUNDS bursts while they come full: the breath's own work
+ * (epoch, pool, ticks) is then paid once for up to that many bursts. */
 static void port_pull(struct sl_app *app)
 {
 	struct port_priv *p = app->priv;
-	struct rte_mbuf *pkts[SL_BURST_MAX];
 	struct sl_link *out = app->out[0];
 
 	if (out == NULL)
 		return;
-	for (uint16_t q = p->rxq0; q < p->rxq0 + p->n_rxq; q++) {
-		uint16_t n = rte_eth_rx_burst(p->port_id, q, pkts, (uint16_t)app->burst);
-		if (n == 0)
-			continue;
-		/* Packets only: reading every mbuf here costs more than the rest of
-		 * the rx path; bytes come from the device's counters at stop. */
-		sl_app_count_in_n(app, n, 0);
-		if (unlikely(p->fill_l4)) {
-			unsigned filled = 0;
-			for (uint16_t i = 0; i < n; i++)
-				filled += sl_pkt_fill_l4_csum(pkts[i]);
-			sl_app_ctr_add(app, PORT_L4_FILLED, filled);
-		}
-		sl_link_transmit(out, pkts, n);
-	}
+	unsigned rounds = out->take != NULL ? PORT_RX_ROUNDS : 1;
+	for (uint16_t q = p->rxq0; q < p->rxq0 + p->n_rxq; q++)
+		for (unsigned r = 0; r < rounds; r++)
+			if (port_rx(app, p, q, out) < app->burst)
+				break;
 }
 
 /* Send pkts[0..n) of `bytes` bytes; what the tx ring has no room for is
