@@ -1962,11 +1962,13 @@ static inline void ttl_dec_fast(uint8_t *w)
 /* fast_prefix's check of one frame: a simple IPv4 frame with a TTL above
  * 1; then its destination (host order) in *dst and its length added to
  * *bytes. */
-static inline bool fast_check(const struct rte_mbuf *m, uint32_t *dst, uint64_t *bytes)
+static inline bool fast_check(const struct rte_mbuf *m, uint32_t *dst, uint64_t *bytes,
+			      uint8_t **eh)
 {
 	const uint8_t *ip = sl_pkt_ipv4_simple(m);
 	if (ip == NULL || ip[offsetof(struct rte_ipv4_hdr, time_to_live)] <= 1)
 		return false;
+	*eh = (uint8_t *)(uintptr_t)(ip - RTE_ETHER_HDR_LEN);
 	uint32_t d;
 	memcpy(&d, ip + offsetof(struct rte_ipv4_hdr, dst_addr), sizeof(d));
 	*dst = rte_be_to_cpu_32(d);
@@ -1978,6 +1980,7 @@ static inline unsigned fast_prefix(const struct router_priv *p, const struct sl_
 				   unsigned *count, unsigned *summed, uint64_t *bytes)
 {
 	uint32_t dst[SL_BURST_MAX], ent[SL_BURST_MAX];
+	uint8_t *ehs[SL_BURST_MAX];   /* each frame's first byte */
 	uint64_t b = 0;
 	unsigned j;
 
@@ -1990,7 +1993,7 @@ static inline unsigned fast_prefix(const struct router_priv *p, const struct sl_
 	for (j = 0; j < n; j++) {
 		if (j + FAST_AHEAD < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[j + FAST_AHEAD], void *));
-		if (!fast_check(pkts[j], &dst[j], &b))
+		if (!fast_check(pkts[j], &dst[j], &b, &ehs[j]))
 			break;
 	}
 	*summed = j;
@@ -2012,7 +2015,7 @@ static inline unsigned fast_prefix(const struct router_priv *p, const struct sl_
 		const struct sl_route_nh *hop = &nhs[h];
 		if (hop->kind != SL_NH_FORWARD || !hop->set_dmac)
 			return i;
-		uint8_t *eh = rte_pktmbuf_mtod(pkts[i], uint8_t *);
+		uint8_t *eh = ehs[i];
 		if (unlikely(has_if && hop->iface != NO_IFACE)) {
 			const struct iface *f = &p->ifs[hop->iface];
 			if (f->vlan != 0 ||
