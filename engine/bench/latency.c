@@ -75,6 +75,7 @@
 #include "runtime/app.h"
 #include "base/err.h"
 #include "runtime/param.h"
+#include "placement/c2c.h"
 #include "placement/topology.h"
 
 #define BENCH_MAX_LOADS 16
@@ -106,7 +107,13 @@ static const char usage_text[] =
 	"\n"
 	"Each run leaves in runs/: NNN.yaml (its config), NNN.log (its output),\n"
 	"NNN-summary.json (its JSON summary, docs/summary.md: every mbuf back is\n"
-	"checked there) and NNN-rxK.json (receiver K's report).\n";
+	"checked there) and NNN-rxK.json (receiver K's report).  A run across\n"
+	"CPUs also gets the pair's one-way c2c measured just before and after it,\n"
+	"and its regime (near below 100 ns, far, or mixed).  With load 0 and a pair\n"
+	"across CPUs the last line (stdout) is\n"
+	"  summary: cliff_ratio=A pool_ratio_across=B c2c_ns=C regime=R\n"
+	"A the farthest pair's Mpps over the local pair's, B that pair's with ops\n"
+	"sluice over ops dpdk, C and R the c2c around those runs.\n";
 
 enum { OPS_SLUICE, OPS_DPDK, OPS_N };
 static const char *const ops_names[OPS_N] = { "sluice", "dpdk" };
@@ -161,6 +168,9 @@ struct result {
 	double other_load;      /* CPUs busy with other work, on average; -1: unknown */
 	double steal;           /* CPUs taken by the hypervisor, on average; -1: unknown */
 	double sent, drops;     /* from the run's JSON summary; -1: unknown */
+	double c2c[2];          /* one-way ns between the transmitter and its farthest
+				 * receiver, before and after the run; -1: not
+				 * measured (a local run, or the measure failed) */
 	double v[R_N];          /* aggregated over the receivers */
 	struct rx_result rx[BENCH_MAX_RX];
 	struct bucket *hist;
@@ -917,10 +927,19 @@ static int read_reports(const char *dir, struct result *r, struct sl_err *err)
 
 /* ---- output files ---------------------------------------------------------- */
 
+/* r's regime from the c2c around it ("near", "far" or "mixed"), or "" where
+ * it was not measured. */
+static const char *run_regime(const struct result *r)
+{
+	if (r->c2c[0] < 0 || r->c2c[1] < 0)
+		return "";
+	return sl_c2c_regime2(r->c2c[0], r->c2c[1]);
+}
+
 static const char csv_header[] =
 	"run,kind,hop_class,tx_cpu,rx_cpus,receivers,load_pps,ops,size,packets,lost,"
 	"reordered,mpps,p50_ns,p90_ns,p99_ns,p999_ns,max_ns,min_ns,foreign,sent,drops,"
-	"duration_s,control_cpu,other_load,steal\n";
+	"duration_s,control_cpu,other_load,steal,c2c_before_ns,c2c_after_ns,regime\n";
 
 static void csv_num(FILE *f, double v)
 {
@@ -948,7 +967,9 @@ static void csv_row(FILE *f, const struct result *r, const struct bench_opts *o)
 	csv_num(f, r->control_cpu);
 	csv_num(f, r->other_load);
 	csv_num(f, r->steal);
-	fputc('\n', f);
+	csv_num(f, r->c2c[0]);
+	csv_num(f, r->c2c[1]);
+	fprintf(f, ",%s\n", run_regime(r));
 }
 
 struct machine_info {
@@ -1046,10 +1067,14 @@ static json_t *json_run(const struct result *r, const struct bench_opts *o)
 			      "size", (int)o->size, "control_cpu", jnum(r->control_cpu, true),
 			      "other_load", jnum(r->other_load, true), "steal", jnum(r->steal, true),
 			      "sent", jnum(r->sent, true), "drops", jnum(r->drops, true));
+	const char *regime = run_regime(r);
 	json_t *rx = json_array();
 	for (unsigned i = 0; i < p->n_rx; i++)
 		rx = append(rx, json_receiver(r, i));
 	if (j == NULL || add_stats(j, r->v) != 0 ||
+	    json_object_set_new(j, "c2c_before_ns", jnum(r->c2c[0], true)) != 0 ||
+	    json_object_set_new(j, "c2c_after_ns", jnum(r->c2c[1], true)) != 0 ||
+	    json_object_set_new(j, "regime", regime[0] ? json_string(regime) : json_null()) != 0 ||
 	    json_object_set_new(j, "config", json_string(config)) != 0 ||
 	    json_object_set_new(j, "log", json_string(log)) != 0 ||
 	    json_object_set_new(j, "per_receiver", rx) != 0 ||
@@ -1401,11 +1426,37 @@ static int open_outputs(struct sweep *s)
 	return 0;
 }
 
+/* The one-way c2c (ns) between p's transmitter and its farthest receiver
+ * (the largest over its receivers' CPUs), rounded to 0.1 ns; -1 for a local
+ * placement, or when a measure fails (said once). */
+static double place_c2c(const struct place *p)
+{
+	static bool said;
+	double worst = -1;
+	for (unsigned i = 0; i < p->n_rx && !p->local; i++) {
+		if (p->rx[i] == p->tx)
+			continue;
+		struct sl_err err = { "" };
+		double ns = sl_c2c_pair(p->tx, p->rx[i], &err);
+		if (ns < 0) {
+			if (!said)
+				fprintf(stderr, "\nsluice: bench latency: no c2c beside the results: "
+						"%s\n", err.msg);
+			said = true;
+			return -1;
+		}
+		worst = ns > worst ? ns : worst;
+	}
+	return worst < 0 ? -1 : (double)(long long)(worst * 10 + 0.5) / 10;
+}
+
 /* Run r's child and measure the rest of the machine meanwhile (other_load,
- * steal).  Returns run_child's status. */
+ * steal), and the placement's c2c just before and after it.  Returns
+ * run_child's status. */
 static int run_measured(const struct sweep *s, struct result *r, const char *config,
 			const char *log, const char *summary)
 {
+	r->c2c[0] = place_c2c(r->p);
 	double busy0, steal0, busy1, steal1, t0 = now_s(), child_cpu;
 	bool times = cpu_times(&busy0, &steal0);
 	int st = run_child(config, log, summary, s->o.duration, &child_cpu);
@@ -1417,6 +1468,7 @@ static int run_measured(const struct sweep *s, struct result *r, const char *con
 		r->steal = round2((steal1 - steal0) / wall);
 	}
 	remove_runtime_dir(s->prefix);
+	r->c2c[1] = r->c2c[0] < 0 ? -1 : place_c2c(r->p);
 	return st;
 }
 
@@ -1447,6 +1499,8 @@ static void print_progress(const struct result *r)
 			r->drops < 0 ? 0 : r->drops);
 	if (r->other_load >= 0.1)
 		fprintf(stderr, " [other work: %.1f CPUs]", r->other_load);
+	if (run_regime(r)[0] != '\0')
+		fprintf(stderr, " c2c %.1f/%.1f ns %s", r->c2c[0], r->c2c[1], run_regime(r));
 	fputc('\n', stderr);
 }
 
@@ -1529,6 +1583,64 @@ static int run_all(struct sweep *s)
 	return SL_EXIT_OK;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The closing line, where the sweep ran the local pair and a pair across
+ * CPUs at unlimited load (load 0):
+ *   summary: cliff_ratio=A pool_ratio_across=B c2c_ns=C regime=R
+ * A the farthest pair's Mpps over the local pair's (both ops sluice), B
+ * that pair's Mpps with ops sluice over ops dpdk, C the median of the c2c
+ * measured around those runs and R their common regime (near, far or
+ * mixed); NA for what was not run. */
+static void print_summary(const struct sweep *s)
+{
+	const struct result *local = NULL, *cross = NULL, *cross_dpdk = NULL;
+	for (unsigned i = 0; i < s->done; i++) {
+		const struct result *r = &s->res[i];
+		if (r->load != 0 || r->p->receivers || r->ops != OPS_SLUICE)
+			continue;
+		if (r->p->local)
+			local = r;
+		else
+			cross = r;   /* pairs come in hop-class order: the last is the farthest */
+	}
+	if (local == NULL || cross == NULL)
+		return;
+	for (unsigned i = 0; i < s->done; i++)
+		if (s->res[i].p == cross->p && s->res[i].load == 0 && s->res[i].ops == OPS_DPDK)
+			cross_dpdk = &s->res[i];
+	double v[4];
+	unsigned n = 0;
+	for (unsigned k = 0; k < 2; k++) {
+		if (cross->c2c[k] >= 0)
+			v[n++] = cross->c2c[k];
+		if (cross_dpdk != NULL && cross_dpdk->c2c[k] >= 0)
+			v[n++] = cross_dpdk->c2c[k];
+	}
+	printf("summary: cliff_ratio=");
+	if (local->v[R_MPPS] > 0)
+		printf("%.3f", cross->v[R_MPPS] / local->v[R_MPPS]);
+	else
+		printf("NA");
+	printf(" pool_ratio_across=");
+	if (cross_dpdk != NULL && cross_dpdk->v[R_MPPS] > 0)
+		printf("%.3f", cross->v[R_MPPS] / cross_dpdk->v[R_MPPS]);
+	else
+		printf("NA");
+	if (n == 0) {
+		printf(" c2c_ns=NA regime=NA\n");
+		return;
+	}
+	qsort(v, n, sizeof(v[0]), cmp_double);
+	double med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	bool far = v[0] >= SL_C2C_FAR_NS, near = v[n - 1] < SL_C2C_FAR_NS;
+	printf(" c2c_ns=%.1f regime=%s\n", med, near ? "near" : far ? "far" : "mixed");
+}
+
 /* run_all with SIGINT and SIGTERM caught (forwarded to the running child,
  * then the sweep stops), then results.json for a sweep that finished no
  * run, and the closing line. */
@@ -1551,10 +1663,12 @@ static int run_sweep(struct sweep *s)
 	const char *out = s->o.out;
 	if (s->done == 0 && write_json(s, 0) < 0)
 		exit_code = SL_EXIT_RUNTIME;
-	if (exit_code == SL_EXIT_OK)
+	if (exit_code == SL_EXIT_OK) {
 		fprintf(stderr, "bench latency: %u runs in %.0f s; results in %s/results.csv "
 				"and %s/results.json (plots: scripts/plot-latency %s)\n",
 			s->n_runs, now_s() - t_start, out, out, out);
+		print_summary(s);
+	}
 	else
 		fprintf(stderr, "bench latency: %u of %u runs done; their results are in "
 				"%s/results.csv and %s/results.json\n",

@@ -144,6 +144,17 @@ struct sl_c2c *sl_c2c_measure(const int *cpus, unsigned n, unsigned round_trips,
 	return m;
 }
 
+double sl_c2c_pair(int a, int b, struct sl_err *err)
+{
+	int cpus[2] = { a, b };
+	struct sl_c2c *m = sl_c2c_measure(cpus, 2, 20000, 5, err);
+	if (m == NULL)
+		return -1;
+	double ns = m->ns[1];
+	sl_c2c_free(m);
+	return ns;
+}
+
 int sl_c2c_save(const struct sl_c2c *m, const char *path, struct sl_err *err)
 {
 	FILE *f = fopen(path, "w");

@@ -23,6 +23,25 @@
 /* CPUs within this factor of the fastest pair's latency share a domain. */
 #define SL_C2C_DOMAIN_FACTOR 1.5
 
+/* A pair's regime from its one-way latency: "near" below SL_C2C_FAR_NS (the
+ * same L3 domain or a close one: a cache line moves in tens of ns), "far"
+ * at or above it (another CCD or socket: 100-250 ns).  Virtual CPUs land on
+ * near or far physical cores from one hour to the next, so benchmarks name
+ * the regime of every result. */
+#define SL_C2C_FAR_NS 100.0
+
+static inline const char *sl_c2c_regime(double ns)
+{
+	return ns < SL_C2C_FAR_NS ? "near" : "far";
+}
+
+/* The regime of a run whose pair measured a and b ns (before and after):
+ * "mixed" where the two disagree. */
+static inline const char *sl_c2c_regime2(double a, double b)
+{
+	return (a < SL_C2C_FAR_NS) == (b < SL_C2C_FAR_NS) ? sl_c2c_regime(a) : "mixed";
+}
+
 struct sl_c2c {
 	unsigned n;          /* CPUs */
 	int *cpus;           /* OS indices, n of them */
@@ -35,6 +54,12 @@ struct sl_c2c {
  * sentence in err. */
 struct sl_c2c *sl_c2c_measure(const int *cpus, unsigned n, unsigned round_trips,
 			      unsigned samples, struct sl_err *err);
+
+/* The one-way latency (ns, the median of 5 samples of 20000 round trips)
+ * between CPUs a and b: what benchmarks print beside their results.
+ * Returns it, or -1 with errno set and a sentence in err (as
+ * sl_c2c_measure). */
+double sl_c2c_pair(int a, int b, struct sl_err *err);
 
 /* Save as CSV: a header row "cpu,<cpu>,<cpu>..." then one row per CPU.
  * Returns 0 or -errno with a sentence. */

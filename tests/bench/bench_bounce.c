@@ -363,7 +363,7 @@ int main(int argc, char **argv)
 		for (int s = 0; s < SC_N; s++)
 			printf("run %u %-5s %7.2f ns/object %7.2f Mobj/s   c2c %.1f ns (%s)\n", r + 1,
 			       sc_names[s], ns[s][r], 1e3 / ns[s][r], c2c[r],
-			       bench_regime(c2c[r]));
+			       sl_c2c_regime(c2c[r]));
 		r_read[r] = ns[SC_LOCAL][r] / ns[SC_READ][r];
 		r_pfw[r] = ns[SC_READ][r] / ns[SC_PFW][r];
 		r_index[r] = ns[SC_LOCAL][r] / ns[SC_INDEX][r];
@@ -376,7 +376,7 @@ int main(int argc, char **argv)
 	printf("summary: read_over_local=%.3f pfw_over_read=%.3f index_over_local=%.3f c2c_ns=%.1f regime=%s\n",
 	       bench_median(r_read, o.runs, NULL, NULL), bench_median(r_pfw, o.runs, NULL, NULL),
 	       bench_median(r_index, o.runs, NULL, NULL), bench_median(c2c, o.runs, NULL, NULL),
-	       bench_regime2(lo, hi));
+	       sl_c2c_regime2(lo, hi));
 	fprintf(stderr, "(checksum %llu)\n", (unsigned long long)sh.sum);
 	free(sh.objs);
 	return 0;

@@ -773,8 +773,8 @@ int main(int argc, char **argv)
 			p99[k][r] = cyc_ns(quantile_u64(kept, n, 0.99));
 		}
 		c2c_at[r + 1] = pair_c2c(&p);
-		run_regime[r] = bench_regime2(c2c_at[r], c2c_at[r + 1]);
-		if (strcmp(run_regime[r], "far") == 0 && p50[IL][r] < BENCH_FAR_NS)
+		run_regime[r] = sl_c2c_regime2(c2c_at[r], c2c_at[r + 1]);
+		if (strcmp(run_regime[r], "far") == 0 && p50[IL][r] < SL_C2C_FAR_NS)
 			run_regime[r] = "mixed";   /* a far pair cannot hand over in less
 						    * (0: no clean sample, no witness) */
 		printf("run %u: c2c %.1f/%.1f ns (%s) | throughput interlink %.1f Mpps, rte_ring "

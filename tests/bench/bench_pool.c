@@ -922,7 +922,7 @@ int main(int argc, char **argv)
 		opt.n_cpus > 1 ? bench_pair_c2c("bench_pool", opt.cpu[0], opt.cpu[1]) : 0;
 	if (opt.n_cpus > 1)
 		printf("c2c of cpus %d and %d before the rounds: %.1f ns (%s)\n", opt.cpu[0],
-		       opt.cpu[1], c2c_before, bench_regime(c2c_before));
+		       opt.cpu[1], c2c_before, sl_c2c_regime(c2c_before));
 
 	struct rte_mempool *pools[N_KINDS] = { NULL };
 	for (unsigned k = 0; k < N_POOLS; k++)
@@ -1164,10 +1164,10 @@ int main(int argc, char **argv)
 		opt.n_cpus > 1 ? bench_pair_c2c("bench_pool", opt.cpu[0], opt.cpu[1]) : 0;
 	if (opt.n_cpus > 1)
 		printf("\nc2c of cpus %d and %d after the rounds: %.1f ns (%s)\n", opt.cpu[0],
-		       opt.cpu[1], c2c_after, bench_regime(c2c_after));
+		       opt.cpu[1], c2c_after, sl_c2c_regime(c2c_after));
 	/* the rounds' common regime, unless the last measurement disagrees */
 	const char *regime = bench_common_regime(round_regime, opt.runs);
-	if (opt.n_cpus > 1 && strcmp(bench_regime(c2c_after), regime) != 0)
+	if (opt.n_cpus > 1 && strcmp(sl_c2c_regime(c2c_after), regime) != 0)
 		regime = "mixed";
 	double c2c_max = c2c_after;
 	for (unsigned r = 0; r <= opt.runs; r++)

@@ -1,11 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The regime of a benchmark's pair of CPUs, from its measured one-way
- * core-to-core latency (c2c): "near" below BENCH_FAR_NS (the same L3 domain
- * or a close one: a cache line moves in tens of ns), "far" at or above it
- * (another CCD or socket: 100-250 ns).  Virtual CPUs land on near or far
- * physical cores from one hour to the next, so every result names its
- * regime; where two measurements of one run disagree the run is "mixed".
+ * core-to-core latency (c2c): sl_c2c_regime and sl_c2c_regime2
+ * (placement/c2c.h), the threshold the engine's own benchmark uses too.
  *
  * Also what every bench of a pair shares: the pair's c2c measured
  * (bench_pair_c2c), each run's regime from the c2c around it and the
@@ -23,26 +20,13 @@
 #include "base/err.h"
 #include "placement/c2c.h"
 
-#define BENCH_FAR_NS 100.0
-
-static inline const char *bench_regime(double c2c_ns)
-{
-	return c2c_ns < BENCH_FAR_NS ? "near" : "far";
-}
-
-/* The regime of a run whose pair measured a and b ns (before and after). */
-static inline const char *bench_regime2(double a, double b)
-{
-	return (a < BENCH_FAR_NS) == (b < BENCH_FAR_NS) ? bench_regime(a) : "mixed";
-}
-
 /* The regimes of n runs (or rounds) measured at[r] ns before run r and
  * at[r + 1] after it (at[0..n], each boundary measured once) into
  * reg[0..n). */
 static inline void bench_run_regimes(const double *at, unsigned n, const char **reg)
 {
 	for (unsigned r = 0; r < n; r++)
-		reg[r] = bench_regime2(at[r], at[r + 1]);
+		reg[r] = sl_c2c_regime2(at[r], at[r + 1]);
 }
 
 /* The regime every one of reg[0..n) has (n >= 1), or "mixed". */
@@ -111,15 +95,12 @@ static inline double bench_median(const double *v, unsigned n, double *lo, doubl
  * failure "BENCH: the reason" and exit 1. */
 static inline double bench_pair_c2c(const char *bench, int a, int b)
 {
-	int cpus[2] = { a, b };
 	struct sl_err err = { "" };
-	struct sl_c2c *m = sl_c2c_measure(cpus, 2, 20000, 5, &err);
-	if (m == NULL) {
+	double ns = sl_c2c_pair(a, b, &err);
+	if (ns < 0) {
 		fprintf(stderr, "%s: %s\n", bench, err.msg);
 		exit(1);
 	}
-	double ns = m->ns[1];
-	sl_c2c_free(m);
 	return ns;
 }
 

@@ -166,6 +166,64 @@ for r, row in zip(d["runs"], rows):
 PY
 ok "JSON: parses, has the machine and the runs, agrees with the CSV, histograms sum to packets"
 
+# The pair's c2c around every run across CPUs (none for a local run), its
+# regime from the two, the same in the CSV, the JSON and the progress line.
+python3 - "$B/results.json" "$B/results.csv" "$T/bench.err" <<'PY' || fail "the runs' c2c and regime"
+import csv, json, sys
+d = json.load(open(sys.argv[1]))["runs"]
+rows = list(csv.DictReader(open(sys.argv[2])))
+err = open(sys.argv[3]).read()
+def regime(a, b):
+    return ("near" if a < 100 else "far") if (a < 100) == (b < 100) else "mixed"
+crossed = 0
+for r, row in zip(d, rows):
+    across = any(c != r["tx_cpu"] for c in r["rx_cpus"])
+    if not across:
+        assert r["c2c_before_ns"] is None and r["c2c_after_ns"] is None and r["regime"] is None, r
+        assert row["c2c_before_ns"] == row["c2c_after_ns"] == row["regime"] == "", row
+        continue
+    crossed += 1
+    a, b = r["c2c_before_ns"], r["c2c_after_ns"]
+    assert a > 0 and b > 0, (r["run"], a, b)
+    assert float(row["c2c_before_ns"]) == a and float(row["c2c_after_ns"]) == b, (row, a, b)
+    assert r["regime"] == row["regime"] == regime(a, b), (r["run"], a, b, r["regime"], row["regime"])
+    line = "c2c %.1f/%.1f ns %s" % (a, b, r["regime"])
+    assert line in err, (line, "not in the progress lines")
+print(crossed)
+PY
+ok "c2c before and after every run across CPUs, its regime in the CSV, the JSON and the progress"
+
+# The closing summary at unlimited load: the farthest pair over the local
+# one (ops sluice), that pair's pools, the c2c around it; none without a
+# pair across CPUs.
+B2=$T/b2
+"$SLUICE" bench latency --quick --loads 0 --receivers 0 --out "$B2" >"$T/sum.out" 2>"$T/sum.err" ||
+  { cat "$T/sum.err" >&2; fail "sluice bench latency --quick --loads 0 failed"; }
+python3 - "$B2/results.json" "$T/sum.out" <<'PY' || { cat "$T/sum.out" >&2; fail "the summary line"; }
+import json, re, statistics, sys
+d = json.load(open(sys.argv[1]))["runs"]
+out = open(sys.argv[2]).read()
+local = [r for r in d if r["hop_class"] == "local" and r["ops"] == "sluice"]
+pairs = [r for r in d if r["hop_class"] != "local" and r["kind"] == "pair"]
+if not pairs:
+    assert "summary:" not in out, out
+    sys.exit(0)
+x = [r for r in pairs if r["tx_cpu"] == pairs[-1]["tx_cpu"] and r["rx_cpus"] == pairs[-1]["rx_cpus"]]
+xs = [r for r in x if r["ops"] == "sluice"][0]
+xd = [r for r in x if r["ops"] == "dpdk"][0]
+m = re.fullmatch(r"summary: cliff_ratio=([0-9.]+) pool_ratio_across=([0-9.]+) "
+                 r"c2c_ns=([0-9.]+) regime=(near|far|mixed)\n", out)
+assert m, out
+cliff, pool, c2c, reg = float(m[1]), float(m[2]), float(m[3]), m[4]
+assert abs(cliff - xs["mpps"] / local[0]["mpps"]) < 0.0015, (cliff, xs["mpps"], local[0]["mpps"])
+assert abs(pool - xs["mpps"] / xd["mpps"]) < 0.0015, (pool, xs["mpps"], xd["mpps"])
+v = [r[k] for r in (xs, xd) for k in ("c2c_before_ns", "c2c_after_ns")]
+assert abs(c2c - statistics.median(v)) < 0.051, (c2c, v)
+want = "near" if max(v) < 100 else "far" if min(v) >= 100 else "mixed"
+assert reg == want, (reg, v)
+PY
+ok "summary: cliff_ratio, pool_ratio_across, c2c_ns and regime from the runs at unlimited load"
+
 # ---------------------------------------------------------------- a failing run
 # The first sink cannot open its report (a directory stands in the way): the
 # run fails, the bench exits 1 naming it, with the end of its log, and leaves
