@@ -2002,38 +2002,56 @@ static inline unsigned fast_prefix(const struct router_priv *p, const struct sl_
 		return 0;
 	sl_route_lookup_raw(t, dst, ent, j);
 	/* Read once: the frames' stores below may alias anything to the
-	 * compiler. */
+	 * compiler.  What a next hop writes is taken from it when the hop
+	 * changes (most bursts have one or a few), into registers. */
 	const struct sl_route_nh *const nhs = sl_route_nh(t, 0);
 	const bool has_if = p->n_if > 0;
-	_Static_assert(offsetof(struct sl_route_nh, smac) ==
-		       offsetof(struct sl_route_nh, dmac) + RTE_ETHER_ADDR_LEN,
-		       "a next hop's MACs lie as in the frame");
-	for (unsigned i = 0; i < j; i++) {
+	static const uint8_t none[RTE_ETHER_ADDR_LEN];
+	int last = -2;                  /* the hop of the values below (none: no
+					 * h is below -1, no route's) */
+	uint64_t mac8 = 0;              /* the frame's first 12 bytes to be */
+	uint32_t mac4 = 0;
+	bool both = false;              /* write both MACs (else the destination's) */
+	const struct iface *f = NULL;   /* the hop's interface (its MTU), or none */
+	uint8_t out = 0;
+	unsigned i;
+	for (i = 0; i < j; i++) {
 		const int h = sl_route_raw_nh(t, ent[i]);
-		if (h < 0)
-			return i;
-		const struct sl_route_nh *hop = &nhs[h];
-		if (hop->kind != SL_NH_FORWARD || !hop->set_dmac)
-			return i;
-		uint8_t *eh = ehs[i];
-		if (unlikely(has_if && hop->iface != NO_IFACE)) {
-			const struct iface *f = &p->ifs[hop->iface];
-			if (f->vlan != 0 ||
-			    rte_pktmbuf_pkt_len(pkts[i]) - RTE_ETHER_HDR_LEN > f->mtu)
-				return i;
-			memcpy(eh, hop->dmac, RTE_ETHER_ADDR_LEN);
-			memcpy(eh + RTE_ETHER_ADDR_LEN, hop->set_smac ? hop->smac : f->mac,
+		if (h != last) {
+			if (h < 0)
+				break;
+			const struct sl_route_nh *hop = &nhs[h];
+			if (hop->kind != SL_NH_FORWARD || !hop->set_dmac)
+				break;
+			f = has_if && hop->iface != NO_IFACE ? &p->ifs[hop->iface] : NULL;
+			if (f != NULL && f->vlan != 0)
+				break;
+			uint8_t m[2 * RTE_ETHER_ADDR_LEN];
+			memcpy(m, hop->dmac, RTE_ETHER_ADDR_LEN);
+			memcpy(m + RTE_ETHER_ADDR_LEN,
+			       hop->set_smac ? hop->smac : f != NULL ? f->mac : none,
 			       RTE_ETHER_ADDR_LEN);
-		} else if (hop->set_smac) {
-			memcpy(eh, hop->dmac, 2 * RTE_ETHER_ADDR_LEN);
+			memcpy(&mac8, m, sizeof(mac8));
+			memcpy(&mac4, m + sizeof(mac8), sizeof(mac4));
+			both = hop->set_smac || f != NULL;
+			out = (uint8_t)hop->output;
+			last = h;
+		}
+		if (unlikely(f != NULL) &&
+		    rte_pktmbuf_pkt_len(pkts[i]) - RTE_ETHER_HDR_LEN > f->mtu)
+			break;
+		uint8_t *eh = ehs[i];
+		if (likely(both)) {
+			memcpy(eh, &mac8, sizeof(mac8));
+			memcpy(eh + sizeof(mac8), &mac4, sizeof(mac4));
 		} else {
-			memcpy(eh, hop->dmac, RTE_ETHER_ADDR_LEN);
+			memcpy(eh, &mac8, RTE_ETHER_ADDR_LEN);
 		}
 		ttl_dec_fast(eh + RTE_ETHER_HDR_LEN + offsetof(struct rte_ipv4_hdr, time_to_live));
-		which[i] = (uint8_t)hop->output;
-		count[hop->output]++;
+		which[i] = out;
+		count[out]++;
 	}
-	return j;
+	return i;
 }
 
 /* The packets of a burst the fast path left, pkts[0..n) from input in_idx
