@@ -91,8 +91,8 @@
 
 #define PORT_TX_ROUNDS 4
 /* Full rx bursts a breath into a direct link (port_pull); measured with
- * the router between net_pcap and net_null (docs/benchmarks.md, "Rx
- * rounds"): 8 gained nothing over 4. */
+ * the router between net_pcap and net_null (docs/benchmarks.md, "Four
+ * bursts a breath"): 8 gained nothing over 4. */
 #define PORT_RX_ROUNDS 4
 
 /* The app's counters, read from the device at stop, in the order of port_counters. */
