@@ -101,13 +101,14 @@ static inline bool sl_pkt_has_ports(uint8_t proto)
  * length consistent with the frame, headers and ports in the first
  * segment; NULL for any other frame (which may still be IP: ask
  * sl_pkt_parse).  For such a frame sl_pkt_parse returns SL_PKT_IP, family
- * 4, l3_off 14, l4_off 34.  Little-endian builds only (NULL elsewhere). */
-static inline const uint8_t *sl_pkt_ipv4_simple(const struct rte_mbuf *m)
+ * 4, l3_off 14, l4_off 34.  Little-endian builds only (NULL elsewhere).
+ * sl_pkt_ipv4_simple_at: the same with m's first byte f
+ * (rte_pktmbuf_mtod(m)) already in hand. */
+static inline const uint8_t *sl_pkt_ipv4_simple_at(const struct rte_mbuf *m, const uint8_t *f)
 {
 #if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
 	const uint32_t l3 = RTE_ETHER_HDR_LEN, l4 = l3 + sizeof(struct rte_ipv4_hdr);
 	if (likely(rte_pktmbuf_data_len(m) >= l4 + 4)) {
-		const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
 		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(f + l3);
 		uint16_t type;
 		memcpy(&type, f + 12, sizeof(type));
@@ -122,8 +123,14 @@ static inline const uint8_t *sl_pkt_ipv4_simple(const struct rte_mbuf *m)
 	}
 #else
 	(void)m;
+	(void)f;
 #endif
 	return NULL;
+}
+
+static inline const uint8_t *sl_pkt_ipv4_simple(const struct rte_mbuf *m)
+{
+	return sl_pkt_ipv4_simple_at(m, rte_pktmbuf_mtod(m, const uint8_t *));
 }
 
 /* The flow key of a frame sl_pkt_ipv4_simple accepted (h: the header it

@@ -1959,16 +1959,15 @@ static inline void ttl_dec_fast(uint8_t *w)
  * read. */
 #define FAST_AHEAD 4   /* frames whose first line the first pass asks for ahead */
 
-/* fast_prefix's check of one frame: a simple IPv4 frame with a TTL above
- * 1; then its destination (host order) in *dst and its length added to
- * *bytes. */
-static inline bool fast_check(const struct rte_mbuf *m, uint32_t *dst, uint64_t *bytes,
-			      uint8_t **eh)
+/* fast_prefix's check of one frame m, starting at f: a simple IPv4 frame
+ * with a TTL above 1; then its destination (host order) in *dst and its
+ * length added to *bytes. */
+static inline bool fast_check(const struct rte_mbuf *m, const uint8_t *f, uint32_t *dst,
+			      uint64_t *bytes)
 {
-	const uint8_t *ip = sl_pkt_ipv4_simple(m);
+	const uint8_t *ip = sl_pkt_ipv4_simple_at(m, f);
 	if (ip == NULL || ip[offsetof(struct rte_ipv4_hdr, time_to_live)] <= 1)
 		return false;
-	*eh = (uint8_t *)(uintptr_t)(ip - RTE_ETHER_HDR_LEN);
 	uint32_t d;
 	memcpy(&d, ip + offsetof(struct rte_ipv4_hdr, dst_addr), sizeof(d));
 	*dst = rte_be_to_cpu_32(d);
@@ -1988,12 +1987,17 @@ static inline unsigned fast_prefix(const struct router_priv *p, const struct sl_
 	*bytes = 0;
 	if ((k_in < 0 && k_in != -1) || sl_route_table_found(t))
 		return 0;
-	for (unsigned i = 0; i < n && i < FAST_AHEAD; i++)
-		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+	/* each frame's start, found as its first line is asked for */
+	for (unsigned i = 0; i < n && i < FAST_AHEAD; i++) {
+		ehs[i] = rte_pktmbuf_mtod(pkts[i], uint8_t *);
+		rte_prefetch0(ehs[i]);
+	}
 	for (j = 0; j < n; j++) {
-		if (j + FAST_AHEAD < n)
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[j + FAST_AHEAD], void *));
-		if (!fast_check(pkts[j], &dst[j], &b, &ehs[j]))
+		if (j + FAST_AHEAD < n) {
+			ehs[j + FAST_AHEAD] = rte_pktmbuf_mtod(pkts[j + FAST_AHEAD], uint8_t *);
+			rte_prefetch0(ehs[j + FAST_AHEAD]);
+		}
+		if (!fast_check(pkts[j], ehs[j], &dst[j], &b))
 			break;
 	}
 	*summed = j;
