@@ -689,7 +689,7 @@ static void port_pull(struct sl_app *app)
 
 	if (out == NULL)
 		return;
-	unsigned rounds = out->take != NULL ? PORT_RX_ROUNDS : 1;
+	unsigned rounds = sl_link_direct(out) ? PORT_RX_ROUNDS : 1;
 	for (uint16_t q = p->rxq0; q < p->rxq0 + p->n_rxq; q++)
 		for (unsigned r = 0; r < rounds; r++)
 			if (port_rx(app, p, q, out) < app->burst)

@@ -1637,8 +1637,8 @@ static void print_summary(const struct sweep *s)
 	}
 	qsort(v, n, sizeof(v[0]), cmp_double);
 	double med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-	bool far = v[0] >= SL_C2C_FAR_NS, near = v[n - 1] < SL_C2C_FAR_NS;
-	printf(" c2c_ns=%.1f regime=%s\n", med, near ? "near" : far ? "far" : "mixed");
+	/* sorted: all on one side when the least and the most are */
+	printf(" c2c_ns=%.1f regime=%s\n", med, sl_c2c_regime2(v[0], v[n - 1]));
 }
 
 /* run_all with SIGINT and SIGTERM caught (forwarded to the running child,

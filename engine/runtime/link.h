@@ -165,6 +165,13 @@ struct sl_link {
 	char name[96];              /* "a.output -> b.input" */
 };
 
+/* Whether l is a direct link: its consumer takes each burst in the
+ * transmit call (while no reload has queued packets on it). */
+static inline bool sl_link_direct(const struct sl_link *l)
+{
+	return l->take != NULL;
+}
+
 /* Packets the consumer can take now: for an interlink, what the producer has
  * published.  Consumer side. */
 static inline unsigned sl_link_count(struct sl_link *l)
@@ -303,7 +310,7 @@ static inline void sl_link_transmit_sized(struct sl_link *l, struct rte_mbuf **p
 
 	if (unlikely(cap != NULL))
 		sl_cap_burst(cap, pkts, n);
-	if (l->take != NULL && l->write == l->read) {
+	if (sl_link_direct(l) && l->write == l->read) {
 		if (n > 0)
 			sl_worker_take(l, pkts, n, bytes);
 		return;
@@ -325,7 +332,7 @@ static inline void sl_link_transmit(struct sl_link *l, struct rte_mbuf **pkts,
 static inline const char *sl_link_kind(const struct sl_link *l)
 {
 	return l->il != NULL ? "interlink" : l->ring != NULL ? "ring" :
-	       l->take != NULL ? "direct" : "local";
+	       sl_link_direct(l) ? "direct" : "local";
 }
 
 /* Snapshot of the counters (any thread). */

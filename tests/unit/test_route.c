@@ -512,7 +512,6 @@ static uint16_t csum16(const uint8_t *b, unsigned len)
 	return (uint16_t)~s;
 }
 
-/* A 60-byte Ethernet/IPv4/UDP frame to dst with ttl, checksum correct. */
 /* The first 60 bytes of m, whatever its segments, into out. */
 static bool frame_read(const struct rte_mbuf *m, uint8_t out[60])
 {
@@ -522,6 +521,7 @@ static bool frame_read(const struct rte_mbuf *m, uint8_t out[60])
 	return d != NULL;
 }
 
+/* A 60-byte Ethernet/IPv4/UDP frame to dst with ttl, checksum correct. */
 static void udp_frame(uint8_t *f, uint32_t dst, uint8_t ttl)
 {
 	static const uint8_t head[14] = { 2, 0, 0, 0, 0, 0xaa, 2, 0, 0, 0, 0, 0xbb, 8, 0 };
