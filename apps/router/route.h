@@ -99,9 +99,9 @@ struct sl_route_table *sl_route_table_find(const char *name);
 int sl_route_lookup(const struct sl_route_table *t, uint32_t dst);
 
 /* The same for n destinations at once (n <= SL_ROUTE_BULK_MAX): nh[i] for
- * dst[i].  rte_lpm_lookup_bulk computes every table index first, then
- * loads the entries in a loop of independent loads, so the cache misses of
- * a burst overlap instead of following one another (sl_route_lookup_raw
+ * dst[i].  The first-level entries are loaded in a loop of independent
+ * loads, then the second level where one points there, so the cache misses
+ * of a burst overlap instead of following one another (sl_route_lookup_raw
  * and sl_route_raw_nh below are its two halves). */
 #define SL_ROUTE_BULK_MAX 256
 void sl_route_lookup_bulk(const struct sl_route_table *t, const uint32_t *dst, int *nh,
@@ -142,7 +142,20 @@ static inline bool sl_route_table_found(const struct sl_route_table *t)
 static inline void sl_route_lookup_raw(const struct sl_route_table *t, const uint32_t *dst,
 				       uint32_t *e, unsigned n)
 {
-	rte_lpm_lookup_bulk(sl_route_head(t)->lpm, dst, e, n);
+	/* rte_lpm's two levels (rte_lpm.h's public layout) read as
+	 * rte_lpm_lookup_bulk does, without its array of indices: every
+	 * first-level entry in a loop of independent loads, then the second
+	 * level for the few that point to one. */
+	const struct rte_lpm *lpm = sl_route_head(t)->lpm;
+	const uint32_t *l1 = (const uint32_t *)(const void *)lpm->tbl24;
+	const uint32_t *l2 = (const uint32_t *)(const void *)lpm->tbl8;
+	const uint32_t ext = RTE_LPM_VALID_EXT_ENTRY_BITMASK;
+	for (unsigned i = 0; i < n; i++)
+		e[i] = l1[dst[i] >> 8];
+	for (unsigned i = 0; i < n; i++)
+		if (unlikely((e[i] & ext) == ext))
+			e[i] = l2[(e[i] & 0x00ffffffu) * RTE_LPM_TBL8_GROUP_NUM_ENTRIES +
+				  (uint8_t)dst[i]];
 }
 
 static inline int sl_route_raw_nh(const struct sl_route_table *t, uint32_t e)

@@ -1968,10 +1968,12 @@ static inline bool fast_check(const struct rte_mbuf *m, const uint8_t *f, uint32
 	const uint8_t *ip = sl_pkt_ipv4_simple_at(m, f);
 	if (ip == NULL || ip[offsetof(struct rte_ipv4_hdr, time_to_live)] <= 1)
 		return false;
-	uint32_t d;
+	uint32_t d, len = rte_pktmbuf_pkt_len(m);   /* read by the check already;
+						     * before the store below, which
+						     * may alias it to the compiler */
 	memcpy(&d, ip + offsetof(struct rte_ipv4_hdr, dst_addr), sizeof(d));
 	*dst = rte_be_to_cpu_32(d);
-	*bytes += rte_pktmbuf_pkt_len(m);   /* read by the check already */
+	*bytes += len;
 	return true;
 }
 static inline unsigned fast_prefix(const struct router_priv *p, const struct sl_route_table *t,
@@ -1992,14 +1994,19 @@ static inline unsigned fast_prefix(const struct router_priv *p, const struct sl_
 		ehs[i] = rte_pktmbuf_mtod(pkts[i], uint8_t *);
 		rte_prefetch0(ehs[i]);
 	}
-	for (j = 0; j < n; j++) {
-		if (j + FAST_AHEAD < n) {
-			ehs[j + FAST_AHEAD] = rte_pktmbuf_mtod(pkts[j + FAST_AHEAD], uint8_t *);
-			rte_prefetch0(ehs[j + FAST_AHEAD]);
-		}
+	/* in two loops, so that the first asks for a frame ahead without a
+	 * test of the burst's end */
+	const unsigned ahead = n > FAST_AHEAD ? n - FAST_AHEAD : 0;
+	for (j = 0; j < ahead; j++) {
+		ehs[j + FAST_AHEAD] = rte_pktmbuf_mtod(pkts[j + FAST_AHEAD], uint8_t *);
+		rte_prefetch0(ehs[j + FAST_AHEAD]);
+		if (!fast_check(pkts[j], ehs[j], &dst[j], &b))
+			goto checked;
+	}
+	for (; j < n; j++)
 		if (!fast_check(pkts[j], ehs[j], &dst[j], &b))
 			break;
-	}
+checked:
 	*summed = j;
 	*bytes = b;
 	if (j == 0)
