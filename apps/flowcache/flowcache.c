@@ -368,8 +368,10 @@ struct fc_burst {
  * malformed (by reason) and the frames that are not IP; hash each IP key
  * and prefetch its bucket, unless the key is the previous IP frame's (a
  * run of one flow: same[i], found once for the run).  The commonest frame
- * (sl_pkt_ipv4_simple) is keyed and hashed from registers; the key is
- * still stored whole, for the lookup's compare and an insert.  Other
+ * (sl_pkt_ipv4_simple) is compared with the previous one by its raw
+ * addresses, ports and protocol (a frame of a run stores no key), else
+ * keyed and hashed from registers; the key is still stored whole, for the
+ * lookup's compare and an insert.  Other
  * frames go through sl_pkt_parse_full, and their hash reads the key back
  * (after the stores of its fields: no store forwarding, but rare).
  * Returns the number of malformed frames. */
