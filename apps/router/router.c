@@ -180,7 +180,7 @@ static const struct sl_counter_spec router_counters[R_N_COUNTERS] = {
 	[R_ND_REQUESTS] = { "nd_requests", SL_COUNTER, "Neighbour solicitations sent (resolutions and probes), and unsolicited advertisements at start." },
 	[R_ND_BAD] = { "nd_bad", SL_COUNTER, "Neighbour discovery messages malformed (hop limit, length, options, checksum), dropped." },
 	[R_ND_IGNORED] = { "nd_ignored", SL_COUNTER, "Solicitations for other addresses, duplicate address detection, and advertisements never asked for: dropped unlearned." },
-	[R_FAST] = { "fast", SL_COUNTER, "Forwarded packets that took the fast path: simple IPv4 frames to next hops with static MACs, in runs of a burst (docs/router.md, Speed); also in forwarded." },
+	[R_FAST] = { "fast", SL_COUNTER, "Forwarded packets that took the fast path: simple IPv4 or IPv6 frames to next hops with static MACs, in runs of a burst (docs/router.md, Speed); also in forwarded (and the IPv6 ones in forwarded6)." },
 	[R_PUNTED] = { "punted", SL_COUNTER, "Packets to the router's addresses it does not handle itself, sent to the host's stack by local_output." },
 };
 
@@ -2065,6 +2065,65 @@ checked:
 	return i;
 }
 
+/* The IPv6 counterpart of fast_prefix: the longest prefix of pkts[0..n)
+ * that is all frames ipv6_fast takes (untagged, unicast, hop limit over 1,
+ * not the router's), from an input of no interface or of one untagged
+ * interface, to next hops of static MACs (SL_NH_FORWARD with a dst_mac; on
+ * an interface: an untagged one, the packet within its MTU), rewritten as
+ * route6_burst would (both MACs, hop limit - 1), with each one's output in
+ * which[] and count[]; returns its length.  Like fast_prefix it writes
+ * nothing after the prefix, sums into *bytes the lengths of the packets its
+ * first pass read (*summed), and leaves tables that a flow cache may hint
+ * for to the full path (which clears the hints of IPv6 packets). */
+static inline unsigned fast6_prefix(const struct router_priv *p, const struct sl_route_table *t,
+				    int k_in, struct rte_mbuf **pkts, unsigned n, uint8_t *which,
+				    unsigned *count, unsigned *summed, uint64_t *bytes)
+{
+	uint8_t dst[SL_BURST_MAX][16];
+	const struct sl_nh6 *nh[SL_BURST_MAX];
+	uint8_t *ips[SL_BURST_MAX];
+	uint64_t b = 0;
+	unsigned j;
+
+	*summed = 0;
+	*bytes = 0;
+	if ((k_in < 0 && k_in != -1) || p->table6 == NULL || sl_route_table_found(t))
+		return 0;
+	for (j = 0; j < n; j++) {
+		uint8_t *ip = ipv6_fast(p, pkts[j]);
+		if (ip == NULL)
+			break;
+		ips[j] = ip;
+		memcpy(dst[j], ip + 24, 16);
+		b += rte_pktmbuf_pkt_len(pkts[j]);
+	}
+	*summed = j;
+	*bytes = b;
+	if (j == 0)
+		return 0;
+	sl_route6_lookup_bulk(p->table6, dst, nh, j);
+	unsigned i;
+	for (i = 0; i < j; i++) {
+		const struct sl_nh6 *h = nh[i];
+		if (h == NULL || h->kind != SL_NH_FORWARD || !h->set_dmac)
+			break;
+		const struct iface *f = h->iface != NO_IFACE ? &p->ifs[h->iface] : NULL;
+		if (f != NULL && (f->vlan != 0 ||
+				  SL_IP6_HDR + ((uint32_t)ips[i][4] << 8 | ips[i][5]) > f->mtu))
+			break;
+		uint8_t *eh = ips[i] - RTE_ETHER_HDR_LEN;
+		memcpy(eh, h->dmac, RTE_ETHER_ADDR_LEN);
+		if (h->set_smac)
+			memcpy(eh + RTE_ETHER_ADDR_LEN, h->smac, RTE_ETHER_ADDR_LEN);
+		else if (f != NULL)
+			memcpy(eh + RTE_ETHER_ADDR_LEN, f->mac, RTE_ETHER_ADDR_LEN);
+		ips[i][7]--;
+		which[i] = (uint8_t)h->output;
+		count[h->output]++;
+	}
+	return i;
+}
+
 /* The packets of a burst the fast path left, pkts[0..n) from input in_idx
  * (interface k_in), in four phases: parse and check every packet and look
  * up the destinations together (parse_burst), rewrite and sort the routed
@@ -2117,6 +2176,11 @@ static inline void route_burst(struct sl_app *app, struct router_priv *p, struct
 	unsigned summed;
 	uint64_t bytes;
 	unsigned f = fast_prefix(p, t, k_in, pkts, n, which, count, &summed, &bytes);
+	bool six = false;
+	if (summed == 0) {   /* the first frame is no simple IPv4 one */
+		f = fast6_prefix(p, t, k_in, pkts, n, which, count, &summed, &bytes);
+		six = f > 0;
+	}
 	sl_link_rx_bytes(in, bytes + sl_pkts_bytes(pkts + summed, n - summed));
 	if (f > 0) {
 		/* rewrites pkts[0..f) at most: the rest is still ours; their
@@ -2125,6 +2189,8 @@ static inline void route_burst(struct sl_app *app, struct router_priv *p, struct
 				   f == summed ? bytes : SL_BYTES_UNKNOWN);
 		sl_app_ctr_add(app, R_FORWARDED, f);
 		sl_app_ctr_add(app, R_FAST, f);
+		if (six)
+			sl_app_ctr_add(app, R_FORWARDED6, f);
 	}
 	if (f < n)
 		route_rest(app, p, t, in_idx, k_in, pkts + f, n - f);

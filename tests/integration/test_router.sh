@@ -248,6 +248,66 @@ f4=$(app_counter "$T/log-v6" r1 forwarded) f6=$(app_counter "$T/log-v6" r1 forwa
   fail "IPv6: forwarded $f4, forwarded6 $f6, $($PCAPTOOL count "$T/v6/out6.pcap") frames out; expected 64 each"
 ok "IPv6: 64 frames forwarded, counted once in forwarded and once in forwarded6"
 
+# v6_expect IN OUT SKIP: what the router makes of IN's frames (gen.py's
+# routes all go to dst_mac 02:00:00:00:01:01 from 02:00:00:00:01:00): each
+# frame but the SKIP-th (0-based; -1: none) with both MACs written and its
+# hop limit less one, in order.
+v6_expect() {
+  python3 - "$1" "$2" "$3" <<'PY'
+import struct, sys
+def frames(path):
+    d = open(path, "rb").read()
+    off, out = 24, []
+    while off < len(d):
+        n = struct.unpack_from("<IIII", d, off)[2]
+        out.append(bytearray(d[off + 16:off + 16 + n]))
+        off += 16 + n
+    return out
+src, got, skip = frames(sys.argv[1]), frames(sys.argv[2]), int(sys.argv[3])
+want = []
+for i, f in enumerate(src):
+    if i == skip:
+        continue
+    f[0:6] = bytes.fromhex("020000000101")
+    f[6:12] = bytes.fromhex("020000000100")
+    f[21] -= 1
+    want.append(bytes(f))
+bad = [i for i, (a, b) in enumerate(zip(want, got)) if a != bytes(b)]
+if len(want) != len(got) or bad:
+    sys.exit("%d frames out, %d expected; first that differs: %s" % (len(got), len(want), bad[:1]))
+PY
+}
+# The IPv6 fast path (docs/router.md, Speed) took every one of them, and
+# wrote each as the full path would.
+fast6=$(app_counter "$T/log-v6" r1 fast)
+[[ $fast6 == 64 ]] || fail "IPv6: fast $fast6, expected all 64 frames by the fast path"
+why=$(v6_expect "$T/v6/in6.pcap" "$T/v6/out6.pcap" -1 2>&1) || fail "IPv6 fast path: $why"
+ok "IPv6: all 64 by the fast path, both MACs and the hop limit written as expected"
+
+# A frame of hop limit 1 at the 11th place: the fast path stops before it,
+# the full path drops it (no interface to send time exceeded from) and
+# forwards the rest of its burst, the next burst is fast again; every
+# other frame leaves once, in order, written the same.
+python3 - "$T/v6/in6.pcap" "$T/v6/mix6.pcap" <<'PY' || fail "cannot write the IPv6 capture with a hop limit of 1"
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+off, recs = 24, []
+while off < len(d):
+    n = struct.unpack_from("<IIII", d, off)[2]
+    recs.append(bytearray(d[off:off + 16 + n]))
+    off += 16 + n
+recs[10][16 + 21] = 1
+open(sys.argv[2], "wb").write(d[:24] + b"".join(bytes(r) for r in recs))
+PY
+sed -e "s|in6.pcap|mix6.pcap|" -e "s|out6.pcap|mix6-out.pcap|" "$T/v6.yaml" >"$T/mix6.yaml"
+run_2s log-mix6 "$T/mix6.yaml"
+f4=$(app_counter "$T/log-mix6" r1 forwarded) f6=$(app_counter "$T/log-mix6" r1 forwarded6)
+fast6=$(app_counter "$T/log-mix6" r1 fast)
+[[ $f4 == 63 && $f6 == 63 ]] || fail "IPv6 with a hop limit of 1: forwarded $f4, forwarded6 $f6, expected 63 each"
+((fast6 >= 10 && fast6 < 63)) || fail "IPv6 with a hop limit of 1: fast $fast6, expected some but not all of 63"
+why=$(v6_expect "$T/v6/mix6.pcap" "$T/v6/mix6-out.pcap" 10 2>&1) || fail "IPv6 with a hop limit of 1: $why"
+ok "IPv6 with a hop limit of 1 among them: 63 forwarded in order ($fast6 by the fast path), the expired one dropped"
+
 # Configuration errors, found when the config is loaded (exit 2; `sluice
 # check` finds them too): the shape of the list by the loader, the routes'
 # values by the router's check.
