@@ -23,6 +23,7 @@
 #include <rte_mbuf_dyn.h>
 
 #include "apps/router/route.h"
+#include "apps/router/share.h"
 
 #define HINT_NAME "sluice_route_hint"
 #define HINT_NH_MAX 0xfffeu       /* next hops a hint can carry (nh + 1 in 16 bits) */
@@ -76,32 +77,33 @@ static uint32_t nh_hash(const struct sl_route_nh *h)
 	return (uint32_t)(x >> 32);
 }
 
+static uint32_t share_hash(const void *ctx, unsigned i)
+{
+	return nh_hash(&((const struct sl_route *)ctx)[i].nh);
+}
+
+static bool share_eq(const void *ctx, unsigned i, unsigned j)
+{
+	const struct sl_route *r = ctx;
+	return nh_equal(&r[i].nh, &r[j].nh);
+}
+
 /* Give every route a next-hop index, equal next hops one index, numbered in
- * the order of their first route: t->nh[0..t->n_nh) and idx[i] for route i.
- * 0, or -ENOMEM. */
+ * the order of their first route (share.h): t->nh[0..t->n_nh) and idx[i]
+ * for route i.  0, or -ENOMEM. */
 static int share_next_hops(struct sl_route_table *t, const struct sl_route *routes, unsigned n,
 			   unsigned *idx)
 {
-	unsigned size = 2;
-	while (size < 2 * n)
-		size <<= 1;
-	uint32_t *slot = calloc(size, sizeof(*slot));   /* next-hop index + 1; 0: empty */
-	if (slot == NULL)
-		return -ENOMEM;
-	t->n_nh = 0;
-	for (unsigned i = 0; i < n; i++) {
-		const struct sl_route_nh *h = &routes[i].nh;
-		unsigned k = nh_hash(h) & (size - 1);
-		while (slot[k] != 0 && !nh_equal(&t->nh[slot[k] - 1], h))
-			k = (k + 1) & (size - 1);
-		if (slot[k] == 0) {
-			t->nh[t->n_nh] = *h;
-			slot[k] = ++t->n_nh;
-		}
-		idx[i] = slot[k] - 1;
+	unsigned *first = malloc((n + 1) * sizeof(*first));
+	int k = first != NULL ? sl_share_index(n, share_hash, share_eq, routes, idx, first)
+			      : -ENOMEM;
+	if (k >= 0) {
+		t->n_nh = (unsigned)k;
+		for (unsigned h = 0; h < t->n_nh; h++)
+			t->nh[h] = routes[first[h]].nh;
 	}
-	free(slot);
-	return 0;
+	free(first);
+	return k < 0 ? k : 0;
 }
 
 /* "a.b.c.d" into buf (at least 16 bytes). */

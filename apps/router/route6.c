@@ -11,7 +11,9 @@
 #include <rte_lpm6.h>
 #include <rte_malloc.h>
 
+#include "apps/router/route.h"   /* enum sl_route_kind */
 #include "apps/router/route6.h"
+#include "apps/router/share.h"
 
 struct sl_route6_table {
 	struct rte_lpm6 *lpm;
@@ -46,6 +48,35 @@ int sl_route6_parse_prefix(const char *text, uint8_t a[16], uint8_t *depth, stru
 	return 0;
 }
 
+/* Whether two next hops send a packet the same way (a gateway and MACs
+ * compared only where they are used). */
+static bool nh6_equal(const struct sl_nh6 *a, const struct sl_nh6 *b)
+{
+	return a->output == b->output && a->kind == b->kind && a->iface == b->iface &&
+	       (a->kind != SL_NH_GATEWAY || memcmp(a->gateway, b->gateway, 16) == 0) &&
+	       a->set_dmac == b->set_dmac && a->set_smac == b->set_smac &&
+	       (!a->set_dmac || memcmp(a->dmac, b->dmac, 6) == 0) &&
+	       (!a->set_smac || memcmp(a->smac, b->smac, 6) == 0);
+}
+
+static uint32_t share_hash(const void *ctx, unsigned i)
+{
+	const struct sl_nh6 *h = &((const struct sl_route6 *)ctx)[i].nh;
+	uint64_t x = (uint64_t)h->output << 16 | (uint64_t)h->kind << 8 | h->iface;
+	for (int b = 0; b < 16; b++)
+		x = (x ^ (h->kind == SL_NH_GATEWAY ? h->gateway[b] : 0) ^
+		     (uint64_t)(b < 6 && h->set_dmac ? h->dmac[b] : 0) << 8 ^
+		     (uint64_t)(b < 6 && h->set_smac ? h->smac[b] : 0) << 16) *
+		    0x9e3779b97f4a7c15ull;
+	return (uint32_t)(x >> 32);
+}
+
+static bool share_eq(const void *ctx, unsigned i, unsigned j)
+{
+	const struct sl_route6 *r = ctx;
+	return nh6_equal(&r[i].nh, &r[j].nh);
+}
+
 struct sl_route6_table *sl_route6_create(const char *name, const struct sl_route6 *routes,
 					 unsigned n, int socket, struct sl_err *err)
 {
@@ -73,20 +104,35 @@ struct sl_route6_table *sl_route6_create(const char *name, const struct sl_route
 		errno = ENOMEM;
 		return NULL;
 	}
+	/* Equal next hops share an entry (share.h): a burst's lookups then
+	 * read a few of them, not one a route. */
+	unsigned *idx = malloc((n + 1) * sizeof(*idx)), *first = malloc((n + 1) * sizeof(*first));
+	int k = idx != NULL && first != NULL
+		? sl_share_index(n, share_hash, share_eq, routes, idx, first) : -ENOMEM;
+	if (k < 0) {
+		free(idx);
+		free(first);
+		sl_route6_free(t);
+		return sl_errf_null(err, ENOMEM, "out of memory for an IPv6 route table");
+	}
+	for (unsigned h = 0; h < (unsigned)k; h++)
+		t->nh[h] = routes[first[h]].nh;
+	free(first);
 	t->def = -1;
 	for (unsigned i = 0; i < n; i++) {
-		t->nh[i] = routes[i].nh;
 		if (routes[i].depth == 0) {
-			t->def = (int)i;
+			t->def = (int)idx[i];
 			continue;
 		}
-		int rc = rte_lpm6_add(t->lpm, routes[i].prefix, routes[i].depth, i);
+		int rc = rte_lpm6_add(t->lpm, routes[i].prefix, routes[i].depth, idx[i]);
 		if (rc < 0) {
+			free(idx);
 			sl_route6_free(t);
 			return sl_errf_null(err, -rc, "cannot add IPv6 route %u: %s", i,
 					    rte_strerror(-rc));
 		}
 	}
+	free(idx);
 	return t;
 }
 

@@ -2102,24 +2102,49 @@ static inline unsigned fast6_prefix(const struct router_priv *p, const struct sl
 	if (j == 0)
 		return 0;
 	sl_route6_lookup_bulk(p->table6, dst, nh, j);
+	/* What a next hop writes, taken into registers when the hop changes
+	 * (equal next hops share an entry: most bursts have one or a few). */
+	static const uint8_t none[RTE_ETHER_ADDR_LEN];
+	static const struct sl_nh6 unset;   /* no lookup's result, not even NULL */
+	const struct sl_nh6 *last = &unset;
+	uint64_t mac8 = 0;              /* the frame's first 12 bytes to be */
+	uint32_t mac4 = 0;
+	bool both = false;              /* write both MACs (else the destination's) */
+	const struct iface *f = NULL;   /* the hop's interface (its MTU), or none */
+	uint8_t out = 0;
 	unsigned i;
 	for (i = 0; i < j; i++) {
 		const struct sl_nh6 *h = nh[i];
-		if (h == NULL || h->kind != SL_NH_FORWARD || !h->set_dmac)
-			break;
-		const struct iface *f = h->iface != NO_IFACE ? &p->ifs[h->iface] : NULL;
-		if (f != NULL && (f->vlan != 0 ||
-				  SL_IP6_HDR + ((uint32_t)ips[i][4] << 8 | ips[i][5]) > f->mtu))
+		if (h != last) {
+			if (h == NULL || h->kind != SL_NH_FORWARD || !h->set_dmac)
+				break;
+			f = h->iface != NO_IFACE ? &p->ifs[h->iface] : NULL;
+			if (f != NULL && f->vlan != 0)
+				break;
+			uint8_t m[2 * RTE_ETHER_ADDR_LEN];
+			memcpy(m, h->dmac, RTE_ETHER_ADDR_LEN);
+			memcpy(m + RTE_ETHER_ADDR_LEN,
+			       h->set_smac ? h->smac : f != NULL ? f->mac : none,
+			       RTE_ETHER_ADDR_LEN);
+			memcpy(&mac8, m, sizeof(mac8));
+			memcpy(&mac4, m + sizeof(mac8), sizeof(mac4));
+			both = h->set_smac || f != NULL;
+			out = (uint8_t)h->output;
+			last = h;
+		}
+		if (unlikely(f != NULL) &&
+		    SL_IP6_HDR + ((uint32_t)ips[i][4] << 8 | ips[i][5]) > f->mtu)
 			break;
 		uint8_t *eh = ips[i] - RTE_ETHER_HDR_LEN;
-		memcpy(eh, h->dmac, RTE_ETHER_ADDR_LEN);
-		if (h->set_smac)
-			memcpy(eh + RTE_ETHER_ADDR_LEN, h->smac, RTE_ETHER_ADDR_LEN);
-		else if (f != NULL)
-			memcpy(eh + RTE_ETHER_ADDR_LEN, f->mac, RTE_ETHER_ADDR_LEN);
+		if (likely(both)) {
+			memcpy(eh, &mac8, sizeof(mac8));
+			memcpy(eh + sizeof(mac8), &mac4, sizeof(mac4));
+		} else {
+			memcpy(eh, &mac8, RTE_ETHER_ADDR_LEN);
+		}
 		ips[i][7]--;
-		which[i] = (uint8_t)h->output;
-		count[h->output]++;
+		which[i] = out;
+		count[out]++;
 	}
 	return i;
 }

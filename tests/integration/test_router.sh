@@ -250,8 +250,8 @@ ok "IPv6: 64 frames forwarded, counted once in forwarded and once in forwarded6"
 
 # v6_expect IN OUT SKIP: what the router makes of IN's frames (gen.py's
 # routes all go to dst_mac 02:00:00:00:01:01 from 02:00:00:00:01:00): each
-# frame but the SKIP-th (0-based; -1: none) with both MACs written and its
-# hop limit less one, in order.
+# frame but those numbered in SKIP (0-based, comma-separated; -1: none)
+# with both MACs written and its hop limit less one, in order.
 v6_expect() {
   python3 - "$1" "$2" "$3" <<'PY'
 import struct, sys
@@ -263,10 +263,11 @@ def frames(path):
         out.append(bytearray(d[off + 16:off + 16 + n]))
         off += 16 + n
     return out
-src, got, skip = frames(sys.argv[1]), frames(sys.argv[2]), int(sys.argv[3])
+src, got = frames(sys.argv[1]), frames(sys.argv[2])
+skip = {int(x) for x in sys.argv[3].split(",")}
 want = []
 for i, f in enumerate(src):
-    if i == skip:
+    if i in skip:
         continue
     f[0:6] = bytes.fromhex("020000000101")
     f[6:12] = bytes.fromhex("020000000100")
@@ -284,9 +285,10 @@ fast6=$(app_counter "$T/log-v6" r1 fast)
 why=$(v6_expect "$T/v6/in6.pcap" "$T/v6/out6.pcap" -1 2>&1) || fail "IPv6 fast path: $why"
 ok "IPv6: all 64 by the fast path, both MACs and the hop limit written as expected"
 
-# A frame of hop limit 1 at the 11th place: the fast path stops before it,
-# the full path drops it (no interface to send time exceeded from) and
-# forwards the rest of its burst, the next burst is fast again; every
+# A frame of hop limit 1 at the 11th place, and the first of the capture to
+# a destination no route covers (3fff::1): the fast path stops before each,
+# the full path drops them (no interface to send an error from) and
+# forwards the rest of their bursts, the next burst is fast again; every
 # other frame leaves once, in order, written the same.
 python3 - "$T/v6/in6.pcap" "$T/v6/mix6.pcap" <<'PY' || fail "cannot write the IPv6 capture with a hop limit of 1"
 import struct, sys
@@ -297,16 +299,18 @@ while off < len(d):
     recs.append(bytearray(d[off:off + 16 + n]))
     off += 16 + n
 recs[10][16 + 21] = 1
+recs[0][16 + 38:16 + 54] = bytes.fromhex("3fff" + "00" * 13 + "01")
 open(sys.argv[2], "wb").write(d[:24] + b"".join(bytes(r) for r in recs))
 PY
 sed -e "s|in6.pcap|mix6.pcap|" -e "s|out6.pcap|mix6-out.pcap|" "$T/v6.yaml" >"$T/mix6.yaml"
 run_2s log-mix6 "$T/mix6.yaml"
 f4=$(app_counter "$T/log-mix6" r1 forwarded) f6=$(app_counter "$T/log-mix6" r1 forwarded6)
-fast6=$(app_counter "$T/log-mix6" r1 fast)
-[[ $f4 == 63 && $f6 == 63 ]] || fail "IPv6 with a hop limit of 1: forwarded $f4, forwarded6 $f6, expected 63 each"
-((fast6 >= 10 && fast6 < 63)) || fail "IPv6 with a hop limit of 1: fast $fast6, expected some but not all of 63"
-why=$(v6_expect "$T/v6/mix6.pcap" "$T/v6/mix6-out.pcap" 10 2>&1) || fail "IPv6 with a hop limit of 1: $why"
-ok "IPv6 with a hop limit of 1 among them: 63 forwarded in order ($fast6 by the fast path), the expired one dropped"
+fast6=$(app_counter "$T/log-mix6" r1 fast) nr=$(app_counter "$T/log-mix6" r1 no_route)
+[[ $f4 == 62 && $f6 == 62 && $nr == 1 ]] ||
+  fail "IPv6 with a hop limit of 1 and no route: forwarded $f4, forwarded6 $f6, no_route $nr, expected 62, 62, 1"
+((fast6 >= 32 && fast6 < 62)) || fail "IPv6 with a hop limit of 1 and no route: fast $fast6, expected some but not all of 62"
+why=$(v6_expect "$T/v6/mix6.pcap" "$T/v6/mix6-out.pcap" 0,10 2>&1) || fail "IPv6 with a hop limit of 1 and no route: $why"
+ok "IPv6 with a hop limit of 1 and one to no route among them: 62 forwarded in order ($fast6 by the fast path), the two dropped"
 
 # Configuration errors, found when the config is loaded (exit 2; `sluice
 # check` finds them too): the shape of the list by the loader, the routes'

@@ -20,6 +20,7 @@
 #include <rte_mempool.h>
 
 #include "apps/router/proto6.h"
+#include "apps/router/route.h"   /* enum sl_route_kind */
 #include "apps/router/route6.h"
 
 #include "eal_fixture.h"
@@ -228,6 +229,42 @@ static void test_route6(void)
 		CHECK(nh != NULL && nh->output == cases[i].out, "%s: output %d, want %u",
 		      cases[i].dst, nh != NULL ? nh->output : -1, cases[i].out);
 	}
+	sl_route6_free(t);
+
+	/* Equal next hops share one entry (the default route's too); a hop
+	 * that differs in its gateway or a MAC has its own. */
+	struct sl_route6 s[5] = { 0 };
+	const char *px[5] = { "::/0", "2001:db8:1::/48", "2001:db8:2::/48", "2001:db8:3::/48",
+			      "2001:db8:4::/48" };
+	for (unsigned i = 0; i < 5; i++) {
+		sl_route6_parse_prefix(px[i], s[i].prefix, &s[i].depth, NULL);
+		s[i].nh.output = 1;
+		s[i].nh.kind = SL_NH_FORWARD;
+		s[i].nh.iface = 0xff;
+		s[i].nh.set_dmac = true;
+		s[i].nh.dmac[5] = 7;
+	}
+	s[2].nh.dmac[5] = 8;                      /* another MAC */
+	s[3].nh.kind = s[4].nh.kind = SL_NH_GATEWAY;
+	s[3].nh.set_dmac = s[4].nh.set_dmac = false;
+	a6("2001:db8::a", s[3].nh.gateway);
+	a6("2001:db8::b", s[4].nh.gateway);      /* another gateway */
+	t = sl_route6_create("t6s", s, 5, SOCKET_ID_ANY, &err);
+	CHECK(t != NULL, "shared table: %s", err.msg);
+	if (t == NULL)
+		return;
+	const struct sl_nh6 *h[6];
+	const char *to[6] = { "2001:db9::1", "2001:db8:1::1", "2001:db8:2::1", "2001:db8:3::1",
+			      "2001:db8:4::1", "2001:db8:4::2" };
+	for (unsigned i = 0; i < 6; i++) {
+		a6(to[i], a);
+		h[i] = sl_route6_lookup(t, a);
+	}
+	CHECK(h[0] != NULL && h[0] == h[1] && h[1]->dmac[5] == 7,
+	      "the default route and 2001:db8:1::/48 share their next hop");
+	CHECK(h[2] != NULL && h[2] != h[1] && h[2]->dmac[5] == 8, "another MAC, another next hop");
+	CHECK(h[3] != NULL && h[4] != NULL && h[3] != h[4] && h[3]->gateway[15] == 0xa &&
+	      h[4]->gateway[15] == 0xb && h[4] == h[5], "two gateways, two next hops");
 	sl_route6_free(t);
 	t = sl_route6_create("t6e", NULL, 0, SOCKET_ID_ANY, &err);
 	CHECK(t != NULL, "an empty table: %s", err.msg);
