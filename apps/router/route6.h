@@ -43,7 +43,8 @@ int sl_route6_parse_addr(const char *text, uint8_t a[16], struct sl_err *err);
 
 /* A table of routes[0..n) (n may be 0), named after `name` (an app) for
  * DPDK; NULL with errno and a sentence.  Repeated prefixes are the
- * caller's to refuse. */
+ * caller's to refuse.  Routes with equal next hops share one (share.h):
+ * lookups that find them return the same pointer. */
 struct sl_route6_table *sl_route6_create(const char *name, const struct sl_route6 *routes,
 					 unsigned n, int socket, struct sl_err *err);
 void sl_route6_free(struct sl_route6_table *t);
