@@ -522,9 +522,9 @@ static void fc_burst_in(struct sl_app *app, struct sl_link *in, struct rte_mbuf 
 		uint32_t len = rte_pktmbuf_pkt_len(m);
 		in_bytes += len;
 		/* The commonest packet of a run: the previous packet's flow,
-		 * which that packet found or inserted (so the run counts on
-		 * it), before this burst inserted anything; what the rest of
-		 * the loop would do with it, in short. */
+		 * which that packet found (the run counts on it), before this
+		 * burst inserted anything; what the rest of the loop would do
+		 * with it, in short. */
 		if (likely(b.same[i] & (last != NULL) & (misses == 0) & plain)) {
 			hits++;
 			run.packets++;

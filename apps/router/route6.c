@@ -18,6 +18,7 @@
 struct sl_route6_table {
 	struct rte_lpm6 *lpm;
 	struct sl_nh6 *nh;            /* by the lpm's next hop index */
+	bool has_static;              /* sl_route6_has_static */
 	int def;                      /* the default route's (::/0, which rte_lpm6 does
 				       * not take: depth 1..128), or -1 */
 };
@@ -115,8 +116,10 @@ struct sl_route6_table *sl_route6_create(const char *name, const struct sl_route
 		sl_route6_free(t);
 		return sl_errf_null(err, ENOMEM, "out of memory for an IPv6 route table");
 	}
-	for (unsigned h = 0; h < (unsigned)k; h++)
+	for (unsigned h = 0; h < (unsigned)k; h++) {
 		t->nh[h] = routes[first[h]].nh;
+		t->has_static |= t->nh[h].kind == SL_NH_FORWARD && t->nh[h].set_dmac;
+	}
 	free(first);
 	t->def = -1;
 	for (unsigned i = 0; i < n; i++) {
@@ -152,6 +155,11 @@ void sl_route6_lookup_bulk(const struct sl_route6_table *t, uint8_t (*dst)[16],
 	rte_lpm6_lookup_bulk_func(t->lpm, dst, hop, n);
 	for (unsigned i = 0; i < n; i++)
 		nh[i] = hop[i] >= 0 ? &t->nh[hop[i]] : t->def >= 0 ? &t->nh[t->def] : NULL;
+}
+
+bool sl_route6_has_static(const struct sl_route6_table *t)
+{
+	return t->has_static;
 }
 
 const struct sl_nh6 *sl_route6_lookup(const struct sl_route6_table *t, const uint8_t dst[16])

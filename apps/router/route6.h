@@ -49,6 +49,10 @@ struct sl_route6_table *sl_route6_create(const char *name, const struct sl_route
 					 unsigned n, int socket, struct sl_err *err);
 void sl_route6_free(struct sl_route6_table *t);
 
+/* Whether any route of t has a static next hop (SL_NH_FORWARD with a
+ * dst_mac): the router's IPv6 fast path tries only such tables. */
+bool sl_route6_has_static(const struct sl_route6_table *t);
+
 /* The next hop for dst, or NULL when no route matches. */
 const struct sl_nh6 *sl_route6_lookup(const struct sl_route6_table *t, const uint8_t dst[16]);
 

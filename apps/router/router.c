@@ -2070,11 +2070,16 @@ checked:
  * not the router's), from an input of no interface or of one untagged
  * interface, to next hops of static MACs (SL_NH_FORWARD with a dst_mac; on
  * an interface: an untagged one, the packet within its MTU), rewritten as
- * route6_burst would (both MACs, hop limit - 1), with each one's output in
- * which[] and count[]; returns its length.  Like fast_prefix it writes
- * nothing after the prefix, sums into *bytes the lengths of the packets its
- * first pass read (*summed), and leaves tables that a flow cache may hint
- * for to the full path (which clears the hints of IPv6 packets). */
+ * route6_burst would (the destination MAC; the source MAC when the hop or
+ * its interface has one; hop limit - 1), with each one's output in which[]
+ * and count[]; returns its length.  Like fast_prefix it writes nothing
+ * after the prefix, sums into *bytes the lengths of the packets its first
+ * pass read (*summed), and leaves tables that a flow cache may hint for to
+ * the full path (which clears the hints of IPv6 packets); an IPv6 table
+ * without such next hops is not tried (its packets would be checked and
+ * looked up twice).  The run leaves before the rest of its burst, in the
+ * order of arrival (the full path puts a burst's IPv6 packets after its
+ * IPv4 ones on each output). */
 static inline unsigned fast6_prefix(const struct router_priv *p, const struct sl_route_table *t,
 				    int k_in, struct rte_mbuf **pkts, unsigned n, uint8_t *which,
 				    unsigned *count, unsigned *summed, uint64_t *bytes)
@@ -2087,7 +2092,8 @@ static inline unsigned fast6_prefix(const struct router_priv *p, const struct sl
 
 	*summed = 0;
 	*bytes = 0;
-	if ((k_in < 0 && k_in != -1) || p->table6 == NULL || sl_route_table_found(t))
+	if ((k_in < 0 && k_in != -1) || p->table6 == NULL || !sl_route6_has_static(p->table6) ||
+	    sl_route_table_found(t))
 		return 0;
 	for (j = 0; j < n; j++) {
 		uint8_t *ip = ipv6_fast(p, pkts[j]);
@@ -2187,8 +2193,9 @@ static __attribute__((noinline)) void route_rest(struct sl_app *app, struct rout
 }
 
 /* One burst pkts[0..n) (the router's now; the array may be rewritten)
- * from input in_idx, link `in`: its longest prefix that fast_prefix takes,
- * the rest by route_rest, after it on each output. */
+ * from input in_idx, link `in`: its longest prefix that fast_prefix takes
+ * (or, when the burst begins with no simple IPv4 frame, fast6_prefix), the
+ * rest by route_rest, after it on each output. */
 static inline void route_burst(struct sl_app *app, struct router_priv *p, struct sl_link *in,
 			       unsigned in_idx, struct rte_mbuf **pkts, unsigned n)
 {

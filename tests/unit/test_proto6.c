@@ -229,6 +229,7 @@ static void test_route6(void)
 		CHECK(nh != NULL && nh->output == cases[i].out, "%s: output %d, want %u",
 		      cases[i].dst, nh != NULL ? nh->output : -1, cases[i].out);
 	}
+	CHECK(!sl_route6_has_static(t), "no route with a dst_mac: no static next hop");
 	sl_route6_free(t);
 
 	/* Equal next hops share one entry (the default route's too); a hop
@@ -265,6 +266,7 @@ static void test_route6(void)
 	CHECK(h[2] != NULL && h[2] != h[1] && h[2]->dmac[5] == 8, "another MAC, another next hop");
 	CHECK(h[3] != NULL && h[4] != NULL && h[3] != h[4] && h[3]->gateway[15] == 0xa &&
 	      h[4]->gateway[15] == 0xb && h[4] == h[5], "two gateways, two next hops");
+	CHECK(sl_route6_has_static(t), "routes with a dst_mac: static next hops");
 	sl_route6_free(t);
 	t = sl_route6_create("t6e", NULL, 0, SOCKET_ID_ANY, &err);
 	CHECK(t != NULL, "an empty table: %s", err.msg);
