@@ -273,6 +273,8 @@ struct sl_route_table *sl_route_table_create(const char *name, const struct sl_r
 	t->id = last_id;
 	t->head.id = t->id;
 	t->head.nh = t->nh;
+	for (unsigned h = 0; h < t->n_nh; h++)
+		t->head.has_static |= t->nh[h].kind == SL_NH_FORWARD && t->nh[h].set_dmac;
 
 	/* One rule per route, so max_rules is n (a power of two leaves room
 	 * for nothing we need); each route longer than /24 needs

@@ -118,6 +118,9 @@ struct sl_route_table_head {
 					 * flow cache may hint for it); relaxed
 					 * atomics: set on the control thread,
 					 * read by workers */
+	bool has_static;                /* a next hop is SL_NH_FORWARD with a
+					 * dst_mac (the router's fast path tries
+					 * only such tables) */
 };
 
 /* The head of t (route.c keeps it first in the table). */

@@ -1949,7 +1949,9 @@ static inline void ttl_dec_fast(uint8_t *w)
  * with a TTL above 1, from an input of no interface or of one untagged
  * interface (k_in), to next hops of static MACs (SL_NH_FORWARD with a
  * dst_mac; on an interface: an untagged one, the frame within its MTU), on
- * a table no flow cache hints for (sl_route_table_found).  Rewrites the
+ * a table no flow cache hints for (sl_route_table_found) and that has such
+ * next hops at all (has_static: else a burst's first packets would be
+ * checked and looked up twice).  Rewrites the
  * longest prefix of pkts[0..n) that is all of that kind, notes each one's
  * output in which[] and count[], and returns its length; nothing after the
  * prefix is written, and the caller routes the rest the usual way after
@@ -1987,7 +1989,7 @@ static inline unsigned fast_prefix(const struct router_priv *p, const struct sl_
 
 	*summed = 0;
 	*bytes = 0;
-	if ((k_in < 0 && k_in != -1) || sl_route_table_found(t))
+	if ((k_in < 0 && k_in != -1) || !sl_route_head(t)->has_static || sl_route_table_found(t))
 		return 0;
 	/* each frame's start, found as its first line is asked for */
 	for (unsigned i = 0; i < n && i < FAST_AHEAD; i++) {

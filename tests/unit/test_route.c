@@ -190,6 +190,7 @@ static void test_shared_next_hops(void)
 	const struct sl_route_nh *h = sl_route_nh(t, 2);
 	CHECK(h->output == 1 && h->set_dmac && h->dmac[5] == 7, "next hop 2 is route 3's");
 	CHECK(sl_route_nh(t, 1)->output == 2 && !sl_route_nh(t, 0)->set_dmac, "next hops 0 and 1");
+	CHECK(sl_route_head(t)->has_static, "routes with a dst_mac: a static next hop");
 	sl_route_table_free(t);
 }
 
@@ -218,6 +219,7 @@ static void test_many_deep(void)
 			wrong++;
 	}
 	CHECK(wrong == 0, "%d wrong lookups among %u deep routes", wrong, N);
+	CHECK(!sl_route_head(t)->has_static, "no route with a dst_mac: no static next hop");
 
 	/* The bulk lookup agrees with the single one: each route's address,
 	 * the next one and the one before, in bursts of 256 and a short last
