@@ -1961,6 +1961,45 @@ static inline void ttl_dec_fast(uint8_t *w)
  * read. */
 #define FAST_AHEAD 4   /* frames whose first line the first pass asks for ahead */
 
+/* The fast paths' values of a static next hop, taken into registers when
+ * the hop changes (the frames' stores may alias anything to the compiler,
+ * which would read the hop's fields again for every packet). */
+struct fast_hop {
+	uint64_t mac8;               /* the frame's first 12 bytes to be */
+	uint32_t mac4;
+	bool both;                   /* write both MACs (else the destination's) */
+	const struct iface *f;       /* the hop's interface (its MTU), or none */
+	uint8_t out;                 /* its output */
+};
+
+/* v for a hop to output `out` by interface f (or none) with destination MAC
+ * dmac, and smac as the source's when set_smac, else f's MAC, else none. */
+static inline void fast_hop_take(struct fast_hop *v, const uint8_t *dmac, bool set_smac,
+				 const uint8_t *smac, const struct iface *f, uint16_t out)
+{
+	static const uint8_t none[RTE_ETHER_ADDR_LEN];
+	uint8_t m[2 * RTE_ETHER_ADDR_LEN];
+	memcpy(m, dmac, RTE_ETHER_ADDR_LEN);
+	memcpy(m + RTE_ETHER_ADDR_LEN, set_smac ? smac : f != NULL ? f->mac : none,
+	       RTE_ETHER_ADDR_LEN);
+	memcpy(&v->mac8, m, sizeof(v->mac8));
+	memcpy(&v->mac4, m + sizeof(v->mac8), sizeof(v->mac4));
+	v->both = set_smac || f != NULL;
+	v->f = f;
+	v->out = (uint8_t)out;
+}
+
+/* Write v's MACs into the frame starting at eh. */
+static inline void fast_hop_write(const struct fast_hop *v, uint8_t *eh)
+{
+	if (likely(v->both)) {
+		memcpy(eh, &v->mac8, sizeof(v->mac8));
+		memcpy(eh + sizeof(v->mac8), &v->mac4, sizeof(v->mac4));
+	} else {
+		memcpy(eh, &v->mac8, RTE_ETHER_ADDR_LEN);
+	}
+}
+
 /* fast_prefix's check of one frame m, starting at f: a simple IPv4 frame
  * with a TTL above 1; then its destination (host order) in *dst and its
  * length added to *bytes. */
@@ -2019,14 +2058,9 @@ checked:
 	 * changes (most bursts have one or a few), into registers. */
 	const struct sl_route_nh *const nhs = sl_route_nh(t, 0);
 	const bool has_if = p->n_if > 0;
-	static const uint8_t none[RTE_ETHER_ADDR_LEN];
-	int last = -2;                  /* the hop of the values below (none: no
-					 * h is below -1, no route's) */
-	uint64_t mac8 = 0;              /* the frame's first 12 bytes to be */
-	uint32_t mac4 = 0;
-	bool both = false;              /* write both MACs (else the destination's) */
-	const struct iface *f = NULL;   /* the hop's interface (its MTU), or none */
-	uint8_t out = 0;
+	int last = -2;                  /* the hop of v (none: no h is below -1,
+					 * no route's) */
+	struct fast_hop v = { 0 };
 	unsigned i;
 	for (i = 0; i < j; i++) {
 		const int h = sl_route_raw_nh(t, ent[i]);
@@ -2036,33 +2070,21 @@ checked:
 			const struct sl_route_nh *hop = &nhs[h];
 			if (hop->kind != SL_NH_FORWARD || !hop->set_dmac)
 				break;
-			f = has_if && hop->iface != NO_IFACE ? &p->ifs[hop->iface] : NULL;
+			const struct iface *f =
+				has_if && hop->iface != NO_IFACE ? &p->ifs[hop->iface] : NULL;
 			if (f != NULL && f->vlan != 0)
 				break;
-			uint8_t m[2 * RTE_ETHER_ADDR_LEN];
-			memcpy(m, hop->dmac, RTE_ETHER_ADDR_LEN);
-			memcpy(m + RTE_ETHER_ADDR_LEN,
-			       hop->set_smac ? hop->smac : f != NULL ? f->mac : none,
-			       RTE_ETHER_ADDR_LEN);
-			memcpy(&mac8, m, sizeof(mac8));
-			memcpy(&mac4, m + sizeof(mac8), sizeof(mac4));
-			both = hop->set_smac || f != NULL;
-			out = (uint8_t)hop->output;
+			fast_hop_take(&v, hop->dmac, hop->set_smac, hop->smac, f, hop->output);
 			last = h;
 		}
-		if (unlikely(f != NULL) &&
-		    rte_pktmbuf_pkt_len(pkts[i]) - RTE_ETHER_HDR_LEN > f->mtu)
+		if (unlikely(v.f != NULL) &&
+		    rte_pktmbuf_pkt_len(pkts[i]) - RTE_ETHER_HDR_LEN > v.f->mtu)
 			break;
 		uint8_t *eh = ehs[i];
-		if (likely(both)) {
-			memcpy(eh, &mac8, sizeof(mac8));
-			memcpy(eh + sizeof(mac8), &mac4, sizeof(mac4));
-		} else {
-			memcpy(eh, &mac8, RTE_ETHER_ADDR_LEN);
-		}
+		fast_hop_write(&v, eh);
 		ttl_dec_fast(eh + RTE_ETHER_HDR_LEN + offsetof(struct rte_ipv4_hdr, time_to_live));
-		which[i] = out;
-		count[out]++;
+		which[i] = v.out;
+		count[v.out]++;
 	}
 	return i;
 }
@@ -2112,47 +2134,28 @@ static inline unsigned fast6_prefix(const struct router_priv *p, const struct sl
 	sl_route6_lookup_bulk(p->table6, dst, nh, j);
 	/* What a next hop writes, taken into registers when the hop changes
 	 * (equal next hops share an entry: most bursts have one or a few). */
-	static const uint8_t none[RTE_ETHER_ADDR_LEN];
 	static const struct sl_nh6 unset;   /* no lookup's result, not even NULL */
 	const struct sl_nh6 *last = &unset;
-	uint64_t mac8 = 0;              /* the frame's first 12 bytes to be */
-	uint32_t mac4 = 0;
-	bool both = false;              /* write both MACs (else the destination's) */
-	const struct iface *f = NULL;   /* the hop's interface (its MTU), or none */
-	uint8_t out = 0;
+	struct fast_hop v = { 0 };
 	unsigned i;
 	for (i = 0; i < j; i++) {
 		const struct sl_nh6 *h = nh[i];
 		if (h != last) {
 			if (h == NULL || h->kind != SL_NH_FORWARD || !h->set_dmac)
 				break;
-			f = h->iface != NO_IFACE ? &p->ifs[h->iface] : NULL;
+			const struct iface *f = h->iface != NO_IFACE ? &p->ifs[h->iface] : NULL;
 			if (f != NULL && f->vlan != 0)
 				break;
-			uint8_t m[2 * RTE_ETHER_ADDR_LEN];
-			memcpy(m, h->dmac, RTE_ETHER_ADDR_LEN);
-			memcpy(m + RTE_ETHER_ADDR_LEN,
-			       h->set_smac ? h->smac : f != NULL ? f->mac : none,
-			       RTE_ETHER_ADDR_LEN);
-			memcpy(&mac8, m, sizeof(mac8));
-			memcpy(&mac4, m + sizeof(mac8), sizeof(mac4));
-			both = h->set_smac || f != NULL;
-			out = (uint8_t)h->output;
+			fast_hop_take(&v, h->dmac, h->set_smac, h->smac, f, h->output);
 			last = h;
 		}
-		if (unlikely(f != NULL) &&
-		    SL_IP6_HDR + ((uint32_t)ips[i][4] << 8 | ips[i][5]) > f->mtu)
+		if (unlikely(v.f != NULL) &&
+		    SL_IP6_HDR + ((uint32_t)ips[i][4] << 8 | ips[i][5]) > v.f->mtu)
 			break;
-		uint8_t *eh = ips[i] - RTE_ETHER_HDR_LEN;
-		if (likely(both)) {
-			memcpy(eh, &mac8, sizeof(mac8));
-			memcpy(eh + sizeof(mac8), &mac4, sizeof(mac4));
-		} else {
-			memcpy(eh, &mac8, RTE_ETHER_ADDR_LEN);
-		}
+		fast_hop_write(&v, ips[i] - RTE_ETHER_HDR_LEN);
 		ips[i][7]--;
-		which[i] = out;
-		count[out]++;
+		which[i] = v.out;
+		count[v.out]++;
 	}
 	return i;
 }
