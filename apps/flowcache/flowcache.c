@@ -470,6 +470,36 @@ static inline void fc_lookup(const struct sl_flowtable *t, struct fc_burst *b, u
 	}
 }
 
+/* Frames from another core: every mbuf's first line, then every frame's
+ * headers, asked for before the first is read (one core-to-core latency a
+ * burst instead of two a packet). */
+static inline void fc_prefetch_burst(struct rte_mbuf *const *pkts, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		rte_prefetch0(pkts[i]);
+	for (unsigned i = 0; i < n; i++)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+}
+
+/* A burst's end: its bytes on the input link, then the malformed
+ * (bad[0..n_bad)) dropped and the rest (pass[0..n_pass), or, with none
+ * malformed, pkts[0..n) as it came, of in_bytes) sent on, records out. */
+static inline void fc_burst_out(struct sl_app *app, struct sl_link *in, struct rte_mbuf **pkts,
+				unsigned n, uint64_t in_bytes, struct rte_mbuf **bad, unsigned n_bad,
+				struct rte_mbuf **pass, unsigned n_pass)
+{
+	const struct fc_priv *p = app->priv;
+	sl_link_rx_bytes(in, in_bytes);
+	if (n_bad > 0) {
+		sl_app_drop(app, bad, n_bad);
+		sl_link_transmit(app->out[0], pass, n_pass);
+	} else {
+		sl_link_transmit_sized(app->out[0], pkts, n, in_bytes);
+	}
+	if (p->rec_out != NULL)
+		rec_flush_link(app);
+}
+
 /* A burst in stages, each over the whole burst so that its memory
  * accesses overlap (one memory latency a burst, not one or two a packet):
  * classify, key, hash and prefetch each flow's bucket (fc_classify); match
@@ -485,7 +515,6 @@ static void fc_burst_in(struct sl_app *app, struct sl_link *in, struct rte_mbuf 
 			unsigned n)
 {
 	struct fc_priv *p = app->priv;
-	struct sl_link *out = app->out[0];
 	const struct sl_flowtable *t = p->t;
 	struct rte_mbuf *pass[SL_BURST_MAX], *bad[SL_BURST_MAX];
 	struct sl_flow_entry *ent[SL_BURST_MAX];
@@ -496,15 +525,8 @@ static void fc_burst_in(struct sl_app *app, struct sl_link *in, struct rte_mbuf 
 	struct fc_run run = { NULL, 0, 0 };
 
 	uint64_t now = now_ns();
-	if (sl_link_cross_worker(in)) {
-		/* frames from another core: every mbuf's first line, then every
-		 * frame's headers, asked for before the first is read (one
-		 * core-to-core latency a burst instead of two a packet) */
-		for (unsigned i = 0; i < n; i++)
-			rte_prefetch0(pkts[i]);
-		for (unsigned i = 0; i < n; i++)
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
-	}
+	if (sl_link_cross_worker(in))
+		fc_prefetch_burst(pkts, n);
 
 	bool any_bad = fc_classify(app, t, pkts, n, &b) != 0;
 	fc_lookup(t, &b, n, ent);
@@ -580,18 +602,9 @@ static void fc_burst_in(struct sl_app *app, struct sl_link *in, struct rte_mbuf 
 		if (any_bad)
 			pass[n_pass++] = m;
 	}
-	/* The last run, the counts, drops, the burst out, records. */
 	fc_run_flush(&run, now, p->sole);
-	sl_link_rx_bytes(in, in_bytes);
 	sl_ft_count_lookups(p->h, hits, misses);
-	if (any_bad) {
-		sl_app_drop(app, bad, n_bad);
-		sl_link_transmit(out, pass, n_pass);
-	} else {
-		sl_link_transmit_sized(out, pkts, n, in_bytes);
-	}
-	if (p->rec_out != NULL)
-		rec_flush_link(app);
+	fc_burst_out(app, in, pkts, n, in_bytes, bad, n_bad, pass, n_pass);
 }
 
 static void fc_push(struct sl_app *app)
