@@ -1949,9 +1949,9 @@ static inline void ttl_dec_fast(uint8_t *w)
  * with a TTL above 1, from an input of no interface or of one untagged
  * interface (k_in), to next hops of static MACs (SL_NH_FORWARD with a
  * dst_mac; on an interface: an untagged one, the frame within its MTU), on
- * a table no flow cache hints for (sl_route_table_found) and that has such
- * next hops at all (has_static: else a burst's first packets would be
- * checked and looked up twice).  Rewrites the
+ * a table no flow cache hints for (sl_route_table_found); the caller tries
+ * it only on a table that has such next hops at all (has_static: else a
+ * burst's first packets would be checked and looked up twice).  Rewrites the
  * longest prefix of pkts[0..n) that is all of that kind, notes each one's
  * output in which[] and count[], and returns its length; nothing after the
  * prefix is written, and the caller routes the rest the usual way after
@@ -1982,8 +1982,12 @@ static inline void fast_hop_take(struct fast_hop *v, const uint8_t *dmac, bool s
 	memcpy(m, dmac, RTE_ETHER_ADDR_LEN);
 	memcpy(m + RTE_ETHER_ADDR_LEN, set_smac ? smac : f != NULL ? f->mac : none,
 	       RTE_ETHER_ADDR_LEN);
-	memcpy(&v->mac8, m, sizeof(v->mac8));
-	memcpy(&v->mac4, m + sizeof(v->mac8), sizeof(v->mac4));
+	uint64_t m8;   /* no field's address taken: v stays in registers */
+	uint32_t m4;
+	memcpy(&m8, m, sizeof(m8));
+	memcpy(&m4, m + sizeof(m8), sizeof(m4));
+	v->mac8 = m8;
+	v->mac4 = m4;
 	v->both = set_smac || f != NULL;
 	v->f = f;
 	v->out = (uint8_t)out;
@@ -1992,11 +1996,13 @@ static inline void fast_hop_take(struct fast_hop *v, const uint8_t *dmac, bool s
 /* Write v's MACs into the frame starting at eh. */
 static inline void fast_hop_write(const struct fast_hop *v, uint8_t *eh)
 {
+	const uint64_t m8 = v->mac8;
+	const uint32_t m4 = v->mac4;
 	if (likely(v->both)) {
-		memcpy(eh, &v->mac8, sizeof(v->mac8));
-		memcpy(eh + sizeof(v->mac8), &v->mac4, sizeof(v->mac4));
+		memcpy(eh, &m8, sizeof(m8));
+		memcpy(eh + sizeof(m8), &m4, sizeof(m4));
 	} else {
-		memcpy(eh, &v->mac8, RTE_ETHER_ADDR_LEN);
+		memcpy(eh, &m8, RTE_ETHER_ADDR_LEN);
 	}
 }
 
@@ -2028,7 +2034,7 @@ static inline unsigned fast_prefix(const struct router_priv *p, const struct sl_
 
 	*summed = 0;
 	*bytes = 0;
-	if ((k_in < 0 && k_in != -1) || !sl_route_head(t)->has_static || sl_route_table_found(t))
+	if ((k_in < 0 && k_in != -1) || sl_route_table_found(t))
 		return 0;
 	/* each frame's start, found as its first line is asked for */
 	for (unsigned i = 0; i < n && i < FAST_AHEAD; i++) {
@@ -2210,9 +2216,10 @@ static inline void route_burst(struct sl_app *app, struct router_priv *p, struct
 	unsigned count[SL_MAX_PORTS] = { 0 };   /* a few stores, no call */
 	/* The link's bytes: those the fast path's check read, then the rest
 	 * of the burst. */
-	unsigned summed;
-	uint64_t bytes;
-	unsigned f = fast_prefix(p, t, k_in, pkts, n, which, count, &summed, &bytes);
+	unsigned summed = 0;
+	uint64_t bytes = 0;
+	unsigned f = sl_route_head(t)->has_static
+		? fast_prefix(p, t, k_in, pkts, n, which, count, &summed, &bytes) : 0;
 	bool six = false;
 	if (summed == 0) {   /* the first frame is no simple IPv4 one */
 		f = fast6_prefix(p, t, k_in, pkts, n, which, count, &summed, &bytes);
