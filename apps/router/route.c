@@ -55,37 +55,24 @@ static uint32_t depth_mask(uint8_t depth)
 	return depth == 0 ? 0 : ~0u << (32 - depth);
 }
 
-/* Whether two next hops send a packet the same way (MACs compared only where
- * they are written). */
-static bool nh_equal(const struct sl_route_nh *a, const struct sl_route_nh *b)
+/* Route i's next hop as share.h's key: what sends a packet the same way
+ * (MACs only where they are written). */
+#define NH_KEY 22
+_Static_assert(NH_KEY <= SL_SHARE_KEY_MAX, "a next hop's key fits share.h's");
+static void nh_key(const void *ctx, unsigned i, uint8_t *k)
 {
-	return a->gateway == b->gateway && a->output == b->output && a->kind == b->kind &&
-	       a->iface == b->iface &&
-	       a->set_dmac == b->set_dmac && a->set_smac == b->set_smac &&
-	       (!a->set_dmac || memcmp(a->dmac, b->dmac, 6) == 0) &&
-	       (!a->set_smac || memcmp(a->smac, b->smac, 6) == 0);
-}
-
-static uint32_t nh_hash(const struct sl_route_nh *h)
-{
-	uint64_t x = (uint64_t)h->gateway << 32 | (uint32_t)h->output << 16 |
-		     (uint32_t)h->kind << 8 | (uint32_t)h->iface << 3 |
-		     (uint32_t)h->set_dmac << 1 | h->set_smac;
-	for (int i = 0; i < 6; i++)
-		x = (x ^ (h->set_dmac ? h->dmac[i] : 0) ^ (uint64_t)(h->set_smac ? h->smac[i] : 0) << 8) *
-		    0x9e3779b97f4a7c15ull;
-	return (uint32_t)(x >> 32);
-}
-
-static uint32_t share_hash(const void *ctx, unsigned i)
-{
-	return nh_hash(&((const struct sl_route *)ctx)[i].nh);
-}
-
-static bool share_eq(const void *ctx, unsigned i, unsigned j)
-{
-	const struct sl_route *r = ctx;
-	return nh_equal(&r[i].nh, &r[j].nh);
+	const struct sl_route_nh *h = &((const struct sl_route *)ctx)[i].nh;
+	memset(k, 0, NH_KEY);
+	memcpy(k, &h->gateway, 4);
+	memcpy(k + 4, &h->output, 2);
+	k[6] = h->kind;
+	k[7] = h->iface;
+	k[8] = h->set_dmac;
+	k[9] = h->set_smac;
+	if (h->set_dmac)
+		memcpy(k + 10, h->dmac, 6);
+	if (h->set_smac)
+		memcpy(k + 16, h->smac, 6);
 }
 
 /* Give every route a next-hop index, equal next hops one index, numbered in
@@ -95,7 +82,7 @@ static int share_next_hops(struct sl_route_table *t, const struct sl_route *rout
 			   unsigned *idx)
 {
 	unsigned *first = malloc((n + 1) * sizeof(*first));
-	int k = first != NULL ? sl_share_index(n, share_hash, share_eq, routes, idx, first)
+	int k = first != NULL ? sl_share_index(n, NH_KEY, nh_key, routes, idx, first)
 			      : -ENOMEM;
 	if (k >= 0) {
 		t->n_nh = (unsigned)k;

@@ -49,33 +49,25 @@ int sl_route6_parse_prefix(const char *text, uint8_t a[16], uint8_t *depth, stru
 	return 0;
 }
 
-/* Whether two next hops send a packet the same way (a gateway and MACs
- * compared only where they are used). */
-static bool nh6_equal(const struct sl_nh6 *a, const struct sl_nh6 *b)
-{
-	return a->output == b->output && a->kind == b->kind && a->iface == b->iface &&
-	       (a->kind != SL_NH_GATEWAY || memcmp(a->gateway, b->gateway, 16) == 0) &&
-	       a->set_dmac == b->set_dmac && a->set_smac == b->set_smac &&
-	       (!a->set_dmac || memcmp(a->dmac, b->dmac, 6) == 0) &&
-	       (!a->set_smac || memcmp(a->smac, b->smac, 6) == 0);
-}
-
-static uint32_t share_hash(const void *ctx, unsigned i)
+/* Route i's next hop as share.h's key: what sends a packet the same way
+ * (a gateway and MACs only where they are used). */
+#define NH6_KEY 34
+_Static_assert(NH6_KEY <= SL_SHARE_KEY_MAX, "a next hop's key fits share.h's");
+static void nh6_key(const void *ctx, unsigned i, uint8_t *k)
 {
 	const struct sl_nh6 *h = &((const struct sl_route6 *)ctx)[i].nh;
-	uint64_t x = (uint64_t)h->output << 16 | (uint64_t)h->kind << 8 | h->iface;
-	for (int b = 0; b < 16; b++)
-		x = (x ^ (h->kind == SL_NH_GATEWAY ? h->gateway[b] : 0) ^
-		     (uint64_t)(b < 6 && h->set_dmac ? h->dmac[b] : 0) << 8 ^
-		     (uint64_t)(b < 6 && h->set_smac ? h->smac[b] : 0) << 16) *
-		    0x9e3779b97f4a7c15ull;
-	return (uint32_t)(x >> 32);
-}
-
-static bool share_eq(const void *ctx, unsigned i, unsigned j)
-{
-	const struct sl_route6 *r = ctx;
-	return nh6_equal(&r[i].nh, &r[j].nh);
+	memset(k, 0, NH6_KEY);
+	memcpy(k, &h->output, 2);
+	k[2] = h->kind;
+	k[3] = h->iface;
+	k[4] = h->set_dmac;
+	k[5] = h->set_smac;
+	if (h->set_dmac)
+		memcpy(k + 6, h->dmac, 6);
+	if (h->set_smac)
+		memcpy(k + 12, h->smac, 6);
+	if (h->kind == SL_NH_GATEWAY)
+		memcpy(k + 18, h->gateway, 16);
 }
 
 struct sl_route6_table *sl_route6_create(const char *name, const struct sl_route6 *routes,
@@ -109,7 +101,7 @@ struct sl_route6_table *sl_route6_create(const char *name, const struct sl_route
 	 * read a few of them, not one a route. */
 	unsigned *idx = malloc((n + 1) * sizeof(*idx)), *first = malloc((n + 1) * sizeof(*first));
 	int k = idx != NULL && first != NULL
-		? sl_share_index(n, share_hash, share_eq, routes, idx, first) : -ENOMEM;
+		? sl_share_index(n, NH6_KEY, nh6_key, routes, idx, first) : -ENOMEM;
 	if (k < 0) {
 		free(idx);
 		free(first);

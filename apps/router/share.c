@@ -2,32 +2,41 @@
 /* Equal items share one index: share.h. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include <rte_hash_crc.h>
 
 #include "apps/router/share.h"
 
-int sl_share_index(unsigned n, uint32_t (*hash)(const void *ctx, unsigned i),
-		   bool (*eq)(const void *ctx, unsigned i, unsigned j), const void *ctx,
-		   unsigned *idx, unsigned *first)
+int sl_share_index(unsigned n, size_t size, void (*key)(const void *ctx, unsigned i, uint8_t *out),
+		   const void *ctx, unsigned *idx, unsigned *first)
 {
-	unsigned size = 2;
-	while (size < 2 * n)
-		size <<= 1;
+	if (size > SL_SHARE_KEY_MAX)
+		return -EINVAL;
+	unsigned cap = 2;
+	while (cap < 2 * n)
+		cap <<= 1;
 	/* open addressing: the first item of an index + 1; 0: empty */
-	uint32_t *slot = calloc(size, sizeof(*slot));
+	uint32_t *slot = calloc(cap, sizeof(*slot));
 	if (slot == NULL)
 		return -ENOMEM;
 	unsigned distinct = 0;
 	for (unsigned i = 0; i < n; i++) {
-		unsigned k = hash(ctx, i) & (size - 1);
-		while (slot[k] != 0 && !eq(ctx, slot[k] - 1, i))
-			k = (k + 1) & (size - 1);
-		if (slot[k] == 0) {
-			slot[k] = i + 1;
+		uint8_t k[SL_SHARE_KEY_MAX], other[SL_SHARE_KEY_MAX];
+		key(ctx, i, k);
+		unsigned s = rte_hash_crc(k, (uint32_t)size, 0) & (cap - 1);
+		for (; slot[s] != 0; s = (s + 1) & (cap - 1)) {
+			key(ctx, slot[s] - 1, other);
+			if (memcmp(k, other, size) == 0)
+				break;
+		}
+		if (slot[s] == 0) {
+			slot[s] = i + 1;
 			if (first != NULL)
 				first[distinct] = i;
 			idx[i] = distinct++;
 		} else {
-			idx[i] = idx[slot[k] - 1];
+			idx[i] = idx[slot[s] - 1];
 		}
 	}
 	free(slot);

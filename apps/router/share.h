@@ -6,19 +6,22 @@
  *
  * sl_share_index gives items 0..n) an index each, equal items one index,
  * numbered in the order of their first item: idx[i] for item i, and
- * first[k] (first may be NULL) the first item of index k.  hash(ctx, i)
- * and eq(ctx, i, j) read the caller's items (equal items must hash
- * equally).  Returns the number of indices (at most n), or -ENOMEM; it
- * keeps nothing.  Any thread; O(n) expected.
+ * first[k] (first may be NULL) the first item of index k.  Items are equal
+ * when their keys are: key(ctx, i, out) writes item i's key, every one of
+ * its `size` bytes (at most SL_SHARE_KEY_MAX), so that the caller says once
+ * what makes two items equal and the hash follows from it.  Returns the
+ * number of indices (at most n), or -ENOMEM; it keeps nothing.  Any
+ * thread; O(n) expected.
  */
 #ifndef SL_SHARE_H
 #define SL_SHARE_H
 
-#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
-int sl_share_index(unsigned n, uint32_t (*hash)(const void *ctx, unsigned i),
-		   bool (*eq)(const void *ctx, unsigned i, unsigned j), const void *ctx,
-		   unsigned *idx, unsigned *first);
+#define SL_SHARE_KEY_MAX 64u
+
+int sl_share_index(unsigned n, size_t size, void (*key)(const void *ctx, unsigned i, uint8_t *out),
+		   const void *ctx, unsigned *idx, unsigned *first);
 
 #endif
