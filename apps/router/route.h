@@ -166,6 +166,15 @@ static inline int sl_route_raw_nh(const struct sl_route_table *t, uint32_t e)
 	return (e & RTE_LPM_LOOKUP_SUCCESS) ? (int)(e & 0x00ffffff) : sl_route_head(t)->def_nh;
 }
 
+/* Whether raw entries a and b surely give the same next hop for
+ * sl_route_raw_nh: both found with one hop index, or both not found (the
+ * default route's; an entry not found keeps no index that matters, so
+ * false does not say they differ). */
+static inline bool sl_route_raw_same_nh(uint32_t a, uint32_t b)
+{
+	return ((a ^ b) & (RTE_LPM_LOOKUP_SUCCESS | 0x00ffffff)) == 0;
+}
+
 /* Next hop by index (0 <= nh < number of next hops). */
 static inline const struct sl_route_nh *sl_route_nh(const struct sl_route_table *t, unsigned nh)
 {

@@ -2001,8 +2001,47 @@ static inline void fast_hop_write(const struct fast_hop *v, uint8_t *eh)
 	if (likely(v->both)) {
 		memcpy(eh, &m8, sizeof(m8));
 		memcpy(eh + sizeof(m8), &m4, sizeof(m4));
-	} else {
-		memcpy(eh, &m8, RTE_ETHER_ADDR_LEN);
+	} else {   /* 4 + 2 bytes from the register (6 would go through memory) */
+		const uint32_t lo = (uint32_t)m8;
+		const uint16_t hi = (uint16_t)(m8 >> 32);
+		memcpy(eh, &lo, sizeof(lo));
+		memcpy(eh + sizeof(lo), &hi, sizeof(hi));
+	}
+}
+
+/* The outputs of a fast path's run, noted when the output changes (at a
+ * hop change, which most bursts have once), instead of an output and a
+ * count written for every packet: run k is packets [start[k], start[k+1])
+ * (the last one up to the run's end) to output out[k]. */
+struct fast_runs {
+	unsigned n;
+	uint8_t start[SL_BURST_MAX];
+	uint8_t out[SL_BURST_MAX];
+};
+
+/* Packet i begins a hop of output out: a new run unless the last one has
+ * that output. */
+static inline void fast_runs_note(struct fast_runs *r, unsigned i, uint8_t out)
+{
+	if (r->n == 0 || r->out[r->n - 1] != out) {
+		r->start[r->n] = (uint8_t)i;
+		r->out[r->n] = out;
+		r->n++;
+	}
+}
+
+/* The runs of a prefix of length len as each packet's output in which[]
+ * and the outputs' counts added to count[]. */
+static inline void fast_runs_end(const struct fast_runs *r, unsigned len, uint8_t *which,
+				 unsigned *count)
+{
+	for (unsigned k = 0; k < r->n; k++) {
+		const unsigned s = r->start[k];
+		const unsigned e = k + 1 < r->n ? r->start[k + 1] : len;
+		if (e > s) {
+			memset(which + s, r->out[k], e - s);
+			count[r->out[k]] += e - s;
+		}
 	}
 }
 
@@ -2064,34 +2103,39 @@ checked:
 	 * changes (most bursts have one or a few), into registers. */
 	const struct sl_route_nh *const nhs = sl_route_nh(t, 0);
 	const bool has_if = p->n_if > 0;
-	int last = -2;                  /* the hop of v (none: no h is below -1,
-					 * no route's) */
 	struct fast_hop v = { 0 };
+	struct fast_runs runs;
 	unsigned i;
-	for (i = 0; i < j; i++) {
-		const int h = sl_route_raw_nh(t, ent[i]);
-		if (h != last) {
-			if (h < 0)
-				break;
-			const struct sl_route_nh *hop = &nhs[h];
-			if (hop->kind != SL_NH_FORWARD || !hop->set_dmac)
-				break;
-			const struct iface *f =
-				has_if && hop->iface != NO_IFACE ? &p->ifs[hop->iface] : NULL;
-			if (f != NULL && f->vlan != 0)
-				break;
-			fast_hop_take(&v, hop->dmac, hop->set_smac, hop->smac, f, hop->output);
-			last = h;
-		}
-		if (unlikely(v.f != NULL) &&
-		    rte_pktmbuf_pkt_len(pkts[i]) - RTE_ETHER_HDR_LEN > v.f->mtu)
+	runs.n = 0;
+	/* a hop's values taken, then its run of packets in a loop of its own
+	 * (few values live: the compiler keeps them all in registers) */
+	for (i = 0; i < j;) {
+		const uint32_t e = ent[i];
+		const int h = sl_route_raw_nh(t, e);
+		if (h < 0)
 			break;
-		uint8_t *eh = ehs[i];
-		fast_hop_write(&v, eh);
-		ttl_dec_fast(eh + RTE_ETHER_HDR_LEN + offsetof(struct rte_ipv4_hdr, time_to_live));
-		which[i] = v.out;
-		count[v.out]++;
+		const struct sl_route_nh *hop = &nhs[h];
+		if (hop->kind != SL_NH_FORWARD || !hop->set_dmac)
+			break;
+		const struct iface *f =
+			has_if && hop->iface != NO_IFACE ? &p->ifs[hop->iface] : NULL;
+		if (f != NULL && f->vlan != 0)
+			break;
+		fast_hop_take(&v, hop->dmac, hop->set_smac, hop->smac, f, hop->output);
+		fast_runs_note(&runs, i, v.out);
+		do {
+			if (unlikely(v.f != NULL) &&
+			    rte_pktmbuf_pkt_len(pkts[i]) - RTE_ETHER_HDR_LEN > v.f->mtu)
+				goto done;
+			uint8_t *eh = ehs[i];
+			fast_hop_write(&v, eh);
+			ttl_dec_fast(eh + RTE_ETHER_HDR_LEN +
+				     offsetof(struct rte_ipv4_hdr, time_to_live));
+			i++;
+		} while (i < j && sl_route_raw_same_nh(ent[i], e));
 	}
+done:
+	fast_runs_end(&runs, i, which, count);
 	return i;
 }
 
@@ -2143,7 +2187,9 @@ static inline unsigned fast6_prefix(const struct router_priv *p, const struct sl
 	static const struct sl_nh6 unset;   /* no lookup's result, not even NULL */
 	const struct sl_nh6 *last = &unset;
 	struct fast_hop v = { 0 };
+	struct fast_runs runs;
 	unsigned i;
+	runs.n = 0;
 	for (i = 0; i < j; i++) {
 		const struct sl_nh6 *h = nh[i];
 		if (h != last) {
@@ -2153,6 +2199,7 @@ static inline unsigned fast6_prefix(const struct router_priv *p, const struct sl
 			if (f != NULL && f->vlan != 0)
 				break;
 			fast_hop_take(&v, h->dmac, h->set_smac, h->smac, f, h->output);
+			fast_runs_note(&runs, i, v.out);
 			last = h;
 		}
 		if (unlikely(v.f != NULL) &&
@@ -2160,9 +2207,8 @@ static inline unsigned fast6_prefix(const struct router_priv *p, const struct sl
 			break;
 		fast_hop_write(&v, ips[i] - RTE_ETHER_HDR_LEN);
 		ips[i][7]--;
-		which[i] = v.out;
-		count[v.out]++;
 	}
+	fast_runs_end(&runs, i, which, count);
 	return i;
 }
 
