@@ -362,6 +362,8 @@ struct fc_burst {
 	uint16_t ways[SL_BURST_MAX];      /* sl_ft_match_prefetch */
 	uint8_t cls[SL_BURST_MAX];        /* enum sl_pkt_class */
 	uint8_t same[SL_BURST_MAX];       /* the key of the IP frame before it */
+	bool one_run;                     /* every frame simple, all of one flow */
+	uint64_t run_bytes;               /* then the burst's bytes */
 };
 
 /* The first stage: classify pkts[0..n) with their keys, counting the
@@ -384,9 +386,12 @@ static inline unsigned fc_classify(struct sl_app *app, const struct sl_flowtable
 	uint8_t q_proto = 0;
 	bool prev_simple = false;
 	uint32_t prev_hash = 0;
+	unsigned run_len = 0;              /* frames from the first that are one flow */
+	uint64_t run_bytes = 0;            /* and their bytes */
 	for (unsigned i = 0; i < n; i++) {
 		const uint8_t *h = sl_pkt_ipv4_simple(pkts[i]);
 		if (likely(h != NULL)) {
+			run_bytes += rte_pktmbuf_pkt_len(pkts[i]);
 			/* The previous frame's flow when its addresses, ports
 			 * and protocol are the same bytes: no key to build or
 			 * store (the main loop takes the run's). */
@@ -399,8 +404,10 @@ static inline unsigned fc_classify(struct sl_app *app, const struct sl_flowtable
 			if (prev_simple && addrs == q_addrs && ports == q_ports && proto == q_proto) {
 				b->same[i] = 1;
 				b->hash[i] = prev_hash;
+				run_len += run_len == i;
 				continue;
 			}
+			run_len += i == 0;
 			uint64_t w[5];
 			sl_pkt_ipv4_simple_words(h, w);
 			memcpy(&b->keys[i], w, sizeof(w));
@@ -427,6 +434,8 @@ static inline unsigned fc_classify(struct sl_app *app, const struct sl_flowtable
 			sl_app_ctr_add(app, FC_NOT_IP, 1);
 		}
 	}
+	b->one_run = n > 0 && run_len == n;
+	b->run_bytes = run_bytes;
 	return n_bad;
 }
 
@@ -529,6 +538,17 @@ static void fc_burst_in(struct sl_app *app, struct sl_link *in, struct rte_mbuf 
 		fc_prefetch_burst(pkts, n);
 
 	bool any_bad = fc_classify(app, t, pkts, n, &b) != 0;
+	/* A burst of one flow that the table has, with no hints to set:
+	 * counted on its entry at once, passed on as it came. */
+	if (b.one_run && p->route == NULL) {
+		struct sl_flow_entry *e = sl_ft_lookup(t, &b.keys[0], b.hash[0]);
+		if (likely(e != NULL)) {
+			sl_ft_touch_n(e, n, b.run_bytes, now, p->sole);
+			sl_ft_count_lookups(p->h, n, 0);
+			fc_burst_out(app, in, pkts, n, b.run_bytes, NULL, 0, NULL, 0);
+			return;
+		}
+	}
 	fc_lookup(t, &b, n, ent);
 	/* Count each packet on its flow (runs of one flow at once), insert
 	 * the misses, set route hints; malformed packets to drop, the rest to

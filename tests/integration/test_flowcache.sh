@@ -127,6 +127,27 @@ evicted=$(flowcache_field "$T/runs.log" fc evicted)
 check_records "$T/runs-out.pcap" "$T/runs.jsonl" evicted,stopped sum
 ok "12000 frames in runs of 4 with $evicted evictions: every flow's records add up to its packets and bytes"
 
+# --- 1c. bursts of one flow only: the first 60 frames of the capture 100
+# times each in a row, so that most bursts are 32 frames of one flow the
+# table already has (counted on its entry at once, with the burst's
+# bytes): every flow's one record counts exactly its packets and bytes.
+python3 - "$T/in.pcap" "$T/long.pcap" <<'PY' || fail "cannot write the capture of long runs"
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+out, off = [data[:24]], 24
+for _ in range(60):
+    caplen = struct.unpack_from("<IIII", data, off)[2]
+    out += [data[off:off + 16 + caplen]] * 100
+    off += 16 + caplen
+open(sys.argv[2], "wb").write(b"".join(out))
+PY
+sed "s#runs#long#g; s#entries: 8,#entries: 1024,#" "$T/runs.yaml" >"$T/long.yaml"
+expect_exit 0 "$T/long.log" run "$T/long.yaml" --summary-json "$T/long.log.json" --duration 2
+pool_back "$T/long.log"
+$PCAPTOOL cmp "$T/long-out.pcap" "$T/long.pcap" || fail "the flowcache changed packets (long runs)"
+check_records "$T/long-out.pcap" "$T/long.jsonl" stopped
+ok "6000 frames in runs of 100 (bursts of one flow): every flow's record counts its packets and bytes"
+
 # --- 2. malformed frames: dropped, counted by reason, nothing leaks.
 $PCAPTOOL gen-bad "$T/bad.pcap" 400 5
 cat >"$T/b.yaml" <<YAML
