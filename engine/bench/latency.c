@@ -1583,12 +1583,6 @@ static int run_all(struct sweep *s)
 	return SL_EXIT_OK;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 /* The closing line, where the sweep ran the local pair and a pair across
  * CPUs at unlimited load (load 0):
  *   summary: cliff_ratio=A pool_ratio_across=B c2c_ns=C regime=R
@@ -1635,8 +1629,7 @@ static void print_summary(const struct sweep *s)
 		printf(" c2c_ns=NA regime=NA\n");
 		return;
 	}
-	qsort(v, n, sizeof(v[0]), cmp_double);
-	double med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	double med = sl_c2c_median(v, n);
 	/* sorted: all on one side when the least and the most are */
 	printf(" c2c_ns=%.1f regime=%s\n", med, sl_c2c_regime2(v[0], v[n - 1]));
 }

@@ -91,6 +91,12 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+double sl_c2c_median(double *v, unsigned n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 static struct sl_c2c *alloc_matrix(unsigned n)
 {
 	struct sl_c2c *m = calloc(1, sizeof(*m));
@@ -112,6 +118,9 @@ struct sl_c2c *sl_c2c_measure(const int *cpus, unsigned n, unsigned round_trips,
 	if (n < 2)
 		return sl_errf_null(err, EINVAL, "core-to-core latency: measuring needs at least "
 				    "2 CPUs, got %u", n);
+	if (samples == 0)
+		return sl_errf_null(err, EINVAL, "core-to-core latency: measuring needs at least "
+				    "1 sample a pair");
 	struct sl_c2c *m = alloc_matrix(n);
 	double *s = calloc(samples + 1, sizeof(*s));
 	cpu_set_t old;
@@ -136,8 +145,7 @@ struct sl_c2c *sl_c2c_measure(const int *cpus, unsigned n, unsigned round_trips,
 							    cpus[i], cpus[j], strerror(-rc));
 				}
 			}
-			qsort(s, samples, sizeof(*s), cmp_double);
-			m->ns[i * n + j] = m->ns[j * n + i] = s[samples / 2];
+			m->ns[i * n + j] = m->ns[j * n + i] = sl_c2c_median(s, samples);
 		}
 	pthread_setaffinity_np(pthread_self(), sizeof(old), &old);
 	free(s);

@@ -42,6 +42,10 @@ static inline const char *sl_c2c_regime2(double a, double b)
 	return (a < SL_C2C_FAR_NS) == (b < SL_C2C_FAR_NS) ? sl_c2c_regime(a) : "mixed";
 }
 
+/* The median of v[0..n) (n >= 1; the mean of the middle two for an even
+ * n), which it sorts in place.  Any thread. */
+double sl_c2c_median(double *v, unsigned n);
+
 struct sl_c2c {
 	unsigned n;          /* CPUs */
 	int *cpus;           /* OS indices, n of them */
@@ -49,8 +53,9 @@ struct sl_c2c {
 };
 
 /* Measure every pair of the given CPUs.  round_trips per sample (e.g. 20000),
- * samples per pair (e.g. 5).  NULL on error, with errno set (EINVAL for fewer
- * than 2 CPUs or a CPU this process cannot run a thread on, ENOMEM) and a
+ * samples per pair (e.g. 5; the median is kept).  NULL on error, with errno set
+ * (EINVAL for fewer than 2 CPUs, no samples or a CPU this process cannot run
+ * a thread on, ENOMEM) and a
  * sentence in err. */
 struct sl_c2c *sl_c2c_measure(const int *cpus, unsigned n, unsigned round_trips,
 			      unsigned samples, struct sl_err *err);
