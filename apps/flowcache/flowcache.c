@@ -509,6 +509,25 @@ static inline void fc_burst_out(struct sl_app *app, struct sl_link *in, struct r
 		rec_flush_link(app);
 }
 
+/* A burst that fc_classify found all of one flow (b->one_run), when the
+ * table has that flow and the cache sets no route hints: counted on its
+ * entry at once and passed on as it came; returns true.  False, having done
+ * nothing, for the general path. */
+static inline bool fc_one_run(struct sl_app *app, struct sl_link *in, struct rte_mbuf **pkts,
+			      unsigned n, const struct fc_burst *b, uint64_t now)
+{
+	struct fc_priv *p = app->priv;
+	if (p->route != NULL)
+		return false;
+	struct sl_flow_entry *e = sl_ft_lookup(p->t, &b->keys[0], b->hash[0]);
+	if (unlikely(e == NULL))
+		return false;
+	sl_ft_touch_n(e, n, b->run_bytes, now, p->sole);
+	sl_ft_count_lookups(p->h, n, 0);
+	fc_burst_out(app, in, pkts, n, b->run_bytes, NULL, 0, NULL, 0);
+	return true;
+}
+
 /* A burst in stages, each over the whole burst so that its memory
  * accesses overlap (one memory latency a burst, not one or two a packet):
  * classify, key, hash and prefetch each flow's bucket (fc_classify); match
@@ -538,17 +557,8 @@ static void fc_burst_in(struct sl_app *app, struct sl_link *in, struct rte_mbuf 
 		fc_prefetch_burst(pkts, n);
 
 	bool any_bad = fc_classify(app, t, pkts, n, &b) != 0;
-	/* A burst of one flow that the table has, with no hints to set:
-	 * counted on its entry at once, passed on as it came. */
-	if (b.one_run && p->route == NULL) {
-		struct sl_flow_entry *e = sl_ft_lookup(t, &b.keys[0], b.hash[0]);
-		if (likely(e != NULL)) {
-			sl_ft_touch_n(e, n, b.run_bytes, now, p->sole);
-			sl_ft_count_lookups(p->h, n, 0);
-			fc_burst_out(app, in, pkts, n, b.run_bytes, NULL, 0, NULL, 0);
-			return;
-		}
-	}
+	if (b.one_run && fc_one_run(app, in, pkts, n, &b, now))
+		return;
 	fc_lookup(t, &b, n, ent);
 	/* Count each packet on its flow (runs of one flow at once), insert
 	 * the misses, set route hints; malformed packets to drop, the rest to
