@@ -376,6 +376,8 @@ struct fc_burst {
  * lookup's compare and an insert.  Other
  * frames go through sl_pkt_parse_full, and their hash reads the key back
  * (after the stores of its fields: no store forwarding, but rare).
+ * Also notes whether the whole burst is simple frames of one flow
+ * (b->one_run, with its bytes in b->run_bytes: fc_one_run).
  * Returns the number of malformed frames. */
 static inline unsigned fc_classify(struct sl_app *app, const struct sl_flowtable *t,
 				   struct rte_mbuf **pkts, unsigned n, struct fc_burst *b)
@@ -387,7 +389,8 @@ static inline unsigned fc_classify(struct sl_app *app, const struct sl_flowtable
 	bool prev_simple = false;
 	uint32_t prev_hash = 0;
 	unsigned run_len = 0;              /* frames from the first that are one flow */
-	uint64_t run_bytes = 0;            /* and their bytes */
+	uint64_t run_bytes = 0;            /* the simple frames' bytes (the burst's
+					    * when all are one flow) */
 	for (unsigned i = 0; i < n; i++) {
 		const uint8_t *h = sl_pkt_ipv4_simple(pkts[i]);
 		if (likely(h != NULL)) {

@@ -261,7 +261,8 @@ struct sl_route_table *sl_route_table_create(const char *name, const struct sl_r
 	t->head.id = t->id;
 	t->head.nh = t->nh;
 	for (unsigned h = 0; h < t->n_nh; h++)
-		t->head.has_static |= t->nh[h].kind == SL_NH_FORWARD && t->nh[h].set_dmac;
+		t->head.has_fast |= (t->nh[h].kind == SL_NH_FORWARD && t->nh[h].set_dmac) ||
+				    t->nh[h].kind == SL_NH_GATEWAY;
 
 	/* One rule per route, so max_rules is n (a power of two leaves room
 	 * for nothing we need); each route longer than /24 needs

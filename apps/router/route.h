@@ -118,9 +118,10 @@ struct sl_route_table_head {
 					 * flow cache may hint for it); relaxed
 					 * atomics: set on the control thread,
 					 * read by workers */
-	bool has_static;                /* a next hop is SL_NH_FORWARD with a
-					 * dst_mac (the router's fast path tries
-					 * only such tables) */
+	bool has_fast;                  /* a next hop the router's IPv4 fast path
+					 * may take: SL_NH_FORWARD with a dst_mac,
+					 * or SL_NH_GATEWAY (its neighbour's MAC);
+					 * the fast path tries only such tables */
 };
 
 /* The head of t (route.c keeps it first in the table). */

@@ -1948,10 +1948,11 @@ static inline void ttl_dec_fast(uint8_t *w)
  * parse_burst and rewrite_burst: simple IPv4 frames (sl_pkt_ipv4_simple)
  * with a TTL above 1, from an input of no interface or of one untagged
  * interface (k_in), to next hops of static MACs (SL_NH_FORWARD with a
- * dst_mac; on an interface: an untagged one, the frame within its MTU), on
- * a table no flow cache hints for (sl_route_table_found); the caller tries
- * it only on a table that has such next hops at all (has_static: else a
- * burst's first packets would be checked and looked up twice).  Rewrites the
+ * dst_mac) or to gateways whose neighbour is known (fast_gateway), on an
+ * interface an untagged one and the frame within its MTU, on a table no
+ * flow cache hints for (sl_route_table_found); the caller tries it only on
+ * a table that has such next hops at all (has_fast: else a burst's first
+ * packets would be checked and looked up twice).  Rewrites the
  * longest prefix of pkts[0..n) that is all of that kind, notes each one's
  * output in which[] and count[], and returns its length; nothing after the
  * prefix is written, and the caller routes the rest the usual way after
@@ -2001,11 +2002,16 @@ static inline void fast_hop_write(const struct fast_hop *v, uint8_t *eh)
 	if (likely(v->both)) {
 		memcpy(eh, &m8, sizeof(m8));
 		memcpy(eh + sizeof(m8), &m4, sizeof(m4));
-	} else {   /* 4 + 2 bytes from the register (6 would go through memory) */
+	} else {
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+		/* 4 + 2 bytes from the register (6 would go through memory) */
 		const uint32_t lo = (uint32_t)m8;
 		const uint16_t hi = (uint16_t)(m8 >> 32);
 		memcpy(eh, &lo, sizeof(lo));
 		memcpy(eh + sizeof(lo), &hi, sizeof(hi));
+#else
+		memcpy(eh, &m8, RTE_ETHER_ADDR_LEN);
+#endif
 	}
 }
 
@@ -2062,8 +2068,31 @@ static inline bool fast_check(const struct rte_mbuf *m, const uint8_t *f, uint32
 	*bytes += len;
 	return true;
 }
-static inline unsigned fast_prefix(const struct router_priv *p, const struct sl_route_table *t,
-				   int k_in, struct rte_mbuf **pkts, unsigned n, uint8_t *which,
+
+/* For fast_prefix: v for hop, a gateway on untagged interface f, when its
+ * neighbour is known (not incomplete), as resolve_nb_at would write it
+ * (the neighbour's MAC from f's): the use noted at *now (read here first,
+ * once a burst), a request sent when the entry asks for one.  False for
+ * the full path (which resolves, holds or drops). */
+static __attribute__((noinline)) bool fast_gateway(struct sl_app *app, struct router_priv *p,
+						   const struct sl_route_nh *hop,
+						   const struct iface *f, struct fast_hop *v,
+						   uint64_t *now)
+{
+	struct sl_nb *e = p->nb != NULL ? sl_nb_find(p->nb, hop->gateway) : NULL;
+	if (e == NULL || e->state == SL_NB_INCOMPLETE)
+		return false;
+	if (*now == 0)
+		*now = rte_rdtsc();
+	if (sl_nb_use(p->nb, e, *now))
+		ask(app, p, hop->iface, hop->gateway, NULL, e->mac);
+	fast_hop_take(v, e->mac, false, NULL, f, f->output);
+	return true;
+}
+
+static inline unsigned fast_prefix(struct sl_app *app, struct router_priv *p,
+				   const struct sl_route_table *t, int k_in,
+				   struct rte_mbuf **pkts, unsigned n, uint8_t *which,
 				   unsigned *count, unsigned *summed, uint64_t *bytes)
 {
 	uint32_t dst[SL_BURST_MAX], ent[SL_BURST_MAX];
@@ -2099,12 +2128,15 @@ checked:
 		return 0;
 	sl_route_lookup_raw(t, dst, ent, j);
 	/* Read once: the frames' stores below may alias anything to the
-	 * compiler.  What a next hop writes is taken from it when the hop
-	 * changes (most bursts have one or a few), into registers. */
+	 * compiler.  What a next hop writes is taken from it, into registers,
+	 * at the start of each run of packets whose LPM entries carry the same
+	 * hop bits (most bursts have one or a few; entries of one hop by
+	 * different routes start runs of their own, taking the hop again). */
 	const struct sl_route_nh *const nhs = sl_route_nh(t, 0);
 	const bool has_if = p->n_if > 0;
 	struct fast_hop v = { 0 };
 	struct fast_runs runs;
+	uint64_t now = 0;   /* the TSC for the neighbours' use, read once */
 	unsigned i;
 	runs.n = 0;
 	/* a hop's values taken, then its run of packets in a loop of its own
@@ -2115,13 +2147,21 @@ checked:
 		if (h < 0)
 			break;
 		const struct sl_route_nh *hop = &nhs[h];
-		if (hop->kind != SL_NH_FORWARD || !hop->set_dmac)
+		const bool stat = hop->kind == SL_NH_FORWARD && hop->set_dmac;
+		if (!stat && hop->kind != SL_NH_GATEWAY)
 			break;
 		const struct iface *f =
 			has_if && hop->iface != NO_IFACE ? &p->ifs[hop->iface] : NULL;
 		if (f != NULL && f->vlan != 0)
 			break;
-		fast_hop_take(&v, hop->dmac, hop->set_smac, hop->smac, f, hop->output);
+		if (stat) {
+			fast_hop_take(&v, hop->dmac, hop->set_smac, hop->smac, f, hop->output);
+		} else {
+			struct fast_hop g;   /* v's address not taken: v stays in registers */
+			if (f == NULL || !fast_gateway(app, p, hop, f, &g, &now))
+				break;
+			v = g;
+		}
 		fast_runs_note(&runs, i, v.out);
 		do {
 			if (unlikely(v.f != NULL) &&
@@ -2264,8 +2304,8 @@ static inline void route_burst(struct sl_app *app, struct router_priv *p, struct
 	 * of the burst. */
 	unsigned summed = 0;
 	uint64_t bytes = 0;
-	unsigned f = sl_route_head(t)->has_static
-		? fast_prefix(p, t, k_in, pkts, n, which, count, &summed, &bytes) : 0;
+	unsigned f = sl_route_head(t)->has_fast
+		? fast_prefix(app, p, t, k_in, pkts, n, which, count, &summed, &bytes) : 0;
 	bool six = false;
 	if (summed == 0) {   /* the first frame is no simple IPv4 one */
 		f = fast6_prefix(p, t, k_in, pkts, n, which, count, &summed, &bytes);

@@ -1629,7 +1629,7 @@ static void print_summary(const struct sweep *s)
 		printf(" c2c_ns=NA regime=NA\n");
 		return;
 	}
-	double med = sl_c2c_median(v, n);
+	double med = sl_c2c_median(v, n);   /* which sorts v */
 	/* sorted: all on one side when the least and the most are */
 	printf(" c2c_ns=%.1f regime=%s\n", med, sl_c2c_regime2(v[0], v[n - 1]));
 }

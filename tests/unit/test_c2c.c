@@ -267,6 +267,22 @@ static void test_placement_with_matrix(void)
 	unsetenv("HWLOC_SYNTHETIC");
 }
 
+/* No samples refused before any thread runs (also on one CPU); the
+ * median of odd and even counts. */
+static void test_median(void)
+{
+	int cpus[2] = { 0, 1 };
+	struct sl_err err;
+	errno = 0;
+	CHECK(sl_c2c_measure(cpus, 2, 500, 0, &err) == NULL && errno == EINVAL &&
+	      strcmp(err.msg, "core-to-core latency: measuring needs at least 1 sample a pair") == 0,
+	      "no samples: errno %d, '%s'", errno, err.msg);
+	double odd[5] = { 9, 1, 5, 3, 7 }, even[4] = { 8, 2, 6, 4 }, one[1] = { 42 };
+	CHECK(sl_c2c_median(odd, 5) == 5 && odd[0] == 1 && odd[4] == 9, "median of 5: %g", odd[2]);
+	CHECK(sl_c2c_median(even, 4) == 5, "median of 4 (want the mean of 4 and 6)");
+	CHECK(sl_c2c_median(one, 1) == 42, "median of 1 (want 42)");
+}
+
 /* A real measurement on this machine's first two CPUs: positive, symmetric. */
 static void test_measure(void)
 {
@@ -285,14 +301,6 @@ static void test_measure(void)
 	CHECK(sl_c2c_measure(cpus, 1, 500, 3, &err) == NULL && errno == EINVAL &&
 	      strcmp(err.msg, "core-to-core latency: measuring needs at least 2 CPUs, got 1") == 0,
 	      "one CPU: errno %d, '%s'", errno, err.msg);
-	CHECK(sl_c2c_measure(cpus, 2, 500, 0, &err) == NULL && errno == EINVAL &&
-	      strcmp(err.msg, "core-to-core latency: measuring needs at least 1 sample a pair") == 0,
-	      "no samples: errno %d, '%s'", errno, err.msg);
-	/* the median: odd, even (the mean of the middle two), one */
-	double odd[5] = { 9, 1, 5, 3, 7 }, even[4] = { 8, 2, 6, 4 }, one[1] = { 42 };
-	CHECK(sl_c2c_median(odd, 5) == 5 && odd[0] == 1 && odd[4] == 9, "median of 5: %g", odd[2]);
-	CHECK(sl_c2c_median(even, 4) == 5, "median of 4 (want 5)");
-	CHECK(sl_c2c_median(one, 1) == 42, "median of 1 (want 42)");
 	/* A CPU this process may not use: pinning fails with EINVAL. */
 	if (!CPU_ISSET(CPU_SETSIZE - 1, &set)) {
 		int bad[2] = { CPU_SETSIZE - 1, cpus[0] };
@@ -318,6 +326,7 @@ static const struct sl_test_case cases[] = {
 	SL_CASE(test_load_errors),
 	SL_CASE(test_apply_domains),
 	SL_CASE(test_placement_with_matrix),
+	SL_CASE(test_median),
 	SL_CASE(test_measure),
 };
 

@@ -190,7 +190,7 @@ static void test_shared_next_hops(void)
 	const struct sl_route_nh *h = sl_route_nh(t, 2);
 	CHECK(h->output == 1 && h->set_dmac && h->dmac[5] == 7, "next hop 2 is route 3's");
 	CHECK(sl_route_nh(t, 1)->output == 2 && !sl_route_nh(t, 0)->set_dmac, "next hops 0 and 1");
-	CHECK(sl_route_head(t)->has_static, "routes with a dst_mac: a static next hop");
+	CHECK(sl_route_head(t)->has_fast, "routes with a dst_mac: a next hop for the fast path");
 	sl_route_table_free(t);
 }
 
@@ -219,7 +219,21 @@ static void test_many_deep(void)
 			wrong++;
 	}
 	CHECK(wrong == 0, "%d wrong lookups among %u deep routes", wrong, N);
-	CHECK(!sl_route_head(t)->has_static, "no route with a dst_mac: no static next hop");
+	CHECK(!sl_route_head(t)->has_fast, "no route with a dst_mac or a gateway: none for the fast path");
+	{
+		/* a gateway's route: the fast path may take it (its neighbour's
+		 * MAC); a connected prefix's alone: not (a neighbour a packet) */
+		struct sl_route gw[2] = { R(ip(10, 9, 0, 0), 16, 0), R(ip(198, 18, 1, 0), 24, 0) };
+		gw[0].nh.kind = SL_NH_GATEWAY;
+		gw[0].nh.gateway = ip(198, 18, 1, 2);
+		gw[1].nh.kind = SL_NH_CONNECTED;
+		struct sl_route_table *g = sl_route_table_create("gw", gw, 2, SOCKET_ID_ANY, &err);
+		struct sl_route_table *c = sl_route_table_create("conn", gw + 1, 1, SOCKET_ID_ANY, &err);
+		CHECK(g != NULL && sl_route_head(g)->has_fast, "a gateway's route: for the fast path");
+		CHECK(c != NULL && !sl_route_head(c)->has_fast, "a connected prefix alone: not");
+		sl_route_table_free(g);
+		sl_route_table_free(c);
+	}
 
 	/* The bulk lookup agrees with the single one: each route's address,
 	 * the next one and the one before, in bursts of 256 and a short last
