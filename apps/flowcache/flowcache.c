@@ -363,7 +363,6 @@ struct fc_burst {
 	uint8_t cls[SL_BURST_MAX];        /* enum sl_pkt_class */
 	uint8_t same[SL_BURST_MAX];       /* the key of the IP frame before it */
 	bool one_run;                     /* every frame simple, all of one flow */
-	uint64_t run_bytes;               /* then the burst's bytes */
 };
 
 /* The first stage: classify pkts[0..n) with their keys, counting the
@@ -377,7 +376,7 @@ struct fc_burst {
  * frames go through sl_pkt_parse_full, and their hash reads the key back
  * (after the stores of its fields: no store forwarding, but rare).
  * Also notes whether the whole burst is simple frames of one flow
- * (b->one_run, with its bytes in b->run_bytes: fc_one_run).
+ * (b->one_run: fc_one_run).
  * Returns the number of malformed frames. */
 static inline unsigned fc_classify(struct sl_app *app, const struct sl_flowtable *t,
 				   struct rte_mbuf **pkts, unsigned n, struct fc_burst *b)
@@ -389,12 +388,9 @@ static inline unsigned fc_classify(struct sl_app *app, const struct sl_flowtable
 	bool prev_simple = false;
 	uint32_t prev_hash = 0;
 	unsigned run_len = 0;              /* frames from the first that are one flow */
-	uint64_t run_bytes = 0;            /* the simple frames' bytes (the burst's
-					    * when all are one flow) */
 	for (unsigned i = 0; i < n; i++) {
 		const uint8_t *h = sl_pkt_ipv4_simple(pkts[i]);
 		if (likely(h != NULL)) {
-			run_bytes += rte_pktmbuf_pkt_len(pkts[i]);
 			/* The previous frame's flow when its addresses, ports
 			 * and protocol are the same bytes: no key to build or
 			 * store (the main loop takes the run's). */
@@ -438,7 +434,6 @@ static inline unsigned fc_classify(struct sl_app *app, const struct sl_flowtable
 		}
 	}
 	b->one_run = n > 0 && run_len == n;
-	b->run_bytes = run_bytes;
 	return n_bad;
 }
 
@@ -525,9 +520,10 @@ static inline bool fc_one_run(struct sl_app *app, struct sl_link *in, struct rte
 	struct sl_flow_entry *e = sl_ft_lookup(p->t, &b->keys[0], b->hash[0]);
 	if (unlikely(e == NULL))
 		return false;
-	sl_ft_touch_n(e, n, b->run_bytes, now, p->sole);
+	const uint64_t bytes = sl_pkts_bytes(pkts, n);   /* summed only here */
+	sl_ft_touch_n(e, n, bytes, now, p->sole);
 	sl_ft_count_lookups(p->h, n, 0);
-	fc_burst_out(app, in, pkts, n, b->run_bytes, NULL, 0, NULL, 0);
+	fc_burst_out(app, in, pkts, n, bytes, NULL, 0, NULL, 0);
 	return true;
 }
 

@@ -57,22 +57,14 @@ static uint32_t depth_mask(uint8_t depth)
 
 /* Route i's next hop as share.h's key: what sends a packet the same way
  * (MACs only where they are written). */
-#define NH_KEY 22
+#define NH_KEY (SL_SHARE_HOP_KEY + 4)
 _Static_assert(NH_KEY <= SL_SHARE_KEY_MAX, "a next hop's key fits share.h's");
 static void nh_key(const void *ctx, unsigned i, uint8_t *k)
 {
 	const struct sl_route_nh *h = &((const struct sl_route *)ctx)[i].nh;
-	memset(k, 0, NH_KEY);
-	memcpy(k, &h->gateway, 4);
-	memcpy(k + 4, &h->output, 2);
-	k[6] = h->kind;
-	k[7] = h->iface;
-	k[8] = h->set_dmac;
-	k[9] = h->set_smac;
-	if (h->set_dmac)
-		memcpy(k + 10, h->dmac, 6);
-	if (h->set_smac)
-		memcpy(k + 16, h->smac, 6);
+	sl_share_hop_key(k, h->output, h->kind, h->iface, h->set_dmac, h->dmac, h->set_smac,
+			 h->smac);
+	memcpy(k + SL_SHARE_HOP_KEY, &h->gateway, 4);
 }
 
 /* Give every route a next-hop index, equal next hops one index, numbered in

@@ -51,23 +51,16 @@ int sl_route6_parse_prefix(const char *text, uint8_t a[16], uint8_t *depth, stru
 
 /* Route i's next hop as share.h's key: what sends a packet the same way
  * (a gateway and MACs only where they are used). */
-#define NH6_KEY 34
+#define NH6_KEY (SL_SHARE_HOP_KEY + 16)
 _Static_assert(NH6_KEY <= SL_SHARE_KEY_MAX, "a next hop's key fits share.h's");
 static void nh6_key(const void *ctx, unsigned i, uint8_t *k)
 {
 	const struct sl_nh6 *h = &((const struct sl_route6 *)ctx)[i].nh;
-	memset(k, 0, NH6_KEY);
-	memcpy(k, &h->output, 2);
-	k[2] = h->kind;
-	k[3] = h->iface;
-	k[4] = h->set_dmac;
-	k[5] = h->set_smac;
-	if (h->set_dmac)
-		memcpy(k + 6, h->dmac, 6);
-	if (h->set_smac)
-		memcpy(k + 12, h->smac, 6);
+	sl_share_hop_key(k, h->output, h->kind, h->iface, h->set_dmac, h->dmac, h->set_smac,
+			 h->smac);
+	memset(k + SL_SHARE_HOP_KEY, 0, 16);
 	if (h->kind == SL_NH_GATEWAY)
-		memcpy(k + 18, h->gateway, 16);
+		memcpy(k + SL_SHARE_HOP_KEY, h->gateway, 16);
 }
 
 struct sl_route6_table *sl_route6_create(const char *name, const struct sl_route6 *routes,

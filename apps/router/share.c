@@ -42,3 +42,18 @@ int sl_share_index(unsigned n, size_t size, void (*key)(const void *ctx, unsigne
 	free(slot);
 	return (int)distinct;
 }
+
+void sl_share_hop_key(uint8_t *k, uint16_t output, uint8_t kind, uint8_t iface, bool set_dmac,
+		      const uint8_t dmac[6], bool set_smac, const uint8_t smac[6])
+{
+	memset(k, 0, SL_SHARE_HOP_KEY);
+	memcpy(k, &output, 2);
+	k[2] = kind;
+	k[3] = iface;
+	k[4] = set_dmac;
+	k[5] = set_smac;
+	if (set_dmac)
+		memcpy(k + 6, dmac, 6);
+	if (set_smac)
+		memcpy(k + 12, smac, 6);
+}

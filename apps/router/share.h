@@ -16,6 +16,7 @@
 #ifndef SL_SHARE_H
 #define SL_SHARE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,5 +24,13 @@
 
 int sl_share_index(unsigned n, size_t size, void (*key)(const void *ctx, unsigned i, uint8_t *out),
 		   const void *ctx, unsigned *idx, unsigned *first);
+
+/* The part of a next hop's key that both families share, SL_SHARE_HOP_KEY
+ * bytes at k: output, kind, interface, which MACs are written and those
+ * MACs (a MAC not written is zero in the key: it sends no packet another
+ * way). */
+#define SL_SHARE_HOP_KEY 18u
+void sl_share_hop_key(uint8_t *k, uint16_t output, uint8_t kind, uint8_t iface, bool set_dmac,
+		      const uint8_t dmac[6], bool set_smac, const uint8_t smac[6]);
 
 #endif
