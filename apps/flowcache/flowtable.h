@@ -364,6 +364,32 @@ static inline struct sl_flow_entry *sl_ft_lookup_ways(const struct sl_flowtable 
 	return NULL;
 }
 
+/* sl_ft_lookup_ways for a key given as its five 8-byte words (w[i] =
+ * sl_flow_key_word(k, i)), compared with each candidate entry's key word by
+ * word from registers: a caller that built the key in registers need not
+ * store it.  Same rules as sl_ft_lookup. */
+static inline struct sl_flow_entry *
+sl_ft_lookup_ways_words(const struct sl_flowtable *t, uint64_t w0, uint64_t w1, uint64_t w2,
+			uint64_t w3, uint64_t w4, uint32_t hash, unsigned ways)
+{
+	const struct sl_ft_index *ix = (const struct sl_ft_index *)t;
+	const struct sl_ft_bucket *b = &ix->b[hash & ix->mask];
+	while (ways != 0) {
+		unsigned w = (unsigned)__builtin_ctz(ways) / 2;
+		ways &= ways - 1;
+		uint32_t id1 = __atomic_load_n(&b->idx[w], __ATOMIC_ACQUIRE);
+		if (id1 == 0)
+			continue;
+		struct sl_flow_entry *e = &ix->ent[id1 - 1];
+		const struct sl_flow_key *k = &e->key;
+		if (((sl_flow_key_word(k, 0) ^ w0) | (sl_flow_key_word(k, 1) ^ w1) |
+		     (sl_flow_key_word(k, 2) ^ w2) | (sl_flow_key_word(k, 3) ^ w3) |
+		     (sl_flow_key_word(k, 4) ^ w4)) == 0)
+			return e;
+	}
+	return NULL;
+}
+
 /* The live entry for k (hash = sl_flow_key_hash(k)), or NULL.  Lock-free,
  * writes nothing.  Any worker that is online in the table's epoch,
  * concurrently with every other call on other threads.  The entry is the

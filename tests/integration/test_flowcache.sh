@@ -170,6 +170,38 @@ for reason in short_l2 short_l3 bad_ihl bad_len; do
 done
 ok "400 malformed frames: $mal dropped by reason, $passed passed, all counted"
 
+# --- 2b. malformed frames after frames of a known flow in one burst: a
+# burst's frames of flows the table has are counted in one pass up to the
+# first other frame, and must still leave, in order, when the rest of the
+# burst has frames to drop.  Each malformed frame of 2. after three copies
+# of one good UDP frame (simple: the one-pass path's kind).
+python3 - "$T/in.pcap" "$T/bad.pcap" "$T/mixed.pcap" <<'PY' || fail "cannot write the mixed capture"
+import struct, sys
+def frames(path):
+    data, off = open(path, "rb").read(), 24
+    while off < len(data):
+        caplen = struct.unpack_from("<IIII", data, off)[2]
+        yield data[off:off + 16 + caplen]
+        off += 16 + caplen
+ip = 16 + 14                      # untagged, no options, not a fragment
+good = next(f for f in frames(sys.argv[1])
+            if f[16 + 12:ip] == b"\x08\x00" and f[ip] == 0x45 and f[ip + 9] == 17
+            and struct.unpack_from("!H", f, ip + 6)[0] & 0x3fff == 0)
+out = [open(sys.argv[1], "rb").read()[:24]]
+for f in frames(sys.argv[2]):
+    out += [good] * 3 + [f]
+open(sys.argv[3], "wb").write(b"".join(out))
+PY
+sed "s#bad#mixed#g; s#type: flowcache }#type: flowcache, records: \"$T/mixed.jsonl\" }#" "$T/b.yaml" >"$T/mixed.yaml"
+expect_exit 0 "$T/log" run "$T/mixed.yaml" --summary-json "$T/log.json" --duration 2
+pool_back "$T/log"
+mal2=$(flowcache_field "$T/log" fc malformed)
+passed2=$($PCAPTOOL count "$T/mixed-out.pcap")
+[[ $mal2 == "$mal" && $passed2 -eq $((1200 + passed)) ]] ||
+  fail "mixed: malformed $mal2 (want $mal), passed $passed2 (want $((1200 + passed)))"
+check_records "$T/mixed-out.pcap" "$T/mixed.jsonl" stopped
+ok "1600 frames, each malformed one after 3 of a known flow: $mal2 dropped, $passed2 passed, records match"
+
 # --- 3. idle expiry while running (scan and wheel); records as frames on the records port too.
 # The source is unpaced: its 3000 packets (10 per flow) leave within a few
 # hundred breaths, so only a stall of more than the 1.5 s idle timeout between
