@@ -341,33 +341,12 @@ static inline unsigned sl_ft_match_prefetch(const struct sl_flowtable *t, uint32
 	return ways;
 }
 
-/* The live entry for k among ways (from sl_ft_match or
- * sl_ft_match_prefetch of hash, at any earlier moment of the caller's
- * current quiescent period), or NULL.  Same rules as sl_ft_lookup. */
-static inline struct sl_flow_entry *sl_ft_lookup_ways(const struct sl_flowtable *t,
-						      const struct sl_flow_key *k, uint32_t hash,
-						      unsigned ways)
-{
-	const struct sl_ft_index *ix = (const struct sl_ft_index *)t;
-	const struct sl_ft_bucket *b = &ix->b[hash & ix->mask];
-	while (ways != 0) {
-		unsigned w = (unsigned)__builtin_ctz(ways) / 2;
-		ways &= ways - 1;
-		uint32_t id1 = __atomic_load_n(&b->idx[w], __ATOMIC_ACQUIRE);
-		if (id1 == 0)
-			continue;
-		/* the key alone: the entry's hash is in its meta */
-		struct sl_flow_entry *e = &ix->ent[id1 - 1];
-		if (sl_flow_key_eq(&e->key, k))
-			return e;
-	}
-	return NULL;
-}
-
-/* sl_ft_lookup_ways for a key given as its five 8-byte words (w[i] =
- * sl_flow_key_word(k, i)), compared with each candidate entry's key word by
- * word from registers: a caller that built the key in registers need not
- * store it.  Same rules as sl_ft_lookup. */
+/* The live entry among ways (from sl_ft_match or sl_ft_match_prefetch of
+ * hash, at any earlier moment of the caller's current quiescent period)
+ * whose key's five 8-byte words (sl_flow_key_word) are w0..w4, or NULL:
+ * compared with each candidate's key word by word, so that a caller that
+ * built the key in registers need not store it.  Same rules as
+ * sl_ft_lookup. */
 static inline struct sl_flow_entry *
 sl_ft_lookup_ways_words(const struct sl_flowtable *t, uint64_t w0, uint64_t w1, uint64_t w2,
 			uint64_t w3, uint64_t w4, uint32_t hash, unsigned ways)
@@ -380,6 +359,7 @@ sl_ft_lookup_ways_words(const struct sl_flowtable *t, uint64_t w0, uint64_t w1, 
 		uint32_t id1 = __atomic_load_n(&b->idx[w], __ATOMIC_ACQUIRE);
 		if (id1 == 0)
 			continue;
+		/* the key alone: the entry's hash is in its meta */
 		struct sl_flow_entry *e = &ix->ent[id1 - 1];
 		const struct sl_flow_key *k = &e->key;
 		if (((sl_flow_key_word(k, 0) ^ w0) | (sl_flow_key_word(k, 1) ^ w1) |
@@ -388,6 +368,16 @@ sl_ft_lookup_ways_words(const struct sl_flowtable *t, uint64_t w0, uint64_t w1, 
 			return e;
 	}
 	return NULL;
+}
+
+/* sl_ft_lookup_ways_words for the key k.  Same rules. */
+static inline struct sl_flow_entry *sl_ft_lookup_ways(const struct sl_flowtable *t,
+						      const struct sl_flow_key *k, uint32_t hash,
+						      unsigned ways)
+{
+	return sl_ft_lookup_ways_words(t, sl_flow_key_word(k, 0), sl_flow_key_word(k, 1),
+				       sl_flow_key_word(k, 2), sl_flow_key_word(k, 3),
+				       sl_flow_key_word(k, 4), hash, ways);
 }
 
 /* The live entry for k (hash = sl_flow_key_hash(k)), or NULL.  Lock-free,
