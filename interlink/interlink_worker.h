@@ -185,16 +185,17 @@ static inline struct sl_il_stamp *sl_il_priv_stamps(struct sl_il *il, uint32_t m
 	return (struct sl_il_stamp *)(void *)((char *)il->slot + off);
 }
 
-/* Consumer's copy out of the slots, four at a time. */
-static inline void sl_il_priv_copy(void **restrict dst, void *const *restrict src, unsigned n)
+/* Consumer's copy out of the slots, four at a time, each four a fixed
+ * 32-byte copy (two 16-byte loads and stores, or one of 32).  Written as
+ * four pointer assignments, GCC vectorised the loop as one 8-byte load per
+ * pointer from indices it computed in SSE registers (zero-extended 32-bit
+ * sums of the ring's masked index: about 110 instructions a burst of 32,
+ * against 16 loads and 16 stores). */
+static inline void sl_il_priv_copy(void **restrict dst, void *const *restrict src, size_t n)
 {
-	unsigned k = 0;
-	for (; k + 4 <= n; k += 4) {
-		dst[k] = src[k];
-		dst[k + 1] = src[k + 1];
-		dst[k + 2] = src[k + 2];
-		dst[k + 3] = src[k + 3];
-	}
+	size_t k = 0;
+	for (; k + 4 <= n; k += 4)
+		memcpy(dst + k, src + k, 4 * sizeof(void *));
 	for (; k < n; k++)
 		dst[k] = src[k];
 }
