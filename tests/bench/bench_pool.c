@@ -75,12 +75,14 @@
  * exposed to a shared machine's drifts), Z = p99.9 of Sluice's step times
  * (rebalance and reclaim together, one-way rounds, the pool's telemetry),
  * P = what ring+cache adds to the no-pool floor over what Sluice's pool adds
- * (one-way medians), C = the largest of the c2c measurements, R = the
+ * (one-way medians; inf when Sluice's pool adds nothing measurable, its
+ * median at or under the floor's, and nan when neither pool does), C = the largest of the c2c measurements, R = the
  * regime above.
  * With --data DIR it writes the distributions for scripts/plot-pool.
  */
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <sched.h>
@@ -790,6 +792,18 @@ static void usage(FILE *f)
 		"              of two 2..65536 (default 4, the engine's)\n");
 }
 
+/* What ring+cache adds to the no-pool floor over what Sluice's pool adds to
+ * it (ns a buffer, medians): the pool-only ratio.  +inf when Sluice's pool
+ * adds nothing measurable (its rounds at or under the floor's) while
+ * ring+cache adds something; nan when neither does. */
+static double pool_only_of(double ring, double sluice, double none)
+{
+	const double r = ring - none, s = sluice - none;
+	if (s > 0)
+		return r / s;
+	return r > 0 ? INFINITY : NAN;
+}
+
 /* "NAME rounds (K): ..." over the one-way rounds of regime NAME, if any:
  * the median of their per-round ratios (ring+cache / sluice), what each pool
  * adds to the no-pool floor compared (their medians), the median of the
@@ -816,7 +830,7 @@ static void regime_rounds(const char *name, const char *const *round_regime, uns
 	}
 	unsigned nc = bench_pick_c2c(round_regime, runs, name, c2c_round, c);
 	printf("%s rounds (%u): oneway_speedup=%.2f pool_only_ratio=%.2f c2c_ns=%.1f "
-	       "oneway_bound=%.2f\n", name, n, speedup, (m[RING] - m[NONE]) / (m[SLUICE] - m[NONE]),
+	       "oneway_bound=%.2f\n", name, n, speedup, pool_only_of(m[RING], m[SLUICE], m[NONE]),
 	       bench_median(c, nc, NULL, NULL), zero_cost);
 }
 
@@ -1038,7 +1052,7 @@ int main(int argc, char **argv)
 			ratio[s][r] = ns[s][RING][r] / ns[s][SLUICE][r];
 		med_ratio[s] = bench_median(ratio[s], opt.runs, NULL, NULL);
 		/* what the pools add to the floor, compared */
-		double pool_only = (med[s][RING] - med[s][NONE]) / (med[s][SLUICE] - med[s][NONE]);
+		double pool_only = pool_only_of(med[s][RING], med[s][SLUICE], med[s][NONE]);
 		if (s == ONEWAY)
 			oneway_pool_only = pool_only;
 		printf("  %.2f [%.2f, %.2f]     %.2f%s\n", med_ratio[s], vmin(ratio[s], opt.runs),
