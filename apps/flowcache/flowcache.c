@@ -520,13 +520,14 @@ static inline void fc_burst_out(struct sl_app *app, struct sl_link *in, struct r
 
 /* The commonest burst with no route hints to set: the longest prefix of
  * pkts[0..n) that is simple IPv4 frames (sl_pkt_ipv4_simple) of flows the
- * table has, in three light passes: each frame checked, and, unless its
+ * table has, in light passes: each frame checked, and, unless its
  * raw addresses, ports and protocol are the previous frame's (a run of one
  * flow), keyed and hashed in registers with its bucket asked for; above
  * FC_STAGED_FLOWS, each such bucket's signatures matched and the entry
- * asked for; then each looked up (its key built again from the header, in
- * the core's cache by then) and counted on its entry by runs.  Only the
- * hashes and ways are stored between passes: fc_burst_rest's stages also
+ * asked for (a pass of its own); then each looked up (its key built again
+ * from the header, in the core's cache by then) and counted on its entry
+ * by runs.  Only a hash, a way and a same-flow flag a frame are stored
+ * between passes: fc_burst_rest's stages also
  * store every key, class and entry, which these frames do not need.  Stops
  * at the first frame of another kind or of a flow the table lacks (an
  * insert), the rest of the burst left to fc_burst_rest after it, so that
@@ -700,8 +701,8 @@ static void fc_burst_rest(struct sl_app *app, struct sl_link *in, struct rte_mbu
 }
 
 /* One burst pkts[0..n) from the input link `in` (the app's now; the array
- * may be rewritten): classify, look up, count, insert, pass on.  On a
- * table in the caches with no route hints, fc_fast_prefix first; what it
+ * may be rewritten): classify, look up, count, insert, pass on.  With no
+ * route hints to set, fc_fast_prefix first (at any table size); what it
  * leaves (or the whole burst) to fc_burst_rest. */
 static void fc_burst_in(struct sl_app *app, struct sl_link *in, struct rte_mbuf **pkts,
 			unsigned n)

@@ -171,10 +171,10 @@ done
 ok "400 malformed frames: $mal dropped by reason, $passed passed, all counted"
 
 # --- 2b. malformed frames after frames of a known flow in one burst: a
-# burst's frames of flows the table has are counted in one pass up to the
-# first other frame, and must still leave, in order, when the rest of the
-# burst has frames to drop.  Each malformed frame of 2. after three copies
-# of one good UDP frame (simple: the one-pass path's kind).
+# burst's leading frames of flows the table has are counted in light passes
+# up to the first other frame (fc_fast_prefix), and must still leave when
+# the rest of the burst has frames to drop.  Each malformed frame of 2.
+# after three copies of one good UDP frame (simple: the light passes' kind).
 python3 - "$T/in.pcap" "$T/bad.pcap" "$T/mixed.pcap" <<'PY' || fail "cannot write the mixed capture"
 import struct, sys
 def frames(path):
@@ -201,6 +201,46 @@ passed2=$($PCAPTOOL count "$T/mixed-out.pcap")
   fail "mixed: malformed $mal2 (want $mal), passed $passed2 (want $((1200 + passed)))"
 check_records "$T/mixed-out.pcap" "$T/mixed.jsonl" stopped
 ok "1600 frames, each malformed one after 3 of a known flow: $mal2 dropped, $passed2 passed, records match"
+
+# --- 2c. known flows beyond the table's cached size, a new flow among
+# them: 9000 simple UDP flows, then each again with a new flow after every
+# 50th, so that bursts of known flows take the light passes' staged form
+# (more than 8192 flows live) and stop at a new flow, the rest of the burst
+# (known flows again) counted after its insert.  Every flow's one record
+# counts its packets and bytes; every packet a hit or a miss, the misses
+# the flows.
+python3 - "$T/many.pcap" <<'PY' || fail "cannot write the capture of many flows"
+import struct, sys
+def frame(i):
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 46, 0, 0, 64, 17, 0,
+                     bytes([198, 18, i >> 8 & 255, i & 255]), bytes([198, 19, i >> 16 & 255, 1]))
+    udp = struct.pack("!HHHH", 1024 + i % 50000, 53, 26, 0)
+    return b"\x02\0\0\0\0\x01\x02\0\0\0\0\x02\x08\x00" + ip + udp + bytes(18)
+recs = [frame(i) for i in range(9000)]
+for i in range(9000):
+    recs.append(frame(i))
+    if i % 50 == 49:
+        recs.append(frame(100000 + i))
+out = [struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1)]
+out += [struct.pack("<IIII", 0, 0, len(f), len(f)) + f for f in recs]
+open(sys.argv[1], "wb").write(b"".join(out))
+PY
+cat >"$T/many.yaml" <<YAML
+dpdk: { args: $EAL_ARGS }
+apps:
+  io: { type: port, device: "net_pcap0,rx_pcap=$T/many.pcap,tx_pcap=$T/many-out.pcap" }
+  fc: { type: flowcache, entries: 16384, records: "$T/many.jsonl" }
+links:
+  - io.output -> fc.input
+  - fc.output -> io.input
+YAML
+expect_exit 0 "$T/log" run "$T/many.yaml" --summary-json "$T/log.json" --duration 2
+pool_back "$T/log"
+[[ $($PCAPTOOL count "$T/many-out.pcap") == 18180 ]] || fail "many flows: not all 18180 frames passed"
+check_records "$T/many-out.pcap" "$T/many.jsonl" stopped
+hits=$(flowcache_field "$T/log" fc hits) misses=$(flowcache_field "$T/log" fc misses)
+[[ $misses == 9180 && $hits == 9000 ]] || fail "many flows: $hits hits, $misses misses (want 9000, 9180)"
+ok "9180 flows, 18180 frames, known flows past 8192 with new ones among them: records exact, 9000 hits"
 
 # --- 3. idle expiry while running (scan and wheel); records as frames on the records port too.
 # The source is unpaced: its 3000 packets (10 per flow) leave within a few

@@ -929,6 +929,43 @@ static void test_touch_n(bool sole)
 	rig_free(&r);
 }
 
+/* Keys that share their hash (so bucket and signature) and differ in one
+ * 8-byte word each: the lookups (by key and by words) find each one's own
+ * entry, the key compared word by word, every word. */
+static void test_lookup_words(void)
+{
+	struct rig r;
+	struct sl_flowtable_conf fc = { .name = "lw", .capacity = 64, .expiry_cap = 64 };
+	if (!rig_make(&r, SL_EPOCH_IMMEDIATE, &fc, 0))
+		return;
+	const uint32_t hash = 0x5a5a1234u;   /* every key's: one bucket, one signature */
+	struct sl_flow_key k[6];
+	struct sl_flow_entry *e[6];
+	k[0] = key_of(1);
+	for (unsigned i = 1; i < 6; i++) {   /* key i differs from key 0 in word i - 1 */
+		k[i] = k[0];
+		((uint8_t *)&k[i])[8 * (i - 1) + 7] ^= 0x80;
+	}
+	for (unsigned i = 0; i < 6; i++) {
+		enum sl_ft_insert_status st;
+		e[i] = sl_ft_insert(r.h, &k[i], hash, 100, i, &st);
+		CHECK(e[i] != NULL && st == SL_FT_INSERTED, "lookup_words: insert %u", i);
+	}
+	for (unsigned i = 0; i < 6; i++) {
+		const struct sl_flow_key *q = &k[i];
+		struct sl_flow_entry *byw = sl_ft_lookup_ways_words(
+			r.t, sl_flow_key_word(q, 0), sl_flow_key_word(q, 1), sl_flow_key_word(q, 2),
+			sl_flow_key_word(q, 3), sl_flow_key_word(q, 4), hash, sl_ft_match(r.t, hash));
+		CHECK(byw == e[i], "lookup_words: key %u by words found entry %ld", i,
+		      byw != NULL ? (long)(byw - e[0]) : -1L);
+		CHECK(sl_ft_lookup(r.t, q, hash) == e[i], "lookup_words: key %u by key", i);
+	}
+	CHECK(sl_ft_flush(r.h, 64) == 6, "lookup_words: flush");
+	breathe_all(&r);
+	breathe_all(&r);
+	rig_free(&r);
+}
+
 static void test_touch_n_sole(void) { test_touch_n(true); }
 static void test_touch_n_shared(void) { test_touch_n(false); }
 static void test_drop_immediately_immediate(void) { test_drop_immediately(SL_EPOCH_IMMEDIATE); }
@@ -956,6 +993,7 @@ static void test_drop_immediately_qsbr(void)
 
 static const struct sl_test_case cases[] = {
 	SL_CASE(test_touch_n_sole),
+	SL_CASE(test_lookup_words),
 	SL_CASE(test_touch_n_shared),
 	SL_CASE(test_drop_immediately_immediate),
 	SL_CASE(test_drop_immediately_batch),
