@@ -76,8 +76,8 @@
  * (rebalance and reclaim together, one-way rounds, the pool's telemetry),
  * P = what ring+cache adds to the no-pool floor over what Sluice's pool adds
  * (one-way medians; inf when Sluice's pool adds nothing measurable, its
- * median at or under the floor's, and nan when neither pool does), C = the largest of the c2c measurements, R = the
- * regime above.
+ * median at or under the floor's, and nan when neither pool does), C = the
+ * largest of the c2c measurements, R = the regime above.
  * With --data DIR it writes the distributions for scripts/plot-pool.
  */
 #include <ctype.h>
