@@ -357,26 +357,28 @@ static inline void fc_run_flush(struct fc_run *r, uint64_t now, bool sole)
  * Measured: 4 cycles a packet less at 1024 flows. */
 #define FC_STAGED_FLOWS 8192
 
-/* An IPv4 frame's raw addresses, ports and protocol as they came (h: the
- * header sl_pkt_ipv4_simple returned): equal for two frames of one flow. */
+/* An IPv4 frame's raw addresses, and ports and protocol, as they came (h:
+ * the header sl_pkt_ipv4_simple returned): the two words its flow hashes
+ * as (sl_pkt_ipv4_simple_raw), equal for two frames of one flow. */
 struct fc_raw {
-	uint64_t addrs;
-	uint32_t ports;
-	uint8_t proto;
+	uint64_t addrs, rest;
 };
 
 static inline struct fc_raw fc_raw_of(const uint8_t *h)
 {
 	struct fc_raw r;
-	memcpy(&r.addrs, h + offsetof(struct rte_ipv4_hdr, src_addr), sizeof(r.addrs));
-	memcpy(&r.ports, h + sizeof(struct rte_ipv4_hdr), sizeof(r.ports));
-	r.proto = h[offsetof(struct rte_ipv4_hdr, next_proto_id)];
+	sl_pkt_ipv4_simple_raw(h, &r.addrs, &r.rest);
 	return r;
 }
 
 static inline bool fc_raw_eq(struct fc_raw a, struct fc_raw b)
 {
-	return a.addrs == b.addrs && a.ports == b.ports && a.proto == b.proto;
+	return a.addrs == b.addrs && a.rest == b.rest;
+}
+
+static inline uint32_t fc_raw_hash(struct fc_raw r)
+{
+	return sl_flow_key_hash_v4(r.addrs, r.rest);
 }
 
 /* A burst's keys and what the stages below learn of them. */
@@ -403,7 +405,7 @@ static inline unsigned fc_classify(struct sl_app *app, const struct sl_flowtable
 				   struct rte_mbuf **pkts, unsigned n, struct fc_burst *b)
 {
 	unsigned n_bad = 0;
-	struct fc_raw q = { 0, 0, 0 };     /* the previous simple frame's */
+	struct fc_raw q = { 0, 0 };     /* the previous simple frame's */
 	bool prev_simple = false;
 	uint32_t prev_hash = 0;
 	for (unsigned i = 0; i < n; i++) {
@@ -423,7 +425,7 @@ static inline unsigned fc_classify(struct sl_app *app, const struct sl_flowtable
 			sl_pkt_ipv4_simple_words(h, w);
 			memcpy(&b->keys[i], w, sizeof(w));
 			b->same[i] = 0;
-			prev_hash = b->hash[i] = sl_flow_key_hash_words(w[0], w[1], 0, w[3], 0);
+			prev_hash = b->hash[i] = fc_raw_hash(r);
 			sl_ft_prefetch(t, prev_hash);
 			q = r;
 			prev_simple = true;
@@ -522,15 +524,15 @@ static inline void fc_burst_out(struct sl_app *app, struct sl_link *in, struct r
  * pkts[0..n) that is simple IPv4 frames (sl_pkt_ipv4_simple) of flows the
  * table has, in light passes: each frame checked, and, unless its
  * raw addresses, ports and protocol are the previous frame's (a run of one
- * flow), keyed and hashed in registers with its bucket asked for; above
- * FC_STAGED_FLOWS, each such bucket's signatures matched and the entry
- * asked for (a pass of its own); then each looked up and counted on its
- * entry by runs.  Between passes a frame keeps its key's three words that
- * are not zero, its hash, way and same-flow flag: fc_burst_rest's stages
- * also store every whole key, class and entry, which these frames do not
- * need.  (Building the words again from the header in the last pass
- * instead of keeping them cost 2 cycles a packet at 1024 flows, 6 at
- * 65536.)  Stops
+ * flow), hashed from those two raw words (sl_pkt_ipv4_simple_raw: no key
+ * built) with its bucket asked for; above FC_STAGED_FLOWS, each such
+ * bucket's signatures matched and the entry asked for (a pass of its own);
+ * then each looked up (the key's words made from the raw ones) and counted
+ * on its entry by runs.  Between passes a frame keeps its two raw words,
+ * its hash, way and same-flow flag: fc_burst_rest's stages also store
+ * every whole key, class and entry, which these frames do not need.
+ * (Reading the header again in the last pass instead of keeping them cost
+ * 2 cycles a packet at 1024 flows, 6 at 65536.)  Stops
  * at the first frame of another kind or of a flow the table lacks (an
  * insert), the rest of the burst left to fc_burst_rest after it, so that
  * each flow's packets are counted in order.  A burst of one flow is one
@@ -540,12 +542,11 @@ static inline unsigned fc_fast_prefix(const struct fc_priv *p, struct rte_mbuf *
 				      unsigned n, uint64_t now, uint64_t *bytes)
 {
 	const struct sl_flowtable *t = p->t;
-	uint64_t w0[SL_BURST_MAX], w1[SL_BURST_MAX], w3[SL_BURST_MAX];   /* the key's words
-									 * (2 and 4 are 0) */
+	uint64_t addrs[SL_BURST_MAX], rest[SL_BURST_MAX];   /* the two words it hashes */
 	uint32_t hash[SL_BURST_MAX];
 	uint16_t ways[SL_BURST_MAX];
 	uint8_t same[SL_BURST_MAX];        /* frame i is frame i - 1's flow */
-	struct fc_raw q = { 0, 0, 0 };
+	struct fc_raw q = { 0, 0 };
 	unsigned i, n_simple;
 
 	for (i = 0; i < n; i++) {
@@ -556,10 +557,9 @@ static inline unsigned fc_fast_prefix(const struct fc_priv *p, struct rte_mbuf *
 		same[i] = i > 0 && fc_raw_eq(r, q);
 		if (same[i])
 			continue;
-		uint64_t w[5];
-		sl_pkt_ipv4_simple_words(h, w);
-		w0[i] = w[0], w1[i] = w[1], w3[i] = w[3];
-		hash[i] = sl_flow_key_hash_words(w[0], w[1], 0, w[3], 0);
+		addrs[i] = r.addrs;
+		rest[i] = r.rest;
+		hash[i] = fc_raw_hash(r);
 		sl_ft_prefetch(t, hash[i]);
 		q = r;
 	}
@@ -576,8 +576,10 @@ static inline unsigned fc_fast_prefix(const struct fc_priv *p, struct rte_mbuf *
 		const struct rte_mbuf *m = pkts[i];
 		if (!same[i]) {
 			const unsigned wy = staged ? ways[i] : sl_ft_match(t, hash[i]);
-			struct sl_flow_entry *e =
-				sl_ft_lookup_ways_words(t, w0[i], w1[i], 0, w3[i], 0, hash[i], wy);
+			/* the key's words (2 and 4 are 0) */
+			struct sl_flow_entry *e = sl_ft_lookup_ways_words(
+				t, sl_flow_key_v4_w0(rest[i]), addrs[i] & UINT32_MAX, 0,
+				addrs[i] >> 32, 0, hash[i], wy);
 			if (unlikely(e == NULL))
 				break;
 			if (e != run.e) {

@@ -208,6 +208,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		      !i3.fragment && i3.vlans == 0),
 		     "sl_pkt_ipv4_simple took a frame the full parse does not see as simple IPv4");
 
+	const uint8_t *h = sl_pkt_ipv4_simple(&one.m[0]);
+	if (h != NULL) {
+		uint64_t addrs, rest;
+		sl_pkt_ipv4_simple_raw(h, &addrs, &rest);
+		fuzz_require(sl_flow_key_hash_v4(addrs, rest) == sl_flow_key_hash(&k3) &&
+			     sl_flow_key_v4_w0(rest) == sl_flow_key_word(&k3, 0),
+			     "a simple frame's raw words hash or key differently from its key");
+	}
+
 	struct sl_flow_key copy = k1;
 	fuzz_require(sl_flow_key_hash(&copy) == sl_flow_key_hash(&k1), "hash not a function");
 	fuzz_require(strcmp(sl_flow_family_name(&k1), k1.family == 6 ? "ipv6" : "ipv4") == 0,

@@ -763,6 +763,66 @@ static void test_fill_l4(void)
 	}
 }
 
+/* The flow hash (apps/pkt/flowkey.h): a simple IPv4 frame hashes from its
+ * header's address and port bytes (the flow cache's light path) as its key
+ * does (every other path); the word it hashes ports, protocol and VLAN in
+ * maps back to the key's word 0; a key differing in one field hashes
+ * differently; an IPv6 key hashes as its five words. */
+static void test_hash(void)
+{
+	static const struct { uint8_t proto; uint16_t sport, dport; uint32_t src; } v[] = {
+		{ 17, 1234, 53, 0x0a000001 }, { 6, 40000, 443, 0x0a000001 },
+		{ 17, 53, 1234, 0x0a000001 }, { 132, 1234, 53, 0x0a000001 },
+		{ 17, 1234, 53, 0x0a000002 }, { 136, 0x0102, 0xfffe, 0xc6120001 },
+	};
+	uint32_t seen[sizeof(v) / sizeof(v[0])];
+	for (unsigned i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		struct frame f;
+		struct sl_flow_key k;
+		struct sl_pkt_info info;
+		eth(&f, 0x0800);
+		unsigned l3 = ipv4(&f, 5, v[i].proto, 0, 8);
+		f.b[l3 + 12] = (uint8_t)(v[i].src >> 24);
+		f.b[l3 + 13] = (uint8_t)(v[i].src >> 16);
+		f.b[l3 + 14] = (uint8_t)(v[i].src >> 8);
+		f.b[l3 + 15] = (uint8_t)v[i].src;
+		l4(&f, v[i].sport, v[i].dport, 8);
+		CHECK(parse(&f, &k, &info) == SL_PKT_IP, "hash %u: not IP", i);
+		uint64_t addrs, rest, w0 = sl_flow_key_word(&k, 0);
+		sl_pkt_ipv4_simple_raw(f.b + l3, &addrs, &rest);
+		CHECK(sl_flow_key_v4_rest(w0) == rest && sl_flow_key_v4_w0(rest) == w0,
+		      "hash %u: words %#llx / %#llx against %#llx", i,
+		      (unsigned long long)sl_flow_key_v4_rest(w0),
+		      (unsigned long long)sl_flow_key_v4_w0(rest), (unsigned long long)rest);
+		seen[i] = sl_flow_key_hash(&k);
+		CHECK(seen[i] == sl_flow_key_hash_v4(addrs, rest),
+		      "hash %u: the key hashes %#x, its header %#x", i, seen[i],
+		      sl_flow_key_hash_v4(addrs, rest));
+		for (unsigned j = 0; j < i; j++)
+			CHECK(seen[j] != seen[i], "hash %u: same as flow %u's (%#x)", i, j, seen[i]);
+		/* a VLAN id goes into the word and the hash */
+		struct sl_flow_key t = k;
+		t.vlan = 100;
+		uint64_t tw0 = sl_flow_key_word(&t, 0);
+		CHECK(sl_flow_key_v4_w0(sl_flow_key_v4_rest(tw0)) == tw0 &&
+		      sl_flow_key_hash(&t) != seen[i], "hash %u: VLAN 100 lost", i);
+	}
+
+	struct frame f;
+	struct sl_flow_key k;
+	struct sl_pkt_info info;
+	eth(&f, 0x86dd);
+	ipv6(&f, 17, 8);
+	l4(&f, 1234, 53, 8);
+	CHECK(parse(&f, &k, &info) == SL_PKT_IP && k.family == 6, "ipv6: not parsed");
+	CHECK(sl_flow_key_hash(&k) == sl_flow_key_hash5(sl_flow_key_word(&k, 0),
+							sl_flow_key_word(&k, 1),
+							sl_flow_key_word(&k, 2),
+							sl_flow_key_word(&k, 3),
+							sl_flow_key_word(&k, 4)),
+	      "ipv6: not hashed as five words");
+}
+
 static int setup(void)
 {
 	return sl_test_eal_pool("tpkt", 512, N_MBUFS, &pool);
@@ -782,6 +842,7 @@ static const struct sl_test_case cases[] = {
 	SL_CASE(test_chains),
 	SL_CASE(test_names),
 	SL_CASE(test_fill_l4),
+	SL_CASE(test_hash),
 };
 
 int main(int argc, char **argv)
