@@ -133,19 +133,19 @@ static inline uint32_t sl_flow_key_hash5(uint64_t w0, uint64_t w1, uint64_t w2, 
  * sl_flow_key_hash_v4 takes. */
 static inline uint64_t sl_flow_key_v4_rest(uint64_t w0)
 {
-	const uint16_t sport = (uint16_t)(w0 >> 16), dport = (uint16_t)(w0 >> 32);
-	return (uint64_t)(uint16_t)(sport << 8 | sport >> 8) |
-	       (uint64_t)(uint16_t)(dport << 8 | dport >> 8) << 16 |
-	       (w0 >> 8 & 0xff) << 32 | (w0 >> 48) << 40;
+	/* the ports' four bytes b1 b0 b3 b2 (host order) -> b0 b1 b2 b3 */
+	uint32_t p = (uint32_t)(w0 >> 16);
+	p = __builtin_bswap32(p << 16 | p >> 16);
+	return p | (w0 >> 8 & 0xff) << 32 | (w0 >> 48) << 40;
 }
 
 /* The inverse: an IPv4 key's word 0 from the word sl_flow_key_v4_rest
  * makes of it. */
 static inline uint64_t sl_flow_key_v4_w0(uint64_t rest)
 {
-	const uint16_t sport = (uint16_t)rest, dport = (uint16_t)(rest >> 16);
-	return 4u | (rest >> 32 & 0xff) << 8 | (uint64_t)(uint16_t)(sport << 8 | sport >> 8) << 16 |
-	       (uint64_t)(uint16_t)(dport << 8 | dport >> 8) << 32 | (rest >> 40 & 0xffff) << 48;
+	uint32_t p = __builtin_bswap32((uint32_t)rest);
+	p = p << 16 | p >> 16;
+	return 4u | (rest >> 32 & 0xff) << 8 | (uint64_t)p << 16 | (rest >> 40 & 0xffff) << 48;
 }
 
 /* The hash of a key given as its five 8-byte words (as sl_flow_key_word
