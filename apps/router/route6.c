@@ -133,13 +133,24 @@ void sl_route6_free(struct sl_route6_table *t)
 	free(t);
 }
 
+void sl_route6_lookup_raw(const struct sl_route6_table *t, uint8_t (*dst)[16], int32_t *hop,
+			  unsigned n)
+{
+	rte_lpm6_lookup_bulk_func(t->lpm, dst, hop, n);
+}
+
+const struct sl_nh6 *sl_route6_nh_of(const struct sl_route6_table *t, int32_t hop)
+{
+	return hop >= 0 ? &t->nh[hop] : t->def >= 0 ? &t->nh[t->def] : NULL;
+}
+
 void sl_route6_lookup_bulk(const struct sl_route6_table *t, uint8_t (*dst)[16],
 			   const struct sl_nh6 **nh, unsigned n)
 {
 	int32_t hop[n];
-	rte_lpm6_lookup_bulk_func(t->lpm, dst, hop, n);
+	sl_route6_lookup_raw(t, dst, hop, n);
 	for (unsigned i = 0; i < n; i++)
-		nh[i] = hop[i] >= 0 ? &t->nh[hop[i]] : t->def >= 0 ? &t->nh[t->def] : NULL;
+		nh[i] = sl_route6_nh_of(t, hop[i]);
 }
 
 bool sl_route6_has_static(const struct sl_route6_table *t)

@@ -61,4 +61,11 @@ const struct sl_nh6 *sl_route6_lookup(const struct sl_route6_table *t, const uin
 void sl_route6_lookup_bulk(const struct sl_route6_table *t, uint8_t (*dst)[16],
 			   const struct sl_nh6 **nh, unsigned n);
 
+/* Its two halves, for a caller that takes a next hop only where it
+ * changes: hop[i], the raw result for dst[i] (one value for one next hop),
+ * then sl_route6_nh_of(t, hop[i]), the next hop (NULL: no route). */
+void sl_route6_lookup_raw(const struct sl_route6_table *t, uint8_t (*dst)[16], int32_t *hop,
+			  unsigned n);
+const struct sl_nh6 *sl_route6_nh_of(const struct sl_route6_table *t, int32_t hop);
+
 #endif /* SL_ROUTE6_H */

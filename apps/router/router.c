@@ -2199,7 +2199,7 @@ static inline unsigned fast6_prefix(const struct router_priv *p, const struct sl
 				    unsigned *count, unsigned *summed, uint64_t *bytes)
 {
 	uint8_t dst[SL_BURST_MAX][16];
-	const struct sl_nh6 *nh[SL_BURST_MAX];
+	int32_t hop[SL_BURST_MAX];
 	uint8_t *ips[SL_BURST_MAX];
 	uint64_t b = 0;
 	unsigned j;
@@ -2221,18 +2221,17 @@ static inline unsigned fast6_prefix(const struct router_priv *p, const struct sl
 	*bytes = b;
 	if (j == 0)
 		return 0;
-	sl_route6_lookup_bulk(p->table6, dst, nh, j);
+	sl_route6_lookup_raw(p->table6, dst, hop, j);
 	/* What a next hop writes, taken into registers when the hop changes
 	 * (equal next hops share an entry: most bursts have one or a few). */
-	static const struct sl_nh6 unset;   /* no lookup's result, not even NULL */
-	const struct sl_nh6 *last = &unset;
+	int64_t last = INT64_MIN;   /* no lookup's result */
 	struct fast_hop v = { 0 };
 	struct fast_runs runs;
 	unsigned i;
 	runs.n = 0;
 	for (i = 0; i < j; i++) {
-		const struct sl_nh6 *h = nh[i];
-		if (h != last) {
+		if (hop[i] != last) {
+			const struct sl_nh6 *h = sl_route6_nh_of(p->table6, hop[i]);
 			if (h == NULL || h->kind != SL_NH_FORWARD || !h->set_dmac)
 				break;
 			const struct iface *f = h->iface != NO_IFACE ? &p->ifs[h->iface] : NULL;
@@ -2240,7 +2239,7 @@ static inline unsigned fast6_prefix(const struct router_priv *p, const struct sl
 				break;
 			fast_hop_take(&v, h->dmac, h->set_smac, h->smac, f, h->output);
 			fast_runs_note(&runs, i, v.out);
-			last = h;
+			last = hop[i];
 		}
 		if (unlikely(v.f != NULL) &&
 		    SL_IP6_HDR + ((uint32_t)ips[i][4] << 8 | ips[i][5]) > v.f->mtu)
