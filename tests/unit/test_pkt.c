@@ -362,6 +362,16 @@ static void test_ipv4_bad(void)
 	cut_everywhere(&f, 34, "ipv4");
 }
 
+/* f: an IPv6 UDP frame from sport to dport with len bytes of UDP, parsed. */
+static enum sl_pkt_class parse_udp6(struct frame *f, uint16_t sport, uint16_t dport,
+				    unsigned len, struct sl_flow_key *k, struct sl_pkt_info *info)
+{
+	eth(f, 0x86dd);
+	ipv6(f, 17, len);
+	l4(f, sport, dport, len);
+	return parse(f, k, info);
+}
+
 static void test_ipv6(void)
 {
 	static const uint8_t src[16] = { 0x20, 0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x27, 0x28,
@@ -369,12 +379,8 @@ static void test_ipv6(void)
 	struct frame f;
 	struct sl_flow_key k;
 	struct sl_pkt_info info;
-	enum sl_pkt_class c;
+	enum sl_pkt_class c = parse_udp6(&f, 5353, 5354, 16, &k, &info);
 
-	eth(&f, 0x86dd);
-	ipv6(&f, 17, 16);
-	l4(&f, 5353, 5354, 16);
-	c = parse(&f, &k, &info);
 	CHECK(c == SL_PKT_IP, "ipv6 udp: class %d reason %s", c, sl_pkt_reason_name(info.reason));
 	CHECK(k.family == 6 && k.proto == 17 && k.sport == 5353 && k.dport == 5354,
 	      "ipv6 udp: key %u %u %u %u", k.family, k.proto, k.sport, k.dport);
@@ -811,10 +817,8 @@ static void test_hash(void)
 	struct frame f;
 	struct sl_flow_key k;
 	struct sl_pkt_info info;
-	eth(&f, 0x86dd);
-	ipv6(&f, 17, 8);
-	l4(&f, 1234, 53, 8);
-	CHECK(parse(&f, &k, &info) == SL_PKT_IP && k.family == 6, "ipv6: not parsed");
+	CHECK(parse_udp6(&f, 1234, 53, 8, &k, &info) == SL_PKT_IP && k.family == 6,
+	      "ipv6: not parsed");
 	CHECK(sl_flow_key_hash(&k) == sl_flow_key_hash5(sl_flow_key_word(&k, 0),
 							sl_flow_key_word(&k, 1),
 							sl_flow_key_word(&k, 2),
