@@ -3,8 +3,10 @@
  * flowkey.h: the 5-tuple that keys a flow, for IPv4 and IPv6.
  *
  * Layout: 40 bytes, no implicit padding, so that two keys compare with
- * memcmp and hash as five 64-bit words.  Whoever fills a key zeroes it first
- * (sl_flow_key_zero): unused address bytes must be zero.
+ * memcmp and read as five 64-bit words (an IPv6 key hashes as those five,
+ * an IPv4 key as two words made from them: sl_flow_key_hash below).
+ * Whoever fills a key zeroes it first (sl_flow_key_zero): unused address
+ * bytes must be zero.
  *
  * Fields:
  *   family  4 or 6
@@ -153,10 +155,13 @@ static inline uint64_t sl_flow_key_v4_w0(uint64_t rest)
  * addresses in their low four bytes (the rest zero, as words 2 and 4), and
  * its family is word 0's low byte.  (A big-endian build hashes every key
  * as five words: it has no header fast path to agree with.) */
+#if !defined(__BYTE_ORDER__)
+#error "flowkey.h needs __BYTE_ORDER__: the key's words and the header's raw words must hash alike"
+#endif
 static inline uint32_t sl_flow_key_hash_words(uint64_t w0, uint64_t w1, uint64_t w2,
 					      uint64_t w3, uint64_t w4)
 {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	if ((uint8_t)w0 == 4)
 		return sl_flow_key_hash_v4(w1 | w3 << 32, sl_flow_key_v4_rest(w0));
 #endif

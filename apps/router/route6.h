@@ -62,8 +62,10 @@ void sl_route6_lookup_bulk(const struct sl_route6_table *t, uint8_t (*dst)[16],
 			   const struct sl_nh6 **nh, unsigned n);
 
 /* Its two halves, for a caller that takes a next hop only where it
- * changes: hop[i], the raw result for dst[i] (one value for one next hop),
- * then sl_route6_nh_of(t, hop[i]), the next hop (NULL: no route). */
+ * changes: hop[i], the raw result for dst[i] (equal values give one next
+ * hop; -1, no route matched, gives the default route's, as does that
+ * route's own index), then sl_route6_nh_of(t, hop[i]), the next hop (NULL:
+ * no route). */
 void sl_route6_lookup_raw(const struct sl_route6_table *t, uint8_t (*dst)[16], int32_t *hop,
 			  unsigned n);
 const struct sl_nh6 *sl_route6_nh_of(const struct sl_route6_table *t, int32_t hop);

@@ -814,9 +814,34 @@ static void test_hash(void)
 		      sl_flow_key_hash(&t) != seen[i], "hash %u: VLAN 100 lost", i);
 	}
 
+	/* The same 5-tuple in frames the full parse takes (IP options, a
+	 * priority tag) hashes as the simple frame's header does; a VLAN id
+	 * makes it another flow. */
 	struct frame f;
 	struct sl_flow_key k;
 	struct sl_pkt_info info;
+	eth(&f, 0x0800);
+	unsigned l3 = ipv4(&f, 5, 17, 0, 8);
+	l4(&f, 1234, 53, 8);
+	uint64_t addrs, rest;
+	sl_pkt_ipv4_simple_raw(f.b + l3, &addrs, &rest);
+	const uint32_t simple = sl_flow_key_hash_v4(addrs, rest);
+	static const struct { int tci; unsigned ihl; bool same; const char *what; } other[] = {
+		{ -1, 6, true, "options" }, { 0xa000, 5, true, "priority tag" },
+		{ 0x0064, 5, false, "vid 100" }, { 0x2064, 6, false, "vid 100, options" },
+	};
+	for (unsigned i = 0; i < sizeof(other) / sizeof(other[0]); i++) {
+		eth(&f, other[i].tci >= 0 ? 0x8100 : 0x0800);
+		if (other[i].tci >= 0)
+			vlan(&f, (uint16_t)other[i].tci, 0x0800);
+		ipv4(&f, other[i].ihl, 17, 0, 8);
+		l4(&f, 1234, 53, 8);
+		CHECK(parse(&f, &k, &info) == SL_PKT_IP, "%s: not IP", other[i].what);
+		CHECK((sl_flow_key_hash(&k) == simple) == other[i].same,
+		      "%s: hashes %#x, the simple frame %#x", other[i].what, sl_flow_key_hash(&k),
+		      simple);
+	}
+
 	CHECK(parse_udp6(&f, 1234, 53, 8, &k, &info) == SL_PKT_IP && k.family == 6,
 	      "ipv6: not parsed");
 	CHECK(sl_flow_key_hash(&k) == sl_flow_key_hash5(sl_flow_key_word(&k, 0),
