@@ -421,8 +421,8 @@ static inline unsigned fc_classify(struct sl_app *app, const struct sl_flowtable
 				b->hash[i] = prev_hash;
 				continue;
 			}
-			const uint64_t w[5] = { sl_flow_key_v4_w0(r.rest), r.addrs & UINT32_MAX, 0,
-						r.addrs >> 32, 0 };
+			uint64_t w[5];
+			sl_flow_key_v4_words(r.addrs, r.rest, w);
 			memcpy(&b->keys[i], w, sizeof(w));
 			b->same[i] = 0;
 			prev_hash = b->hash[i] = fc_raw_hash(r);
@@ -577,10 +577,10 @@ static inline unsigned fc_fast_prefix(const struct fc_priv *p, struct rte_mbuf *
 		const struct rte_mbuf *m = pkts[i];
 		if (!same[i]) {
 			const unsigned wy = staged ? ways[i] : sl_ft_match(t, hash[i]);
-			/* the key's words (2 and 4 are 0) */
-			struct sl_flow_entry *e = sl_ft_lookup_ways_words(
-				t, sl_flow_key_v4_w0(rest[i]), addrs[i] & UINT32_MAX, 0,
-				addrs[i] >> 32, 0, hash[i], wy);
+			uint64_t w[5];
+			sl_flow_key_v4_words(addrs[i], rest[i], w);
+			struct sl_flow_entry *e =
+				sl_ft_lookup_ways_words(t, w[0], w[1], w[2], w[3], w[4], hash[i], wy);
 			if (unlikely(e == NULL))
 				break;
 			if (e != run.e) {

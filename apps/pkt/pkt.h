@@ -137,18 +137,13 @@ static inline const uint8_t *sl_pkt_ipv4_simple(const struct rte_mbuf *m)
  * returned), as the five 8-byte words sl_flow_key_word reads: an IPv4 key's
  * words 2 and 4 are zero (sl_pkt_ipv4_simple_raw below gives the two words
  * it hashes as, with less work). */
+static inline void sl_pkt_ipv4_simple_raw(const uint8_t *h, uint64_t *addrs, uint64_t *rest);
+
 static inline void sl_pkt_ipv4_simple_words(const uint8_t *h, uint64_t w[5])
 {
-	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)h;
-	uint32_t ports;
-	memcpy(&ports, h + sizeof(*ip), sizeof(ports));
-	w[0] = 4u | (uint64_t)ip->next_proto_id << 8 |
-	       (uint64_t)rte_be_to_cpu_16((uint16_t)ports) << 16 |
-	       (uint64_t)rte_be_to_cpu_16((uint16_t)(ports >> 16)) << 32;
-	w[1] = ip->src_addr;
-	w[2] = 0;
-	w[3] = ip->dst_addr;
-	w[4] = 0;
+	uint64_t addrs, rest;
+	sl_pkt_ipv4_simple_raw(h, &addrs, &rest);
+	sl_flow_key_v4_words(addrs, rest, w);
 }
 
 /* The two words sl_flow_key_hash_v4 takes for the flow of a frame
