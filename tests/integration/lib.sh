@@ -184,6 +184,12 @@ wait_event() {
   done
 }
 
+# expect_eq WHAT GOT WANT: GOT is WANT, or the test fails naming WHAT (and
+# shows $LOG, where the test set one).
+expect_eq() {
+  [[ "$2" == "$3" ]] || { [[ -n "${LOG:-}" ]] && cat "$LOG" >&2; fail "$1 is '$2', expected '$3'"; }
+}
+
 # log_lines LOG PATTERN N: LOG has at least N lines matching the extended
 # regular expression PATTERN (N defaults to 1).
 log_lines() {

@@ -14,11 +14,6 @@
 # assertion depends on how fast this machine is.
 . "$(dirname "$0")/lib.sh"
 
-# expect_eq WHAT GOT WANT
-expect_eq() {
-  [[ "$2" == "$3" ]] || { [[ -n "${LOG:-}" ]] && cat "$LOG" >&2; fail "$1 is '$2', expected '$3'"; }
-}
-
 # no_crash LOG: nothing in LOG looks like a crash or a DPDK panic.
 no_crash() {
   if grep -qiE 'segmentation fault|core dumped|aborted|panic|backtrace|caught signal' "$1"; then

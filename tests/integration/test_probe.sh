@@ -27,10 +27,6 @@ for f in constant_tsc nonstop_tsc; do
   grep -qw "$f" /proc/cpuinfo || skip "this machine's TSC is not invariant (no $f in /proc/cpuinfo): probes refuse to run"
 done
 
-expect_eq() {
-  [[ "$2" == "$3" ]] || { [[ -n "${LOG:-}" ]] && cat "$LOG" >&2; fail "$1 is '$2', expected '$3'"; }
-}
-
 run_ok() {   # run_ok LOG CONFIG: run for 2 s, expect exit 0, pool back
   LOG=$1
   expect_exit 0 "$1" run "$2" --summary-json "$1.json" --duration 2
