@@ -87,8 +87,8 @@ for variant in one two tee; do
 
   read -r a_tx0 a_rx0 b_tx0 b_rx0 < <(wire_kstats)
   # --duration is a backstop only: the run is ended by SIGINT below.
-  wire_start "$LOG" "$T/$variant.yaml" 50
-  wire_ping "$variant" "$LOG" "$PINGS" 5
+  wire_start "$LOG" "$T/$variant.yaml" 600
+  wire_ping "$variant" "$LOG" "$PINGS"
   wire_stop "$LOG" "$variant"
   read -r a_tx1 a_rx1 b_tx1 b_rx1 < <(wire_kstats)
 

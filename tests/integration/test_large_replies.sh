@@ -51,7 +51,7 @@ sock=/var/run/dpdk/$PREFIX/sluice_control
 wait_event "the control socket" "$pid" "$T/run.log" test -S "$sock"
 
 # --- 1. The dry run: every action, and the count.
-timeout 120 "$SLUICE" reload --prefix "$PREFIX" "$T/big.yaml" --dry-run >"$T/dry" 2>&1 ||
+SLUICE_TIMEOUT=120 timeout 150 "$SLUICE" reload --prefix "$PREFIX" "$T/big.yaml" --dry-run >"$T/dry" 2>&1 ||
   { tail -5 "$T/dry" >&2; fail "reload --dry-run of $actions actions failed"; }
 expect_in "$T/dry" "reload: $actions actions (dry run: nothing changed)"
 n=$(grep -c "^would " "$T/dry")
@@ -232,13 +232,13 @@ r = json.loads(b"".join(parts))
 assert r["ok"] is True, r.get("error")
 print("a reply of %d bytes (%d x 65536) in %d messages, the last a newline" % (n, n // 65536, len(parts)))
 PY
-timeout 120 "$SLUICE" reload --prefix "$PREFIX" "$T/mult.yaml" --dry-run >"$T/mult" 2>&1 ||
+SLUICE_TIMEOUT=120 timeout 150 "$SLUICE" reload --prefix "$PREFIX" "$T/mult.yaml" --dry-run >"$T/mult" 2>&1 ||
   { tail -5 "$T/mult" >&2; fail "reload --dry-run of a reply of a multiple of 65536 bytes"; }
 expect_in "$T/mult" "(dry run: nothing changed)"
 ok "a reply of exactly a multiple of 65536 bytes ends with a newline message; sluice reload reads it whole"
 
 # --- 2. The reload, applied.
-timeout 120 "$SLUICE" reload --prefix "$PREFIX" "$T/big.yaml" >"$T/rl" 2>&1 ||
+SLUICE_TIMEOUT=120 timeout 150 "$SLUICE" reload --prefix "$PREFIX" "$T/big.yaml" >"$T/rl" 2>&1 ||
   { tail -5 "$T/rl" >&2; fail "the reload of $actions actions failed"; }
 expect_in "$T/rl" "reload: $actions actions applied to engine '$PREFIX'"
 n=$(grep -cE "^(start|add) " "$T/rl")

@@ -126,7 +126,7 @@ ip netns exec "$NS_B" python3 "$T/server.py" "$UDP_PORT" "$want" "$T/srv.ready" 
 SRV_PID=$!
 wait_event "the UDP echo server in $NS_B" "$SRV_PID" "$T/srv.log" test -f "$T/srv.ready"
 
-wire_ping ping "$LOG" "$PINGS" 5
+wire_ping ping "$LOG" "$PINGS"
 
 ip netns exec "$NS_A" python3 "$T/client.py" "$IP_B" "$UDP_PORT" "$FLOWS" "$DATAGRAMS" >"$T/client.log" 2>&1 ||
   { cat "$T/client.log" "$LOG" >&2; fail "UDP flows through Sluice: a datagram or its echo was lost"; }

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# A live route change (docs/control.md): source (count 20000, paced) on one
+# A live route change (docs/control.md): source (count 20000, 2000 a second:
+# ten seconds for the reload to land in while packets flow) on one
 # worker -> router -> two sinks on another.  The reload moves 198.19.0.0/16
 # from output0 to output1 while packets flow: every packet arrives at one of
 # the sinks (the sum is the count), sink a gets none after the reload
@@ -21,7 +22,7 @@ conf() {
   cat <<EOF
 $(two_workers_head)
 apps:
-  src: { type: source, worker: gen, count: $N, rate: 4000, flows: 8 }
+  src: { type: source, worker: gen, count: $N, rate: 2000, flows: 8 }
 $extra
   r:
     type: router
@@ -32,7 +33,9 @@ $extra
   a: { type: sink, worker: fwd }
   b: { type: sink, worker: fwd }
 links:
-  - { link: "src.output -> $first.input", size: 4096 }
+  # More slots than the pool has mbufs: no packet can be dropped there, however
+  # long the router's worker waits for a CPU (the sum at the sinks is N).
+  - { link: "src.output -> $first.input", size: 16384 }
 $([[ $first == fc ]] && echo "  - fc.output -> r.input")
   - r.output0 -> a.input
   - r.output1 -> b.input

@@ -19,9 +19,10 @@
 as_root_engine
 
 # s0 [EXTRA-APPS [EXTRA-LINKS]]: the two chains.  b_src sends 2000 packets/s
-# into 4096 slots: chain B drops only if its worker is held or off its CPU
-# for two seconds, which no reload of chain A should cause (at 20000/s, one
-# ASan run beside the sanitizer builds dropped 8276: a stall of 0.6 s).
+# into 16384 slots, more than the pool has mbufs: a worker held or off its
+# CPU however long (at 20000/s into 4096 slots, one ASan run beside the
+# sanitizer builds dropped 8276: a stall of 0.6 s) only pauses the source, so
+# what chain B's links drop is what the reloads themselves lose.
 s0() {
   two_workers_head
   cat <<EOF
@@ -34,7 +35,7 @@ apps:
 ${1:-}
 links:
   - { link: "a_src.output -> a_out.input", size: 4096 }
-  - { link: "b_src.output -> b_swap.input", size: 4096 }
+  - { link: "b_src.output -> b_swap.input", size: 16384 }
   - b_swap.output -> b_out.input
 ${2:-}
 EOF
@@ -55,7 +56,7 @@ links:
   - { link: "a_src.output -> a_tee.input", size: 4096 }
   - a_tee.output0 -> a_out.input
   - a_tee.output1 -> a_out2.input
-  - { link: "b_src.output -> b_swap.input", size: 4096 }
+  - { link: "b_src.output -> b_swap.input", size: 16384 }
   - b_swap.output -> b_out.input
 EOF
 }

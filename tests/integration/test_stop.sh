@@ -188,7 +188,7 @@ done
     echo "  - a_rather_long_source_name_number_$i.output -> a_rather_long_sink_name_number_$i.input"
   done
 } >"$T/many.yaml"
-expect_exit 0 "$T/log" run "$T/many.yaml" --summary-json "$T/log.json" --duration 1.5 --stats 0.2
+expect_exit 0 "$T/log" run "$T/many.yaml" --summary-json "$T/log.json" --duration 3 --stats 0.2
 # Every line is under 1024 characters; a line lists an app only once its
 # counters have moved, so the cut one is looked for among all the lines
 # (the first may be written before the worker has run at all).

@@ -71,8 +71,9 @@ check_summary "$T/out/s.json" "$SRC/docs/examples/quickstart.yaml"
 # Accounting: a worker's cycles are scaled from its sampled breaths to its
 # whole time, so busy + idle is the run's length in TSC cycles (less the
 # moments before its first and after its last timed breath: on a loaded
-# machine a worker's first breath can come a second late, so at least half
-# of the run; a scale wrong by the sampling's 16 would be far outside), and
+# machine a worker's first breath has been seen to come a second late, so
+# at least a quarter of the run; a scale wrong by the sampling's 16, 1/16 or
+# 16 times it, would be far outside), and
 # its apps' cycles fit inside.
 python3 - "$T/out/s.json" <<'PY' || fail "accounting's cycles do not add up to the workers' time"
 import json, sys
@@ -80,7 +81,7 @@ s = json.load(open(sys.argv[1]))
 run = s["elapsed_s"] * s["tsc_hz"]
 for name, w in s["workers"].items():
     total = w["busy_cycles"] + w["idle_cycles"]
-    assert 0.5 * run <= total <= 1.02 * run, (name, total, run)
+    assert 0.25 * run <= total <= 1.02 * run, (name, total, run)
     apps = sum(a["runtime"]["pull_cycles"] + a["runtime"]["push_cycles"]
                for a in s["apps"].values() if a["worker"] == name)
     assert 0 < apps <= total * 1.001, (name, apps, total)
