@@ -86,7 +86,7 @@
 static const char usage_text[] =
 	"usage: sluice bench latency [--out DIR] [--duration S] [--loads LIST]\n"
 	"                            [--receivers N] [--ops LIST] [--size BYTES]\n"
-	"                            [--quick] [--dry-run]\n"
+	"                            [--memory 4k|2m] [--quick] [--dry-run]\n"
 	"\n"
 	"One-way latency between workers: one pair of workers per hop class this\n"
 	"machine offers (and both apps on one worker, 'local'), then one transmitter\n"
@@ -102,6 +102,10 @@ static const char usage_text[] =
 	"                   allowed CPU but the transmitter's, at most 16; --quick: 2)\n"
 	"  --ops LIST       pool ops to compare: sluice,dpdk (default both)\n"
 	"  --size BYTES     frame size, 60..9000 (default 64)\n"
+	"  --memory 4k|2m   the runs' memory: 4k (default) --no-huge -m 512, 4 kB\n"
+	"                   pages, no set-up needed; 2m --in-memory --socket-mem\n"
+	"                   512 on 2 MB hugepages (256 free ones and a hugetlbfs\n"
+	"                   mount needed), the memory DPDK is deployed on\n"
 	"  --quick          one load, short runs (for tests)\n"
 	"  --dry-run        print the runs and exit\n"
 	"\n"
@@ -117,6 +121,18 @@ static const char usage_text[] =
 
 enum { OPS_SLUICE, OPS_DPDK, OPS_N };
 static const char *const ops_names[OPS_N] = { "sluice", "dpdk" };
+
+/* --memory: the EAL's memory for every run (write_config), as bench-link's
+ * and bench-peers' --memory.  With --no-huge DPDK gives each mbuf a 4 kB
+ * page of its own, so every mbuf's first line falls in the same few cache
+ * sets (docs/benchmarks.md); on hugepages the mbufs are packed. */
+enum { MEM_4K, MEM_2M };
+static const char *const memory_names[] = { "4k", "2m", NULL };
+static const char *const memory_eal[] = {
+	[MEM_4K] = "--no-huge, -m, \"512\"",
+	[MEM_2M] = "--in-memory, --socket-mem, \"512\"",
+};
+#define BENCH_HUGEPAGES_2M 256u   /* --socket-mem 512 */
 
 /* The fields of a probe_sink report that the bench keeps. */
 enum {
@@ -139,6 +155,7 @@ struct bench_opts {
 	int ops[OPS_N];
 	unsigned n_ops;
 	unsigned size;
+	int memory;             /* MEM_4K, MEM_2M */
 	bool quick, dry_run;
 };
 
@@ -200,7 +217,7 @@ static const struct sl_command latency_cmd = {
 	.name = "bench latency",
 	.synopsis = "bench latency [--out DIR] [--duration S] [--loads LIST]\n"
 		    "              [--receivers N] [--ops LIST] [--size BYTES]\n"
-		    "              [--quick] [--dry-run]",
+		    "              [--memory 4k|2m] [--quick] [--dry-run]",
 	.help = usage_text,
 };
 
@@ -697,8 +714,9 @@ static int write_config(const char *path, const char *dir, unsigned run, unsigne
 	fprintf(f, "# sluice bench latency: run %u of %u: %s %s, load %s pps, pool ops %s\n",
 		run, n_runs, p->receivers ? "receivers" : "pair", what,
 		load_label(load, lbuf, sizeof(lbuf)), ops_names[ops]);
-	fprintf(f, "dpdk:\n  args: [--no-huge, -m, \"512\", --no-pci, --no-telemetry,\n"
-		   "         --file-prefix, %s, --log-level, \"lib.eal:warning\"]\n", prefix);
+	fprintf(f, "dpdk:\n  args: [%s, --no-pci, --no-telemetry,\n"
+		   "         --file-prefix, %s, --log-level, \"lib.eal:warning\"]\n",
+		memory_eal[o->memory], prefix);
 	fprintf(f, "pool: { ops: %s, mbufs: %u }\n", ops_names[ops],
 		p->n_rx <= 4 ? 16383u : 65535u);
 	fprintf(f, "workers:\n  tx: { core: %d }\n", p->tx);
@@ -1012,9 +1030,10 @@ static json_t *json_options(const struct bench_opts *o)
 		loads = append(loads, json_integer((json_int_t)o->loads[i]));
 	for (unsigned i = 0; i < o->n_ops; i++)
 		ops = append(ops, json_string(ops_names[o->ops[i]]));
-	return json_pack("{s:o, s:o, s:i, s:o, s:i, s:b}", "duration_s", jnum(o->duration, false),
-			 "loads_pps", loads, "receivers", o->receivers, "ops", ops,
-			 "size", (int)o->size, "quick", (int)o->quick);
+	return json_pack("{s:o, s:o, s:i, s:o, s:i, s:s, s:b}", "duration_s",
+			 jnum(o->duration, false), "loads_pps", loads, "receivers", o->receivers,
+			 "ops", ops, "size", (int)o->size, "memory", memory_names[o->memory],
+			 "quick", (int)o->quick);
 }
 
 static json_t *json_machine(const struct machine *m, const struct machine_info *mi)
@@ -1277,6 +1296,8 @@ static int parse_opts(int argc, char **argv, struct bench_opts *o)
 		  .seen = &receivers_set },
 		{ .name = "--ops", .type = SL_OPT_FN, .dst = o, .fn = ops_opt },
 		{ .name = "--size", .type = SL_OPT_UINT, .dst = &size, .min = 60, .max = 9000 },
+		{ .name = "--memory", .type = SL_OPT_CHOICE, .dst = &o->memory,
+		  .choices = memory_names },
 		{ .name = "--quick", .type = SL_OPT_FLAG, .dst = &o->quick },
 		{ .name = "--dry-run", .type = SL_OPT_FLAG, .dst = &o->dry_run },
 	};
@@ -1298,6 +1319,50 @@ static int parse_opts(int argc, char **argv, struct bench_opts *o)
 			o->receivers = -2;     /* at most 2 */
 	}
 	return -1;
+}
+
+/* For --memory 2m: 0 when BENCH_HUGEPAGES_2M 2 MB hugepages are free and a
+ * hugetlbfs of them is mounted (where DPDK looks for them), else
+ * SL_EXIT_RUNTIME with what is missing and how to get it. */
+static int check_hugepages(void)
+{
+	unsigned long free_pages = 0, default_kb = 0;
+	FILE *f = fopen("/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages", "r");
+	if (f != NULL) {
+		if (fscanf(f, "%lu", &free_pages) != 1)
+			free_pages = 0;
+		fclose(f);
+	}
+	if (free_pages < BENCH_HUGEPAGES_2M) {
+		fprintf(stderr, "sluice: bench latency: --memory 2m: %lu free 2 MB hugepages, "
+				"%u needed (as root: echo 1024 > /proc/sys/vm/nr_hugepages)\n",
+			free_pages, BENCH_HUGEPAGES_2M);
+		return SL_EXIT_RUNTIME;
+	}
+	char line[512];
+	if ((f = fopen("/proc/meminfo", "r")) != NULL) {
+		while (fgets(line, sizeof(line), f) != NULL)
+			if (sscanf(line, "Hugepagesize: %lu kB", &default_kb) == 1)
+				break;
+		fclose(f);
+	}
+	bool mounted = false;
+	if ((f = fopen("/proc/mounts", "r")) != NULL) {
+		char dev[128], dir[256], type[64], opts[256];
+		while (!mounted && fgets(line, sizeof(line), f) != NULL)
+			if (sscanf(line, "%127s %255s %63s %255s", dev, dir, type, opts) == 4 &&
+			    strcmp(type, "hugetlbfs") == 0)
+				mounted = strstr(opts, "pagesize=2M") != NULL ||
+					  (strstr(opts, "pagesize=") == NULL && default_kb == 2048);
+		fclose(f);
+	}
+	if (!mounted) {
+		fprintf(stderr, "sluice: bench latency: --memory 2m: no hugetlbfs of 2 MB pages "
+				"is mounted (as root: mkdir -p /dev/hugepages; mount -t hugetlbfs "
+				"-o pagesize=2M nodev /dev/hugepages)\n");
+		return SL_EXIT_RUNTIME;
+	}
+	return 0;
 }
 
 /* ---- the sweep ------------------------------------------------------------- */
@@ -1712,6 +1777,8 @@ static int bench_latency(int argc, char **argv)
 		rc = SL_EXIT_RUNTIME;
 		goto out;
 	}
+	if (!s->o.dry_run && s->o.memory == MEM_2M && (rc = check_hugepages()) != 0)
+		goto out;
 	if (!s->o.dry_run && (rc = open_outputs(s)) != 0)
 		goto out;
 	rc = run_sweep(s);

@@ -32,6 +32,7 @@ bad_option "--ops: unknown pool ops 'dpkd' (did you mean 'dpdk'?)" latency --ops
 bad_option "--size needs a whole number in 60..9000, got '59'" latency --size 59
 bad_option "--receivers needs a whole number in 0..16" latency --receivers 99
 bad_option "unexpected argument 'now'" latency now
+bad_option "--memory needs one of 4k, 2m, got '1g'" latency --memory 1g
 ncpu=$(nproc)
 if [[ $ncpu -le 16 ]]; then
   bad_option "--receivers $ncpu: this process may use" latency --receivers "$ncpu" --dry-run
@@ -223,6 +224,37 @@ want = "near" if max(v) < 100 else "far" if min(v) >= 100 else "mixed"
 assert reg == want, (reg, v)
 PY
 ok "summary: cliff_ratio, pool_ratio_across, c2c_ns and regime from the runs at unlimited load"
+
+# ---------------------------------------------------------------- --memory 2m
+# The runs on 2 MB hugepages (--in-memory --socket-mem 512) where 256 of them
+# are free and mounted; else the bench refuses at once, saying what is missing.
+free2m=$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages 2>/dev/null || echo 0)
+B3=$T/b3
+"$SLUICE" bench latency --quick --memory 2m --receivers 0 --ops sluice --out "$B3" \
+  >"$T/2m.out" 2>"$T/2m.err"
+rc=$?
+if ((free2m >= 256)) && awk '$3 == "hugetlbfs" { f = 1 } END { exit !f }' /proc/mounts; then
+  [[ $rc -eq 0 ]] || { cat "$T/2m.err" >&2; fail "bench latency --memory 2m exited $rc"; }
+  grep -q -- '--in-memory, --socket-mem, "512"' "$B3/runs/001.yaml" ||
+    { cat "$B3/runs/001.yaml" >&2; fail "--memory 2m: the run's config does not ask for hugepages"; }
+  python3 - "$B3" <<'PY' || fail "--memory 2m: the options or the runs' summaries"
+import glob, json, sys
+d = json.load(open(sys.argv[1] + "/results.json"))
+assert d["options"]["memory"] == "2m", d["options"]
+assert d["complete"] is True and d["runs"], "no runs"
+for path in glob.glob(sys.argv[1] + "/runs/*-summary.json"):
+    s = json.load(open(path))
+    assert s["mbufs"]["back"] == s["mbufs"]["total"] > 0, (path, s["mbufs"])
+PY
+  ok "--memory 2m: the runs on hugepages, every mbuf back, memory in the options"
+else
+  [[ $rc -eq 1 ]] || { cat "$T/2m.err" >&2; fail "bench latency --memory 2m without hugepages exited $rc, expected 1"; }
+  grep -qE -- "--memory 2m: ([0-9]+ free 2 MB hugepages, 256 needed|no hugetlbfs of 2 MB pages)" "$T/2m.err" ||
+    { cat "$T/2m.err" >&2; fail "--memory 2m without hugepages: no message saying what is missing"; }
+  [[ ! -e $B3 ]] || fail "--memory 2m without hugepages created its output directory"
+  ok "--memory 2m without hugepages: exit 1, saying what is missing"
+fi
+grep -q -- '--no-huge, -m, "512"' "$B/runs/001.yaml" || fail "the default (--memory 4k) runs are not on --no-huge"
 
 # ---------------------------------------------------------------- a failing run
 # The first sink cannot open its report (a directory stands in the way): the

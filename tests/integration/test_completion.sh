@@ -52,6 +52,10 @@ got=$(cd "$T/cfgs" && complete_words "$SLUICE" run "" | sort | tr '\n' ' ')
 [[ $got == "a.yaml b.yml " ]] || fail "sluice run <TAB> in a folder of a.yaml b.yml notes.txt: '$got'"
 ok "run's CONFIG: YAML files only"
 
+got=$(complete_words "$SLUICE" bench latency --memory "" | sort | tr '\n' ' ')
+[[ $got == "2m 4k " ]] || fail "sluice bench latency --memory <TAB>: '$got', expected 2m 4k"
+ok "bench latency --memory: 4k and 2m"
+
 cat >"$T/p.yaml" <<EOF
 dpdk: { args: $EAL_ARGS }
 apps:
