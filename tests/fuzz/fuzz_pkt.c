@@ -161,6 +161,18 @@ static void check_result(enum sl_pkt_class cls, const struct sl_flow_key *k,
 	}
 }
 
+/* Whether m is a simple frame (sl_pkt_ipv4_simple) with the raw words
+ * addrs and rest. */
+static bool same_flow(const struct rte_mbuf *m, uint64_t addrs, uint64_t rest)
+{
+	const uint8_t *h = sl_pkt_ipv4_simple(m);
+	if (h == NULL)
+		return false;
+	uint64_t a, r;
+	sl_pkt_ipv4_simple_raw(h, &a, &r);
+	return a == addrs && r == rest;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 4)
@@ -215,6 +227,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_require(sl_flow_key_hash_v4(addrs, rest) == sl_flow_key_hash(&k3) &&
 			     sl_flow_key_v4_w0(rest) == sl_flow_key_word(&k3, 0),
 			     "a simple frame's raw words hash or key differently from its key");
+		/* The run check against this frame: the same frame in its
+		 * segments, and with one of its first 64 bytes flipped (the
+		 * byte and the bits from the input's control bytes), is of
+		 * its flow exactly when the check and the words say so. */
+		const uint8_t *p = rte_pktmbuf_mtod(&one.m[0], const uint8_t *);
+		fuzz_require(sl_pkt_ipv4_same_at(&many.m[0], rte_pktmbuf_mtod(&many.m[0], const uint8_t *),
+						 p) == same_flow(&many.m[0], addrs, rest),
+			     "the run check differs from the check and the words (%u segments)",
+			     many.n);
+		uint32_t at = data[1] % (len < 64 ? len : 64);
+		uint8_t bits = (uint8_t)(data[2] | 1);
+		frame[at] ^= bits;
+		struct chain flipped;
+		chain_build(&flipped, frame, len, NULL, 0);
+		fuzz_require(sl_pkt_ipv4_same_at(&flipped.m[0],
+						 rte_pktmbuf_mtod(&flipped.m[0], const uint8_t *), p) ==
+			     same_flow(&flipped.m[0], addrs, rest),
+			     "the run check differs from the check and the words (byte %u ^ %#x)", at,
+			     bits);
+		chain_free(&flipped);
+		frame[at] ^= bits;
 	}
 
 	struct sl_flow_key copy = k1;

@@ -852,6 +852,74 @@ static void test_hash(void)
 	      "ipv6: not hashed as five words");
 }
 
+/* sl_pkt_ipv4_same_at(m, f, p) is exactly "sl_pkt_ipv4_simple accepts m,
+ * with p's two raw words": every byte of the first 64 flipped in a few ways
+ * (the ones the check or the words read, and the ones neither does: the
+ * TTL, the checksum, the IP id, DF), for TCP and UDP; frames cut short of
+ * their headers in the first segment, a total length past the frame, the
+ * frame in two segments. */
+static bool same_want(const struct rte_mbuf *m, const uint8_t *p)
+{
+	const uint8_t *h = sl_pkt_ipv4_simple(m);
+	if (h == NULL)
+		return false;
+	uint64_t a1, r1, a2, r2;
+	sl_pkt_ipv4_simple_raw(h, &a1, &r1);
+	sl_pkt_ipv4_simple_raw(p + RTE_ETHER_HDR_LEN, &a2, &r2);
+	return a1 == a2 && r1 == r2;
+}
+
+static void test_same_flow(void)
+{
+	static const uint8_t flips[] = { 0x01, 0x20, 0x40, 0x80, 0xff };
+	unsigned n_same = 0, n_other = 0;
+	for (unsigned proto = 0; proto < 2; proto++) {
+		struct frame f;
+		eth(&f, 0x0800);
+		ipv4(&f, 5, proto ? 6 : 17, 0x4000, 8);   /* DF */
+		l4(&f, 1234, 53, 8);
+		pad_to(&f, 64);
+		struct rte_mbuf *pm = mbuf_of(f.b, f.len, NULL, 0);
+		CHECK(pm != NULL && sl_pkt_ipv4_simple(pm) != NULL, "same: the base frame");
+		const uint8_t *p = rte_pktmbuf_mtod(pm, const uint8_t *);
+		for (unsigned off = 0; off < 64; off++)
+			for (unsigned k = 0; k < sizeof(flips); k++) {
+				struct frame g = f;
+				g.b[off] ^= flips[k];
+				struct rte_mbuf *m = mbuf_of(g.b, g.len, NULL, 0);
+				CHECK(m != NULL, "same: no mbuf");
+				bool want = same_want(m, p);
+				bool got = sl_pkt_ipv4_same_at(m, rte_pktmbuf_mtod(m, const uint8_t *), p);
+				CHECK(got == want, "same: byte %u ^ %#x: %d, the check and words say %d",
+				      off, flips[k], got, want);
+				want ? n_same++ : n_other++;
+				rte_pktmbuf_free(m);
+			}
+		/* lengths: the frame cut inside its ports or just after them in
+		 * one segment, its total length past the frame, two segments */
+		for (unsigned len = 30; len <= 40; len++) {
+			struct rte_mbuf *m = mbuf_of(f.b, len, NULL, 0);
+			CHECK(m != NULL, "same: no mbuf");
+			CHECK(sl_pkt_ipv4_same_at(m, rte_pktmbuf_mtod(m, const uint8_t *), p) ==
+			      same_want(m, p), "same: %u bytes", len);
+			rte_pktmbuf_free(m);
+		}
+		static const unsigned cuts[][1] = { { 20 }, { 37 }, { 38 }, { 42 } };
+		for (unsigned c = 0; c < sizeof(cuts) / sizeof(cuts[0]); c++) {
+			struct rte_mbuf *m = mbuf_of(f.b, f.len, cuts[c], 1);
+			CHECK(m != NULL, "same: no mbuf");
+			bool want = same_want(m, p);
+			CHECK(sl_pkt_ipv4_same_at(m, rte_pktmbuf_mtod(m, const uint8_t *), p) == want,
+			      "same: cut at %u (want %d)", cuts[c][0], want);
+			rte_pktmbuf_free(m);
+		}
+		rte_pktmbuf_free(pm);
+	}
+	/* both kinds were met: the bytes the flow does not depend on kept it
+	 * the same, the others made another flow or no simple frame */
+	CHECK(n_same > 300 && n_other > 150, "same: %u same, %u other", n_same, n_other);
+}
+
 static int setup(void)
 {
 	return sl_test_eal_pool("tpkt", 512, N_MBUFS, &pool);
@@ -872,6 +940,7 @@ static const struct sl_test_case cases[] = {
 	SL_CASE(test_names),
 	SL_CASE(test_fill_l4),
 	SL_CASE(test_hash),
+	SL_CASE(test_same_flow),
 };
 
 int main(int argc, char **argv)
