@@ -522,10 +522,11 @@ static inline void fc_burst_out(struct sl_app *app, struct sl_link *in, struct r
 
 /* The commonest burst with no route hints to set: the longest prefix of
  * pkts[0..n) that is simple IPv4 frames (sl_pkt_ipv4_simple) of flows the
- * table has, in light passes: each frame checked, and, unless its
- * raw addresses, ports and protocol are the previous frame's (a run of one
- * flow), hashed from those two raw words (sl_pkt_ipv4_simple_raw: no key
- * built) with its bucket asked for; above FC_STAGED_FLOWS, each such
+ * table has, in light passes: each frame checked (from a run's third frame
+ * on, compared with the run's first at once: sl_pkt_ipv4_same_at), and,
+ * unless its raw addresses, ports and protocol are the previous frame's (a
+ * run of one flow), hashed from those two raw words
+ * (sl_pkt_ipv4_simple_raw: no key built) with its bucket asked for; above FC_STAGED_FLOWS, each such
  * bucket's signatures matched and the entry asked for (a pass of its own);
  * then each looked up (the key's words made from the raw ones) and counted
  * on its entry by runs.  Between passes a frame keeps its two raw words,

@@ -104,8 +104,8 @@ static const char usage_text[] =
 	"  --size BYTES     frame size, 60..9000 (default 64)\n"
 	"  --memory 4k|2m   the runs' memory: 4k (default) --no-huge -m 512, 4 kB\n"
 	"                   pages, no set-up needed; 2m --in-memory --socket-mem\n"
-	"                   512 on 2 MB hugepages (256 free ones and a hugetlbfs\n"
-	"                   mount needed), the memory DPDK is deployed on\n"
+	"                   512 on 2 MB hugepages (256 free ones on NUMA node 0\n"
+	"                   needed), the memory DPDK is deployed on\n"
 	"  --quick          one load, short runs (for tests)\n"
 	"  --dry-run        print the runs and exit\n"
 	"\n"
@@ -1321,48 +1321,31 @@ static int parse_opts(int argc, char **argv, struct bench_opts *o)
 	return -1;
 }
 
-/* For --memory 2m: 0 when BENCH_HUGEPAGES_2M 2 MB hugepages are free and a
- * hugetlbfs of them is mounted (where DPDK looks for them), else
- * SL_EXIT_RUNTIME with what is missing and how to get it. */
+/* For --memory 2m: 0 when BENCH_HUGEPAGES_2M 2 MB hugepages are free where
+ * --socket-mem 512 asks for them (NUMA node 0, or the machine's where the
+ * kernel has no nodes), else SL_EXIT_RUNTIME saying how many there are and
+ * where to reserve more.  (--in-memory maps them without a hugetlbfs mount.) */
 static int check_hugepages(void)
 {
-	unsigned long free_pages = 0, default_kb = 0;
-	FILE *f = fopen("/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages", "r");
+	static const char node0[] = "/sys/devices/system/node/node0/hugepages/hugepages-2048kB";
+	static const char any[] = "/sys/kernel/mm/hugepages/hugepages-2048kB";
+	const char *dir = access(node0, F_OK) == 0 ? node0 : any;
+	char path[128];
+	unsigned long free_pages = 0;
+	snprintf(path, sizeof(path), "%s/free_hugepages", dir);
+	FILE *f = fopen(path, "r");
 	if (f != NULL) {
 		if (fscanf(f, "%lu", &free_pages) != 1)
 			free_pages = 0;
 		fclose(f);
 	}
-	if (free_pages < BENCH_HUGEPAGES_2M) {
-		fprintf(stderr, "sluice: bench latency: --memory 2m: %lu free 2 MB hugepages, "
-				"%u needed (as root: echo 1024 > /proc/sys/vm/nr_hugepages)\n",
-			free_pages, BENCH_HUGEPAGES_2M);
-		return SL_EXIT_RUNTIME;
-	}
-	char line[512];
-	if ((f = fopen("/proc/meminfo", "r")) != NULL) {
-		while (fgets(line, sizeof(line), f) != NULL)
-			if (sscanf(line, "Hugepagesize: %lu kB", &default_kb) == 1)
-				break;
-		fclose(f);
-	}
-	bool mounted = false;
-	if ((f = fopen("/proc/mounts", "r")) != NULL) {
-		char dev[128], dir[256], type[64], opts[256];
-		while (!mounted && fgets(line, sizeof(line), f) != NULL)
-			if (sscanf(line, "%127s %255s %63s %255s", dev, dir, type, opts) == 4 &&
-			    strcmp(type, "hugetlbfs") == 0)
-				mounted = strstr(opts, "pagesize=2M") != NULL ||
-					  (strstr(opts, "pagesize=") == NULL && default_kb == 2048);
-		fclose(f);
-	}
-	if (!mounted) {
-		fprintf(stderr, "sluice: bench latency: --memory 2m: no hugetlbfs of 2 MB pages "
-				"is mounted (as root: mkdir -p /dev/hugepages; mount -t hugetlbfs "
-				"-o pagesize=2M nodev /dev/hugepages)\n");
-		return SL_EXIT_RUNTIME;
-	}
-	return 0;
+	if (free_pages >= BENCH_HUGEPAGES_2M)
+		return 0;
+	fprintf(stderr, "sluice: bench latency: --memory 2m: %lu free 2 MB hugepages%s, %u needed "
+			"(as root, raise %s/nr_hugepages by %lu)\n",
+		free_pages, dir == node0 ? " on NUMA node 0" : "", BENCH_HUGEPAGES_2M, dir,
+		BENCH_HUGEPAGES_2M - free_pages);
+	return SL_EXIT_RUNTIME;
 }
 
 /* ---- the sweep ------------------------------------------------------------- */

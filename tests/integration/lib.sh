@@ -400,9 +400,10 @@ wire_started() { grep -qE '^sluice: running|no bus or driver recognises' "$1"; }
 # last request only max(2 x the slowest round trip so far, the interval)
 # once any reply has come (-W counts only while none has), so a late last
 # reply on a loaded machine read as a loss; with a deadline (-w COUNT + 20
-# s) it waits for the replies, sending more requests meanwhile, whose
-# replies are not needed.  A request that is never answered is still a
-# missing icmp_seq.
+# s) it waits for the replies, sending more requests meanwhile, and ends at
+# the COUNT-th reply of any request (one reordered behind a later request's
+# reply could then be missed: a failure, never a false pass).  A request
+# that is never answered is still a missing icmp_seq.
 ping_counted() {
   local ns=$1 out=$2 count=$3 s
   shift 3
@@ -412,8 +413,9 @@ ping_counted() {
   done
 }
 
-# wire_ping WHAT LOG COUNT: exactly COUNT pings from A to B, 0.2 s apart,
-# all answered (ping_counted); else ping's output and LOG are shown.
+# wire_ping WHAT LOG COUNT: COUNT pings from A to B (a few more while late
+# replies are waited for), 0.2 s apart, all answered (ping_counted); else
+# ping's output and LOG are shown.
 wire_ping() {
   local tries=1
   # First one answer (each side's kernel resolves its neighbour, which a

@@ -897,11 +897,26 @@ static void test_same_flow(void)
 			}
 		/* lengths: the frame cut inside its ports or just after them in
 		 * one segment, its total length past the frame, two segments */
-		for (unsigned len = 30; len <= 40; len++) {
+		for (unsigned len = 30; len <= 43; len++) {
 			struct rte_mbuf *m = mbuf_of(f.b, len, NULL, 0);
 			CHECK(m != NULL, "same: no mbuf");
 			CHECK(sl_pkt_ipv4_same_at(m, rte_pktmbuf_mtod(m, const uint8_t *), p) ==
 			      same_want(m, p), "same: %u bytes", len);
+			rte_pktmbuf_free(m);
+		}
+		/* total lengths at the edges: 23 and 24 (the ports' end), and
+		 * the frame's IP bytes and one more */
+		const unsigned totals[] = { 23, 24, f.len - 14, f.len - 13 };
+		for (unsigned t = 0; t < sizeof(totals) / sizeof(totals[0]); t++) {
+			struct frame g = f;
+			set16(&g, 16, (uint16_t)totals[t]);
+			struct rte_mbuf *m = mbuf_of(g.b, g.len, NULL, 0);
+			CHECK(m != NULL, "same: no mbuf");
+			bool want = same_want(m, p);
+			CHECK(want == (totals[t] >= 24 && totals[t] <= f.len - 14),
+			      "same: total %u: the check says %d", totals[t], want);
+			CHECK(sl_pkt_ipv4_same_at(m, rte_pktmbuf_mtod(m, const uint8_t *), p) == want,
+			      "same: total %u", totals[t]);
 			rte_pktmbuf_free(m);
 		}
 		static const unsigned cuts[][1] = { { 20 }, { 37 }, { 38 }, { 42 } };
