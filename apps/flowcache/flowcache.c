@@ -526,10 +526,10 @@ static inline void fc_burst_out(struct sl_app *app, struct sl_link *in, struct r
  * on, compared with the run's first at once: sl_pkt_ipv4_same_at), and,
  * unless its raw addresses, ports and protocol are the previous frame's (a
  * run of one flow), hashed from those two raw words
- * (sl_pkt_ipv4_simple_raw: no key built) with its bucket asked for; above FC_STAGED_FLOWS, each such
- * bucket's signatures matched and the entry asked for (a pass of its own);
- * then each looked up (the key's words made from the raw ones) and counted
- * on its entry by runs.  Between passes a frame keeps its two raw words,
+ * (sl_pkt_ipv4_simple_raw: no key built) with its bucket asked for; above
+ * FC_STAGED_FLOWS, each such bucket's signatures matched and the entry
+ * asked for (a pass of its own); then each looked up (the key's words made
+ * from the raw ones) and counted on its entry by runs.  Between passes a frame keeps its two raw words,
  * its hash, way and same-flow flag: fc_burst_rest's stages also store
  * every whole key, class and entry, which these frames do not need.
  * (Reading the header again in the last pass instead of keeping the key's
@@ -550,7 +550,6 @@ static inline unsigned fc_fast_prefix(const struct fc_priv *p, struct rte_mbuf *
 	uint8_t same[SL_BURST_MAX];        /* frame i is frame i - 1's flow */
 	struct fc_raw q = { 0, 0 };
 	const uint8_t *qf = NULL;   /* the first byte of the frame q is of */
-	bool in_run = false;        /* frame i - 1 is of frame i - 2's flow */
 	unsigned i, n_simple;
 
 	for (i = 0; i < n; i++) {
@@ -558,7 +557,7 @@ static inline unsigned fc_fast_prefix(const struct fc_priv *p, struct rte_mbuf *
 		/* In a run of one flow, the frame's bytes against the run's
 		 * frame's, all at once (most frames of an elephant flow);
 		 * elsewhere the check and the words. */
-		if (in_run && sl_pkt_ipv4_same_at(pkts[i], f, qf)) {
+		if (i > 0 && same[i - 1] && sl_pkt_ipv4_same_at(pkts[i], f, qf)) {
 			same[i] = 1;
 			continue;
 		}
@@ -567,7 +566,6 @@ static inline unsigned fc_fast_prefix(const struct fc_priv *p, struct rte_mbuf *
 			break;
 		const struct fc_raw r = fc_raw_of(h);
 		same[i] = i > 0 && fc_raw_eq(r, q);
-		in_run = same[i];
 		if (same[i])
 			continue;
 		addrs[i] = r.addrs;

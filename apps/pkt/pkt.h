@@ -100,6 +100,21 @@ static inline bool sl_pkt_has_ports(uint8_t proto)
 	       proto == SL_IPPROTO_UDPLITE;
 }
 
+/* The lengths sl_pkt_ipv4_simple asks of frame m (f: its first byte): the
+ * first segment holds the IPv4 header without options and the ports after
+ * it, and the header's total length covers them and fits in the frame.
+ * The one place that says so (sl_pkt_ipv4_simple_at, sl_pkt_ipv4_same_at). */
+static inline bool sl_pkt_ipv4_simple_lengths(const struct rte_mbuf *m, const uint8_t *f)
+{
+	const uint32_t l3 = RTE_ETHER_HDR_LEN, l4 = l3 + sizeof(struct rte_ipv4_hdr);
+	if (unlikely(rte_pktmbuf_data_len(m) < l4 + 4))
+		return false;
+	uint16_t total;
+	memcpy(&total, f + l3 + offsetof(struct rte_ipv4_hdr, total_length), sizeof(total));
+	total = rte_be_to_cpu_16(total);
+	return total >= l4 - l3 + 4 && total <= rte_pktmbuf_pkt_len(m) - l3;
+}
+
 /* The IPv4 header of m if m is the commonest frame: untagged IPv4 without
  * options or fragmentation, carrying TCP, UDP, SCTP or UDP-Lite, total
  * length consistent with the frame, headers and ports in the first
@@ -111,19 +126,16 @@ static inline bool sl_pkt_has_ports(uint8_t proto)
 static inline const uint8_t *sl_pkt_ipv4_simple_at(const struct rte_mbuf *m, const uint8_t *f)
 {
 #if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
-	const uint32_t l3 = RTE_ETHER_HDR_LEN, l4 = l3 + sizeof(struct rte_ipv4_hdr);
-	if (likely(rte_pktmbuf_data_len(m) >= l4 + 4)) {
-		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(f + l3);
+	if (likely(sl_pkt_ipv4_simple_lengths(m, f))) {
+		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(f + RTE_ETHER_HDR_LEN);
 		uint16_t type;
 		memcpy(&type, f + 12, sizeof(type));
-		uint16_t total = rte_be_to_cpu_16(ip->total_length);
 		if (type == RTE_BE16(RTE_ETHER_TYPE_IPV4) &&
 		    ip->version_ihl == RTE_IPV4_VHL_DEF &&
-		    total >= l4 - l3 + 4 && total <= rte_pktmbuf_pkt_len(m) - l3 &&
 		    (ip->fragment_offset &
 		     RTE_BE16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)) == 0 &&
 		    sl_pkt_has_ports(ip->next_proto_id))
-			return f + l3;
+			return f + RTE_ETHER_HDR_LEN;
 	}
 #else
 	(void)m;
@@ -165,29 +177,23 @@ static inline void sl_pkt_ipv4_simple_raw(const uint8_t *h, uint64_t *addrs, uin
 	*rest = ports | (uint64_t)h[offsetof(struct rte_ipv4_hdr, next_proto_id)] << 32;
 }
 
-/* Whether frame m (f: its first byte) is one sl_pkt_ipv4_simple accepts,
- * of the same flow (the same two words of sl_pkt_ipv4_simple_raw) as the
- * frame whose first byte is p, which sl_pkt_ipv4_simple accepted.  The
- * bytes that check and those words read (EtherType, version and IHL, the
- * fragment bits, protocol, addresses and ports) are compared with p's at
- * once, then m's lengths checked: less work than the check and the words
- * for the frames of a run of one flow.  test_pkt and fuzz_pkt hold it to
- * the check and the words.  Little-endian, as sl_pkt_ipv4_simple. */
-static inline bool sl_pkt_ipv4_same_at(const struct rte_mbuf *m, const uint8_t *f,
-				       const uint8_t *p)
+/* Whether the bytes of frames f and p (their first bytes, at least 38 of
+ * each) that sl_pkt_ipv4_simple checks and sl_pkt_ipv4_simple_raw reads are
+ * equal where they must be: EtherType, version and IHL, the MF and offset
+ * bits, protocol, addresses and ports (bytes 12-14, 20-21, 23, 26-37; the
+ * DF and reserved bits of byte 20 are not checked).  _scalar compares them
+ * one by one, the other (SSE2 where the build has it: two masked 16-byte
+ * compares, bytes 12-27 and 22-37) at once; test_pkt holds the two to each
+ * other. */
+static inline bool sl_pkt_ipv4_same_bytes_scalar(const uint8_t *f, const uint8_t *p)
 {
-#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
-	const uint32_t l3 = RTE_ETHER_HDR_LEN, l4 = l3 + sizeof(struct rte_ipv4_hdr);
-	if (unlikely(rte_pktmbuf_data_len(m) < l4 + 4))
-		return false;
-	uint16_t total;
-	memcpy(&total, f + l3 + offsetof(struct rte_ipv4_hdr, total_length), sizeof(total));
-	total = rte_be_to_cpu_16(total);
-	if (unlikely(total < l4 - l3 + 4 || total > rte_pktmbuf_pkt_len(m) - l3))
-		return false;
+	return memcmp(f + 12, p + 12, 3) == 0 && ((f[20] ^ p[20]) & 0x3f) == 0 && f[21] == p[21] &&
+	       f[23] == p[23] && memcmp(f + 26, p + 26, 12) == 0;
+}
+
+static inline bool sl_pkt_ipv4_same_bytes(const uint8_t *f, const uint8_t *p)
+{
 #if defined(__SSE2__)
-	/* bytes 12..27 (EtherType to the checksum) and 22..37 (TTL to the
-	 * ports) of each frame, the bytes that count kept by masks */
 	static const uint8_t keep[2][16] __rte_aligned(16) = {
 		{ 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0x3f, 0xff, 0, 0xff, 0, 0, 0, 0 },
 		{ 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff },
@@ -200,9 +206,22 @@ static inline bool sl_pkt_ipv4_same_at(const struct rte_mbuf *m, const uint8_t *
 				 _mm_and_si128(b, _mm_load_si128((const __m128i *)(const void *)keep[1])));
 	return _mm_movemask_epi8(_mm_cmpeq_epi8(d, _mm_setzero_si128())) == 0xffff;
 #else
-	return memcmp(f + 12, p + 12, 3) == 0 && ((f[20] ^ p[20]) & 0x3f) == 0 && f[21] == p[21] &&
-	       f[23] == p[23] && memcmp(f + 26, p + 26, 12) == 0;
+	return sl_pkt_ipv4_same_bytes_scalar(f, p);
 #endif
+}
+
+/* Whether frame m (f: its first byte) is one sl_pkt_ipv4_simple accepts,
+ * of the same flow (the same two words of sl_pkt_ipv4_simple_raw) as the
+ * frame whose first byte is p, which sl_pkt_ipv4_simple accepted: m's
+ * lengths checked, then its bytes compared with p's at once
+ * (sl_pkt_ipv4_same_bytes): less work than the check and the words for the
+ * frames of a run of one flow.  test_pkt and fuzz_pkt hold it to the check
+ * and the words.  Little-endian, as sl_pkt_ipv4_simple. */
+static inline bool sl_pkt_ipv4_same_at(const struct rte_mbuf *m, const uint8_t *f,
+				       const uint8_t *p)
+{
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+	return sl_pkt_ipv4_simple_lengths(m, f) && sl_pkt_ipv4_same_bytes(f, p);
 #else
 	(void)m;
 	(void)f;

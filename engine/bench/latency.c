@@ -1331,14 +1331,10 @@ static int check_hugepages(void)
 	static const char any[] = "/sys/kernel/mm/hugepages/hugepages-2048kB";
 	const char *dir = access(node0, F_OK) == 0 ? node0 : any;
 	char path[128];
-	unsigned long free_pages = 0;
 	snprintf(path, sizeof(path), "%s/free_hugepages", dir);
-	FILE *f = fopen(path, "r");
-	if (f != NULL) {
-		if (fscanf(f, "%lu", &free_pages) != 1)
-			free_pages = 0;
-		fclose(f);
-	}
+	char *text = read_file(path, 64);
+	unsigned long free_pages = text != NULL ? strtoul(text, NULL, 10) : 0;
+	free(text);
 	if (free_pages >= BENCH_HUGEPAGES_2M)
 		return 0;
 	fprintf(stderr, "sluice: bench latency: --memory 2m: %lu free 2 MB hugepages%s, %u needed "

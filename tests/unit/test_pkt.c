@@ -855,7 +855,8 @@ static void test_hash(void)
 /* sl_pkt_ipv4_same_at(m, f, p) is exactly "sl_pkt_ipv4_simple accepts m,
  * with p's two raw words": every byte of the first 64 flipped in a few ways
  * (the ones the check or the words read, and the ones neither does: the
- * TTL, the checksum, the IP id, DF), for TCP and UDP; frames cut short of
+ * TTL, the checksum, the IP id, DF), for TCP and UDP, the build's byte
+ * compare held to the scalar one as well; frames cut short of
  * their headers in the first segment, a total length past the frame, the
  * frame in two segments. */
 static bool same_want(const struct rte_mbuf *m, const uint8_t *p)
@@ -892,6 +893,12 @@ static void test_same_flow(void)
 				bool got = sl_pkt_ipv4_same_at(m, rte_pktmbuf_mtod(m, const uint8_t *), p);
 				CHECK(got == want, "same: byte %u ^ %#x: %d, the check and words say %d",
 				      off, flips[k], got, want);
+				/* the build's compare (SSE2 here) and the scalar one
+				 * other builds use agree on every flip */
+				const uint8_t *gb = rte_pktmbuf_mtod(m, const uint8_t *);
+				CHECK(sl_pkt_ipv4_same_bytes(gb, p) ==
+				      sl_pkt_ipv4_same_bytes_scalar(gb, p),
+				      "same: byte %u ^ %#x: the two compares differ", off, flips[k]);
 				want ? n_same++ : n_other++;
 				rte_pktmbuf_free(m);
 			}
