@@ -520,6 +520,16 @@ static inline void fc_burst_out(struct sl_app *app, struct sl_link *in, struct r
 		rec_flush_link(app);
 }
 
+/* fc_fast_prefix's lookup of a frame by its two raw words, its hash and
+ * its bucket's matching ways wy: its entry, or NULL. */
+static inline struct sl_flow_entry *fc_fast_find(const struct sl_flowtable *t, uint64_t addrs,
+						 uint64_t rest, uint32_t hash, unsigned wy)
+{
+	uint64_t w[5];
+	sl_flow_key_v4_words(addrs, rest, w);
+	return sl_ft_lookup_ways_words(t, w[0], w[1], w[2], w[3], w[4], hash, wy);
+}
+
 /* The commonest burst with no route hints to set: the longest prefix of
  * pkts[0..n) that is simple IPv4 frames (sl_pkt_ipv4_simple) of flows the
  * table has, in light passes: each frame checked (from a run's third frame
@@ -537,9 +547,10 @@ static inline void fc_burst_out(struct sl_app *app, struct sl_link *in, struct r
  * at 1024 flows, 6 at 65536.)  Stops
  * at the first frame of another kind or of a flow the table lacks (an
  * insert), the rest of the burst left to fc_burst_rest after it, so that
- * each flow's packets are counted in order.  A burst of one flow is one
- * lookup and one update.  Returns the prefix's length, its bytes in
- * *bytes. */
+ * each flow's packets are counted in order.  A prefix of one flow is one
+ * lookup and one update, counted with the lengths the first pass read
+ * (no last pass over its frames).  Returns the prefix's length, its bytes
+ * in *bytes. */
 static inline unsigned fc_fast_prefix(const struct fc_priv *p, struct rte_mbuf *const *pkts,
 				      unsigned n, uint64_t now, uint64_t *bytes)
 {
@@ -550,7 +561,9 @@ static inline unsigned fc_fast_prefix(const struct fc_priv *p, struct rte_mbuf *
 	uint8_t same[SL_BURST_MAX];        /* frame i is frame i - 1's flow */
 	struct fc_raw q = { 0, 0 };
 	const uint8_t *qf = NULL;   /* the first byte of the frame q is of */
-	unsigned i, n_simple;
+	unsigned i, n_simple, heads = 0;   /* frames not of the previous one's flow */
+	uint64_t all = 0;   /* the bytes of the frames not heads (each length
+			     * read by its check) */
 
 	for (i = 0; i < n; i++) {
 		const uint8_t *f = rte_pktmbuf_mtod(pkts[i], const uint8_t *);
@@ -559,6 +572,7 @@ static inline unsigned fc_fast_prefix(const struct fc_priv *p, struct rte_mbuf *
 		 * elsewhere the check and the words. */
 		if (i > 0 && same[i - 1] && sl_pkt_ipv4_same_at(pkts[i], f, qf)) {
 			same[i] = 1;
+			all += rte_pktmbuf_pkt_len(pkts[i]);
 			continue;
 		}
 		const uint8_t *h = sl_pkt_ipv4_simple_at(pkts[i], f);
@@ -566,8 +580,11 @@ static inline unsigned fc_fast_prefix(const struct fc_priv *p, struct rte_mbuf *
 			break;
 		const struct fc_raw r = fc_raw_of(h);
 		same[i] = i > 0 && fc_raw_eq(r, q);
-		if (same[i])
+		if (same[i]) {
+			all += rte_pktmbuf_pkt_len(pkts[i]);
 			continue;
+		}
+		heads++;
 		addrs[i] = r.addrs;
 		rest[i] = r.rest;
 		hash[i] = fc_raw_hash(r);
@@ -576,6 +593,20 @@ static inline unsigned fc_fast_prefix(const struct fc_priv *p, struct rte_mbuf *
 		qf = f;
 	}
 	n_simple = i;
+	/* A prefix of one flow (an elephant's burst): one lookup, and the
+	 * lengths the first pass read counted at once. */
+	if (heads == 1) {
+		struct sl_flow_entry *e =
+			fc_fast_find(t, addrs[0], rest[0], hash[0], sl_ft_match(t, hash[0]));
+		if (unlikely(e == NULL)) {
+			*bytes = 0;
+			return 0;
+		}
+		all += rte_pktmbuf_pkt_len(pkts[0]);
+		sl_ft_touch_n(e, n_simple, all, now, p->sole);
+		*bytes = all;
+		return n_simple;
+	}
 	const bool staged = sl_ft_live(t) > FC_STAGED_FLOWS;
 	if (staged)
 		for (i = 0; i < n_simple; i++)
@@ -587,11 +618,9 @@ static inline unsigned fc_fast_prefix(const struct fc_priv *p, struct rte_mbuf *
 	for (i = 0; i < n_simple; i++) {
 		const struct rte_mbuf *m = pkts[i];
 		if (!same[i]) {
-			const unsigned wy = staged ? ways[i] : sl_ft_match(t, hash[i]);
-			uint64_t w[5];
-			sl_flow_key_v4_words(addrs[i], rest[i], w);
 			struct sl_flow_entry *e =
-				sl_ft_lookup_ways_words(t, w[0], w[1], w[2], w[3], w[4], hash[i], wy);
+				fc_fast_find(t, addrs[i], rest[i], hash[i],
+					     staged ? ways[i] : sl_ft_match(t, hash[i]));
 			if (unlikely(e == NULL))
 				break;
 			if (e != run.e) {

@@ -129,15 +129,21 @@ ok "12000 frames in runs of 4 with $evicted evictions: every flow's records add 
 
 # --- 1c. bursts of one flow only: the first 60 frames of the capture 100
 # times each in a row, so that most bursts are 32 frames of one flow the
-# table already has (counted on its entry at once, with the burst's
-# bytes): every flow's one record counts exactly its packets and bytes.
+# table already has (counted on its entry at once, with the lengths its
+# check read): every flow's one record counts exactly its packets and
+# bytes.  The copies of a frame differ in length (0 to 6 bytes of
+# Ethernet padding after the IP packet), so a length counted twice,
+# missed, or taken from another frame of the burst shows.
 python3 - "$T/in.pcap" "$T/long.pcap" <<'PY' || fail "cannot write the capture of long runs"
 import struct, sys
 data = open(sys.argv[1], "rb").read()
 out, off = [data[:24]], 24
 for _ in range(60):
-    caplen = struct.unpack_from("<IIII", data, off)[2]
-    out += [data[off:off + 16 + caplen]] * 100
+    ts, us, caplen, wirelen = struct.unpack_from("<IIII", data, off)
+    frame = data[off + 16:off + 16 + caplen]
+    for j in range(100):
+        pad = j * 5 % 7
+        out.append(struct.pack("<IIII", ts, us, caplen + pad, wirelen + pad) + frame + bytes(pad))
     off += 16 + caplen
 open(sys.argv[2], "wb").write(b"".join(out))
 PY
