@@ -816,6 +816,11 @@ uint64_t sl_epoch_last_quiesce_ns(const struct sl_epoch *e, unsigned i)
 	return i < e->n ? __atomic_load_n(&e->w[i].last_qs_ns, __ATOMIC_RELAXED) : 0;
 }
 
+uint64_t sl_epoch_worker_last_ns(const struct sl_epoch_worker *w)
+{
+	return __atomic_load_n(&w->last_qs_ns, __ATOMIC_RELAXED);
+}
+
 bool sl_epoch_last_stall(const struct sl_epoch *e, unsigned i, uint64_t *from_ns,
 			 uint64_t *len_ns)
 {

@@ -233,6 +233,11 @@ uint64_t sl_epoch_now_ns(const struct sl_epoch *e);
 /* When worker i last quiesced (or went online), ns; 0 if never. */
 uint64_t sl_epoch_last_quiesce_ns(const struct sl_epoch *e, unsigned i);
 
+/* The same for the handle w: on a worker that quiesces at the top of each
+ * breath, the time its breath began, without a clock read of its own (an
+ * app's clock for the packets of a breath: the flow cache's).  Any thread. */
+uint64_t sl_epoch_worker_last_ns(const struct sl_epoch_worker *w);
+
 /* The last stall of worker i that has ended: a gap of more than
  * SL_EPOCH_LAGGARD_NS between two quiescent states while online, recorded by
  * the worker when it quiesces again (one compare per breath; two stores when

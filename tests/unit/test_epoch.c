@@ -272,6 +272,16 @@ static void test_laggard_and_drain(void)
 	sl_epoch_quiesce(e, w[2]);
 	uint64_t q1 = sl_epoch_last_quiesce_ns(e, 1);
 	CHECK(q1 != 0 && q1 <= sl_epoch_last_quiesce_ns(e, 2), "last quiescent times");
+	/* by handle: the same values, each a reading of the epoch's clock
+	 * taken at the quiesce (between the readings around it) */
+	for (unsigned i = 0; i < 3; i++)
+		CHECK(sl_epoch_worker_last_ns(w[i]) == sl_epoch_last_quiesce_ns(e, i),
+		      "worker %u's last quiescent time by handle", i);
+	uint64_t before = sl_epoch_now_ns(e);
+	sl_epoch_quiesce(e, w[2]);
+	uint64_t q2 = sl_epoch_worker_last_ns(w[2]);
+	CHECK(before <= q2 && q2 <= sl_epoch_now_ns(e) && q2 > q1,
+	      "a quiesce's time between the clock's readings around it");
 	CHECK(sl_epoch_laggard(e, q1 + 5000000ull, 0) == -1, "5 ms is not a laggard");
 	CHECK(sl_epoch_laggard(e, q1 + SL_EPOCH_LAGGARD_NS + 1, 0) == 1,
 	      "worker 1 not named at 10 ms");
