@@ -56,7 +56,6 @@
 #include <string.h>
 #include <time.h>
 
-#include <rte_cycles.h>
 #include <rte_ether.h>
 
 #include "runtime/app.h"
@@ -143,7 +142,7 @@ struct fc_priv {
 	bool closing;                     /* fini: write when rbuf fills */
 	struct sl_link *rec_out;
 	struct sl_ipfix *ipfix;           /* records: ipfix://HOST:PORT */
-	uint64_t real_off_ns;             /* CLOCK_REALTIME - CLOCK_MONOTONIC */
+	uint64_t real_off_ns;             /* CLOCK_REALTIME - the epoch's clock */
 	uint64_t last_flush_ns;
 
 	/* per-burst record frames (records output) */

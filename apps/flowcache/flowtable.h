@@ -24,7 +24,8 @@
  * writer (another worker, or an insert later in the same burst) has just
  * unlinked is missing from that flow's record.  last_ns is a relaxed
  * "store if later": two workers touching one flow at the same moment may
- * leave it a few ns short of the later time.
+ * leave it short of the later time, by up to the gap between the two
+ * workers' times (flowcache's: each its breath's start, microseconds).
  *
  * Writers.  Insert, expiry, eviction and flush take the lock of the bucket
  * they change (never two at once).  An unlinked entry is handed to a record
@@ -75,7 +76,8 @@
  *                owner's wheel: lock order bucket, then wheel.
  *
  * Time is whatever the caller passes as `now` (ns, never going back, one
- * clock per table): flowcache passes the TSC in ns, tests their own clock.
+ * clock per table): flowcache passes the epoch's clock (the TSC in ns) as
+ * its worker's breath began, tests their own clock.
  *
  * Handles.  Each app instance that uses a table (one per worker at most)
  * opens a handle: it binds the table to that worker's epoch handle and keeps
