@@ -603,7 +603,7 @@ static void bridge_push(struct sl_app *app)
 {
 	struct bridge_priv *p = app->priv;
 	struct rte_mbuf *pkts[SL_BURST_MAX];
-	uint64_t now = 0;
+	const uint64_t now = sl_app_breath_ns(app);
 	for (unsigned k = 0; k < p->n_members; k++) {
 		struct sl_link *in = app->in[p->members[k].port];
 		if (in == NULL)
@@ -612,8 +612,6 @@ static void bridge_push(struct sl_app *app)
 			unsigned n = sl_link_receive(in, pkts, app->burst);
 			if (n == 0)
 				break;
-			if (now == 0)
-				now = sl_epoch_now_ns(app->epoch);
 			bridge_burst(app, p, k, pkts, n, now);
 			/* sent per burst: a flood's copies may fill the lists */
 			for (unsigned o = 0; o < p->n_members; o++) {
@@ -635,7 +633,7 @@ static void bridge_push(struct sl_app *app)
 static void bridge_tick(struct sl_app *app)
 {
 	struct bridge_priv *p = app->priv;
-	uint64_t now = sl_epoch_now_ns(app->epoch);
+	uint64_t now = sl_app_breath_ns(app);
 	uint64_t late = 0;
 	uint64_t gap = p->sweep.gap_max_ns;
 	unsigned aged = sl_mt_age(p->table, &p->sweep, app->epoch, app->epoch_w, now, AGE_BUDGET,

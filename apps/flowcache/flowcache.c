@@ -319,10 +319,9 @@ static void on_record(const struct sl_flow_record *r, void *arg)
 /* ------------------------------------------------------------------ data path */
 
 /* The table's clock is the epoch's (sl_epoch_now_ns: the TSC in ns).  A
- * burst and a tick take the time their worker's breath began, which the
- * breath's quiesce read (sl_epoch_worker_last_ns), so that a breath's
- * bursts and tick cost no clock read (an rdtsc a burst was 0.7 of the 30
- * cycles a packet at one flow).  A packet's time is then its breath's
+ * burst and a tick take the time their worker's breath began
+ * (sl_app_breath_ns), so that a breath's bursts and tick cost no clock
+ * read (an rdtsc a burst was 0.7 of the 30 cycles a packet at one flow).  A packet's time is then its breath's
  * start: earlier than its processing by at most the breath (microseconds;
  * a worker descheduled within a breath, longer); an expiry is at most a
  * breath later than a clock read in the tick would find it. */
@@ -753,7 +752,7 @@ static void fc_burst_in(struct sl_app *app, struct sl_link *in, struct rte_mbuf 
 			unsigned n)
 {
 	struct fc_priv *p = app->priv;
-	uint64_t now = sl_epoch_worker_last_ns(app->epoch_w);
+	uint64_t now = sl_app_breath_ns(app);
 	if (sl_link_cross_worker(in))
 		fc_prefetch_burst(pkts, n);
 	unsigned k = 0;
@@ -791,7 +790,7 @@ static void fc_tick(struct sl_app *app)
 	struct fc_priv *p = app->priv;
 	if (p->h == NULL)
 		return;
-	uint64_t now = sl_epoch_worker_last_ns(app->epoch_w);
+	uint64_t now = sl_app_breath_ns(app);
 	sl_ft_expire(p->h, now);
 	if (p->rec_out != NULL)
 		rec_flush_link(app);

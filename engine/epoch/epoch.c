@@ -813,7 +813,7 @@ const struct sl_hist *sl_epoch_sync_hist(const struct sl_epoch *e)
 
 uint64_t sl_epoch_last_quiesce_ns(const struct sl_epoch *e, unsigned i)
 {
-	return i < e->n ? __atomic_load_n(&e->w[i].last_qs_ns, __ATOMIC_RELAXED) : 0;
+	return i < e->n ? sl_epoch_worker_last_ns(&e->w[i]) : 0;
 }
 
 uint64_t sl_epoch_worker_last_ns(const struct sl_epoch_worker *w)

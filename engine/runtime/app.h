@@ -140,6 +140,7 @@
 
 #include "base/counter.h"
 #include "base/err.h"
+#include "epoch/epoch.h"
 #include "runtime/link.h"
 #include "runtime/param.h"
 
@@ -378,6 +379,16 @@ static inline void sl_app_count_out(struct sl_app *app, struct rte_mbuf **p, uns
 static inline struct sl_app *sl_app_replica(const struct sl_app *app, unsigned r)
 {
 	return app->replicas != NULL ? app->replicas[r] : (struct sl_app *)(uintptr_t)app;
+}
+
+/* The app's clock on its worker: when the worker's current breath began
+ * (on the epoch's clock, sl_epoch_now_ns: the breath's quiesce read it),
+ * with no clock read of its own; a breath's bursts and its tick all see
+ * this one time.  Outside the worker (init, start, collect, the drain at
+ * stop) read sl_epoch_now_ns(app->epoch) instead. */
+static inline uint64_t sl_app_breath_ns(const struct sl_app *app)
+{
+	return sl_epoch_worker_last_ns(app->epoch_w);
 }
 
 /* Add n to the type's counter i (the app's worker only). */
