@@ -657,12 +657,13 @@ static int port_init(struct sl_app *app, struct sl_err *err)
 	return 0;
 }
 
-/* One rx burst of queue q handed to out.  Returns how many came. */
+/* One rx burst of up to `burst` packets of queue q handed to out.  Returns
+ * how many came. */
 static inline unsigned port_rx(struct sl_app *app, const struct port_priv *p, uint16_t q,
-			       struct sl_link *out)
+			       struct sl_link *out, unsigned burst)
 {
 	struct rte_mbuf *pkts[SL_BURST_MAX];
-	uint16_t n = rte_eth_rx_burst(p->port_id, q, pkts, (uint16_t)app->burst);
+	uint16_t n = rte_eth_rx_burst(p->port_id, q, pkts, (uint16_t)burst);
 	if (n == 0)
 		return 0;
 	/* Packets only: reading every mbuf here costs more than the rest of
@@ -680,8 +681,11 @@ static inline unsigned port_rx(struct sl_app *app, const struct port_priv *p, ui
 
 /* Each rx queue once, or, when the output is a direct link (its consumer
  * takes each burst at once, so nothing waits in a queue), up to
- * PORT_RX_ROUNDS bursts while they come full: the breath's own work
- * (epoch, pool, ticks) is then paid once for up to that many bursts. */
+ * PORT_RX_ROUNDS bursts of the engine's size while they come full: the
+ * breath's own work (epoch, pool, ticks) is then paid once for up to that
+ * many.  A direct consumer that asks for larger batches (sl_link_batch)
+ * gets bursts of its size, as many as make up the same packets a breath
+ * (at least one). */
 static void port_pull(struct sl_app *app)
 {
 	struct port_priv *p = app->priv;
@@ -689,10 +693,14 @@ static void port_pull(struct sl_app *app)
 
 	if (out == NULL)
 		return;
-	unsigned rounds = sl_link_direct(out) ? PORT_RX_ROUNDS : 1;
+	unsigned rounds = 1, burst = app->burst;
+	if (sl_link_direct(out)) {
+		burst = sl_link_batch(out, app->burst);
+		rounds = RTE_MAX(PORT_RX_ROUNDS * app->burst / burst, 1u);
+	}
 	for (uint16_t q = p->rxq0; q < p->rxq0 + p->n_rxq; q++)
 		for (unsigned r = 0; r < rounds; r++)
-			if (port_rx(app, p, q, out) < app->burst)
+			if (port_rx(app, p, q, out, burst) < burst)
 				break;
 }
 

@@ -69,6 +69,12 @@
 #define FC_FLUSH_NS 1000000000ull
 #define FC_FILE_BUF (256u * 1024u)     /* records waiting for the file */
 #define FC_IPFIX_QUEUE 16384u          /* records waiting for the IPFIX exporter */
+/* batch 0: the table lines a hit reads (its bucket's and its entry's), the
+ * L3 cache assumed where hwloc gives none, and the bursts a batch takes
+ * once the live flows' lines outgrow it (docs/flowcache.md, "Batches"). */
+#define FC_FLOW_LINE_BYTES 128u
+#define FC_L3_GUESS (16ull << 20)
+#define FC_BATCH_BURSTS 4u
 
 /* The app's counters, in the order of fc_counters. */
 enum {
@@ -82,6 +88,7 @@ enum {
 	FC_IPFIX_SENT, FC_IPFIX_LOST, FC_IPFIX_MESSAGES, FC_IPFIX_CONNECTS,
 	FC_LIVE, FC_TABLE_BYTES,
 	FC_LATE_P50, FC_LATE_P99, FC_LATE_MAX, FC_EXPIRY_STEP, FC_TICK_GAP,
+	FC_BATCH,
 	FC_N_COUNTERS
 };
 
@@ -124,6 +131,7 @@ static const struct sl_counter_spec fc_counters[FC_N_COUNTERS] = {
 	[FC_LATE_MAX] = { "expiry_late_us_max", SL_GAUGE, "The same, the largest (docs/flowcache.md: at most expiry_step_us plus the longest gap between two breaths, while expiry keeps up)." },
 	[FC_EXPIRY_STEP] = { "expiry_step_us", SL_GAUGE, "The expiry's step: the scan's sweep period (the shorter timeout / 8) or the wheel's tick, in microseconds." },
 	[FC_TICK_GAP] = { "tick_gap_us", SL_GAUGE, "The longest time between two of this app's expiry steps (its worker's breaths), in microseconds: a worker kept off its CPU delays expiry by as much." },
+	[FC_BATCH] = { "batch", SL_GAUGE, "Packets the app takes from its input at once at most, now: the parameter batch, or with batch 0 the engine's burst while the live flows' table lines fit in its worker's L3 cache and 4 bursts (at most 256) once they do not." },
 };
 _Static_assert(SL_PKT_R_COUNT == 9, "one malformed_* counter per reason of apps/pkt/pkt.h");
 
@@ -144,6 +152,10 @@ struct fc_priv {
 	struct sl_ipfix *ipfix;           /* records: ipfix://HOST:PORT */
 	uint64_t real_off_ns;             /* CLOCK_REALTIME - the epoch's clock */
 	uint64_t last_flush_ns;
+	unsigned batch;                   /* packets taken at once at most (FC_BATCH) */
+	unsigned batch_set;               /* the parameter: 0 auto */
+	uint64_t batch_flows;             /* auto: live flows above which a batch is
+					   * FC_BATCH_BURSTS bursts */
 
 	/* per-burst record frames (records output) */
 	struct rte_mbuf *rec_pkts[SL_BURST_MAX];
@@ -770,9 +782,10 @@ static void fc_burst_in(struct sl_app *app, struct sl_link *in, struct rte_mbuf 
 
 static void fc_push(struct sl_app *app)
 {
+	const struct fc_priv *p = app->priv;
 	struct rte_mbuf *pkts[SL_BURST_MAX];
 	struct sl_link *in = app->in[0];
-	unsigned n = sl_link_receive_raw(in, pkts, app->burst);
+	unsigned n = sl_link_receive_raw(in, pkts, p->batch);
 	if (n > 0)
 		fc_burst_in(app, in, pkts, n);
 }
@@ -785,11 +798,34 @@ static void fc_take(struct sl_app *app, unsigned in, struct rte_mbuf **pkts, uns
 	fc_burst_in(app, app->in[in], pkts, n);
 }
 
+/* The batch for the table as it is now (batch 0): the engine's burst while
+ * the live flows' lines fit in the L3 cache, so that a burst's lines stay
+ * few; FC_BATCH_BURSTS bursts once they do not, so that more of a batch's
+ * misses to memory overlap (docs/flowcache.md, "Batches").  The input
+ * link's producer hears of it when it hands bursts over directly (a
+ * port's rx). */
+static void fc_batch_update(struct sl_app *app, struct fc_priv *p)
+{
+	unsigned want = p->batch_set;
+	if (want == 0)
+		want = sl_ft_live(p->t) > p->batch_flows
+			       ? RTE_MIN(FC_BATCH_BURSTS * app->burst, (unsigned)SL_BURST_MAX)
+			       : app->burst;
+	if (want != p->batch) {
+		p->batch = want;
+		sl_app_ctr_set(app, FC_BATCH, want);
+	}
+	/* (a link a reload made has not heard yet) */
+	if (sl_link_batch(app->in[0], 0) != want)
+		sl_link_set_batch(app->in[0], want);
+}
+
 static void fc_tick(struct sl_app *app)
 {
 	struct fc_priv *p = app->priv;
 	if (p->h == NULL)
 		return;
+	fc_batch_update(app, p);
 	uint64_t now = sl_app_breath_ns(app);
 	sl_ft_expire(p->h, now);
 	if (p->rec_out != NULL)
@@ -976,6 +1012,10 @@ static int fc_start(struct sl_app *app, struct sl_err *err)
 				       route);
 	}
 	p->last_flush_ns = sl_epoch_now_ns(app->epoch);
+	p->batch_set = (unsigned)sl_app_param_uint(app, "batch");
+	p->batch_flows = (app->l3_bytes != 0 ? app->l3_bytes : FC_L3_GUESS) / FC_FLOW_LINE_BYTES;
+	p->batch = 0;   /* none yet: set now, then by the ticks */
+	fc_batch_update(app, p);
 	return 0;
 }
 
@@ -1128,6 +1168,8 @@ static const struct sl_param_spec fc_params[] = {
 	  .doc = "the IPFIX messages' observation domain id (records: ipfix://...)" },
 	{ .name = "ipfix_refresh", .type = SL_PARAM_DURATION, .def = "60s", .min = 1000000,
 	  .doc = "how often the IPFIX templates are sent again over UDP" },
+	{ .name = "batch", .type = SL_PARAM_UINT, .def = "0", .max = SL_BURST_MAX,
+	  .doc = "packets taken from the input at once at most; 0 means the engine's burst while the live flows' table lines fit in the L3 cache of the app's worker, 4 bursts (at most 256) once they do not" },
 	{ .name = "route", .type = SL_PARAM_STRING, .def = "none",
 	  .doc = "router app whose next hop is cached per flow and passed on as a route hint; none: no caching",
 	  .app_type = "router" },

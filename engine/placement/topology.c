@@ -114,6 +114,8 @@ struct sl_topology *sl_topology_load(struct sl_err *err)
 		p->core = ancestor_index(topo, HWLOC_OBJ_CORE, pu);
 		p->l2 = ancestor_index(topo, HWLOC_OBJ_L2CACHE, pu);
 		p->l3 = ancestor_index(topo, HWLOC_OBJ_L3CACHE, pu);
+		hwloc_obj_t l3 = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_L3CACHE, pu);
+		p->l3_bytes = l3 != NULL && l3->attr != NULL ? l3->attr->cache.size : 0;
 		p->package = ancestor_index(topo, HWLOC_OBJ_PACKAGE, pu);
 		p->numa = numa_of_cpuset(topo, pu->cpuset);
 	}
@@ -209,8 +211,8 @@ void sl_topology_print(const struct sl_topology *t, FILE *out)
 	fprintf(out, "topology (%s): %u packages, %u NUMA nodes, %u L3 domains, "
 		"%u L2 domains, %u cores, %u PUs\n", t->source, t->n_packages, t->n_numa,
 		t->n_l3, t->n_l2, t->n_cores, t->n_pus);
-	fprintf(out, "%5s %5s %4s %4s %4s %7s  %s\n", "cpu", "core", "l2", "l3", "numa",
-		"package", "smt siblings");
+	fprintf(out, "%5s %5s %4s %4s %7s %4s %7s  %s\n", "cpu", "core", "l2", "l3", "l3 size",
+		"numa", "package", "smt siblings");
 	for (unsigned i = 0; i < t->n_pus; i++) {
 		const struct sl_topo_pu *p = &t->pus[i];
 		char sib[128] = "";
@@ -220,8 +222,13 @@ void sl_topology_print(const struct sl_topology *t, FILE *out)
 			    off < sizeof(sib))
 				off += (size_t)snprintf(sib + off, sizeof(sib) - off, "%s%d",
 							off ? "," : "", t->pus[j].cpu);
-		fprintf(out, "%5d %5d %4d %4d %4d %7d  %s\n", p->cpu, p->core, p->l2, p->l3,
-			p->numa, p->package, off ? sib : "-");
+		char l3[16] = "-";
+		if (p->l3_bytes >= 1024 * 1024)
+			snprintf(l3, sizeof(l3), "%lluM", p->l3_bytes >> 20);
+		else if (p->l3_bytes > 0)
+			snprintf(l3, sizeof(l3), "%lluK", p->l3_bytes >> 10);
+		fprintf(out, "%5d %5d %4d %4d %7s %4d %7d  %s\n", p->cpu, p->core, p->l2, p->l3,
+			l3, p->numa, p->package, off ? sib : "-");
 	}
 	if (t->n_pci > 0) {
 		fprintf(out, "pci devices:\n%14s %5s  %s\n", "address", "numa", "name");

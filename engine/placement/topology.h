@@ -25,6 +25,9 @@
 struct sl_topo_pu {
 	int cpu;         /* OS index */
 	int core, l2, l3, numa, package;   /* logical indices; -1 if absent */
+	unsigned long long l3_bytes;       /* size of its L3 cache; 0 if absent or
+					    * unknown (a synthetic topology's
+					    * unless it gives one) */
 };
 
 struct sl_topo_pci {

@@ -59,6 +59,7 @@ struct sl_app *sl_eng_new_app(struct engine *e, const struct sl_config *cfg, uns
 	a->burst = cfg->burst;
 	a->pool = e->pool;
 	a->socket = socket;
+	a->l3_bytes = e->workers[ac->worker].l3_bytes;
 	a->epoch = e->epoch;
 	a->control_epoch_w = e->ctl_epoch_w;
 	if (a->type->priv_size > 0) {

@@ -23,6 +23,7 @@
 
 #include "ops/control.h"
 #include "ops/pdump.h"
+#include "placement/topology.h"
 #include "run/engine.h"
 #include "run/engine_private.h"
 #include "run/build.h"
@@ -257,6 +258,8 @@ static int setup(struct engine *e, const struct sl_topology *topo, struct sl_err
 		wk->lcore = w + 1;
 		wk->cpu = e->plan->cpus[w];
 		wk->socket = (int)rte_lcore_to_socket_id(wk->lcore);
+		const struct sl_topo_pu *pu = topo != NULL ? sl_topology_pu(topo, wk->cpu) : NULL;
+		wk->l3_bytes = pu != NULL ? pu->l3_bytes : 0;
 		wk->stop = &e->stop;
 	}
 	rc = sl_step_to(err, "creating the pool of %u mbufs", cfg->pool.mbufs);

@@ -297,6 +297,7 @@ struct sl_app {
 	struct sl_epoch_worker *control_epoch_w;  /* the control thread's (never
 						    * online): retires from release */
 	int socket;                          /* NUMA node of the app's worker */
+	uint64_t l3_bytes;                   /* its worker's L3 cache (hwloc); 0: unknown */
 	struct sl_app_stats stats __rte_cache_aligned;
 	uint64_t ctr[SL_APP_COUNTERS_MAX];   /* type->counters, by index */
 	struct sl_app_runtime rt;            /* the worker's accounting */

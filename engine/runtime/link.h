@@ -139,6 +139,9 @@ struct sl_link {
 	uint32_t mask;
 	uint32_t read;              /* same-worker consumer cursor */
 	uint32_t write;             /* same-worker producer cursor */
+	/* The most packets the consumer takes at once, 0: the engine's
+	 * burst (sl_link_batch). */
+	uint32_t batch;
 	/* A capture's tap (tap.h), or NULL: set and cleared by the control
 	 * thread (engine/ops/capture.c), loaded once per burst by the producer. */
 	struct sl_cap_tap *cap;
@@ -170,6 +173,24 @@ struct sl_link {
 static inline bool sl_link_direct(const struct sl_link *l)
 {
 	return l->take != NULL;
+}
+
+/* The consumer's batch: how many packets it would take at once (a flow
+ * cache whose table has outgrown the caches takes more, so that more of
+ * its lookups overlap), or burst when it has not said.  A direct link's
+ * producer sizes the bursts it hands over by it (a port's rx).  Set by the
+ * consumer's worker (its app's tick), or by the control thread before the
+ * workers run; read by the producer's worker, which for a direct link is
+ * the same one.  n: 0 (the engine's burst) up to SL_BURST_MAX (app.h). */
+static inline unsigned sl_link_batch(const struct sl_link *l, unsigned burst)
+{
+	unsigned b = __atomic_load_n(&l->batch, __ATOMIC_RELAXED);
+	return b != 0 ? b : burst;
+}
+
+static inline void sl_link_set_batch(struct sl_link *l, unsigned n)
+{
+	__atomic_store_n(&l->batch, n, __ATOMIC_RELAXED);
 }
 
 /* Packets the consumer can take now: for an interlink, what the producer has

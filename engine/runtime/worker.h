@@ -158,6 +158,7 @@ struct sl_worker {
 	unsigned lcore;
 	int cpu;
 	int socket;
+	uint64_t l3_bytes;                     /* its CPU's L3 cache (hwloc); 0: unknown */
 };
 
 /* Record where w is: a relaxed store on the worker's own cache line (the

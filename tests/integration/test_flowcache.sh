@@ -93,6 +93,9 @@ hits=$(flowcache_field "$T/log" fc hits) misses=$(flowcache_field "$T/log" fc mi
 [[ $((hits + misses)) -eq $((3000 - arp)) && $misses -eq $n ]] ||
   fail "lookups: $hits hits + $misses misses for $((3000 - arp)) IP frames and $n flows"
 [[ $arp -gt 0 ]] || fail "ARP frames not counted as not_ip"
+# batch 0 with a table whose lines fit in any L3 cache: the engine's burst
+[[ $(flowcache_field "$T/log" fc batch) == 32 ]] ||
+  fail "batch $(flowcache_field "$T/log" fc batch) for a table of 1024 entries (want the burst, 32)"
 ok "3000 frames unchanged; $n flow records (reason stopped) match the capture; $arp ARP frames passed as not_ip"
 
 # --- 1b. runs of one flow in a burst, and evictions between them: each
@@ -126,6 +129,33 @@ evicted=$(flowcache_field "$T/runs.log" fc evicted)
 ((evicted > 0)) || fail "no evictions with 8 entries for 48 flows"
 check_records "$T/runs-out.pcap" "$T/runs.jsonl" evicted,stopped sum
 ok "12000 frames in runs of 4 with $evicted evictions: every flow's records add up to its packets and bytes"
+
+# fc_batch LOG: packets a push or take of fc handled on average, from the
+# runtime accounting (a direct link's takes count as pushes).
+fc_batch() {
+  local f
+  f=$(summary_of "$1") || exit 1
+  python3 - "$f" <<'PY'
+import json, sys
+rt = json.load(open(sys.argv[1]))["apps"]["fc"]["runtime"]
+print(rt["push_packets"] // max(rt["push_calls"], 1))
+PY
+}
+
+# --- 1d. batches of 256: the same runs and evictions, the port handing the
+# flow cache bursts of its batch (the direct link's batch); the records
+# still add up.
+sed "s#entries: 8,#entries: 8, batch: 256,#; s#runs-out.pcap#runs256-out.pcap#; s#runs.jsonl#runs256.jsonl#" \
+  "$T/runs.yaml" >"$T/runs256.yaml"
+expect_exit 0 "$T/runs256.log" run "$T/runs256.yaml" --summary-json "$T/runs256.log.json" --duration 2
+pool_back "$T/runs256.log"
+$PCAPTOOL cmp "$T/runs256-out.pcap" "$T/runs.pcap" || fail "the flowcache changed packets (batch 256)"
+[[ $(flowcache_field "$T/runs256.log" fc batch) == 256 ]] || fail "batch gauge not 256"
+per=$(fc_batch "$T/runs256.log")
+((per > 128)) || fail "batch 256: $per packets a take on average (the port did not hand bursts of the batch)"
+((evicted = $(flowcache_field "$T/runs256.log" fc evicted), evicted > 0)) || fail "no evictions (batch 256)"
+check_records "$T/runs256-out.pcap" "$T/runs256.jsonl" evicted,stopped sum
+ok "batch 256: $per packets a take, $evicted evictions, every flow's records add up"
 
 # --- 1c. bursts of one flow only: the first 60 frames of the capture 100
 # times each in a row, so that most bursts are 32 frames of one flow the
@@ -239,6 +269,19 @@ check_records "$T/many-out.pcap" "$T/many.jsonl" stopped
 hits=$(flowcache_field "$T/log" fc hits) misses=$(flowcache_field "$T/log" fc misses)
 [[ $misses == 9180 && $hits == 9000 ]] || fail "many flows: $hits hits, $misses misses (want 9000, 9180)"
 ok "9180 flows, 18180 frames, known flows past 8192 with new ones among them: records exact, 9000 hits"
+# the same in batches of 128 (what batch 0 takes once the table outgrows
+# the L3 cache): the staged passes and the inserts over 4 bursts at once
+sed "s#many#many128#g; s#entries: 16384,#entries: 16384, batch: 128,#; s#many128.pcap#many.pcap#" \
+  "$T/many.yaml" >"$T/many128.yaml"
+expect_exit 0 "$T/log" run "$T/many128.yaml" --summary-json "$T/log.json" --duration 2
+pool_back "$T/log"
+[[ $($PCAPTOOL count "$T/many128-out.pcap") == 18180 ]] || fail "batch 128: not all 18180 frames passed"
+check_records "$T/many128-out.pcap" "$T/many128.jsonl" stopped
+hits=$(flowcache_field "$T/log" fc hits) misses=$(flowcache_field "$T/log" fc misses)
+[[ $misses == 9180 && $hits == 9000 ]] || fail "batch 128: $hits hits, $misses misses (want 9000, 9180)"
+per=$(fc_batch "$T/log")
+((per > 64)) || fail "batch 128: $per packets a take on average"
+ok "the same in batches of 128 ($per packets a take): records exact, 9000 hits"
 
 # --- 3. idle expiry while running (scan and wheel); records as frames on the records port too.
 # The source is unpaced: its 3000 packets (10 per flow) leave within a few
@@ -422,6 +465,7 @@ bad_fc recfile "records: /nonexistent/dir/r.jsonl" \
 bad_fc route "route: nowhere" "app 'f': parameter 'route': no router app named 'nowhere'" 2
 bad_fc idle "idle_timeout: soon" "app 'f': parameter 'idle_timeout'" 2
 bad_fc expiry "expiry: lazy" "app 'f': parameter 'expiry'" 2
+bad_fc batch "batch: 257" "$T/batch.yaml:4:34: app 'f': parameter 'batch' must be in 0..256, got 257" 2
 long=$(printf 't%.0s' {1..70})
 bad_fc table-name "table: $long" "app 'f': parameter 'table': name '$long' is too long" 2
 bad_fc route-name "route: $long" "app 'f': parameter 'route': name '$long' is too long" 2
