@@ -544,7 +544,8 @@ static inline struct sl_flow_entry *fc_fast_find(const struct sl_flowtable *t, u
 /* The commonest burst with no route hints to set: the longest prefix of
  * pkts[0..n) that is simple IPv4 frames (sl_pkt_ipv4_simple) of flows the
  * table has, in light passes: each frame checked (from a run's third frame
- * on, compared with the run's first at once: sl_pkt_ipv4_same_at), and,
+ * on, compared with the run's first at once, whose bytes are kept from
+ * its second frame on: sl_pkt_ipv4_run_at), and,
  * unless its raw addresses, ports and protocol are the previous frame's (a
  * run of one flow), hashed from those two raw words
  * (sl_pkt_ipv4_simple_raw: no key built) with its bucket asked for; above
@@ -572,6 +573,9 @@ static inline unsigned fc_fast_prefix(const struct fc_priv *p, struct rte_mbuf *
 	uint8_t same[SL_BURST_MAX];        /* frame i is frame i - 1's flow */
 	struct fc_raw q = { 0, 0 };
 	const uint8_t *qf = NULL;   /* the first byte of the frame q is of */
+	struct sl_pkt_ipv4_run rb;   /* qf's bytes, once a frame of its flow
+				      * followed it (while same[i - 1]) */
+	memset(&rb, 0, sizeof(rb));
 	unsigned i, n_simple, heads = 0;   /* frames not of the previous one's flow */
 	uint64_t all = 0;   /* the bytes of the frames not heads (each length
 			     * read by its check) */
@@ -581,7 +585,7 @@ static inline unsigned fc_fast_prefix(const struct fc_priv *p, struct rte_mbuf *
 		/* In a run of one flow, the frame's bytes against the run's
 		 * frame's, all at once (most frames of an elephant flow);
 		 * elsewhere the check and the words. */
-		if (i > 0 && same[i - 1] && sl_pkt_ipv4_same_at(pkts[i], f, qf)) {
+		if (i > 0 && same[i - 1] && sl_pkt_ipv4_run_at(pkts[i], f, &rb)) {
 			same[i] = 1;
 			all += rte_pktmbuf_pkt_len(pkts[i]);
 			continue;
@@ -592,6 +596,8 @@ static inline unsigned fc_fast_prefix(const struct fc_priv *p, struct rte_mbuf *
 		const struct fc_raw r = fc_raw_of(h);
 		same[i] = i > 0 && fc_raw_eq(r, q);
 		if (same[i]) {
+			if (!same[i - 1])   /* a run begins: its frame's bytes kept */
+				sl_pkt_ipv4_run_of(&rb, qf);
 			all += rte_pktmbuf_pkt_len(pkts[i]);
 			continue;
 		}

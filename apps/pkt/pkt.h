@@ -191,23 +191,63 @@ static inline bool sl_pkt_ipv4_same_bytes_scalar(const uint8_t *f, const uint8_t
 	       f[23] == p[23] && memcmp(f + 26, p + 26, 12) == 0;
 }
 
-static inline bool sl_pkt_ipv4_same_bytes(const uint8_t *f, const uint8_t *p)
+/* The bytes of frame p that sl_pkt_ipv4_same_bytes compares, kept (masked
+ * into two vectors where the build has SSE2; else p itself), so that the
+ * frames of a run are compared with them without reading p again: the
+ * caller's stores between two frames (a flag a frame) could alias p's
+ * bytes, and the compiler would load them again for every frame. */
+struct sl_pkt_ipv4_run {
+#if defined(__SSE2__)
+	__m128i a, b;   /* bytes 12-27 and 22-37, masked */
+#else
+	const uint8_t *p;
+#endif
+};
+
+#if defined(__SSE2__)
+/* The bytes kept of 12-27 and of 22-37. */
+static inline __m128i sl_pkt_ipv4_keep_a(void)
+{
+	return _mm_setr_epi8(-1, -1, -1, 0, 0, 0, 0, 0, 0x3f, -1, 0, -1, 0, 0, 0, 0);
+}
+
+static inline __m128i sl_pkt_ipv4_keep_b(void)
+{
+	return _mm_setr_epi8(0, 0, 0, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+}
+#endif
+
+static inline void sl_pkt_ipv4_run_of(struct sl_pkt_ipv4_run *r, const uint8_t *p)
 {
 #if defined(__SSE2__)
-	static const uint8_t keep[2][16] __rte_aligned(16) = {
-		{ 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0x3f, 0xff, 0, 0xff, 0, 0, 0, 0 },
-		{ 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff },
-	};
-	__m128i a = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(f + 12)),
-				  _mm_loadu_si128((const __m128i *)(const void *)(p + 12)));
-	__m128i b = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(f + 22)),
-				  _mm_loadu_si128((const __m128i *)(const void *)(p + 22)));
-	__m128i d = _mm_or_si128(_mm_and_si128(a, _mm_load_si128((const __m128i *)(const void *)keep[0])),
-				 _mm_and_si128(b, _mm_load_si128((const __m128i *)(const void *)keep[1])));
-	return _mm_movemask_epi8(_mm_cmpeq_epi8(d, _mm_setzero_si128())) == 0xffff;
+	r->a = _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(p + 12)),
+			     sl_pkt_ipv4_keep_a());
+	r->b = _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(p + 22)),
+			     sl_pkt_ipv4_keep_b());
 #else
-	return sl_pkt_ipv4_same_bytes_scalar(f, p);
+	r->p = p;
 #endif
+}
+
+/* sl_pkt_ipv4_same_bytes(f, p) for the p of r. */
+static inline bool sl_pkt_ipv4_run_bytes(const struct sl_pkt_ipv4_run *r, const uint8_t *f)
+{
+#if defined(__SSE2__)
+	__m128i a = _mm_xor_si128(_mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(f + 12)),
+						sl_pkt_ipv4_keep_a()), r->a);
+	__m128i b = _mm_xor_si128(_mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(f + 22)),
+						sl_pkt_ipv4_keep_b()), r->b);
+	return _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_or_si128(a, b), _mm_setzero_si128())) == 0xffff;
+#else
+	return sl_pkt_ipv4_same_bytes_scalar(f, r->p);
+#endif
+}
+
+static inline bool sl_pkt_ipv4_same_bytes(const uint8_t *f, const uint8_t *p)
+{
+	struct sl_pkt_ipv4_run r;
+	sl_pkt_ipv4_run_of(&r, p);
+	return sl_pkt_ipv4_run_bytes(&r, f);
 }
 
 /* Whether frame m (f: its first byte) is one sl_pkt_ipv4_simple accepts,
@@ -216,18 +256,28 @@ static inline bool sl_pkt_ipv4_same_bytes(const uint8_t *f, const uint8_t *p)
  * lengths checked, then its bytes compared with p's at once
  * (sl_pkt_ipv4_same_bytes): less work than the check and the words for the
  * frames of a run of one flow.  test_pkt and fuzz_pkt hold it to the check
- * and the words.  Little-endian, as sl_pkt_ipv4_simple. */
-static inline bool sl_pkt_ipv4_same_at(const struct rte_mbuf *m, const uint8_t *f,
-				       const uint8_t *p)
+ * and the words.  Little-endian, as sl_pkt_ipv4_simple.
+ * sl_pkt_ipv4_run_at: the same with p's bytes kept in r
+ * (sl_pkt_ipv4_run_of), for the frames of a run. */
+static inline bool sl_pkt_ipv4_run_at(const struct rte_mbuf *m, const uint8_t *f,
+				      const struct sl_pkt_ipv4_run *r)
 {
 #if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
-	return sl_pkt_ipv4_simple_lengths(m, f) && sl_pkt_ipv4_same_bytes(f, p);
+	return sl_pkt_ipv4_simple_lengths(m, f) && sl_pkt_ipv4_run_bytes(r, f);
 #else
 	(void)m;
 	(void)f;
-	(void)p;
+	(void)r;
 	return false;
 #endif
+}
+
+static inline bool sl_pkt_ipv4_same_at(const struct rte_mbuf *m, const uint8_t *f,
+				       const uint8_t *p)
+{
+	struct sl_pkt_ipv4_run r;
+	sl_pkt_ipv4_run_of(&r, p);
+	return sl_pkt_ipv4_run_at(m, f, &r);
 }
 
 /* sl_pkt_parse_full, with the frames of sl_pkt_ipv4_simple parsed inline:
