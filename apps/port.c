@@ -696,7 +696,8 @@ static void port_pull(struct sl_app *app)
 	unsigned rounds = 1, burst = app->burst;
 	if (sl_link_direct(out)) {
 		burst = sl_link_batch(out, app->burst);
-		rounds = RTE_MAX(PORT_RX_ROUNDS * app->burst / burst, 1u);
+		rounds = burst == app->burst ? PORT_RX_ROUNDS
+					     : RTE_MAX(PORT_RX_ROUNDS * app->burst / burst, 1u);
 	}
 	for (uint16_t q = p->rxq0; q < p->rxq0 + p->n_rxq; q++)
 		for (unsigned r = 0; r < rounds; r++)
