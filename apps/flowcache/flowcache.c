@@ -545,11 +545,28 @@ static inline struct sl_flow_entry *fc_fast_find(const struct sl_flowtable *t, u
 	return sl_ft_lookup_ways_words(t, w[0], w[1], w[2], w[3], w[4], hash, wy);
 }
 
+/* The frames of a run from pkts[i] on (i <= n) while they are of the run
+ * whose first frame's bytes rb keeps (sl_pkt_ipv4_run_at): the index of
+ * the first that is not (n when all are), their lengths added to *bytes. */
+static inline unsigned fc_run_more(struct rte_mbuf *const *pkts, unsigned i, unsigned n,
+				   const struct sl_pkt_ipv4_run *rb, uint64_t *bytes)
+{
+	uint64_t add = 0;
+	for (; i < n; i++) {
+		const struct rte_mbuf *m = pkts[i];
+		if (!sl_pkt_ipv4_run_at(m, rte_pktmbuf_mtod(m, const uint8_t *), rb))
+			break;
+		add += rte_pktmbuf_pkt_len(m);
+	}
+	*bytes += add;
+	return i;
+}
+
 /* The commonest burst with no route hints to set: the longest prefix of
  * pkts[0..n) that is simple IPv4 frames (sl_pkt_ipv4_simple) of flows the
  * table has, in light passes: each frame checked (from a run's third frame
- * on, compared with the run's first at once, whose bytes are kept from
- * its second frame on: sl_pkt_ipv4_run_at), and,
+ * on, compared with the run's first at once in a loop of their own,
+ * fc_run_more, the first's bytes kept from the run's second frame on), and,
  * unless its raw addresses, ports and protocol are the previous frame's (a
  * run of one flow), hashed from those two raw words
  * (sl_pkt_ipv4_simple_raw: no key built) with its bucket asked for; above
@@ -577,32 +594,28 @@ static inline unsigned fc_fast_prefix(const struct fc_priv *p, struct rte_mbuf *
 	uint8_t same[SL_BURST_MAX];        /* frame i is frame i - 1's flow */
 	struct fc_raw q = { 0, 0 };
 	const uint8_t *qf = NULL;   /* the first byte of the frame q is of */
-	struct sl_pkt_ipv4_run rb;   /* qf's bytes, once a frame of its flow
-				      * followed it (while same[i - 1]) */
-	memset(&rb, 0, sizeof(rb));
+	struct sl_pkt_ipv4_run rb;   /* qf's bytes, in a run of its flow */
 	unsigned i, n_simple, heads = 0;   /* frames not of the previous one's flow */
 	uint64_t all = 0;   /* the bytes of the frames not heads (each length
 			     * read by its check) */
 
 	for (i = 0; i < n; i++) {
 		const uint8_t *f = rte_pktmbuf_mtod(pkts[i], const uint8_t *);
-		/* In a run of one flow, the frame's bytes against the run's
-		 * frame's, all at once (most frames of an elephant flow);
-		 * elsewhere the check and the words. */
-		if (i > 0 && same[i - 1] && sl_pkt_ipv4_run_at(pkts[i], f, &rb)) {
-			same[i] = 1;
-			all += rte_pktmbuf_pkt_len(pkts[i]);
-			continue;
-		}
 		const uint8_t *h = sl_pkt_ipv4_simple_at(pkts[i], f);
 		if (unlikely(h == NULL))
 			break;
 		const struct fc_raw r = fc_raw_of(h);
 		same[i] = i > 0 && fc_raw_eq(r, q);
 		if (same[i]) {
-			if (!same[i - 1])   /* a run begins: its frame's bytes kept */
-				sl_pkt_ipv4_run_of(&rb, qf);
+			/* A run of one flow begins (most frames of an elephant
+			 * flow): its first frame's bytes kept, and the frames
+			 * after this one compared with them at once, in a loop
+			 * of their own, while they match. */
 			all += rte_pktmbuf_pkt_len(pkts[i]);
+			sl_pkt_ipv4_run_of(&rb, qf);
+			unsigned j = fc_run_more(pkts, i + 1, n, &rb, &all);
+			memset(&same[i + 1], 1, j - (i + 1));
+			i = j - 1;
 			continue;
 		}
 		heads++;
