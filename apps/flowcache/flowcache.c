@@ -542,7 +542,7 @@ static inline struct sl_flow_entry *fc_fast_find(const struct sl_flowtable *t, u
 {
 	uint64_t w[5];
 	sl_flow_key_v4_words(addrs, rest, w);
-	return sl_ft_lookup_ways_words(t, w[0], w[1], w[2], w[3], w[4], hash, wy);
+	return sl_ft_lookup_ways_v4(t, w[0], w[1], w[3], hash, wy);
 }
 
 /* The frames of a run from pkts[i] on (i <= n) while they are of the run

@@ -372,6 +372,32 @@ sl_ft_lookup_ways_words(const struct sl_flowtable *t, uint64_t w0, uint64_t w1, 
 	return NULL;
 }
 
+/* sl_ft_lookup_ways_words for an IPv4 key (w0's family byte 4): its words
+ * 2 and 4 are zero in every IPv4 key (sl_flow_key_v4_words; an IPv4 key
+ * hashes by words 0, 1 and 3 alone, sl_flow_key_hash_words), and an entry
+ * whose word 0 is w0 has such a key, so only words 0, 1 and 3 are
+ * compared.  Same rules. */
+static inline struct sl_flow_entry *sl_ft_lookup_ways_v4(const struct sl_flowtable *t,
+							 uint64_t w0, uint64_t w1, uint64_t w3,
+							 uint32_t hash, unsigned ways)
+{
+	const struct sl_ft_index *ix = (const struct sl_ft_index *)t;
+	const struct sl_ft_bucket *b = &ix->b[hash & ix->mask];
+	while (ways != 0) {
+		unsigned w = (unsigned)__builtin_ctz(ways) / 2;
+		ways &= ways - 1;
+		uint32_t id1 = __atomic_load_n(&b->idx[w], __ATOMIC_ACQUIRE);
+		if (id1 == 0)
+			continue;
+		struct sl_flow_entry *e = &ix->ent[id1 - 1];
+		const struct sl_flow_key *k = &e->key;
+		if (((sl_flow_key_word(k, 0) ^ w0) | (sl_flow_key_word(k, 1) ^ w1) |
+		     (sl_flow_key_word(k, 3) ^ w3)) == 0)
+			return e;
+	}
+	return NULL;
+}
+
 /* sl_ft_lookup_ways_words for the key k.  Same rules. */
 static inline struct sl_flow_entry *sl_ft_lookup_ways(const struct sl_flowtable *t,
 						      const struct sl_flow_key *k, uint32_t hash,

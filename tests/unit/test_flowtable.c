@@ -966,6 +966,52 @@ static void test_lookup_words(void)
 	rig_free(&r);
 }
 
+/* sl_ft_lookup_ways_v4 compares words 0, 1 and 3 only: in one bucket and
+ * signature, an IPv4 key, IPv4 keys differing from it in word 0 (the
+ * ports), 1 (source) and 3 (destination), and an IPv6 key with the same
+ * bytes but its family: each IPv4 key's words find its own entry, never
+ * the IPv6 one's; words no key has find nothing. */
+static void test_lookup_v4(void)
+{
+	struct rig r;
+	struct sl_flowtable_conf fc = { .name = "l4", .capacity = 64, .expiry_cap = 64 };
+	if (!rig_make(&r, SL_EPOCH_IMMEDIATE, &fc, 0))
+		return;
+	const uint32_t hash = 0x2b2b4321u;
+	struct sl_flow_key k[5];
+	struct sl_flow_entry *e[5];
+	k[4] = k[0] = key_of(7);
+	k[4].family = 6;   /* the IPv6 key: inserted first, so met first */
+	for (unsigned i = 1; i < 4; i++) {   /* key i differs from key 0 in word (0, 1, 3)[i - 1] */
+		k[i] = k[0];
+		((uint8_t *)&k[i])[8 * (i == 1 ? 0 : i == 2 ? 1 : 3) + 2] ^= 0x40;
+	}
+	enum sl_ft_insert_status st;
+	e[4] = sl_ft_insert(r.h, &k[4], hash, 100, 4, &st);
+	CHECK(e[4] != NULL && st == SL_FT_INSERTED, "lookup_v4: insert the IPv6 key");
+	for (unsigned i = 0; i < 4; i++) {
+		e[i] = sl_ft_insert(r.h, &k[i], hash, 100, i, &st);
+		CHECK(e[i] != NULL && st == SL_FT_INSERTED, "lookup_v4: insert %u", i);
+	}
+	unsigned ways = sl_ft_match(r.t, hash);
+	for (unsigned i = 0; i < 4; i++) {
+		const struct sl_flow_key *q = &k[i];
+		struct sl_flow_entry *got = sl_ft_lookup_ways_v4(r.t, sl_flow_key_word(q, 0),
+								 sl_flow_key_word(q, 1),
+								 sl_flow_key_word(q, 3), hash, ways);
+		CHECK(got == e[i], "lookup_v4: key %u found flow id %ld, not %u", i,
+		      got != NULL ? (long)sl_ft_entry_id(r.t, got) : -1L,
+		      sl_ft_entry_id(r.t, e[i]));
+	}
+	CHECK(sl_ft_lookup_ways_v4(r.t, sl_flow_key_word(&k[0], 0), sl_flow_key_word(&k[0], 1),
+				   sl_flow_key_word(&k[0], 3) ^ 1, hash, ways) == NULL,
+	      "lookup_v4: a destination no key has was found");
+	CHECK(sl_ft_flush(r.h, 64) == 5, "lookup_v4: flush");
+	breathe_all(&r);
+	breathe_all(&r);
+	rig_free(&r);
+}
+
 static void test_touch_n_sole(void) { test_touch_n(true); }
 static void test_touch_n_shared(void) { test_touch_n(false); }
 static void test_drop_immediately_immediate(void) { test_drop_immediately(SL_EPOCH_IMMEDIATE); }
@@ -994,6 +1040,7 @@ static void test_drop_immediately_qsbr(void)
 static const struct sl_test_case cases[] = {
 	SL_CASE(test_touch_n_sole),
 	SL_CASE(test_lookup_words),
+	SL_CASE(test_lookup_v4),
 	SL_CASE(test_touch_n_shared),
 	SL_CASE(test_drop_immediately_immediate),
 	SL_CASE(test_drop_immediately_batch),
