@@ -690,7 +690,8 @@ static const struct sl_command commands[] = {
 	  "sluice.yaml(5))", NULL, cmd_config, false },
 	{ "topology", NULL,
 	  "topology [--measure [--save FILE] [--round-trips N] [--samples N]] [--load FILE]",
-	  "print the machine's PUs, cores, L2/L3 domains, NUMA nodes\n"
+	  "print the machine's PUs, cores, L2/L3 domains (with the L3's\n"
+	  "size), NUMA nodes\n"
 	  "and PCI devices (hwloc; honours HWLOC_SYNTHETIC, HWLOC_XMLFILE);\n"
 	  "--measure adds a core-to-core latency matrix (median ns)", NULL, cmd_topology,
 	  false },
