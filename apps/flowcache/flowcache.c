@@ -70,14 +70,11 @@
 #define FC_FILE_BUF (256u * 1024u)     /* records waiting for the file */
 #define FC_IPFIX_QUEUE 16384u          /* records waiting for the IPFIX exporter */
 /* batch 0: the table lines a hit reads (its bucket's and its entry's), the
- * L3 cache assumed where hwloc gives none, the share of it the table's
- * lines can count on (the rest holds the packets, their mbufs and the
- * other apps' data: a NIC's or a pcap's frames pass through it), and the
- * bursts a batch takes once the live flows' lines outgrow that share
- * (docs/flowcache.md, "Batches"). */
+ * L3 cache assumed where hwloc gives none, and the bursts a batch takes
+ * once the live flows' lines outgrow the L3 (docs/flowcache.md,
+ * "Batches"). */
 #define FC_FLOW_LINE_BYTES 128u
 #define FC_L3_GUESS (16ull << 20)
-#define FC_L3_SHARE 8u
 #define FC_BATCH_BURSTS 4u
 
 /* The app's counters, in the order of fc_counters. */
@@ -135,7 +132,7 @@ static const struct sl_counter_spec fc_counters[FC_N_COUNTERS] = {
 	[FC_LATE_MAX] = { "expiry_late_us_max", SL_GAUGE, "The same, the largest (docs/flowcache.md: at most expiry_step_us plus the longest gap between two breaths, while expiry keeps up)." },
 	[FC_EXPIRY_STEP] = { "expiry_step_us", SL_GAUGE, "The expiry's step: the scan's sweep period (the shorter timeout / 8) or the wheel's tick, in microseconds." },
 	[FC_TICK_GAP] = { "tick_gap_us", SL_GAUGE, "The longest time between two of this app's expiry steps (its worker's breaths), in microseconds: a worker kept off its CPU delays expiry by as much." },
-	[FC_BATCH] = { "batch", SL_GAUGE, "Packets the app takes from its input at once at most, now: the parameter batch, or with batch 0 the engine's burst while the live flows' table lines fit in an eighth of its worker's L3 cache and 4 bursts (at most 256) once they do not." },
+	[FC_BATCH] = { "batch", SL_GAUGE, "Packets the app takes from its input at once at most, now: the parameter batch, or with batch 0 the engine's burst while the live flows' table lines fit in its worker's L3 cache and 4 bursts (at most 256) once they do not." },
 };
 _Static_assert(SL_PKT_R_COUNT == 9, "one malformed_* counter per reason of apps/pkt/pkt.h");
 
@@ -822,10 +819,10 @@ static void fc_take(struct sl_app *app, unsigned in, struct rte_mbuf **pkts, uns
 }
 
 /* The batch for the table as it is now (batch 0): the engine's burst while
- * the live flows' lines fit in their share of the L3 cache, so that a
- * burst's lines stay few; FC_BATCH_BURSTS bursts once they do not, so that
- * more of a batch's misses to memory overlap (docs/flowcache.md,
- * "Batches").  The input
+ * the live flows' lines fit in the L3 cache (its misses are L3 hits, which
+ * the stages of a burst of 32 already overlap); FC_BATCH_BURSTS bursts
+ * once they do not, so that more of a batch's misses to memory overlap
+ * (docs/flowcache.md, "Batches").  The input
  * link's producer hears of it when it hands bursts over directly (a
  * port's rx). */
 static void fc_batch_update(struct sl_app *app, struct fc_priv *p)
@@ -1037,8 +1034,7 @@ static int fc_start(struct sl_app *app, struct sl_err *err)
 	}
 	p->last_flush_ns = sl_epoch_now_ns(app->epoch);
 	p->batch_set = (unsigned)sl_app_param_uint(app, "batch");
-	p->batch_flows = (app->l3_bytes != 0 ? app->l3_bytes : FC_L3_GUESS) / FC_L3_SHARE /
-			 FC_FLOW_LINE_BYTES;
+	p->batch_flows = (app->l3_bytes != 0 ? app->l3_bytes : FC_L3_GUESS) / FC_FLOW_LINE_BYTES;
 	p->batch = 0;   /* none yet: set now, then by the ticks */
 	fc_batch_update(app, p);
 	return 0;
@@ -1194,7 +1190,7 @@ static const struct sl_param_spec fc_params[] = {
 	{ .name = "ipfix_refresh", .type = SL_PARAM_DURATION, .def = "60s", .min = 1000000,
 	  .doc = "how often the IPFIX templates are sent again over UDP" },
 	{ .name = "batch", .type = SL_PARAM_UINT, .def = "0", .max = SL_BURST_MAX,
-	  .doc = "packets taken from the input at once at most; 0 means the engine's burst while the live flows' table lines fit in an eighth of the L3 cache of the app's worker, 4 bursts (at most 256) once they do not" },
+	  .doc = "packets taken from the input at once at most; 0 means the engine's burst while the live flows' table lines fit in the L3 cache of the app's worker, 4 bursts (at most 256) once they do not" },
 	{ .name = "route", .type = SL_PARAM_STRING, .def = "none",
 	  .doc = "router app whose next hop is cached per flow and passed on as a route hint; none: no caching",
 	  .app_type = "router" },

@@ -261,10 +261,10 @@ out = [struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1)]
 out += [struct.pack("<IIII", 0, 0, len(f), len(f)) + f for f in recs]
 open(sys.argv[1], "wb").write(b"".join(out))
 PY
-# batch 0 first (32 where an eighth of the worker's L3 cache holds 9180
-# flows' lines, 1.1 MiB: any L3 of 9 MiB or more), then 128 (what batch 0
-# takes once the table outgrows that): the staged passes and the inserts
-# over 4 bursts at once
+# batch 0 first (32 where the worker's L3 cache holds 9180 flows' lines,
+# 1.1 MiB; the gauge says which), then 128 (what batch 0 takes once the
+# table outgrows the L3): the staged passes and the inserts over 4 bursts
+# at once
 for b in 0 128; do
   sed "s#runs.pcap#many.pcap#; s#runs#many$b#g; s#entries: 8,#entries: 16384, batch: $b,#" \
     "$T/runs.yaml" >"$T/many$b.yaml"
