@@ -343,15 +343,12 @@ static inline unsigned sl_ft_match_prefetch(const struct sl_flowtable *t, uint32
 	return ways;
 }
 
-/* The live entry among ways (from sl_ft_match or sl_ft_match_prefetch of
- * hash, at any earlier moment of the caller's current quiescent period)
- * whose key's five 8-byte words (sl_flow_key_word) are w0..w4, or NULL:
- * compared with each candidate's key word by word, so that a caller that
- * built the key in registers need not store it.  Same rules as
- * sl_ft_lookup. */
-static inline struct sl_flow_entry *
-sl_ft_lookup_ways_words(const struct sl_flowtable *t, uint64_t w0, uint64_t w1, uint64_t w2,
-			uint64_t w3, uint64_t w4, uint32_t hash, unsigned ways)
+/* The lookups below, by a key's words: with all5 false, words 2 and 4 are
+ * not compared (an IPv4 key's, sl_ft_lookup_ways_v4). */
+static inline struct sl_flow_entry *sl_ft_priv_lookup_ways(const struct sl_flowtable *t,
+							   uint64_t w0, uint64_t w1, uint64_t w2,
+							   uint64_t w3, uint64_t w4, uint32_t hash,
+							   unsigned ways, bool all5)
 {
 	const struct sl_ft_index *ix = (const struct sl_ft_index *)t;
 	const struct sl_ft_bucket *b = &ix->b[hash & ix->mask];
@@ -364,12 +361,27 @@ sl_ft_lookup_ways_words(const struct sl_flowtable *t, uint64_t w0, uint64_t w1, 
 		/* the key alone: the entry's hash is in its meta */
 		struct sl_flow_entry *e = &ix->ent[id1 - 1];
 		const struct sl_flow_key *k = &e->key;
-		if (((sl_flow_key_word(k, 0) ^ w0) | (sl_flow_key_word(k, 1) ^ w1) |
-		     (sl_flow_key_word(k, 2) ^ w2) | (sl_flow_key_word(k, 3) ^ w3) |
-		     (sl_flow_key_word(k, 4) ^ w4)) == 0)
+		uint64_t d = (sl_flow_key_word(k, 0) ^ w0) | (sl_flow_key_word(k, 1) ^ w1) |
+			     (sl_flow_key_word(k, 3) ^ w3);
+		if (all5)
+			d |= (sl_flow_key_word(k, 2) ^ w2) | (sl_flow_key_word(k, 4) ^ w4);
+		if (d == 0)
 			return e;
 	}
 	return NULL;
+}
+
+/* The live entry among ways (from sl_ft_match or sl_ft_match_prefetch of
+ * hash, at any earlier moment of the caller's current quiescent period)
+ * whose key's five 8-byte words (sl_flow_key_word) are w0..w4, or NULL:
+ * compared with each candidate's key word by word, so that a caller that
+ * built the key in registers need not store it.  Same rules as
+ * sl_ft_lookup. */
+static inline struct sl_flow_entry *
+sl_ft_lookup_ways_words(const struct sl_flowtable *t, uint64_t w0, uint64_t w1, uint64_t w2,
+			uint64_t w3, uint64_t w4, uint32_t hash, unsigned ways)
+{
+	return sl_ft_priv_lookup_ways(t, w0, w1, w2, w3, w4, hash, ways, true);
 }
 
 /* sl_ft_lookup_ways_words for an IPv4 key (w0's family byte 4): its words
@@ -381,21 +393,7 @@ static inline struct sl_flow_entry *sl_ft_lookup_ways_v4(const struct sl_flowtab
 							 uint64_t w0, uint64_t w1, uint64_t w3,
 							 uint32_t hash, unsigned ways)
 {
-	const struct sl_ft_index *ix = (const struct sl_ft_index *)t;
-	const struct sl_ft_bucket *b = &ix->b[hash & ix->mask];
-	while (ways != 0) {
-		unsigned w = (unsigned)__builtin_ctz(ways) / 2;
-		ways &= ways - 1;
-		uint32_t id1 = __atomic_load_n(&b->idx[w], __ATOMIC_ACQUIRE);
-		if (id1 == 0)
-			continue;
-		struct sl_flow_entry *e = &ix->ent[id1 - 1];
-		const struct sl_flow_key *k = &e->key;
-		if (((sl_flow_key_word(k, 0) ^ w0) | (sl_flow_key_word(k, 1) ^ w1) |
-		     (sl_flow_key_word(k, 3) ^ w3)) == 0)
-			return e;
-	}
-	return NULL;
+	return sl_ft_priv_lookup_ways(t, w0, w1, 0, w3, 0, hash, ways, false);
 }
 
 /* sl_ft_lookup_ways_words for the key k.  Same rules. */
