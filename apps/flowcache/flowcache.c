@@ -69,12 +69,8 @@
 #define FC_FLUSH_NS 1000000000ull
 #define FC_FILE_BUF (256u * 1024u)     /* records waiting for the file */
 #define FC_IPFIX_QUEUE 16384u          /* records waiting for the IPFIX exporter */
-/* batch 0: the table lines a hit reads (its bucket's and its entry's), the
- * L3 cache assumed where hwloc gives none, and the bursts a batch takes
- * once the live flows' lines outgrow the L3 (docs/flowcache.md,
- * "Batches"). */
-#define FC_FLOW_LINE_BYTES 128u
-#define FC_L3_GUESS (16ull << 20)
+/* batch 0: the bursts a batch takes once the live flows' lines outgrow the
+ * L3 (sl_ft_outgrows; docs/flowcache.md, "Batches"). */
 #define FC_BATCH_BURSTS 4u
 
 /* The app's counters, in the order of fc_counters. */
@@ -153,10 +149,8 @@ struct fc_priv {
 	struct sl_ipfix *ipfix;           /* records: ipfix://HOST:PORT */
 	uint64_t real_off_ns;             /* CLOCK_REALTIME - the epoch's clock */
 	uint64_t last_flush_ns;
-	unsigned batch;                   /* packets taken at once at most (FC_BATCH) */
-	unsigned batch_set;               /* the parameter: 0 auto */
-	uint64_t batch_flows;             /* auto: live flows above which a batch is
-					   * FC_BATCH_BURSTS bursts */
+	unsigned batch_set;               /* the parameter batch: 0 auto (the batch
+					   * itself is the input link's, sl_link_batch) */
 
 	/* per-burst record frames (records output) */
 	struct rte_mbuf *rec_pkts[SL_BURST_MAX];
@@ -802,10 +796,9 @@ static void fc_burst_in(struct sl_app *app, struct sl_link *in, struct rte_mbuf 
 
 static void fc_push(struct sl_app *app)
 {
-	const struct fc_priv *p = app->priv;
 	struct rte_mbuf *pkts[SL_BURST_MAX];
 	struct sl_link *in = app->in[0];
-	unsigned n = sl_link_receive_raw(in, pkts, p->batch);
+	unsigned n = sl_link_receive_raw(in, pkts, sl_link_batch(in, app->burst));
 	if (n > 0)
 		fc_burst_in(app, in, pkts, n);
 }
@@ -822,23 +815,20 @@ static void fc_take(struct sl_app *app, unsigned in, struct rte_mbuf **pkts, uns
  * the live flows' lines fit in the L3 cache (its misses are L3 hits, which
  * the stages of a burst of 32 already overlap); FC_BATCH_BURSTS bursts
  * once they do not, so that more of a batch's misses to memory overlap
- * (docs/flowcache.md, "Batches").  The input
- * link's producer hears of it when it hands bursts over directly (a
- * port's rx). */
-static void fc_batch_update(struct sl_app *app, struct fc_priv *p)
+ * (docs/flowcache.md, "Batches").  It is kept on the input link, which
+ * the push reads it from and a direct link's producer sizes its bursts by
+ * (a port's rx); a link a reload made has none yet and gets it here. */
+static void fc_batch_update(struct sl_app *app, const struct fc_priv *p)
 {
 	unsigned want = p->batch_set;
 	if (want == 0)
-		want = sl_ft_live(p->t) > p->batch_flows
+		want = sl_ft_outgrows(sl_ft_live(p->t), app->l3_bytes)
 			       ? RTE_MIN(FC_BATCH_BURSTS * app->burst, (unsigned)SL_BURST_MAX)
 			       : app->burst;
-	if (want != p->batch) {
-		p->batch = want;
+	if (sl_link_batch(app->in[0], 0) != want) {
+		sl_link_set_batch(app->in[0], want);
 		sl_app_ctr_set(app, FC_BATCH, want);
 	}
-	/* (a link a reload made has not heard yet) */
-	if (sl_link_batch(app->in[0], 0) != want)
-		sl_link_set_batch(app->in[0], want);
 }
 
 static void fc_tick(struct sl_app *app)
@@ -1034,8 +1024,6 @@ static int fc_start(struct sl_app *app, struct sl_err *err)
 	}
 	p->last_flush_ns = sl_epoch_now_ns(app->epoch);
 	p->batch_set = (unsigned)sl_app_param_uint(app, "batch");
-	p->batch_flows = (app->l3_bytes != 0 ? app->l3_bytes : FC_L3_GUESS) / FC_FLOW_LINE_BYTES;
-	p->batch = 0;   /* none yet: set now, then by the ticks */
 	fc_batch_update(app, p);
 	return 0;
 }

@@ -575,4 +575,18 @@ uint32_t sl_ft_ids_free(const struct sl_flowtable *t);
 /* Live entries (table-wide; a relaxed read while workers run).  Any thread. */
 uint64_t sl_ft_live(const struct sl_flowtable *t);
 
+/* The table's lines a hit reads: its bucket's and its entry's. */
+#define SL_FT_HIT_BYTES (sizeof(struct sl_ft_bucket) + sizeof(struct sl_flow_entry))
+/* The cache sl_ft_outgrows assumes where its size is not known. */
+#define SL_FT_CACHE_GUESS (16ull << 20)
+
+/* Whether the lines the hits of `live` flows read (SL_FT_HIT_BYTES each)
+ * outgrow a cache of cache_bytes (0: unknown, SL_FT_CACHE_GUESS): its
+ * lookups then miss to memory, and a caller that overlaps a batch's
+ * misses wants larger batches (flowcache's `batch`).  Any thread. */
+static inline bool sl_ft_outgrows(uint64_t live, uint64_t cache_bytes)
+{
+	return live * SL_FT_HIT_BYTES > (cache_bytes != 0 ? cache_bytes : SL_FT_CACHE_GUESS);
+}
+
 #endif

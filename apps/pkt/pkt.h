@@ -103,7 +103,7 @@ static inline bool sl_pkt_has_ports(uint8_t proto)
 /* The lengths sl_pkt_ipv4_simple asks of frame m (f: its first byte): the
  * first segment holds the IPv4 header without options and the ports after
  * it, and the header's total length covers them and fits in the frame.
- * The one place that says so (sl_pkt_ipv4_simple_at, sl_pkt_ipv4_same_at). */
+ * The one place that says so (sl_pkt_ipv4_simple_at, sl_pkt_ipv4_run_at). */
 static inline bool sl_pkt_ipv4_simple_lengths(const struct rte_mbuf *m, const uint8_t *f)
 {
 	const uint32_t l3 = RTE_ETHER_HDR_LEN, l4 = l3 + sizeof(struct rte_ipv4_hdr);
@@ -183,15 +183,15 @@ static inline void sl_pkt_ipv4_simple_raw(const uint8_t *h, uint64_t *addrs, uin
  * bits, protocol, addresses and ports (bytes 12-14, 20-21, 23, 26-37; the
  * DF and reserved bits of byte 20 are not checked).  _scalar compares them
  * one by one, the other (SSE2 where the build has it: two masked 16-byte
- * compares, bytes 12-27 and 22-37) at once; test_pkt holds the two to each
- * other. */
+ * compares, bytes 12-27 and 22-37) at once, sl_pkt_ipv4_run_bytes below;
+ * test_pkt holds the two to each other. */
 static inline bool sl_pkt_ipv4_same_bytes_scalar(const uint8_t *f, const uint8_t *p)
 {
 	return memcmp(f + 12, p + 12, 3) == 0 && ((f[20] ^ p[20]) & 0x3f) == 0 && f[21] == p[21] &&
 	       f[23] == p[23] && memcmp(f + 26, p + 26, 12) == 0;
 }
 
-/* The bytes of frame p that sl_pkt_ipv4_same_bytes compares, kept (masked
+/* The bytes of frame p those compare, kept by sl_pkt_ipv4_run_of (masked
  * into two vectors where the build has SSE2; else p itself), so that the
  * frames of a run are compared with them without reading p again: the
  * caller's stores between two frames (a flag a frame) could alias p's
@@ -229,7 +229,8 @@ static inline void sl_pkt_ipv4_run_of(struct sl_pkt_ipv4_run *r, const uint8_t *
 #endif
 }
 
-/* sl_pkt_ipv4_same_bytes(f, p) for the p of r. */
+/* Whether frame f's bytes are p's where the two compares above look, for
+ * the p of r. */
 static inline bool sl_pkt_ipv4_run_bytes(const struct sl_pkt_ipv4_run *r, const uint8_t *f)
 {
 #if defined(__SSE2__)
@@ -243,22 +244,14 @@ static inline bool sl_pkt_ipv4_run_bytes(const struct sl_pkt_ipv4_run *r, const 
 #endif
 }
 
-static inline bool sl_pkt_ipv4_same_bytes(const uint8_t *f, const uint8_t *p)
-{
-	struct sl_pkt_ipv4_run r;
-	sl_pkt_ipv4_run_of(&r, p);
-	return sl_pkt_ipv4_run_bytes(&r, f);
-}
-
 /* Whether frame m (f: its first byte) is one sl_pkt_ipv4_simple accepts,
  * of the same flow (the same two words of sl_pkt_ipv4_simple_raw) as the
- * frame whose first byte is p, which sl_pkt_ipv4_simple accepted: m's
- * lengths checked, then its bytes compared with p's at once
- * (sl_pkt_ipv4_same_bytes): less work than the check and the words for the
- * frames of a run of one flow.  test_pkt and fuzz_pkt hold it to the check
- * and the words.  Little-endian, as sl_pkt_ipv4_simple.
- * sl_pkt_ipv4_run_at: the same with p's bytes kept in r
- * (sl_pkt_ipv4_run_of), for the frames of a run. */
+ * frame p whose bytes r keeps (sl_pkt_ipv4_run_of), which
+ * sl_pkt_ipv4_simple accepted: m's lengths checked, then its bytes compared
+ * with p's at once (sl_pkt_ipv4_run_bytes): less work than the check and
+ * the words for the frames of a run of one flow.  test_pkt and fuzz_pkt
+ * hold it to the check and the words.  Little-endian, as
+ * sl_pkt_ipv4_simple. */
 static inline bool sl_pkt_ipv4_run_at(const struct rte_mbuf *m, const uint8_t *f,
 				      const struct sl_pkt_ipv4_run *r)
 {
@@ -270,14 +263,6 @@ static inline bool sl_pkt_ipv4_run_at(const struct rte_mbuf *m, const uint8_t *f
 	(void)r;
 	return false;
 #endif
-}
-
-static inline bool sl_pkt_ipv4_same_at(const struct rte_mbuf *m, const uint8_t *f,
-				       const uint8_t *p)
-{
-	struct sl_pkt_ipv4_run r;
-	sl_pkt_ipv4_run_of(&r, p);
-	return sl_pkt_ipv4_run_at(m, f, &r);
 }
 
 /* sl_pkt_parse_full, with the frames of sl_pkt_ipv4_simple parsed inline:

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -113,8 +114,8 @@ struct sl_topology *sl_topology_load(struct sl_err *err)
 		p->cpu = (int)pu->os_index;
 		p->core = ancestor_index(topo, HWLOC_OBJ_CORE, pu);
 		p->l2 = ancestor_index(topo, HWLOC_OBJ_L2CACHE, pu);
-		p->l3 = ancestor_index(topo, HWLOC_OBJ_L3CACHE, pu);
 		hwloc_obj_t l3 = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_L3CACHE, pu);
+		p->l3 = l3 != NULL ? (int)l3->logical_index : -1;
 		p->l3_bytes = l3 != NULL && l3->attr != NULL ? l3->attr->cache.size : 0;
 		p->package = ancestor_index(topo, HWLOC_OBJ_PACKAGE, pu);
 		p->numa = numa_of_cpuset(topo, pu->cpuset);
@@ -224,9 +225,9 @@ void sl_topology_print(const struct sl_topology *t, FILE *out)
 							off ? "," : "", t->pus[j].cpu);
 		char l3[16] = "-";
 		if (p->l3_bytes >= 1024 * 1024)
-			snprintf(l3, sizeof(l3), "%lluM", p->l3_bytes >> 20);
+			snprintf(l3, sizeof(l3), "%" PRIu64 "M", p->l3_bytes >> 20);
 		else if (p->l3_bytes > 0)
-			snprintf(l3, sizeof(l3), "%lluK", p->l3_bytes >> 10);
+			snprintf(l3, sizeof(l3), "%" PRIu64 "K", p->l3_bytes >> 10);
 		fprintf(out, "%5d %5d %4d %4d %7s %4d %7d  %s\n", p->cpu, p->core, p->l2, p->l3,
 			l3, p->numa, p->package, off ? sib : "-");
 	}

@@ -18,6 +18,7 @@
 #define SL_TOPOLOGY_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "base/err.h"
@@ -25,7 +26,7 @@
 struct sl_topo_pu {
 	int cpu;         /* OS index */
 	int core, l2, l3, numa, package;   /* logical indices; -1 if absent */
-	unsigned long long l3_bytes;       /* size of its L3 cache; 0 if absent or
+	uint64_t l3_bytes;                 /* size of its L3 cache; 0 if absent or
 					    * unknown (a synthetic topology's
 					    * unless it gives one) */
 };

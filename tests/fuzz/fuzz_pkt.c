@@ -231,9 +231,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		 * segments, and with one of its first 64 bytes flipped (the
 		 * byte and the bits from the input's control bytes), is of
 		 * its flow exactly when the check and the words say so. */
-		const uint8_t *p = rte_pktmbuf_mtod(&one.m[0], const uint8_t *);
-		fuzz_require(sl_pkt_ipv4_same_at(&many.m[0], rte_pktmbuf_mtod(&many.m[0], const uint8_t *),
-						 p) == same_flow(&many.m[0], addrs, rest),
+		struct sl_pkt_ipv4_run r;
+		sl_pkt_ipv4_run_of(&r, rte_pktmbuf_mtod(&one.m[0], const uint8_t *));
+		fuzz_require(sl_pkt_ipv4_run_at(&many.m[0], rte_pktmbuf_mtod(&many.m[0], const uint8_t *),
+						&r) == same_flow(&many.m[0], addrs, rest),
 			     "the run check differs from the check and the words (%u segments)",
 			     many.n);
 		uint32_t at = data[1] % (len < 64 ? len : 64);
@@ -241,8 +242,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		frame[at] ^= bits;
 		struct chain flipped;
 		chain_build(&flipped, frame, len, NULL, 0);
-		fuzz_require(sl_pkt_ipv4_same_at(&flipped.m[0],
-						 rte_pktmbuf_mtod(&flipped.m[0], const uint8_t *), p) ==
+		fuzz_require(sl_pkt_ipv4_run_at(&flipped.m[0],
+						rte_pktmbuf_mtod(&flipped.m[0], const uint8_t *), &r) ==
 			     same_flow(&flipped.m[0], addrs, rest),
 			     "the run check differs from the check and the words (byte %u ^ %#x)", at,
 			     bits);

@@ -1012,6 +1012,22 @@ static void test_lookup_v4(void)
 	rig_free(&r);
 }
 
+/* sl_ft_outgrows: a hit reads two lines (128 bytes a flow); a 32 MiB cache
+ * holds 262144 flows' and not one more, and an unknown cache is taken as
+ * SL_FT_CACHE_GUESS (16 MiB: 131072 flows). */
+static void test_outgrows(void)
+{
+	const uint64_t mib = 1u << 20;
+	CHECK(SL_FT_HIT_BYTES == 128, "a hit reads %zu bytes, not two lines", SL_FT_HIT_BYTES);
+	CHECK(!sl_ft_outgrows(0, 32 * mib) && !sl_ft_outgrows(262144, 32 * mib),
+	      "outgrows: 262144 flows' lines fit in 32 MiB");
+	CHECK(sl_ft_outgrows(262145, 32 * mib), "outgrows: 262145 flows' lines fit in 32 MiB");
+	CHECK(!sl_ft_outgrows(131072, 0) && sl_ft_outgrows(131073, 0),
+	      "outgrows: an unknown cache is not taken as 16 MiB");
+	CHECK(sl_ft_outgrows(16777216, 384 * mib) && !sl_ft_outgrows(65536, 8 * mib),
+	      "outgrows: 16M flows against 384 MiB, 64k against 8 MiB");
+}
+
 static void test_touch_n_sole(void) { test_touch_n(true); }
 static void test_touch_n_shared(void) { test_touch_n(false); }
 static void test_drop_immediately_immediate(void) { test_drop_immediately(SL_EPOCH_IMMEDIATE); }
@@ -1041,6 +1057,7 @@ static const struct sl_test_case cases[] = {
 	SL_CASE(test_touch_n_sole),
 	SL_CASE(test_lookup_words),
 	SL_CASE(test_lookup_v4),
+	SL_CASE(test_outgrows),
 	SL_CASE(test_touch_n_shared),
 	SL_CASE(test_drop_immediately_immediate),
 	SL_CASE(test_drop_immediately_batch),

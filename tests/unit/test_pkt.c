@@ -852,8 +852,9 @@ static void test_hash(void)
 	      "ipv6: not hashed as five words");
 }
 
-/* sl_pkt_ipv4_same_at(m, f, p) is exactly "sl_pkt_ipv4_simple accepts m,
- * with p's two raw words": every byte of the first 64 flipped in a few ways
+/* sl_pkt_ipv4_run_at(m, f, r), r kept of frame p once (sl_pkt_ipv4_run_of)
+ * as a run keeps its first frame's, is exactly "sl_pkt_ipv4_simple accepts
+ * m, with p's two raw words": every byte of the first 64 flipped in a few ways
  * (the ones the check or the words read, and the ones neither does: the
  * TTL, the checksum, the IP id, DF), for TCP and UDP, the build's byte
  * compare held to the scalar one as well; frames cut short of
@@ -883,6 +884,8 @@ static void test_same_flow(void)
 		struct rte_mbuf *pm = mbuf_of(f.b, f.len, NULL, 0);
 		CHECK(pm != NULL && sl_pkt_ipv4_simple(pm) != NULL, "same: the base frame");
 		const uint8_t *p = rte_pktmbuf_mtod(pm, const uint8_t *);
+		struct sl_pkt_ipv4_run r;
+		sl_pkt_ipv4_run_of(&r, p);
 		for (unsigned off = 0; off < 64; off++)
 			for (unsigned k = 0; k < sizeof(flips); k++) {
 				struct frame g = f;
@@ -890,13 +893,13 @@ static void test_same_flow(void)
 				struct rte_mbuf *m = mbuf_of(g.b, g.len, NULL, 0);
 				CHECK(m != NULL, "same: no mbuf");
 				bool want = same_want(m, p);
-				bool got = sl_pkt_ipv4_same_at(m, rte_pktmbuf_mtod(m, const uint8_t *), p);
+				bool got = sl_pkt_ipv4_run_at(m, rte_pktmbuf_mtod(m, const uint8_t *), &r);
 				CHECK(got == want, "same: byte %u ^ %#x: %d, the check and words say %d",
 				      off, flips[k], got, want);
 				/* the build's compare (SSE2 here) and the scalar one
 				 * other builds use agree on every flip */
 				const uint8_t *gb = rte_pktmbuf_mtod(m, const uint8_t *);
-				CHECK(sl_pkt_ipv4_same_bytes(gb, p) ==
+				CHECK(sl_pkt_ipv4_run_bytes(&r, gb) ==
 				      sl_pkt_ipv4_same_bytes_scalar(gb, p),
 				      "same: byte %u ^ %#x: the two compares differ", off, flips[k]);
 				want ? n_same++ : n_other++;
@@ -907,7 +910,7 @@ static void test_same_flow(void)
 		for (unsigned len = 30; len <= 43; len++) {
 			struct rte_mbuf *m = mbuf_of(f.b, len, NULL, 0);
 			CHECK(m != NULL, "same: no mbuf");
-			CHECK(sl_pkt_ipv4_same_at(m, rte_pktmbuf_mtod(m, const uint8_t *), p) ==
+			CHECK(sl_pkt_ipv4_run_at(m, rte_pktmbuf_mtod(m, const uint8_t *), &r) ==
 			      same_want(m, p), "same: %u bytes", len);
 			rte_pktmbuf_free(m);
 		}
@@ -922,7 +925,7 @@ static void test_same_flow(void)
 			bool want = same_want(m, p);
 			CHECK(want == (totals[t] >= 24 && totals[t] <= f.len - 14),
 			      "same: total %u: the check says %d", totals[t], want);
-			CHECK(sl_pkt_ipv4_same_at(m, rte_pktmbuf_mtod(m, const uint8_t *), p) == want,
+			CHECK(sl_pkt_ipv4_run_at(m, rte_pktmbuf_mtod(m, const uint8_t *), &r) == want,
 			      "same: total %u", totals[t]);
 			rte_pktmbuf_free(m);
 		}
@@ -931,7 +934,7 @@ static void test_same_flow(void)
 			struct rte_mbuf *m = mbuf_of(f.b, f.len, cuts[c], 1);
 			CHECK(m != NULL, "same: no mbuf");
 			bool want = same_want(m, p);
-			CHECK(sl_pkt_ipv4_same_at(m, rte_pktmbuf_mtod(m, const uint8_t *), p) == want,
+			CHECK(sl_pkt_ipv4_run_at(m, rte_pktmbuf_mtod(m, const uint8_t *), &r) == want,
 			      "same: cut at %u (want %d)", cuts[c][0], want);
 			rte_pktmbuf_free(m);
 		}
