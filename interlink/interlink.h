@@ -15,7 +15,8 @@
  *    publishes (sl_il_publish_producer()); the space the consumer freed becomes
  *    visible to the producer when the consumer publishes.  Each publish is one
  *    release store; the other end reads it with an acquire load, and only when
- *    its cached copy says empty (consumer) or full (producer).  An end that
+ *    its cached copy says empty (consumer) or full (producer), or, for the
+ *    consumer's filling dequeue, holds fewer than asked for.  An end that
  *    never publishes stalls the other: publish once per batch (the engine does
  *    it once per breath) or use the *_publish variants of the burst calls.
  *  - Nothing here blocks or sleeps.  Only create, lookup and free take DPDK's

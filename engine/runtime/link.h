@@ -226,17 +226,15 @@ static inline bool sl_link_empty(struct sl_link *l)
 	return l->write == l->read;
 }
 
-/* Take up to max packets from l into pkts without reading them, for a
- * consumer that reads every packet's length anyway: it then adds their
- * bytes with sl_link_rx_bytes() (the link's byte counter is the sum of
- * what it adds).  Returns the number taken (0..max); the caller owns
- * them. */
-static inline unsigned sl_link_receive_raw(struct sl_link *l, struct rte_mbuf **pkts,
-					   unsigned max)
+/* sl_link_receive_raw and sl_link_receive_fill: from an interlink, the
+ * plain dequeue or the one that fills (fill, a constant at each call). */
+static inline unsigned sl_link_priv_receive(struct sl_link *l, struct rte_mbuf **pkts,
+					    unsigned max, bool fill)
 {
 	unsigned n;
 	if (l->il != NULL) {
-		n = sl_il_dequeue_burst(l->il, (void **)pkts, max);
+		n = fill ? sl_il_dequeue_burst_fill(l->il, (void **)pkts, max)
+			 : sl_il_dequeue_burst(l->il, (void **)pkts, max);
 	} else if (unlikely(l->ring != NULL)) {
 		n = rte_ring_sc_dequeue_burst(l->ring, (void **)pkts, max, NULL);
 	} else {
@@ -255,6 +253,29 @@ static inline unsigned sl_link_receive_raw(struct sl_link *l, struct rte_mbuf **
 	}
 	sl_counter_add(&l->rx.packets, n);
 	return n;
+}
+
+/* Take up to max packets from l into pkts without reading them, for a
+ * consumer that reads every packet's length anyway: it then adds their
+ * bytes with sl_link_rx_bytes() (the link's byte counter is the sum of
+ * what it adds).  Returns the number taken (0..max); the caller owns
+ * them. */
+static inline unsigned sl_link_receive_raw(struct sl_link *l, struct rte_mbuf **pkts,
+					   unsigned max)
+{
+	return sl_link_priv_receive(l, pkts, max, false);
+}
+
+/* sl_link_receive_raw, but from an interlink max whenever the producer has
+ * published that many, also when this end's cached view of it holds fewer
+ * (sl_il_dequeue_burst_fill: one more read of the producer's index line a
+ * take that would come out short).  For a consumer that takes batches
+ * larger than the engine's burst because its cost a packet falls with the
+ * batch (the flow cache's, sl_link_batch). */
+static inline unsigned sl_link_receive_fill(struct sl_link *l, struct rte_mbuf **pkts,
+					    unsigned max)
+{
+	return sl_link_priv_receive(l, pkts, max, true);
 }
 
 /* Add the bytes of packets taken by sl_link_receive_raw(). */

@@ -4,6 +4,7 @@
  * to pointers; the consumer checks every one.
  *
  *  1. stream: one producer and one consumer thread with random burst sizes
+ *     (the consumer's dequeues plain or filling at random; so in churn)
  *     and a random number of bursts per publish (as workers batch a breath),
  *     for ring sizes 2, 64 and 1024, while a third thread reads the counters.
  *  2. churn: two producer threads compete for the producer end and two
@@ -123,7 +124,9 @@ static void *stream_consumer(void *arg)
 	for (;;) {
 		bool done = __atomic_load_n(&st->done, __ATOMIC_ACQUIRE);
 		unsigned max = 1 + (unsigned)rand_r(&seed) % MAX_BURST;
-		unsigned n = sl_il_dequeue_burst(st->il, objs, max);
+		/* the plain and the filling dequeue, mixed */
+		unsigned n = rand_r(&seed) % 2 ? sl_il_dequeue_burst_fill(st->il, objs, max)
+					      : sl_il_dequeue_burst(st->il, objs, max);
 		for (unsigned k = 0; k < n; k++, next++)
 			if ((uintptr_t)objs[k] != next) {
 				CHECK(0, "stream: expected %lu, got %lu", (unsigned long)next,
@@ -288,7 +291,8 @@ static void *churn_consumer(void *arg)
 		for (unsigned i = 0; i < bursts; i++) {
 			bool done = __atomic_load_n(&ch->producers_done, __ATOMIC_ACQUIRE);
 			unsigned max = 1 + (unsigned)rand_r(&t->seed) % MAX_BURST;
-			unsigned n = sl_il_dequeue_burst(ch->il, objs, max);
+			unsigned n = rand_r(&t->seed) % 2 ? sl_il_dequeue_burst_fill(ch->il, objs, max)
+							 : sl_il_dequeue_burst(ch->il, objs, max);
 			for (unsigned k = 0; k < n; k++, ch->next_out++)
 				if ((uintptr_t)objs[k] != ch->next_out) {
 					CHECK(0, "churn: expected %lu, got %lu",

@@ -205,6 +205,57 @@ static void test_publish(void)
 	destroy(il);
 }
 
+/* The filling dequeue: with part of a publish still cached, the plain
+ * dequeue stops at the cached count while the filling one reloads the
+ * published index and takes max; both in order, counted alike, and the
+ * filling one takes what there is (also nothing) when fewer are published. */
+static void test_fill(void)
+{
+	struct sl_il *il = make("fl1", 256, 0);
+	attach_both(il);
+	void *in[160], *out[128];
+	for (unsigned i = 0; i < 160; i++)
+		in[i] = OBJ(i + 1);
+
+	CHECK(sl_il_dequeue_burst_fill(il, out, 128) == 0, "nothing published: 0");
+	CHECK(sl_il_enqueue_burst_publish(il, in, 64) == 64, "enqueue 64");
+	CHECK(sl_il_dequeue_burst(il, out, 32) == 32, "dequeue 32 of 64");
+	CHECK(sl_il_enqueue_burst_publish(il, in + 64, 96) == 96, "enqueue 96 more");
+	/* 32 cached, 128 published: the plain dequeue takes the 32 cached */
+	unsigned n = sl_il_dequeue_burst(il, out, 128);
+	CHECK(n == 32, "plain dequeue with 32 cached: %u", n);
+	for (unsigned i = 0; i < n; i++)
+		CHECK(VAL(out[i]) == 33 + i, "plain: slot %u holds %lu", i, (unsigned long)VAL(out[i]));
+	/* now 0 cached: it reloads (as ever) and takes the 96 published */
+	n = sl_il_dequeue_burst(il, out, 128);
+	CHECK(n == 96, "plain dequeue once empty: %u", n);
+
+	sl_il_publish_consumer(il);   /* the slots back to the producer */
+
+	/* again with the filling one: 32 cached of 64, 96 more published */
+	CHECK(sl_il_enqueue_burst_publish(il, in, 64) == 64, "enqueue 64 (2)");
+	CHECK(sl_il_dequeue_burst(il, out, 32) == 32, "dequeue 32 of 64 (2)");
+	CHECK(sl_il_enqueue_burst_publish(il, in + 64, 96) == 96, "enqueue 96 more (2)");
+	n = sl_il_dequeue_burst_fill(il, out, 128);
+	CHECK(n == 128, "filling dequeue with 32 cached and 128 published: %u", n);
+	for (unsigned i = 0; i < n; i++)
+		CHECK(VAL(out[i]) == 33 + i, "fill: slot %u holds %lu", i, (unsigned long)VAL(out[i]));
+	sl_il_publish_consumer(il);
+	/* fewer published than asked: all of them, then nothing */
+	CHECK(sl_il_enqueue_burst_publish(il, in, 5) == 5, "enqueue 5");
+	n = sl_il_dequeue_burst_fill(il, out, 128);
+	CHECK(n == 5 && VAL(out[0]) == 1 && VAL(out[4]) == 5, "fill with 5 published: %u", n);
+	CHECK(sl_il_dequeue_burst_fill(il, out, 128) == 0, "fill of an empty ring: 0");
+
+	sl_il_publish_consumer(il);
+	struct sl_il_stats s;
+	sl_il_stats_read(il, &s);
+	CHECK(s.packets == 325 && s.dequeued == 325 && s.occupancy == 0,
+	      "counters: %lu in, %lu out, occupancy %u", (unsigned long)s.packets,
+	      (unsigned long)s.dequeued, s.occupancy);
+	destroy(il);
+}
+
 static void test_full(void)
 {
 	struct sl_il *il = make("f1", 64, 0);
@@ -473,6 +524,7 @@ static const struct sl_test_case cases[] = {
 	SL_CASE(test_defaults),
 	SL_CASE(test_states),
 	SL_CASE(test_publish),
+	SL_CASE(test_fill),
 	SL_CASE(test_full),
 	SL_CASE(test_wrap),
 	SL_CASE(test_lines),
