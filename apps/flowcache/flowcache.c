@@ -69,10 +69,6 @@
 #define FC_FLUSH_NS 1000000000ull
 #define FC_FILE_BUF (256u * 1024u)     /* records waiting for the file */
 #define FC_IPFIX_QUEUE 16384u          /* records waiting for the IPFIX exporter */
-/* batch 0: the bursts a batch takes once the live flows' lines outgrow the
- * L3 (sl_ft_outgrows; docs/flowcache.md, "Batches"). */
-#define FC_BATCH_BURSTS 4u
-
 /* The app's counters, in the order of fc_counters. */
 enum {
 	FC_LOOKUPS, FC_HITS, FC_MISSES, FC_INSERTED, FC_RACES, FC_NO_ID, FC_NO_ROOM,
@@ -128,7 +124,7 @@ static const struct sl_counter_spec fc_counters[FC_N_COUNTERS] = {
 	[FC_LATE_MAX] = { "expiry_late_us_max", SL_GAUGE, "The same, the largest (docs/flowcache.md: at most expiry_step_us plus the longest gap between two breaths, while expiry keeps up)." },
 	[FC_EXPIRY_STEP] = { "expiry_step_us", SL_GAUGE, "The expiry's step: the scan's sweep period (the shorter timeout / 8) or the wheel's tick, in microseconds." },
 	[FC_TICK_GAP] = { "tick_gap_us", SL_GAUGE, "The longest time between two of this app's expiry steps (its worker's breaths), in microseconds: a worker kept off its CPU delays expiry by as much." },
-	[FC_BATCH] = { "batch", SL_GAUGE, "Packets the app takes from its input at once at most, now: the parameter batch, or with batch 0 the engine's burst while the live flows' table lines fit in its worker's L3 cache and 4 bursts (at most 256) once they do not." },
+	[FC_BATCH] = { "batch", SL_GAUGE, "Packets the app takes from its input at once at most, now: the parameter batch, or with batch 0 the engine's burst while the live flows' table lines fit in its worker's L3 cache and 128 once they do not." },
 };
 _Static_assert(SL_PKT_R_COUNT == 9, "one malformed_* counter per reason of apps/pkt/pkt.h");
 
@@ -819,18 +815,16 @@ static void fc_take(struct sl_app *app, unsigned in, struct rte_mbuf **pkts, uns
 
 /* The batch for the table as it is now (batch 0): the engine's burst while
  * the live flows' lines fit in the L3 cache (its misses are L3 hits, which
- * the stages of a burst of 32 already overlap); FC_BATCH_BURSTS bursts
+ * the stages of a burst of 32 already overlap); SL_FT_MEMORY_BATCH (128)
  * once they do not, so that more of a batch's misses to memory overlap
- * (docs/flowcache.md, "Batches").  It is kept on the input link, which
+ * (sl_ft_batch; docs/flowcache.md, "Batches").  It is kept on the input link, which
  * the push reads it from and a direct link's producer sizes its bursts by
  * (a port's rx); a link a reload made has none yet and gets it here. */
 static void fc_batch_update(struct sl_app *app, const struct fc_priv *p)
 {
 	unsigned want = p->batch_set;
 	if (want == 0)
-		want = sl_ft_outgrows(sl_ft_live(p->t), app->l3_bytes)
-			       ? RTE_MIN(FC_BATCH_BURSTS * app->burst, (unsigned)SL_BURST_MAX)
-			       : app->burst;
+		want = sl_ft_batch(sl_ft_live(p->t), app->l3_bytes, app->burst);
 	if (sl_link_batch(app->in[0], 0) != want) {
 		sl_link_set_batch(app->in[0], want);
 		sl_app_ctr_set(app, FC_BATCH, want);
@@ -1184,7 +1178,7 @@ static const struct sl_param_spec fc_params[] = {
 	{ .name = "ipfix_refresh", .type = SL_PARAM_DURATION, .def = "60s", .min = 1000000,
 	  .doc = "how often the IPFIX templates are sent again over UDP" },
 	{ .name = "batch", .type = SL_PARAM_UINT, .def = "0", .max = SL_BURST_MAX,
-	  .doc = "packets taken from the input at once at most; 0 means the engine's burst while the live flows' table lines fit in the L3 cache of the app's worker, 4 bursts (at most 256) once they do not" },
+	  .doc = "packets taken from the input at once at most; 0 means the engine's burst while the live flows' table lines fit in the L3 cache of the app's worker, 128 once they do not" },
 	{ .name = "route", .type = SL_PARAM_STRING, .def = "none",
 	  .doc = "router app whose next hop is cached per flow and passed on as a route hint; none: no caching",
 	  .app_type = "router" },

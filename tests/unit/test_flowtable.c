@@ -1026,6 +1026,18 @@ static void test_outgrows(void)
 	      "outgrows: an unknown cache is not taken as 16 MiB");
 	CHECK(sl_ft_outgrows(16777216, 384 * mib) && !sl_ft_outgrows(65536, 8 * mib),
 	      "outgrows: 16M flows against 384 MiB, 64k against 8 MiB");
+	/* the batch: the caller's burst while the lines fit, 128 once they do
+	 * not, whatever the burst */
+	CHECK(sl_ft_batch(262144, 32 * mib, 32) == 32 && sl_ft_batch(262145, 32 * mib, 32) == 128,
+	      "batch at burst 32: %u, %u", sl_ft_batch(262144, 32 * mib, 32),
+	      sl_ft_batch(262145, 32 * mib, 32));
+	CHECK(sl_ft_batch(1048576, 32 * mib, 64) == 128 && sl_ft_batch(1048576, 32 * mib, 256) == 128 &&
+	      sl_ft_batch(1048576, 32 * mib, 8) == 128, "batch out of cache at bursts 64, 256, 8: %u, %u, %u",
+	      sl_ft_batch(1048576, 32 * mib, 64), sl_ft_batch(1048576, 32 * mib, 256),
+	      sl_ft_batch(1048576, 32 * mib, 8));
+	CHECK(sl_ft_batch(1024, 0, 256) == 256 && sl_ft_batch(1024, 32 * mib, 8) == 8,
+	      "batch in cache: the burst (%u, %u)", sl_ft_batch(1024, 0, 256),
+	      sl_ft_batch(1024, 32 * mib, 8));
 }
 
 static void test_touch_n_sole(void) { test_touch_n(true); }
