@@ -6,7 +6,8 @@
 # prints a row for each part with the flow cache's Mpps, its own cycles a
 # packet and its floor, the expiry line (every flow ended, the epoch's
 # backlog), both c2c lines (with one CPU: no source-app row and no c2c, each
-# said), and a summary whose OVS ratios are NA and whose
+# said), the flow table alone at 1024 flows (bench_flowtable's rows), and a
+# summary whose OVS ratios are NA and whose
 # small-flow floor ratio is a number.  Nothing here asserts a rate.
 # serial: forwarding pinned to a CPU on hugepages; runs alone
 . "$(dirname "$0")/lib.sh"
@@ -56,6 +57,13 @@ if (($(nproc) >= 2)); then
   (($(sed -n '/^== the flow cache at scale/,$p' "$T/run" | grep -c '^c2c of cpus [0-9]* and [0-9]* \(before\|after\) the runs: ') == 2)) ||
     { cat "$T/run"; fail "the c2c lines before and after the runs are missing from the table's section"; }
 fi
+# where the time goes: the flow table alone at 1024 flows (131072 entries),
+# in batches of 32 and 128, three numbers each
+for bt in 32 128; do
+  sed -n '/^== the flow table alone/,$p' "$T/run" |
+    grep -E "^ +1024 +131072 +[0-9]+ +$bt +$num +$num +$num\$" >/dev/null ||
+    { cat "$T/run"; fail "no well-formed flow table row at 1024 flows, batch $bt"; }
+done
 line=$(tail -1 "$T/run")
 [[ $line =~ ^summary:\ floor_ratio_min=NA\ floor_ratio_small_min=$num\ ovs_exact_ratio_min=NA\ ovs_ratio_min=NA\ mpps_16m=NA$ ]] ||
   fail "malformed summary (or not the last line): $line"
@@ -64,4 +72,4 @@ expect_in "$T/run" "bench-peers: OVS part: no OVS numbers: /nonexistent/ovs-vswi
 if command -v gnuplot >/dev/null; then
   [[ -s $T/q/flowcache-scale.png ]] || fail "no plot ($(cat "$T/q/gnuplot.log" 2>/dev/null))"
 fi
-ok "a tiny run: $gen, the expiry line, c2c, summary: ${line#summary: }"
+ok "a tiny run: $gen, the expiry line, c2c, the flow table alone, summary: ${line#summary: }"
