@@ -683,8 +683,8 @@ static inline unsigned port_rx(struct sl_app *app, const struct port_priv *p, ui
  * takes each burst at once, so nothing waits in a queue), up to
  * PORT_RX_ROUNDS bursts of the engine's size while they come full: the
  * breath's own work (epoch, pool, ticks) is then paid once for up to that
- * many.  A direct consumer that asks for larger batches (sl_link_batch)
- * gets bursts of its size, as many as make up the same packets a breath
+ * many.  A direct consumer that asks for a batch of its own (sl_link_batch)
+ * gets bursts of that size, as many as make up the same packets a breath
  * (at least one). */
 static void port_pull(struct sl_app *app)
 {

@@ -16,7 +16,8 @@
  *   hist    sampled sojourn histogram: written by the consumer
  *   shared  the published write and read indices, each on a block of its
  *           own: each written by one end, once per batch (publish), and read
- *           by the other end only when its cached copy runs out
+ *           by the other end only when its cached copy runs out (or, for
+ *           the filling dequeue, holds fewer than it asks for)
  *   cons    consumer-private: read cursor, cached write index, counters
  *   prod    producer-private: write cursor, cached read index, counters
  *   slot[]  size pointers, then one TSC stamp per sample_every slots, each
@@ -399,7 +400,9 @@ static inline unsigned sl_il_dequeue_burst(struct sl_il *il, void **objs, unsign
  */
 static inline unsigned sl_il_dequeue_burst_fill(struct sl_il *il, void **objs, unsigned max)
 {
-	return sl_il_priv_dequeue(il, objs, max, max);
+	/* no more than the ring holds: a larger max would reload every call */
+	unsigned ring = il->cons.mask + 1;
+	return sl_il_priv_dequeue(il, objs, max, max < ring ? max : ring);
 }
 
 /* Consumer: hand the slots of everything dequeued so far back to the

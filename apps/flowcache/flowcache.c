@@ -820,6 +820,8 @@ static void fc_take(struct sl_app *app, unsigned in, struct rte_mbuf **pkts, uns
  * (sl_ft_batch; docs/flowcache.md, "Batches").  It is kept on the input link, which
  * the push reads it from and a direct link's producer sizes its bursts by
  * (a port's rx); a link a reload made has none yet and gets it here. */
+_Static_assert(SL_FT_MEMORY_BATCH <= SL_BURST_MAX, "a memory batch fits a burst's arrays");
+
 static void fc_batch_update(struct sl_app *app, const struct fc_priv *p)
 {
 	unsigned want = p->batch_set;

@@ -278,7 +278,8 @@ static inline unsigned sl_link_receive_fill(struct sl_link *l, struct rte_mbuf *
 	return sl_link_priv_receive(l, pkts, max, true);
 }
 
-/* Add the bytes of packets taken by sl_link_receive_raw(). */
+/* Add the bytes of packets taken by sl_link_receive_raw() or
+ * sl_link_receive_fill(). */
 static inline void sl_link_rx_bytes(struct sl_link *l, uint64_t bytes)
 {
 	sl_counter_add(&l->rx.bytes, bytes);

@@ -23,7 +23,7 @@
  * can cost here: docs/benchmarks.md ("The flow table alone, and the
  * memory's bound") compares them with the flow cache's cycles per packet.
  *
- * usage: bench_flowtable [--flows LIST] [--batch LIST] [--lookups N]
+ * usage: bench_flowtable [--flows LIST] [--batch LIST] [--lookups N] (--help)
  */
 #include <errno.h>
 #include <stdio.h>
@@ -45,6 +45,10 @@ static unsigned parse_list(const char *s, uint64_t *out, const char *what)
 {
 	unsigned n = 0;
 	char *copy = strdup(s), *save = NULL;
+	if (copy == NULL) {
+		fprintf(stderr, "bench_flowtable: out of memory\n");
+		exit(1);
+	}
 	for (char *tok = strtok_r(copy, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
 		char *end;
 		errno = 0;
@@ -178,8 +182,18 @@ int main(int argc, char **argv)
 			n_batches = parse_list(argv[++i], batches, "batch");
 		} else if (strcmp(argv[i], "--lookups") == 0 && i + 1 < argc) {
 			uint64_t v[MAX_LIST];
-			parse_list(argv[++i], v, "lookup count");
+			if (parse_list(argv[++i], v, "lookup count") != 1) {
+				fprintf(stderr, "bench_flowtable: --lookups takes one number\n");
+				return 2;
+			}
 			lookups = v[0];
+		} else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			printf("usage: bench_flowtable [--flows LIST] [--batch LIST] [--lookups N]\n"
+			       "  --flows LIST   flow counts (default 1,1024,65536,1048576)\n"
+			       "  --batch LIST   lookups a batch, 1..%d (default 32,128)\n"
+			       "  --lookups N    lookups a row, rounded up to whole batches "
+			       "(default 20000000)\n", MAX_BATCH);
+			return 0;
 		} else {
 			fprintf(stderr, "usage: bench_flowtable [--flows LIST] [--batch LIST] "
 					"[--lookups N]\n");
@@ -239,10 +253,12 @@ int main(int argc, char **argv)
 		}
 		for (unsigned j = 0; j < n_batches; j++) {
 			unsigned bt = (unsigned)batches[j];
-			run_table(t, f, bt, lookups / 10);   /* warm: lines and TLB */
-			double tc = run_table(t, f, bt, lookups);
-			double l2 = run_lines(t, f, bt, lookups, true);
-			double l1 = run_lines(t, f, bt, lookups, false);
+			/* whole batches: the runs divide by what they did */
+			uint64_t n = (lookups + bt - 1) / bt * bt;
+			run_table(t, f, bt, n / 10 / bt * bt + bt);   /* warm: lines and TLB */
+			double tc = run_table(t, f, bt, n);
+			double l2 = run_lines(t, f, bt, n, true);
+			double l1 = run_lines(t, f, bt, n, false);
 			printf("flows=%llu entries=%u table_bytes=%llu batch=%u table=%.2f lines2=%.2f "
 			       "lines1=%.2f\n", (unsigned long long)f, entries,
 			       (unsigned long long)sl_ft_mem_bytes(&fc), bt, tc, l2, l1);

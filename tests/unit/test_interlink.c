@@ -253,6 +253,29 @@ static void test_fill(void)
 	CHECK(s.packets == 325 && s.dequeued == 325 && s.occupancy == 0,
 	      "counters: %lu in, %lu out, occupancy %u", (unsigned long)s.packets,
 	      (unsigned long)s.dequeued, s.occupancy);
+
+	/* with at least max cached it reads no shared line, as the plain one;
+	 * max 0 takes nothing and reads none either */
+	CHECK(sl_il_enqueue_burst_publish(il, in, 64) == 64, "enqueue 64 (3)");
+	CHECK(sl_il_dequeue_burst_fill(il, out, 16) == 16, "fill 16 of 64");
+	CHECK(sl_il_enqueue_burst_publish(il, in + 64, 32) == 32, "enqueue 32 more (3)");
+	struct sl_il_stats before, after;
+	sl_il_stats_read(il, &before);
+	n = sl_il_dequeue_burst_fill(il, out, 16);
+	n += sl_il_dequeue_burst_fill(il, out + 16, 0);
+	sl_il_stats_read(il, &after);
+	CHECK(n == 16 && VAL(out[0]) == 17, "fill 16 with 48 cached: %u, first %lu", n,
+	      (unsigned long)VAL(out[0]));
+	CHECK(after.write_idx_moved == before.write_idx_moved,
+	      "no reload with enough cached: %lu -> %lu", (unsigned long)before.write_idx_moved,
+	      (unsigned long)after.write_idx_moved);
+	/* 32 cached and 32 published, asking for more than the ring holds: it
+	 * reloads (once) and takes both */
+	static void *big[1000];
+	n = sl_il_dequeue_burst_fill(il, big, 1000);
+	CHECK(n == 64 && VAL(big[0]) == 33 && VAL(big[63]) == 96, "fill 1000 of a 256-slot ring: %u",
+	      n);
+	sl_il_publish_consumer(il);
 	destroy(il);
 }
 
