@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # flowcache: packets pass unchanged; per-flow records (file and link) match
-# the flows an independent parser finds in the output; idle expiry in a
-# running engine; malformed frames dropped and counted by reason; a table
-# shared by two workers; configuration errors with their messages.
+# the flows an independent parser finds in the output (also with the flow
+# cache on another worker than its port, in batches from an interlink);
+# idle expiry in a running engine; malformed frames dropped and counted by
+# reason; a table shared by two workers; configuration errors with their
+# messages.
 . "$(dirname "$0")/lib.sh"
 
 # check_records PCAP JSONL REASON [sum]: every flow of PCAP (IPv4/IPv6, keyed
@@ -156,6 +158,33 @@ per=$(fc_batch "$T/runs256.log")
 ((evicted = $(flowcache_field "$T/runs256.log" fc evicted), evicted > 0)) || fail "no evictions (batch 256)"
 check_records "$T/runs256-out.pcap" "$T/runs256.jsonl" evicted,stopped sum
 ok "batch 256: $per packets a take, $evicted evictions, every flow's records add up"
+
+# --- 1e. batches from an interlink: the port on one worker, the flow cache
+# on another, batch 128 (taken with the filling dequeue); every frame comes
+# back in order and every flow's records add up.  The links hold the whole
+# capture (the port reads it at once, and a full link drops), so nothing
+# here depends on how fast the flow cache's worker runs.
+cat >"$T/runs-il.yaml" <<YAML
+dpdk: { args: $EAL_ARGS }
+engine: { link_size: 16384 }
+workers:
+  a: { core: auto }
+  b: { core: auto }
+apps:
+  io: { type: port, worker: a, device: "net_pcap0,rx_pcap=$T/runs.pcap,tx_pcap=$T/runs-il-out.pcap" }
+  fc: { type: flowcache, worker: b, entries: 8, batch: 128, records: "$T/runs-il.jsonl" }
+links:
+  - io.output -> fc.input
+  - fc.output -> io.input
+YAML
+expect_exit 0 "$T/runs-il.log" run "$T/runs-il.yaml" --summary-json "$T/runs-il.log.json" --duration 2
+pool_back "$T/runs-il.log"
+$PCAPTOOL cmp "$T/runs-il-out.pcap" "$T/runs.pcap" || fail "the flowcache changed packets (interlink, batch 128)"
+[[ $(flowcache_field "$T/runs-il.log" fc batch) == 128 ]] || fail "batch gauge not 128 (interlink)"
+[[ $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["links"]["io.output -> fc.input"]["kind"])' \
+  "$T/runs-il.log.json") == interlink ]] || fail "io.output -> fc.input is not an interlink"
+check_records "$T/runs-il-out.pcap" "$T/runs-il.jsonl" evicted,stopped sum
+ok "batch 128 from an interlink: 12000 frames in order, every flow's records add up"
 
 # --- 1c. bursts of one flow only: the first 60 frames of the capture 100
 # times each in a row, so that most bursts are 32 frames of one flow the
