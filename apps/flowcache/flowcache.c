@@ -351,14 +351,6 @@ static inline void fc_run_flush(struct fc_run *r, uint64_t now, bool sole)
 	r->e = NULL;
 }
 
-/* Up to this many flows in the table, a burst's lookups are one pass
- * after the buckets' prefetch (the table's lines are in the core's caches:
- * 8192 flows take 512 KiB of entries and buckets at most, the L2 of the
- * CPUs measured); above, the signatures are matched and the entries
- * prefetched in a pass of their own (fc_fast_prefix, fc_lookup).
- * Measured: 4 cycles a packet less at 1024 flows. */
-#define FC_STAGED_FLOWS 8192
-
 /* An IPv4 frame's raw addresses, and ports and protocol, as they came (h:
  * the header sl_pkt_ipv4_simple returned): the two words its flow hashes
  * as (sl_pkt_ipv4_simple_raw), equal for two frames of one flow. */
@@ -470,14 +462,14 @@ static inline struct sl_flow_entry *fc_insert(struct fc_priv *p, struct fc_run *
 }
 
 /* The middle stages: each IP frame's entry (or NULL) into ent[], but for
- * the frames of a run (same[]).  Above FC_STAGED_FLOWS, every bucket's
+ * the frames of a run (same[]).  Above SL_FT_STAGED_FLOWS, every bucket's
  * signatures matched and the matching entry prefetched, then the keys
  * compared; a table in the core's caches in one pass, no stage to wait
  * for.  A miss prefetches what its insert will read. */
 static inline void fc_lookup(const struct sl_flowtable *t, struct fc_burst *b, unsigned n,
 			     struct sl_flow_entry **ent)
 {
-	bool staged = sl_ft_live(t) > FC_STAGED_FLOWS;
+	bool staged = sl_ft_staged(t);
 	if (staged)
 		for (unsigned i = 0; i < n; i++)
 			if (b->cls[i] == SL_PKT_IP && !b->same[i])
@@ -557,7 +549,7 @@ static inline unsigned fc_run_more(struct rte_mbuf *const *pkts, unsigned i, uns
  * unless its raw addresses, ports and protocol are the previous frame's (a
  * run of one flow), hashed from those two raw words
  * (sl_pkt_ipv4_simple_raw: no key built) with its bucket asked for; above
- * FC_STAGED_FLOWS, each such bucket's signatures matched and the entry
+ * SL_FT_STAGED_FLOWS, each such bucket's signatures matched and the entry
  * asked for (a pass of its own); then each looked up (the key's words made
  * from the raw ones) and counted on its entry by runs.  Between passes a frame keeps its two raw words,
  * its hash, way and same-flow flag: fc_burst_rest's stages also store
@@ -628,7 +620,7 @@ static inline unsigned fc_fast_prefix(const struct fc_priv *p, struct rte_mbuf *
 		*bytes = all;
 		return n_simple;
 	}
-	const bool staged = sl_ft_live(t) > FC_STAGED_FLOWS;
+	const bool staged = sl_ft_staged(t);
 	if (staged)
 		for (i = 0; i < n_simple; i++)
 			if (!same[i])
@@ -665,7 +657,7 @@ static inline unsigned fc_fast_prefix(const struct fc_priv *p, struct rte_mbuf *
  * classify, key, hash and prefetch each flow's bucket (fc_classify); match
  * the signatures in each bucket and prefetch the matching entry; compare
  * the keys (prefetching for the inserts the misses will need) (the two
- * middle stages in one pass for a table of at most FC_STAGED_FLOWS); then count
+ * middle stages in one pass for a table of at most SL_FT_STAGED_FLOWS); then count
  * each packet on its flow, inserting the misses, and sort the burst into
  * drops and passes; last, flush and send the whole burst.  A run of
  * packets of one flow is looked up once. */

@@ -594,10 +594,27 @@ static inline bool sl_ft_outgrows(uint64_t live, uint64_t cache_bytes)
  * once once the table outgrows the cache: enough in flight to keep the
  * core's misses to memory overlapped, few enough that a batch's lines are
  * still in the L1 when they are used (as measured; above 128 they are
- * not: 256 lookups' 512 lines, at random sets, evict each other).  bench_flowtable at 1M flows, cycles a
- * lookup: 33.2 in batches of 64, 26.1 of 96, 23.7 of 128, 24.0 of 160,
- * 26.1 of 256; at 16M 40.7 of 128, 45.6 of 256. */
+ * not: 256 lookups' 512 lines, at random sets, evict each other).
+ * bench_flowtable at 1M flows, cycles a lookup: 33.2 in batches of 64,
+ * 26.1 of 96, 23.7 of 128, 24.0 of 160, 26.1 of 256; at 16M 40.7 of 128,
+ * 45.6 of 256. */
 #define SL_FT_MEMORY_BATCH 128u
+
+/* Up to this many live flows, a batch's lookups are one pass after the
+ * buckets' prefetch (sl_ft_match, then the key; the table's lines are in
+ * the core's caches: 8192 flows take 512 KiB of entries and buckets at
+ * most, the L2 of the CPUs measured); above, the signatures are matched
+ * and the entries prefetched in a pass of their own first
+ * (sl_ft_match_prefetch).  Measured in the flow cache: 4 cycles a packet
+ * less at 1024 flows; in bench_flowtable, level at 1024 flows. */
+#define SL_FT_STAGED_FLOWS 8192
+
+/* Whether t's lookups take the staged form (SL_FT_STAGED_FLOWS).  Any
+ * thread (a relaxed read of the live count). */
+static inline bool sl_ft_staged(const struct sl_flowtable *t)
+{
+	return sl_ft_live(t) > SL_FT_STAGED_FLOWS;
+}
 
 /* The batch for `live` flows and a cache of cache_bytes (as
  * sl_ft_outgrows) of a caller whose burst is `burst`: the burst while the

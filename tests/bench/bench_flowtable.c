@@ -54,7 +54,7 @@ static unsigned parse_list(const char *s, uint64_t *out, const char *what)
 		errno = 0;
 		unsigned long long v = strtoull(tok, &end, 0);
 		if (errno != 0 || *end != '\0' || v == 0 || n == MAX_LIST) {
-			fprintf(stderr, "bench_flowtable: bad %s '%s' (positive numbers, at most %d)\n",
+			fprintf(stderr, "bench_flowtable: bad %s '%s' (a list of at most %d positive numbers)\n",
 				what, tok, MAX_LIST);
 			exit(2);
 		}
@@ -93,11 +93,10 @@ static inline uint64_t below(uint64_t r, uint64_t n)
 
 /* The table's lookups of random flows of the f inserted: cycles each.
  * Staged (the signatures matched and the entries asked for in a pass of
- * their own) above 8192 flows, as the flow cache does (FC_STAGED_FLOWS,
- * apps/flowcache/flowcache.c). */
+ * their own) when the flow cache's would be (sl_ft_staged). */
 static double run_table(const struct sl_flowtable *t, uint64_t f, unsigned batch, uint64_t n)
 {
-	const bool staged = f > 8192;
+	const bool staged = sl_ft_staged(t);
 	uint64_t addrs[MAX_BATCH], rest[MAX_BATCH];
 	uint32_t hash[MAX_BATCH];
 	unsigned ways[MAX_BATCH], missed = 0;
@@ -195,8 +194,7 @@ int main(int argc, char **argv)
 			       "(default 20000000)\n", MAX_BATCH);
 			return 0;
 		} else {
-			fprintf(stderr, "usage: bench_flowtable [--flows LIST] [--batch LIST] "
-					"[--lookups N]\n");
+			fprintf(stderr, "bench_flowtable: unknown argument '%s' (--help)\n", argv[i]);
 			return 2;
 		}
 	}

@@ -58,6 +58,16 @@ expect_usage() {
   expect_in "$T/out" "try: scripts/${B##*/} --help"
 }
 
+# bench_refused BENCH MESSAGE ARG...: the benchmark program tests/BENCH of
+# the build ($SLUICE_BUILD) run with ARG... exits 2 with the one line
+# "BENCH: MESSAGE".
+bench_refused() {
+  local bench=$1 msg=$2 rc=0; shift 2
+  "${SLUICE_BUILD:?}/tests/$bench" "$@" >"$T/refused.log" 2>&1 || rc=$?
+  [[ $rc == 2 ]] || { cat "$T/refused.log" >&2; fail "$bench $*: exit $rc, not 2"; }
+  grep -qxF "$bench: $msg" "$T/refused.log" || { cat "$T/refused.log" >&2; fail "$bench $*: not '$msg'"; }
+}
+
 # expect_in LOG TEXT: fail unless LOG contains TEXT (fixed string).
 expect_in() {
   grep -qF -- "$2" "$1" || { cat "$1" >&2; fail "expected '$2' in the output"; }

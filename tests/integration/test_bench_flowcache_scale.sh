@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/bench-flowcache-scale: bad options are refused with a message and
-# exit status 2; a tiny run without OVS (--quick --no-ovs: 1 run of 1 s,
+# exit status 2 (and bench_flowtable's, which it runs); a tiny run without OVS (--quick --no-ovs: 1 run of 1 s,
 # 1024 flows from the pcap and from the source app, 1000 expiring flows from
 # a pcap and 1024 from the source app)
 # prints a row for each part with the flow cache's Mpps, its own cycles a
@@ -26,6 +26,15 @@ expect_usage "bench-flowcache-scale: --duration needs a value" --duration
 "$B" --gen-flows 16777217 >"$T/big" 2>&1 && fail "--gen-flows 16777217 was accepted"
 expect_in "$T/big" "bench-peers: --gen-flows values must be 1..16777216"
 ok "bad options refused"
+# the flow table bench it runs: bad arguments refused, named
+bench_refused bench_flowtable "bad flow count 'x' (a list of at most 16 positive numbers)" --flows 1024,x
+bench_refused bench_flowtable "bad batch '0' (a list of at most 16 positive numbers)" --batch 0
+bench_refused bench_flowtable "batch 300 is above 256" --batch 32,300
+bench_refused bench_flowtable "--lookups takes one number" --lookups 5,6
+bench_refused bench_flowtable "4294967296 flows is more than a table takes" --flows 4294967296
+bench_refused bench_flowtable "unknown argument '--bogus' (--help)" --bogus
+"$SLUICE_BUILD/tests/bench_flowtable" --help | grep -q '^usage: bench_flowtable ' || fail "bench_flowtable --help"
+ok "bench_flowtable: bad arguments refused, named"
 
 free=$(awk '/^HugePages_Free:/{print $2}' /proc/meminfo)
 ((EUID == 0 || free >= 512)) || skip "no 1024 MB of free 2 MB hugepages and not root to reserve them"

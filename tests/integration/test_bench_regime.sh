@@ -62,14 +62,6 @@ PY
   ok "$bench: ${lines%% (*}"
 }
 
-# refused BENCH MESSAGE ARG...: tests/BENCH ARG... exits 2 with "BENCH: MESSAGE"
-refused() {
-  local bench=$1 msg=$2 rc=0; shift 2
-  "$BLD/tests/$bench" "$@" >"$T/refused.log" 2>&1 || rc=$?
-  [[ $rc == 2 ]] || { cat "$T/refused.log" >&2; fail "$bench $*: exit $rc, not 2"; }
-  grep -qxF "$bench: $msg" "$T/refused.log" || { cat "$T/refused.log" >&2; fail "$bench $*: not '$msg'"; }
-}
-
 "$BLD/tests/bench_interlink" --cores "$pair" --runs 1 --seconds 0.2 >"$T/il.log" 2>&1 ||
   { cat "$T/il.log" >&2; fail "bench_interlink --cores $pair failed"; }
 grep -qE '^summary: throughput_ratio=\S+ latency_p50_ns=\S+ c2c_ns=[0-9.]+ latency_ratio=\S+ regime=(near|far|mixed)$' "$T/il.log" ||
@@ -152,9 +144,9 @@ ok "bench_pool: $(grep '^summary:' "$T/pool.log")"
 # 0.129) would not be.
 lines_ok bench_pool "$T/pool.log" 0.125 0.5 ring_lines_per_buffer
 lines_ok bench_pool "$T/pool.log" 0.001 0.1 lines_per_buffer
-refused bench_pool "--tier must be 0 or a power of two from 2 to 65536, got '3'" --tier 3
-refused bench_pool "--tier must be 0 or a power of two from 2 to 65536, got 'x'" --tier x
-refused bench_pool "--tier must be 0 or a power of two from 2 to 65536, got '131072'" --tier 131072
+bench_refused bench_pool "--tier must be 0 or a power of two from 2 to 65536, got '3'" --tier 3
+bench_refused bench_pool "--tier must be 0 or a power of two from 2 to 65536, got 'x'" --tier x
+bench_refused bench_pool "--tier must be 0 or a power of two from 2 to 65536, got '131072'" --tier 131072
 ok "bench_pool: a bad --tier refused, named"
 
 # bench_bounce (the floor under the cliff): the same complete summary, and
@@ -169,13 +161,13 @@ for s in index read pfw local; do
 done
 regime_ok "$T/bb.log"
 ok "bench_bounce: $(grep '^summary:' "$T/bb.log")"
-refused bench_bounce "--stride must be a multiple of 64, at least 384 with --footprint mbuf, got 100" --stride 100
-refused bench_bounce "--order must be shuffled or sequential, got 'random'" --order random
-refused bench_bounce "--cores must be two different CPUs A,B, got '1,1'" --cores 1,1
-refused bench_bounce "--objects (2000) must be a multiple of --burst (32), at least two bursts" --objects 2000
-refused bench_bounce "--footprint must be mbuf or line, got 'x'" --footprint x
-refused bench_bounce "--seconds must be 0.05..60, got '0'" --seconds 0
-refused bench_bounce "--stores must be a number 1..8, got '9'" --stores 9
-refused bench_bounce "--distance must be a number 0..4096, got 'x'" --distance x
-refused bench_bounce "unexpected argument 'extra'" extra
+bench_refused bench_bounce "--stride must be a multiple of 64, at least 384 with --footprint mbuf, got 100" --stride 100
+bench_refused bench_bounce "--order must be shuffled or sequential, got 'random'" --order random
+bench_refused bench_bounce "--cores must be two different CPUs A,B, got '1,1'" --cores 1,1
+bench_refused bench_bounce "--objects (2000) must be a multiple of --burst (32), at least two bursts" --objects 2000
+bench_refused bench_bounce "--footprint must be mbuf or line, got 'x'" --footprint x
+bench_refused bench_bounce "--seconds must be 0.05..60, got '0'" --seconds 0
+bench_refused bench_bounce "--stores must be a number 1..8, got '9'" --stores 9
+bench_refused bench_bounce "--distance must be a number 0..4096, got 'x'" --distance x
+bench_refused bench_bounce "unexpected argument 'extra'" extra
 ok "bench_bounce: bad arguments refused, each named"

@@ -186,8 +186,8 @@ pool_back "$T/runs-il.log"
 $PCAPTOOL cmp "$T/runs-il-out.pcap" "$T/runs.pcap" || fail "the flowcache changed packets (interlink, batch 128)"
 [[ $(flowcache_field "$T/runs-il.log" fc batch) == 128 ]] || fail "batch gauge not 128 (interlink)"
 [[ $(flowcache_field "$T/runs-il.log" fc no_id) == 0 ]] || fail "inserts found no id (interlink)"
-[[ $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["links"]["io.output -> fc.input"]["kind"])' \
-  "$T/runs-il.log.json") == interlink ]] || fail "io.output -> fc.input is not an interlink"
+[[ $(link_kind "$T/runs-il.log" "io.output -> fc.input") == interlink ]] ||
+  fail "io.output -> fc.input is not an interlink"
 check_records "$T/runs-il-out.pcap" "$T/runs-il.jsonl" evicted,stopped sum
 ok "batch 128 from an interlink: 12000 frames in order, every flow's records add up"
 
