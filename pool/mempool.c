@@ -312,6 +312,37 @@ struct rte_mempool *sl_mempool_pktmbuf_create(const char *name, unsigned n, unsi
 	return mp;
 }
 
+/* Take every object of a freshly populated pool back on this (the control)
+ * thread, put them in a random order (Fisher-Yates over a fixed-seed
+ * xorshift: the same order every run), and give them back: the order they
+ * leave the pool in (pool.h, "The order the mbufs first leave the pool
+ * in").  0 or a negative errno (nothing lost: on failure the objects are
+ * given back as they were). */
+static int shuffle(struct rte_mempool *mp)
+{
+	struct mbuf_pool *d = mp->pool_data;
+	unsigned n = mp->size;
+	void **objs = malloc((size_t)n * sizeof(*objs));
+	if (objs == NULL)
+		return -ENOMEM;
+	int rc = sl_pool_get(d->pool, NULL, objs, n);
+	if (rc == 0) {
+		uint64_t x = 0x9e3779b97f4a7c15ull;
+		for (unsigned i = n - 1; i > 0; i--) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			unsigned j = (unsigned)(x % (i + 1));
+			void *t = objs[i];
+			objs[i] = objs[j];
+			objs[j] = t;
+		}
+		rc = sl_pool_put(d->pool, NULL, objs, n);
+	}
+	free(objs);
+	return rc;
+}
+
 struct rte_mempool *sl_pool_mbuf_create(const char *name, unsigned n,
 					unsigned data_room, int socket,
 					const struct sl_pool_opts *opts, struct sl_err *err)
@@ -356,6 +387,8 @@ struct rte_mempool *sl_pool_mbuf_create(const char *name, unsigned n,
 	}
 	rc = mbuf_mempool_fill(mp);
 	mp->pool_config = NULL;
+	if (rc == 0 && opts != NULL && opts->shuffle)
+		rc = shuffle(mp);
 	if (rc < 0) {
 		rc = sl_errf(err, -rc, "pool '%s': cannot populate %u mbufs of %u bytes on "
 			     "socket %d: %s", name, n, data_room, socket, rte_strerror(-rc));

@@ -115,6 +115,9 @@ struct sl_pool_opts {
 	const struct sl_pool_worker_cfg *workers; /* n_workers entries; may be NULL
 						     (then all in one domain) */
 	uint64_t tsc_hz;         /* TSC frequency for step times; 0: measured once */
+	bool shuffle;            /* sl_pool_mbuf_create only: hand the mbufs out in
+				    a random order (below); false: in address
+				    order, as DPDK does */
 };
 
 /* ------------------------------------------------------------ lifecycle */
@@ -306,6 +309,23 @@ void sl_pool_stats(const struct sl_pool *pool, struct sl_pool_stats *out);
 /* Register the ops (once; again is a no-op).  0, or -ENOSPC when DPDK's
  * table is full.  Control thread, after rte_eal_init. */
 int sl_pool_ops_register(void);
+
+/*
+ * The order the mbufs first leave the pool in.  DPDK hands a new pool's
+ * objects out in address order, and buffers then keep that order from one
+ * trip round the pipeline to the next (a worker's cache gives back what it
+ * was given, a burst at a time).  A consumer on another CPU that reads each
+ * packet (a sink's stamp, a router's header) then walks memory at a fixed
+ * stride, which its CPU's stride prefetcher follows ahead of it, into the
+ * buffers the producer is writing at that moment: each line it pulls over
+ * must be taken back for the producer's stores.  With opts->shuffle,
+ * sl_pool_mbuf_create shuffles the populated pool once (a fixed seed: the
+ * same order every run); the order then stays random from trip to trip, and
+ * no stride is there to follow.  It is not the default: a worker that walks
+ * buffers it holds in their order of allocation (net_pcap replaying the
+ * frames it keeps in mbufs) loses the prefetcher that the address order
+ * gave it (docs/pool.md, "Order").
+ */
 
 /*
  * Create and populate a pktmbuf pool of n mbufs with these ops: data_room is

@@ -4,6 +4,11 @@
  * probe_source (apps/probe/probe.h describes the stamp) arriving on input0,
  * input1, ..., and consumes every packet.
  *
+ * A push takes up to 8 bursts of an input, and asks for the stamp lines of
+ * the next burst before it takes the one in hand, so that on a far pair the
+ * lines of two bursts are on their way at once (docs/benchmarks.md, "The
+ * cliff far: the pool's order and the sink's stamps a burst ahead").
+ *
  * Per packet: a frame that is not a probe (shorter than 60 bytes in its first
  * segment, not IPv4/UDP to the probe port, or without the magic) is counted
  * as `foreign`.  A probe's latency is the TSC when its burst was received
@@ -147,20 +152,24 @@ static inline struct sl_seq *stream_of(struct psink_priv *p, uint16_t id)
 	return q;
 }
 
-static void take(struct sl_app *app, struct rte_mbuf **pkts, unsigned n, bool record)
+/* Ask for the first data line (the stamp's) of pkts[0..n), whose data
+ * go to data[0..n). */
+static inline void ask_stamps(struct rte_mbuf *const *pkts, const uint8_t **data, unsigned n)
 {
-	struct psink_priv *p = app->priv;
-	uint64_t now = rte_rdtsc();
-	bool recorded = false;
-	const uint8_t *data[SL_BURST_MAX];   /* n <= the app's burst */
-
-	/* Every stamp's line asked for before the first is read: from another
-	 * worker each is a transfer from that CPU's cache, and together they
-	 * overlap (one core-to-core latency a burst, not one a packet). */
 	for (unsigned i = 0; i < n; i++) {
 		data[i] = rte_pktmbuf_mtod(pkts[i], const uint8_t *);
 		rte_prefetch0(data[i]);
 	}
+}
+
+/* Check and record pkts[0..n), received at TSC now, their data at
+ * data[0..n) (ask_stamps). */
+static __rte_noinline void take(struct sl_app *app, struct rte_mbuf **pkts,
+				const uint8_t *const *data, unsigned n, uint64_t now, bool record)
+{
+	struct psink_priv *p = app->priv;
+	bool recorded = false;
+
 	for (unsigned i = 0; i < n; i++) {
 		const uint8_t *d = data[i];
 		uint16_t type, dport, magic, id;
@@ -209,24 +218,43 @@ static void take(struct sl_app *app, struct rte_mbuf **pkts, unsigned n, bool re
 static void psink_push(struct sl_app *app)
 {
 	struct psink_priv *p = app->priv;
-	struct rte_mbuf *pkts[SL_BURST_MAX];
+	struct rte_mbuf *pa[SL_BURST_MAX], *pb[SL_BURST_MAX];
+	const uint8_t *da[SL_BURST_MAX], *db[SL_BURST_MAX];
 	/* At stop the engine drains the links by running push on the control
 	 * thread; those probes waited for the stop and are not recorded. */
 	bool record = rte_lcore_id() != p->main_lcore;
 
+	/* A burst's stamp lines are asked for before the burst before it is
+	 * taken: from another worker each is a transfer from that CPU's cache,
+	 * and those of two bursts overlap with the work on one (on a far pair
+	 * a burst's lines take longer to come than the work on the burst
+	 * before; docs/benchmarks.md, "The cliff far: the pool's order and the
+	 * sink's stamps a burst ahead"). */
 	for (unsigned i = 0; i < app->n_in; i++) {
 		struct sl_link *in = app->in[i];
 		if (in == NULL)
 			continue;
-		for (unsigned r = 0; r < PSINK_ROUNDS; r++) {
-			unsigned n = sl_link_receive(in, pkts, app->burst);
-			if (n == 0)
-				break;
-			take(app, pkts, n, record);
+		struct rte_mbuf **pkts = pa, **pkts_next = pb;
+		const uint8_t **data = da, **data_next = db;
+		unsigned n = sl_link_receive(in, pkts, app->burst);
+		uint64_t now = n > 0 ? rte_rdtsc() : 0;
+		ask_stamps(pkts, data, n);
+		for (unsigned r = 1; n > 0; r++) {
+			unsigned next = n == app->burst && r < PSINK_ROUNDS
+				? sl_link_receive(in, pkts_next, app->burst) : 0;
+			uint64_t now_next = next > 0 ? rte_rdtsc() : 0;
+			ask_stamps(pkts_next, data_next, next);
+			take(app, pkts, data, n, now, record);
 			sl_app_count_out(app, pkts, n);
 			sl_pkts_free(pkts, n);
-			if (n < app->burst)
-				break;
+			struct rte_mbuf **t = pkts;
+			pkts = pkts_next;
+			pkts_next = t;
+			const uint8_t **u = data;
+			data = data_next;
+			data_next = u;
+			n = next;
+			now = now_next;
 		}
 	}
 }

@@ -86,7 +86,8 @@
 static const char usage_text[] =
 	"usage: sluice bench latency [--out DIR] [--duration S] [--loads LIST]\n"
 	"                            [--receivers N] [--ops LIST] [--size BYTES]\n"
-	"                            [--memory 4k|2m] [--quick] [--dry-run]\n"
+	"                            [--memory 4k|2m] [--order shuffled|address]\n"
+	"                            [--quick] [--dry-run]\n"
 	"\n"
 	"One-way latency between workers: one pair of workers per hop class this\n"
 	"machine offers (and both apps on one worker, 'local'), then one transmitter\n"
@@ -106,6 +107,10 @@ static const char usage_text[] =
 	"                   pages, no set-up needed; 2m --in-memory --socket-mem\n"
 	"                   512 on 2 MB hugepages (256 free ones on NUMA node 0\n"
 	"                   needed), the memory DPDK is deployed on\n"
+	"  --order shuffled|address\n"
+	"                   pool.order of the runs with ops sluice (default\n"
+	"                   shuffled: each pair has one worker read what the other\n"
+	"                   wrote; docs/pool.md, \"Order\")\n"
 	"  --quick          one load, short runs (for tests)\n"
 	"  --dry-run        print the runs and exit\n"
 	"\n"
@@ -134,6 +139,12 @@ static const char *const memory_eal[] = {
 };
 #define BENCH_HUGEPAGES_2M 256u   /* --socket-mem 512 */
 
+/* --order: pool.order of the runs with ops sluice (docs/pool.md, "Order"):
+ * shuffled by default, since every pair of workers here has one read what
+ * the other wrote. */
+enum { ORDER_SHUFFLED, ORDER_ADDRESS };
+static const char *const order_names[] = { "shuffled", "address", NULL };
+
 /* The fields of a probe_sink report that the bench keeps. */
 enum {
 	R_PACKETS, R_LOST, R_REORDERED, R_FOREIGN, R_DURATION, R_MPPS,
@@ -156,6 +167,7 @@ struct bench_opts {
 	unsigned n_ops;
 	unsigned size;
 	int memory;             /* MEM_4K, MEM_2M */
+	int order;              /* ORDER_SHUFFLED, ORDER_ADDRESS */
 	bool quick, dry_run;
 };
 
@@ -217,7 +229,8 @@ static const struct sl_command latency_cmd = {
 	.name = "bench latency",
 	.synopsis = "bench latency [--out DIR] [--duration S] [--loads LIST]\n"
 		    "              [--receivers N] [--ops LIST] [--size BYTES]\n"
-		    "              [--memory 4k|2m] [--quick] [--dry-run]",
+		    "              [--memory 4k|2m] [--order shuffled|address]\n"
+		    "              [--quick] [--dry-run]",
 	.help = usage_text,
 };
 
@@ -717,8 +730,9 @@ static int write_config(const char *path, const char *dir, unsigned run, unsigne
 	fprintf(f, "dpdk:\n  args: [%s, --no-pci, --no-telemetry,\n"
 		   "         --file-prefix, %s, --log-level, \"lib.eal:warning\"]\n",
 		memory_eal[o->memory], prefix);
-	fprintf(f, "pool: { ops: %s, mbufs: %u }\n", ops_names[ops],
-		p->n_rx <= 4 ? 16383u : 65535u);
+	fprintf(f, "pool: { ops: %s, mbufs: %u%s%s }\n", ops_names[ops],
+		p->n_rx <= 4 ? 16383u : 65535u, ops == OPS_SLUICE ? ", order: " : "",
+		ops == OPS_SLUICE ? order_names[o->order] : "");
 	fprintf(f, "workers:\n  tx: { core: %d }\n", p->tx);
 	if (!p->local)
 		for (unsigned i = 0; i < p->n_rx; i++)
@@ -1030,10 +1044,10 @@ static json_t *json_options(const struct bench_opts *o)
 		loads = append(loads, json_integer((json_int_t)o->loads[i]));
 	for (unsigned i = 0; i < o->n_ops; i++)
 		ops = append(ops, json_string(ops_names[o->ops[i]]));
-	return json_pack("{s:o, s:o, s:i, s:o, s:i, s:s, s:b}", "duration_s",
+	return json_pack("{s:o, s:o, s:i, s:o, s:i, s:s, s:s, s:b}", "duration_s",
 			 jnum(o->duration, false), "loads_pps", loads, "receivers", o->receivers,
 			 "ops", ops, "size", (int)o->size, "memory", memory_names[o->memory],
-			 "quick", (int)o->quick);
+			 "order", order_names[o->order], "quick", (int)o->quick);
 }
 
 static json_t *json_machine(const struct machine *m, const struct machine_info *mi)
@@ -1298,6 +1312,8 @@ static int parse_opts(int argc, char **argv, struct bench_opts *o)
 		{ .name = "--size", .type = SL_OPT_UINT, .dst = &size, .min = 60, .max = 9000 },
 		{ .name = "--memory", .type = SL_OPT_CHOICE, .dst = &o->memory,
 		  .choices = memory_names },
+		{ .name = "--order", .type = SL_OPT_CHOICE, .dst = &o->order,
+		  .choices = order_names },
 		{ .name = "--quick", .type = SL_OPT_FLAG, .dst = &o->quick },
 		{ .name = "--dry-run", .type = SL_OPT_FLAG, .dst = &o->dry_run },
 	};

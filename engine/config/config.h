@@ -107,6 +107,7 @@ struct sl_pool_cfg {
 	uint32_t high;           /* freelist high mark; 0: the pool's default */
 	bool l3_tier;            /* per-L3-domain tier */
 	uint32_t l3_chunks;      /* chunks per L3 queue; 0: the pool's default */
+	bool shuffle;            /* order: shuffled (once); false: address (DPDK's) */
 };
 
 /* How a link between two workers is carried (engine.link_impl). */

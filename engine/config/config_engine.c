@@ -124,7 +124,7 @@ static int check_pool(struct ctx *c, const struct sl_mark *marks)
 		return fail_at(c, marks[POOL_CACHE], "pool.cache applies to ops: dpdk only (Sluice's pool "
 			       "has per-worker freelists instead; see pool.chunk and pool.high)");
 	if (pc->ops == SL_POOL_OPS_DPDK) {
-		for (unsigned i = POOL_CHUNK; i <= POOL_L3_CHUNKS; i++)
+		for (unsigned i = POOL_CHUNK; i <= POOL_ORDER; i++)
 			if (marks[i].line != 0)
 				return fail_at(c, marks[i], "pool.%s applies to ops: sluice only",
 					       pool_keys[i].name);
@@ -164,6 +164,7 @@ int parse_pool(struct ctx *c, const yaml_node_t *n)
 		pc->high = (uint32_t)v[POOL_HIGH].u;
 		pc->l3_tier = v[POOL_L3_TIER].u != 0;
 		pc->l3_chunks = (uint32_t)v[POOL_L3_CHUNKS].u;
+		pc->shuffle = v[POOL_ORDER].u != 0;
 	}
 	free_values(v, POOL_N);
 	if (rc < 0)

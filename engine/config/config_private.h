@@ -93,7 +93,7 @@ struct ctx {
 /* The schema's key indexes (config_schema.c). */
 enum pool_key {
 	POOL_MBUFS, POOL_CACHE, POOL_DATA_ROOM, POOL_OPS, POOL_CHUNK, POOL_HIGH,
-	POOL_L3_TIER, POOL_L3_CHUNKS, POOL_N
+	POOL_L3_TIER, POOL_L3_CHUNKS, POOL_ORDER, POOL_N
 };
 
 enum engine_key {

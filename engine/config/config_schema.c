@@ -41,6 +41,13 @@ const struct sl_param_spec pool_keys[POOL_N] = {
 	[POOL_L3_CHUNKS] = { .name = "l3_chunks", .type = SL_PARAM_UINT, .def = "4",
 		.min = 0, .max = 65536,
 		.doc = "(ops: sluice) chunks per L3 queue: 0, or a power of two >= 2; 0 means 4" },
+	/* Choices: index 1 is `shuffled` (sl_pool_cfg.shuffle). */
+	[POOL_ORDER] = { .name = "order", .type = SL_PARAM_ENUM, .def = "address",
+		.choices = "address|shuffled",
+		.doc = "(ops: sluice) the order buffers first leave the pool in: address "
+		       "(DPDK's), or shuffled once (a fixed seed), so that a worker that reads "
+		       "packets another wrote walks no stride its CPU's prefetcher would follow "
+		       "into the writer's buffers (docs/pool.md, \"Order\")" },
 };
 
 static const struct sl_param_spec engine_keys[ENGINE_N] = {

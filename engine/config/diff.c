@@ -193,6 +193,7 @@ static int settings(const struct sl_config *o, const struct sl_config *n, struct
 		F("pool.high", sl_config, pool.high),
 		F("pool.l3_tier", sl_config, pool.l3_tier),
 		F("pool.l3_chunks", sl_config, pool.l3_chunks),
+		F("pool.order", sl_config, pool.shuffle),
 		F("engine.burst", sl_config, burst),
 		F("engine.link_size", sl_config, link_size),
 		F("engine.link_impl", sl_config, link_impl),

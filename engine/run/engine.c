@@ -140,7 +140,8 @@ static int create_pool(struct engine *e, const struct sl_topology *topo, struct 
 			.l3 = pu != NULL && pu->l3 >= 0 ? (unsigned)pu->l3 : 0 };
 	}
 	struct sl_pool_opts o = { .chunk = p->chunk, .high = p->high, .l3_tier = p->l3_tier,
-				  .l3_chunks = p->l3_chunks, .n_workers = n, .workers = ws };
+				  .l3_chunks = p->l3_chunks, .shuffle = p->shuffle,
+				  .n_workers = n, .workers = ws };
 	struct sl_err perr = { "" };
 	e->pool = sl_pool_mbuf_create("sluice_mbufs", p->mbufs, room, socket, &o, &perr);
 	int rc = e->pool == NULL ? errno : 0;

@@ -33,6 +33,7 @@ bad_option "--size needs a whole number in 60..9000, got '59'" latency --size 59
 bad_option "--receivers needs a whole number in 0..16" latency --receivers 99
 bad_option "unexpected argument 'now'" latency now
 bad_option "--memory needs one of 4k, 2m, got '1g'" latency --memory 1g
+bad_option "--order needs one of shuffled, address, got 'sorted'" latency --order sorted
 ncpu=$(nproc)
 if [[ $ncpu -le 16 ]]; then
   bad_option "--receivers $ncpu: this process may use" latency --receivers "$ncpu" --dry-run
@@ -257,6 +258,16 @@ else
   ok "--memory 2m without hugepages: exit 1, saying what is missing"
 fi
 grep -q -- '--no-huge, -m, "512"' "$B/runs/001.yaml" || fail "the default (--memory 4k) runs are not on --no-huge"
+# --order: the pool's order of the runs with ops sluice (shuffled unless
+# asked), none with ops dpdk (pool.order is Sluice's pool's).
+grep -q 'pool: { ops: sluice, mbufs: 16383, order: shuffled }' "$B/runs/001.yaml" ||
+  { cat "$B/runs/001.yaml" >&2; fail "the default runs with ops sluice are not shuffled"; }
+"$SLUICE" bench latency --quick --order address --ops sluice,dpdk --receivers 0 --out "$T/ord" >/dev/null 2>"$T/ord.err" ||
+  { cat "$T/ord.err" >&2; fail "bench latency --order address failed"; }
+grep -q 'pool: { ops: sluice, mbufs: 16383, order: address }' "$T/ord/runs/001.yaml" &&
+  grep -q 'pool: { ops: dpdk, mbufs: 16383 }' "$T/ord/runs/002.yaml" ||
+  { cat "$T/ord/runs/"00[12].yaml >&2; fail "--order address: the runs' pools"; }
+ok "--order: shuffled by default, address when asked, ops dpdk without it"
 
 # ---------------------------------------------------------------- a failing run
 # The first sink cannot open its report (a directory stands in the way): the

@@ -55,6 +55,9 @@ ok "run's CONFIG: YAML files only"
 got=$(complete_words "$SLUICE" bench latency --memory "" | sort | tr '\n' ' ')
 [[ $got == "2m 4k " ]] || fail "sluice bench latency --memory <TAB>: '$got', expected 2m 4k"
 ok "bench latency --memory: 4k and 2m"
+got=$(complete_words "$SLUICE" bench latency --order "" | sort | tr '\n' ' ')
+[[ $got == "address shuffled " ]] || fail "sluice bench latency --order <TAB>: '$got', expected address shuffled"
+ok "bench latency --order: shuffled and address"
 
 cat >"$T/p.yaml" <<EOF
 dpdk: { args: $EAL_ARGS }

@@ -228,6 +228,7 @@ static void test_minimal_defaults(void)
 	check_uint("default pool.chunk", cfg->pool.chunk, 512);
 	check_uint("default pool.l3_tier", cfg->pool.l3_tier, 1);
 	check_uint("default pool.l3_chunks", cfg->pool.l3_chunks, 4);
+	check_uint("default pool.order (address)", cfg->pool.shuffle, 0);
 	check_uint("default pool.data_room", cfg->pool.data_room, 2048);
 	check_uint("default engine.burst", cfg->burst, 32);
 	check_uint("default engine.link_size", cfg->link_size, 1024);
@@ -981,6 +982,10 @@ static const struct bad_case bad_cases[] = {
 	  "t.yaml:1:27: pool.high must be at least pool.chunk (256), got 100", NULL },
 	{ "pool.ops unknown", "pool: { ops: stack }\n" TWO_LINKED,
 	  "t.yaml:1:14: pool.ops must be one of sluice|dpdk, got 'stack'", NULL },
+	{ "pool.order unknown", "pool: { order: sorted }\n" TWO_LINKED,
+	  "t.yaml:1:16: pool.order must be one of address|shuffled, got 'sorted'", NULL },
+	{ "pool.order with ops dpdk", "pool: { ops: dpdk, order: shuffled }\n" TWO_LINKED,
+	  "t.yaml:1:27: pool.order applies to ops: sluice only", NULL },
 	{ "pool.l3_chunks not a power of two", "pool: { l3_tier: true, l3_chunks: 6 }\n" TWO_LINKED,
 	  "pool.l3_chunks must be a power of two of at least 2, got 6", NULL },
 	{ "pool.cache not a number", "pool:\n  ops: dpdk\n  cache: lots\n" TWO_LINKED,
@@ -1651,6 +1656,16 @@ static void test_link_sizes(void)
 	sl_config_free(cfg);
 }
 
+/* pool.order: shuffled (the default, address, is checked with the other
+ * defaults). */
+static void test_pool_order(void)
+{
+	struct sl_config *cfg = parse_ok("pool.order shuffled", "pool: { order: shuffled }\n" TWO_LINKED);
+	if (cfg != NULL)
+		check_uint("pool.order: shuffled", cfg->pool.shuffle, 1);
+	sl_config_free(cfg);
+}
+
 static void test_null_err(void)
 {
 	struct sl_config *cfg = sl_config_parse("t.yaml", "apps: 1", 7, NULL);
@@ -1672,6 +1687,7 @@ static bool config_value(const struct sl_config *cfg, const char *section, const
 		{ "pool", "data_room", pc->data_room }, { "pool", "ops", pc->ops },
 		{ "pool", "chunk", pc->chunk }, { "pool", "high", pc->high },
 		{ "pool", "l3_tier", pc->l3_tier }, { "pool", "l3_chunks", pc->l3_chunks },
+		{ "pool", "order", pc->shuffle },
 		{ "engine", "burst", cfg->burst }, { "engine", "link_size", cfg->link_size },
 		{ "engine", "link_impl", cfg->link_impl },
 		{ "engine", "epoch", cfg->epoch_policy }, { "engine", "reclaim_cap", cfg->reclaim_cap },
@@ -1872,6 +1888,7 @@ int main(void)
 	test_bad_cases();
 	test_cpu_messages();
 	test_link_sizes();
+	test_pool_order();
 	test_null_err();
 	test_table();
 	test_table_param_api();

@@ -335,6 +335,59 @@ static void test_placement(void)
 	      "too large: errno %d", rte_errno);
 }
 
+/* Of every two mbufs taken one after the other, how many were placed in
+ * memory in the direction that most pairs go (n - 1 pairs in all). */
+static unsigned runs_along(struct rte_mbuf **b, unsigned n)
+{
+	unsigned up = 0;
+	for (unsigned i = 1; i < n; i++)
+		up += (uintptr_t)b[i] > (uintptr_t)b[i - 1];
+	return up > (n - 1) / 2 ? up : n - 1 - up;
+}
+
+/* The order mbufs leave a new pool in (pool.h): DPDK's address order by
+ * default; with opts.shuffle a random one, the same every time.
+ * Taken on the control thread (a non-worker: no cache in front), all of
+ * them, each once. */
+static void test_order(void)
+{
+	enum { N = 1023 };
+	static struct rte_mbuf *b[N], *first[N];
+	for (unsigned pass = 0; pass < 3; pass++) {
+		struct sl_pool_opts o = { .shuffle = pass < 2 };
+		struct sl_err err = { "" };
+		struct rte_mempool *p = sl_pool_mbuf_create("tpm_order", N, 2048 + RTE_PKTMBUF_HEADROOM,
+							    SOCKET_ID_ANY, &o, &err);
+		CHECK(p != NULL, "order pool %u: %s", pass, err.msg);
+		if (p == NULL)
+			continue;
+		CHECK(rte_mempool_get_bulk(p, (void **)b, N) == 0, "pass %u: all %u taken", pass, N);
+		unsigned same = 0;
+		for (unsigned i = 1; i < N; i++)
+			for (unsigned j = 0; j < i && same == 0; j++)
+				same += b[i] == b[j];
+		CHECK(same == 0, "pass %u: every mbuf once", pass);
+		unsigned along = runs_along(b, N);
+		if (pass < 2) {
+			/* a random order: about half the pairs go each way */
+			CHECK(along < (N - 1) * 6 / 10, "shuffled: %u of %u pairs one way", along,
+			      N - 1);
+			if (pass == 0)
+				memcpy(first, b, sizeof(b));
+			else
+				CHECK(memcmp(first, b, sizeof(b)) == 0,
+				      "shuffled the same way in a second pool");
+		} else {
+			/* one way within each chunk the non-worker tier hands out */
+			CHECK(along * 100 >= (N - 1) * 99, "address order: %u of %u pairs one way",
+			      along, N - 1);
+		}
+		rte_mempool_put_bulk(p, (void **)b, N);
+		CHECK(rte_mempool_avail_count(p) == N, "pass %u: all back", pass);
+		rte_mempool_free(p);
+	}
+}
+
 static void test_errors(void)
 {
 	/* Each bad argument: NULL, errno EINVAL and a sentence naming the pool,
@@ -406,6 +459,7 @@ int main(void)
 	CHECK(sl_pool_ops_register() == 0, "the ops register (again: a no-op)");
 	test_by_ops();
 	test_placement();
+	test_order();
 	test_errors();
 	rte_eal_cleanup();
 	if (failures) {
