@@ -316,8 +316,9 @@ struct rte_mempool *sl_mempool_pktmbuf_create(const char *name, unsigned n, unsi
  * thread, put them in a random order (Fisher-Yates over a fixed-seed
  * xorshift: the same order every run), and give them back: the order they
  * leave the pool in (pool.h, "The order the mbufs first leave the pool
- * in").  0 or a negative errno (nothing lost: on failure the objects are
- * given back as they were). */
+ * in").  0 or a negative errno: -ENOMEM without the array (nothing taken),
+ * or the get's error (all or nothing: nothing taken either); the put of
+ * what the get took cannot go above the pool's capacity. */
 static int shuffle(struct rte_mempool *mp)
 {
 	struct mbuf_pool *d = mp->pool_data;
