@@ -47,6 +47,7 @@
 #include <rte_ip.h>
 #include <rte_udp.h>
 
+#include "base/rand.h"
 #include "runtime/app.h"
 #include "apps/pkt/gen.h"
 
@@ -142,23 +143,12 @@ static void zipf_setup(struct source_zipf *z, double s, uint32_t n)
 	z->accept = 2.0 - zipf_H_inv(z, zipf_H(z, 2.5) - zipf_h(z, 2.0));
 }
 
-/* splitmix64 (Steele, Lea and Flood): a 64-bit state stepped by a constant,
- * then mixed.  Period 2^64, every seed is good. */
-static inline uint64_t source_rand(uint64_t *state)
-{
-	uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
-
-	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return z ^ (z >> 31);
-}
-
 /* A Zipf rank, 0 (the most popular) .. n - 1. */
 static inline uint32_t zipf_sample(const struct source_zipf *z, uint64_t *state)
 {
 	for (;;) {
 		/* 53 random bits: a uniform double in [0, 1). */
-		double r = (double)(source_rand(state) >> 11) * 0x1.0p-53;
+		double r = (double)(sl_rand64(state) >> 11) * 0x1.0p-53;
 		double u = z->u_hi + r * (z->u_lo - z->u_hi);
 		double x = zipf_H_inv(z, u);
 		double k = floor(x + 0.5);

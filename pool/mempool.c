@@ -20,6 +20,7 @@
 #include <rte_memzone.h>
 #include <rte_mempool.h>
 
+#include "base/rand.h"
 #include "pool/pool.h"
 
 _Static_assert(SL_POOL_CACHE_LINE == RTE_CACHE_LINE_SIZE,
@@ -314,7 +315,7 @@ struct rte_mempool *sl_mempool_pktmbuf_create(const char *name, unsigned n, unsi
 
 /* Take every object of a freshly populated pool back on this (the control)
  * thread, put them in a random order (Fisher-Yates over a fixed-seed
- * xorshift: the same order every run), and give them back: the order they
+ * sl_rand64: the same order every run), and give them back: the order they
  * leave the pool in (pool.h, "The order the mbufs first leave the pool
  * in").  0 or a negative errno: -ENOMEM without the array (nothing taken),
  * or the get's error (all or nothing: nothing taken either); the put of
@@ -328,12 +329,9 @@ static int shuffle(struct rte_mempool *mp)
 		return -ENOMEM;
 	int rc = sl_pool_get(d->pool, NULL, objs, n);
 	if (rc == 0) {
-		uint64_t x = 0x9e3779b97f4a7c15ull;
+		uint64_t seed = 0;
 		for (unsigned i = n - 1; i > 0; i--) {
-			x ^= x << 13;
-			x ^= x >> 7;
-			x ^= x << 17;
-			unsigned j = (unsigned)(x % (i + 1));
+			unsigned j = (unsigned)sl_rand_below(&seed, i + 1);
 			void *t = objs[i];
 			objs[i] = objs[j];
 			objs[j] = t;

@@ -152,22 +152,37 @@ static inline struct sl_seq *stream_of(struct psink_priv *p, uint16_t id)
 	return q;
 }
 
-/* Ask for the first data line (the stamp's) of pkts[0..n), whose data
- * go to data[0..n). */
-static inline void ask_stamps(struct rte_mbuf *const *pkts, const uint8_t **data, unsigned n)
+/* A burst taken from an input: its packets, their data, and the TSC when
+ * it was received. */
+struct psink_burst {
+	struct rte_mbuf *pkts[SL_BURST_MAX];
+	const uint8_t *data[SL_BURST_MAX];
+	unsigned n;
+	uint64_t now;
+};
+
+/* Receive up to max packets from in into b, stamp the receipt, and ask for
+ * each one's first data line (the stamp's). */
+static inline void receive(struct sl_link *in, struct psink_burst *b, unsigned max)
 {
-	for (unsigned i = 0; i < n; i++) {
-		data[i] = rte_pktmbuf_mtod(pkts[i], const uint8_t *);
-		rte_prefetch0(data[i]);
+	b->n = max > 0 ? sl_link_receive(in, b->pkts, max) : 0;
+	if (b->n == 0)
+		return;
+	b->now = rte_rdtsc();
+	for (unsigned i = 0; i < b->n; i++) {
+		b->data[i] = rte_pktmbuf_mtod(b->pkts[i], const uint8_t *);
+		rte_prefetch0(b->data[i]);
 	}
 }
 
-/* Check and record pkts[0..n), received at TSC now, their data at
- * data[0..n) (ask_stamps). */
-static __rte_noinline void take(struct sl_app *app, struct rte_mbuf **pkts,
-				const uint8_t *const *data, unsigned n, uint64_t now, bool record)
+/* Check and record b's packets (their stamp lines asked for: receive). */
+static __rte_noinline void take(struct sl_app *app, const struct psink_burst *b, bool record)
 {
 	struct psink_priv *p = app->priv;
+	struct rte_mbuf *const *pkts = b->pkts;
+	const uint8_t *const *data = b->data;
+	unsigned n = b->n;
+	uint64_t now = b->now;
 	bool recorded = false;
 
 	for (unsigned i = 0; i < n; i++) {
@@ -218,8 +233,7 @@ static __rte_noinline void take(struct sl_app *app, struct rte_mbuf **pkts,
 static void psink_push(struct sl_app *app)
 {
 	struct psink_priv *p = app->priv;
-	struct rte_mbuf *pa[SL_BURST_MAX], *pb[SL_BURST_MAX];
-	const uint8_t *da[SL_BURST_MAX], *db[SL_BURST_MAX];
+	struct psink_burst b[2];
 	/* At stop the engine drains the links by running push on the control
 	 * thread; those probes waited for the stop and are not recorded. */
 	bool record = rte_lcore_id() != p->main_lcore;
@@ -234,27 +248,15 @@ static void psink_push(struct sl_app *app)
 		struct sl_link *in = app->in[i];
 		if (in == NULL)
 			continue;
-		struct rte_mbuf **pkts = pa, **pkts_next = pb;
-		const uint8_t **data = da, **data_next = db;
-		unsigned n = sl_link_receive(in, pkts, app->burst);
-		uint64_t now = n > 0 ? rte_rdtsc() : 0;
-		ask_stamps(pkts, data, n);
-		for (unsigned r = 1; n > 0; r++) {
-			unsigned next = n == app->burst && r < PSINK_ROUNDS
-				? sl_link_receive(in, pkts_next, app->burst) : 0;
-			uint64_t now_next = next > 0 ? rte_rdtsc() : 0;
-			ask_stamps(pkts_next, data_next, next);
-			take(app, pkts, data, n, now, record);
-			sl_app_count_out(app, pkts, n);
-			sl_pkts_free(pkts, n);
-			struct rte_mbuf **t = pkts;
-			pkts = pkts_next;
-			pkts_next = t;
-			const uint8_t **u = data;
-			data = data_next;
-			data_next = u;
-			n = next;
-			now = now_next;
+		unsigned cur = 0;
+		receive(in, &b[0], app->burst);
+		for (unsigned r = 1; b[cur].n > 0; r++, cur ^= 1) {
+			/* the next burst, while this one came full */
+			receive(in, &b[cur ^ 1],
+				b[cur].n == app->burst && r < PSINK_ROUNDS ? app->burst : 0);
+			take(app, &b[cur], record);
+			sl_app_count_out(app, b[cur].pkts, b[cur].n);
+			sl_pkts_free(b[cur].pkts, b[cur].n);
 		}
 	}
 }

@@ -34,6 +34,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/rand.h"
 #include "runtime/capring.h"
 
 #include "check.h"
@@ -415,13 +416,9 @@ static void two_threads(void)
 
 int main(void)
 {
-	uint64_t x = 0x9e3779b97f4a7c15ull;
-	for (size_t i = 0; i < sizeof(pattern); i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		pattern[i] = (uint8_t)(x >> 24);
-	}
+	uint64_t x = 0;
+	for (size_t i = 0; i < sizeof(pattern); i++)
+		pattern[i] = (uint8_t)(sl_rand64(&x) >> 24);
 	single_thread();
 	two_threads();
 	printf("test_capring_stress: %d checks, %d failures\n", checks, failures);

@@ -21,6 +21,7 @@
 #include <pthread.h>
 #include <stdio.h>
 
+#include "base/rand.h"
 #include "epoch/epoch.h"
 #include "apps/flowcache/flowtable.h"
 
@@ -73,14 +74,6 @@ static struct sl_flow_key key_of(unsigned i)
 	return k;
 }
 
-static uint64_t next_rand(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
 static void *run(void *arg)
 {
 	struct worker *w = arg;
@@ -94,7 +87,7 @@ static void *run(void *arg)
 		for (unsigned op = 0; op < OPS_PER_BREATH; op++) {
 			/* a window of KEYS keys sliding by two per breath: keys
 			 * left behind go idle, the window overfills capacity */
-			unsigned i = 2 * b + (unsigned)(next_rand(&w->rng) % KEYS);
+			unsigned i = 2 * b + (unsigned)(sl_rand64(&w->rng) % KEYS);
 			struct sl_flow_key k = key_of(i);
 			uint32_t hash = sl_flow_key_hash(&k);
 			struct sl_flow_entry *e = sl_ft_lookup(table, &k, hash);

@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <stdio.h>
 
+#include "base/rand.h"
 #include "epoch/epoch.h"
 #include "apps/bridge/mactable.h"
 
@@ -43,14 +44,6 @@ struct worker {
 
 static struct worker workers[NT];
 
-static uint64_t next_rand(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
 static uint64_t key_of(unsigned i)
 {
 	const uint8_t mac[6] = { 0x02, 0, 0, 0, (uint8_t)(i >> 8), (uint8_t)i };
@@ -72,7 +65,7 @@ static void *run(void *arg)
 		unsigned base = (b * 7) % KEYS;
 		uint64_t now = __atomic_add_fetch(&clock_ns, 50000, __ATOMIC_RELAXED);
 		for (unsigned op = 0; op < OPS_PER_BREATH; op++) {
-			uint64_t r = next_rand(&w->rng);
+			uint64_t r = sl_rand64(&w->rng);
 			uint64_t key = key_of((base + (unsigned)(r % (KEYS / 2))) % KEYS);
 			uint32_t h = sl_mt_hash(key);
 			if ((r >> 20) % 3 == 0) {

@@ -14,8 +14,8 @@
 
 #include "../check.h"
 
-#define HEAD "dpdk: { args: [--no-huge, -m, \"512\"] }\n" \
-	     "pool: { mbufs: 16383 }\n"
+#define HEAD_NO_POOL "dpdk: { args: [--no-huge, -m, \"512\"] }\n"
+#define HEAD HEAD_NO_POOL "pool: { mbufs: 16383 }\n"
 #define WORKERS "workers:\n  a: { core: auto }\n  b: { core: auto }\n"
 #define APPS "apps:\n" \
 	     "  src: { type: source, worker: a, rate: 1000 }\n" \
@@ -98,6 +98,9 @@ static const struct {
 	{ "the pool", "dpdk: { args: [--no-huge, -m, \"512\"] }\npool: { mbufs: 8191 }\n"
 	  WORKERS APPS LINKS, NULL,
 	  "pool.mbufs cannot change while running (16383 -> 8191); restart Sluice" },
+	{ "the pool's order (an enum the config holds as a bool)",
+	  HEAD_NO_POOL "pool: { mbufs: 16383, order: shuffled }\n" WORKERS APPS LINKS, NULL,
+	  "pool.order cannot change while running (address -> shuffled); restart Sluice" },
 	{ "the EAL arguments", "dpdk: { args: [--no-huge, -m, \"1024\"] }\n"
 	  "pool: { mbufs: 16383 }\n" WORKERS APPS LINKS, NULL,
 	  "dpdk.args cannot change while running; restart Sluice" },

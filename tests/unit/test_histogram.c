@@ -29,18 +29,15 @@
 
 #include "check.h"
 #include "base/histogram.h"
+#include "base/rand.h"
 #include "apps/probe/probe.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
-/* splitmix64: a small deterministic generator. */
 static uint64_t rng_state = 0x5eed1234abcdULL;
 static uint64_t rnd(void)
 {
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return sl_rand64(&rng_state);
 }
 
 static double rnd_unit(void)     /* (0, 1] */
